@@ -1,0 +1,188 @@
+// The engine's public contract: the same TypeScript interface on both sides of the worker
+// (workers/engine.worker.ts exposes an Engine over comlink; tests hold the real object).
+// Everything here is plain data so it crosses postMessage unchanged.
+
+/** Where a checkpoint in Hugging Face layout comes from. */
+export type CheckpointSource =
+  /** `{endpoint}/{repo}/resolve/{revision}/{file}`; endpoint defaults to https://huggingface.co. */
+  | { kind: 'hub'; repo: string; revision?: string; token?: string; endpoint?: string }
+  /** Files the user picked (folder input, drag and drop, File System Access API). */
+  | { kind: 'files'; files: File[] }
+  /** A folder on disk (Node only: tests, benchmarks, CLIs). */
+  | { kind: 'fs'; dir: string };
+
+export type ExecutionProvider = 'webgpu' | 'wasm';
+/** f32: weights and activations f32. f16: f16 weights and activations (needs shader-f16).
+ *  q4: 4-bit MatMulNBits weights (block 32) with f32 activations. q4f16: 4-bit weights, f16 activations. */
+export type EngineDtype = 'f32' | 'f16' | 'q4' | 'q4f16';
+export type ModelType = 'llama' | 'qwen2' | 'qwen3';
+
+export interface LoadOptions {
+  /** 'auto' picks webgpu when an adapter exists, else wasm (ModelInfo.ep and .fallbackReason say which). */
+  ep?: ExecutionProvider | 'auto';
+  dtype?: EngineDtype;
+  /** KV-cache capacity per route position, in tokens (prompt + new tokens). Default 512. */
+  maxSeqLen?: number;
+}
+
+export type LoadPhase = 'config' | 'download' | 'weights' | 'graph' | 'session';
+export interface LoadProgress {
+  phase: LoadPhase;
+  /** File or tensor being handled, when there is one. */
+  item?: string;
+  loadedBytes: number;
+  totalBytes: number;
+}
+
+/** The normalized architecture of a checkpoint, parsed from config.json. */
+export interface ModelConfig {
+  modelType: ModelType;
+  numLayers: number;
+  hiddenSize: number;
+  intermediateSize: number;
+  numHeads: number;
+  numKvHeads: number;
+  /** config.head_dim, defaulting to hidden_size / num_attention_heads. */
+  headDim: number;
+  vocabSize: number;
+  rmsNormEps: number;
+  ropeTheta: number;
+  ropeScaling: null | {
+    type: 'llama3';
+    factor: number;
+    lowFreqFactor: number;
+    highFreqFactor: number;
+    originalMaxPositionEmbeddings: number;
+  };
+  maxPositionEmbeddings: number;
+  tieWordEmbeddings: boolean;
+  /** q/k/v projections carry a bias (qwen2). */
+  attentionBias: boolean;
+  /** per-head RMSNorm of q and k before rotary (qwen3). */
+  qkNorm: boolean;
+  bosTokenId: number | null;
+  eosTokenIds: number[];
+}
+
+export interface ModelInfo {
+  /** SHA-256 over config.json, the weight file names + sizes (+ hub repo@revision when known). */
+  fingerprint: string;
+  /** Human label: hub repo id, folder name or built-in name. */
+  name: string;
+  modelType: ModelType;
+  numLayers: number;
+  vocabSize: number;
+  config: ModelConfig;
+  ep: ExecutionProvider;
+  dtype: EngineDtype;
+  /** Why the requested EP is not the one in use (e.g. "WebGPU unavailable"). */
+  fallbackReason?: string;
+  /** WebGPU adapter description, e.g. "swiftshader (fallback adapter)". */
+  adapter?: string;
+  hasChatTemplate: boolean;
+  eosTokenIds: number[];
+  maxSeqLen: number;
+  weightBytes: number;
+}
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/** Seeded sampling: the PRNG is src/util/prng.ts (documented there), so one seed gives the same
+ *  tokens on every execution provider up to logit ties. */
+export type Sampling =
+  | { kind: 'greedy' }
+  | { kind: 'sample'; temperature: number; topP: number; seed: number };
+
+/** One forward pass request: a prompt run through a route with an MLP silence set. */
+export interface ForwardRow {
+  promptIds: number[];
+  /** Layer indices in order; non-empty; each in [0, numLayers). */
+  route: number[];
+  /** Layers whose MLP branch adds nothing wherever they run. */
+  silence: number[];
+}
+
+export interface GenerateRow extends ForwardRow {
+  sampling: Sampling;
+}
+
+export interface GenerateOptions {
+  maxNewTokens: number;
+  /** Generation stops once the decoded text contains one of these; the text is cut before it. */
+  stopStrings?: string[];
+  /** Defaults to the model's eos ids (config + generation_config). */
+  eosTokenIds?: number[];
+}
+
+export interface GenerateResult {
+  tokens: number[];
+  text: string;
+  /** log-prob of each generated token under the (untempered) model distribution. */
+  tokenLogprobs: number[];
+  stop: 'eos' | 'stop-string' | 'max-tokens';
+}
+
+export interface ScoreRow extends ForwardRow {
+  /** Candidate continuations as token ids; each is scored after promptIds. */
+  continuations: number[][];
+}
+
+export interface LogitsOptions {
+  /** Return logits at every prompt position, not just the last. */
+  allPositions?: boolean;
+}
+
+export type EngineEvent =
+  | { type: 'load'; progress: LoadProgress }
+  | { type: 'generate'; rowsDone: number; rowsTotal: number; tokensDone: number };
+
+export interface Engine {
+  load(source: CheckpointSource, opts?: LoadOptions, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo>;
+  info(): Promise<ModelInfo | null>;
+  encode(text: string): Promise<number[]>;
+  decode(ids: number[]): Promise<string>;
+  applyChatTemplate(messages: ChatMessage[], addGenerationPrompt: boolean): Promise<string>;
+  /** Logits [positions][vocab] for one row (last position only unless allPositions). */
+  logits(row: ForwardRow, opts?: LogitsOptions): Promise<Float32Array[]>;
+  /** One result per row, in row order. Rows may differ in prompt, route, silence set and sampling. */
+  generate(rows: GenerateRow[], opts: GenerateOptions): Promise<GenerateResult[]>;
+  /** Total log-prob of each continuation, per row: result[row][continuation]. */
+  score(rows: ScoreRow[]): Promise<number[][]>;
+  /** Cancels the call in flight; it rejects with EngineError code 'cancelled'. */
+  cancel(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** Async methods return promises even in-process so the comlink proxy and the object share a type. */
+
+export type EngineErrorCode =
+  | 'bad-checkpoint' // malformed safetensors, index, config or tokenizer; missing tensor; shape mismatch
+  | 'unsupported-architecture' // model_type, MoE, sliding window, head_dim the kernels cannot take
+  | 'unsupported-dtype' // tensor dtype or engine dtype not available
+  | 'gated' // hub answered 401/403
+  | 'not-found' // hub answered 404, or a picked folder lacks a file
+  | 'network' // fetch failed / offline
+  | 'bad-input' // route/silence/prompt/options invalid
+  | 'not-loaded'
+  | 'nan-logits' // NaN or Inf in logits
+  | 'device-lost' // WebGPU device lost; create a fresh engine
+  | 'out-of-memory'
+  | 'cancelled'
+  | 'internal';
+
+/** The one error type the engine throws. `code` survives the worker boundary (see workers/). */
+export class EngineError extends Error {
+  readonly code: EngineErrorCode;
+  constructor(code: EngineErrorCode, message: string) {
+    super(message);
+    this.name = 'EngineError';
+    this.code = code;
+  }
+}
+
+export function isEngineError(e: unknown): e is EngineError {
+  return e instanceof Error && e.name === 'EngineError' && typeof (e as EngineError).code === 'string';
+}

@@ -1,0 +1,23 @@
+import { defineConfig } from 'vite';
+import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+export default defineConfig({
+  plugins: [svelte()],
+  worker: { format: 'es' },
+  // ORT ships its own wasm/mjs loaders; let it fetch them from public/ort/ instead of pre-bundling.
+  optimizeDeps: { exclude: ['onnxruntime-web'] },
+  build: { target: 'es2022', sourcemap: true },
+  server: {
+    headers: {
+      // cross-origin isolation lets ORT use SharedArrayBuffer (multi-threaded WASM).
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+    },
+  },
+  preview: {
+    headers: {
+      'Cross-Origin-Opener-Policy': 'same-origin',
+      'Cross-Origin-Embedder-Policy': 'require-corp',
+    },
+  },
+});
