@@ -169,6 +169,7 @@ export type EngineErrorCode =
   | 'not-loaded'
   | 'nan-logits' // NaN or Inf in logits
   | 'device-lost' // WebGPU device lost; create a fresh engine
+  | 'worker-crashed' // the engine worker died; create a fresh engine
   | 'out-of-memory'
   | 'cancelled'
   | 'internal';
