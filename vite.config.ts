@@ -6,7 +6,11 @@ export default defineConfig({
   worker: { format: 'es' },
   // ORT ships its own wasm/mjs loaders; let it fetch them from public/ort/ instead of pre-bundling.
   optimizeDeps: { exclude: ['onnxruntime-web'] },
-  build: { target: 'es2022', sourcemap: true },
+  build: {
+    target: 'es2022',
+    sourcemap: true,
+    rollupOptions: { input: { main: 'index.html', selftest: 'selftest.html' } },
+  },
   server: {
     headers: {
       // cross-origin isolation lets ORT use SharedArrayBuffer (multi-threaded WASM).

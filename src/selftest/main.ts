@@ -1,0 +1,65 @@
+// The self-test page: loads each reference checkpoint through the Hub source (served by the app
+// itself, or by ?endpoint=) in a fresh engine worker, and checks it against its expected.json.
+// Query: ?ep=webgpu|wasm|auto  &repos=reference/tiny-qwen2,...  &endpoint=URL
+import { checkConformance, type ConformanceReport, type Expected } from '../engine/conformance';
+import { spawnEngine } from '../engine/spawn-worker';
+import type { ExecutionProvider, ModelInfo } from '../engine/types';
+
+const params = new URLSearchParams(location.search);
+const ep = (params.get('ep') ?? 'auto') as ExecutionProvider | 'auto';
+const endpoint = params.get('endpoint') ?? `${location.origin}${import.meta.env.BASE_URL}hub`;
+const repos = (params.get('repos') ?? 'reference/tiny-qwen2,reference/tiny-llama,reference/tiny-qwen3').split(',');
+
+const statusEl = document.getElementById('status')!;
+const reportsEl = document.getElementById('reports')!;
+
+function cell(row: HTMLTableRowElement, text: string, cls?: string): void {
+  const td = row.insertCell();
+  td.textContent = text; // model output and names stay text
+  if (cls) td.className = cls;
+}
+
+function render(repo: string, info: ModelInfo, r: ConformanceReport): void {
+  const h = document.createElement('h2');
+  h.textContent = `${repo} — ${info.ep}${info.adapter ? ` (${info.adapter})` : ''}, ${info.dtype}: ${r.pass ? 'PASS' : 'FAIL'}`;
+  h.className = r.pass ? 'pass' : 'fail';
+  const table = document.createElement('table');
+  const head = table.createTHead().insertRow();
+  for (const t of ['case', 'max |Δ logit|', 'argmax', 'greedy', 'cache = recompute']) cell(head, t);
+  for (const c of r.cases) {
+    const row = table.insertRow();
+    cell(row, c.name);
+    cell(row, c.maxAbsDiff.toExponential(2), c.maxAbsDiff <= r.tolerance ? 'pass' : 'fail');
+    for (const ok of [c.argmaxExact, c.greedyExact, c.cachedEqualsRecomputed]) cell(row, ok ? 'exact' : 'differs', ok ? 'pass' : 'fail');
+  }
+  const foot = document.createElement('p');
+  foot.textContent = `all positions (default route): max |Δ| ${r.defaultAllMaxAbsDiff.toExponential(2)}; batched = one by one: ${r.batchedEqualsSingle}`;
+  reportsEl.append(h, table, foot);
+}
+
+async function main(): Promise<void> {
+  const results: { repo: string; info: ModelInfo; report: ConformanceReport }[] = [];
+  for (const repo of repos) {
+    statusEl.textContent = `checking ${repo}…`;
+    const engine = spawnEngine();
+    try {
+      const info = await engine.load({ kind: 'hub', repo, revision: 'main', endpoint }, { ep, dtype: 'f32' });
+      const res = await fetch(`${endpoint}/${repo}/resolve/main/expected.json`);
+      if (!res.ok) throw new Error(`${repo}: expected.json answered HTTP ${res.status}`);
+      const report = await checkConformance(engine, (await res.json()) as Expected);
+      results.push({ repo, info, report });
+      render(repo, info, report);
+    } finally {
+      engine.terminate();
+    }
+  }
+  const pass = results.every((r) => r.report.pass);
+  statusEl.textContent = pass ? 'all checks pass' : 'some checks FAIL';
+  statusEl.dataset.done = pass ? 'pass' : 'fail';
+  (window as unknown as { __selftest: unknown }).__selftest = results;
+}
+
+main().catch((e: unknown) => {
+  statusEl.textContent = `self-test error: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`;
+  statusEl.dataset.done = 'error';
+});
