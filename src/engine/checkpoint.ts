@@ -1,0 +1,266 @@
+// A checkpoint in Hugging Face layout, opened and validated up front; weights streamed on demand.
+//
+// API (the loading half of the engine):
+//
+//   const reader = openReader(source, onBytes?)        // sources/reader.ts: hub | files | fs
+//   const ckpt = await openCheckpoint(reader, onProgress?)
+//   ckpt.config            ModelConfig (types.ts), parsed and checked by config.ts
+//   ckpt.rawConfig / tokenizerJson / tokenizerConfig / generationConfig   the JSON files as read
+//   ckpt.name              reader label: "org/name@rev" or the folder name
+//   ckpt.fingerprint       sha256Hex(canonicalJson({ hub, config: sha256(config.json text), weights: [{file,size}] }))
+//   ckpt.weightBytes       stored bytes of the tensors the architecture uses
+//   ckpt.tensorNames() / tensorInfo(name)   every tensor of every weight file
+//   await ckpt.readF32(name)   one tensor as f32 (BF16/F16 converted), read by byte range in chunks
+//   await ckpt.readF16(name)   one tensor as f16 bits (F16 as stored, others converted)
+//   layerWeights(i), MODEL_WEIGHTS  the tensor names the engine uses
+//
+// openCheckpoint refuses, before any weight is read: a malformed config (config.ts), a malformed
+// safetensors header or shard index (safetensors.ts), a missing shard, a tensor the architecture
+// needs that is missing, has the wrong shape, or is not F32/F16/BF16.
+
+import { bf16ToF32, f16ToF32, f32ToF16 } from './dtype.ts';
+import { parseConfig } from './config.ts';
+import {
+  isWeightDtype, parseShardIndex, readSafetensorsHeader,
+  type SafetensorsDtype, type TensorEntry,
+} from './safetensors.ts';
+import type { CheckpointReader } from './sources/reader.ts';
+import { EngineError, type LoadProgress, type ModelConfig } from './types.ts';
+import { canonicalJson, sha256Hex } from '../util/hash.ts';
+
+export interface TensorInfo {
+  dtype: SafetensorsDtype;
+  shape: number[];
+  file: string;
+}
+
+export interface Checkpoint {
+  readonly name: string;
+  readonly hubRef?: { repo: string; revision: string };
+  readonly config: ModelConfig;
+  readonly rawConfig: Record<string, unknown>;
+  readonly tokenizerJson: unknown;
+  readonly tokenizerConfig: Record<string, unknown>;
+  readonly generationConfig: Record<string, unknown>;
+  readonly fingerprint: string;
+  readonly weightBytes: number;
+  tensorNames(): string[];
+  tensorInfo(name: string): TensorInfo;
+  /** One tensor as f32, streamed by range reads; BF16/F16 converted on load. */
+  readF32(name: string): Promise<Float32Array>;
+  /** One tensor as f16 bit patterns (F16 as stored; F32/BF16 rounded to nearest even). */
+  readF16(name: string): Promise<Uint16Array>;
+}
+
+export const MODEL_WEIGHTS = {
+  embed: 'model.embed_tokens.weight', // [vocab, hidden]
+  norm: 'model.norm.weight', // [hidden]
+  lmHead: 'lm_head.weight', // [vocab, hidden], absent when tied to embed
+} as const;
+
+/** Names of layer i's tensors (Hugging Face naming). */
+export function layerWeights(i: number) {
+  const p = `model.layers.${i}`;
+  return {
+    inputNorm: `${p}.input_layernorm.weight`, // [hidden]
+    q: `${p}.self_attn.q_proj.weight`, // [heads*headDim, hidden]
+    k: `${p}.self_attn.k_proj.weight`, // [kvHeads*headDim, hidden]
+    v: `${p}.self_attn.v_proj.weight`, // [kvHeads*headDim, hidden]
+    qBias: `${p}.self_attn.q_proj.bias`, // [heads*headDim] (qwen2)
+    kBias: `${p}.self_attn.k_proj.bias`, // [kvHeads*headDim] (qwen2)
+    vBias: `${p}.self_attn.v_proj.bias`, // [kvHeads*headDim] (qwen2)
+    qNorm: `${p}.self_attn.q_norm.weight`, // [headDim] (qwen3)
+    kNorm: `${p}.self_attn.k_norm.weight`, // [headDim] (qwen3)
+    o: `${p}.self_attn.o_proj.weight`, // [hidden, heads*headDim]
+    postNorm: `${p}.post_attention_layernorm.weight`, // [hidden]
+    gate: `${p}.mlp.gate_proj.weight`, // [intermediate, hidden]
+    up: `${p}.mlp.up_proj.weight`, // [intermediate, hidden]
+    down: `${p}.mlp.down_proj.weight`, // [hidden, intermediate]
+  };
+}
+
+/** Every tensor the architecture reads, with its expected shape. */
+export function requiredTensors(c: ModelConfig): Array<{ name: string; shape: number[] }> {
+  const H = c.hiddenSize, I = c.intermediateSize, V = c.vocabSize, D = c.headDim;
+  const q = c.numHeads * D, kv = c.numKvHeads * D;
+  const out: Array<{ name: string; shape: number[] }> = [{ name: MODEL_WEIGHTS.embed, shape: [V, H] }];
+  for (let i = 0; i < c.numLayers; i++) {
+    const w = layerWeights(i);
+    out.push(
+      { name: w.inputNorm, shape: [H] },
+      { name: w.q, shape: [q, H] },
+      { name: w.k, shape: [kv, H] },
+      { name: w.v, shape: [kv, H] },
+    );
+    if (c.attentionBias) out.push({ name: w.qBias, shape: [q] }, { name: w.kBias, shape: [kv] }, { name: w.vBias, shape: [kv] });
+    if (c.qkNorm) out.push({ name: w.qNorm, shape: [D] }, { name: w.kNorm, shape: [D] });
+    out.push(
+      { name: w.o, shape: [H, q] },
+      { name: w.postNorm, shape: [H] },
+      { name: w.gate, shape: [I, H] },
+      { name: w.up, shape: [I, H] },
+      { name: w.down, shape: [H, I] },
+    );
+  }
+  out.push({ name: MODEL_WEIGHTS.norm, shape: [H] });
+  if (!c.tieWordEmbeddings) out.push({ name: MODEL_WEIGHTS.lmHead, shape: [V, H] });
+  return out;
+}
+
+const INDEX_FILE = 'model.safetensors.index.json';
+const SINGLE_FILE = 'model.safetensors';
+/** Range reads of one tensor are split into chunks of this many bytes (bounds peak memory). */
+const READ_CHUNK_BYTES = 64 * 1024 * 1024;
+
+export async function openCheckpoint(reader: CheckpointReader, onProgress?: (p: LoadProgress) => void): Promise<Checkpoint> {
+  const progress = (item: string) => onProgress?.({ phase: 'config', item, loadedBytes: 0, totalBytes: 0 });
+
+  progress('config.json');
+  const configText = await reader.text('config.json');
+  const rawConfig = parseJsonObject(configText, 'config.json');
+  const generationConfig = (await reader.exists('generation_config.json'))
+    ? parseJsonObject(await reader.text('generation_config.json'), 'generation_config.json')
+    : {};
+  const config = parseConfig(rawConfig, generationConfig);
+
+  progress('tokenizer.json');
+  if (!(await reader.exists('tokenizer.json'))) {
+    throw new EngineError('not-found', `tokenizer.json not found in ${reader.label} (a fast tokenizer file is needed)`);
+  }
+  const tokenizerJson = parseJsonObject(await reader.text('tokenizer.json'), 'tokenizer.json');
+  const tokenizerConfig = (await reader.exists('tokenizer_config.json'))
+    ? parseJsonObject(await reader.text('tokenizer_config.json'), 'tokenizer_config.json')
+    : {};
+
+  progress('safetensors headers');
+  const { tensors, files } = await readWeightHeaders(reader);
+  const required = requiredTensors(config);
+  checkRequired(required, tensors);
+
+  const weightBytes = required.reduce((sum, r) => sum + (tensors.get(r.name)!.end - tensors.get(r.name)!.start), 0);
+  const fingerprint = await sha256Hex(
+    canonicalJson({ hub: reader.hubRef ?? null, config: await sha256Hex(configText), weights: files }),
+  );
+
+  let loadedBytes = 0;
+  const entry = (name: string): TensorEntry => {
+    const t = tensors.get(name);
+    if (!t) throw new EngineError('bad-checkpoint', `no tensor ${name} in ${reader.label}`);
+    return t;
+  };
+  const readF32 = async (name: string): Promise<Float32Array> => {
+    const t = entry(name);
+    const out = await readTensorF32(reader, t);
+    loadedBytes += t.end - t.start;
+    onProgress?.({ phase: 'weights', item: name, loadedBytes: Math.min(loadedBytes, weightBytes), totalBytes: weightBytes });
+    return out;
+  };
+
+  return {
+    name: reader.label,
+    hubRef: reader.hubRef,
+    config,
+    rawConfig,
+    tokenizerJson,
+    tokenizerConfig,
+    generationConfig,
+    fingerprint,
+    weightBytes,
+    tensorNames: () => [...tensors.keys()],
+    tensorInfo: (name) => {
+      const t = entry(name);
+      return { dtype: t.dtype, shape: [...t.shape], file: t.file };
+    },
+    readF32,
+    readF16: async (name) => {
+      const t = entry(name);
+      if (t.dtype !== 'F16') return f32ToF16(await readF32(name));
+      const bytes = await reader.range(t.file, t.start, t.end);
+      loadedBytes += t.end - t.start;
+      onProgress?.({ phase: 'weights', item: name, loadedBytes: Math.min(loadedBytes, weightBytes), totalBytes: weightBytes });
+      return new Uint16Array(aligned(bytes).buffer, 0, bytes.length / 2);
+    },
+  };
+}
+
+function parseJsonObject(text: string, file: string): Record<string, unknown> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new EngineError('bad-checkpoint', `${file} is not JSON (${(e as Error).message})`);
+  }
+  if (!json || typeof json !== 'object' || Array.isArray(json)) throw new EngineError('bad-checkpoint', `${file} is not a JSON object`);
+  return json as Record<string, unknown>;
+}
+
+/** Headers of model.safetensors, or of every shard named in model.safetensors.index.json. */
+async function readWeightHeaders(reader: CheckpointReader): Promise<{ tensors: Map<string, TensorEntry>; files: Array<{ file: string; size: number }> }> {
+  if (await reader.exists(INDEX_FILE)) {
+    const index = parseShardIndex(await reader.text(INDEX_FILE), INDEX_FILE);
+    const shards = [...new Set(index.values())].sort();
+    const headers = await Promise.all(
+      shards.map(async (shard) => {
+        if (!(await reader.exists(shard))) {
+          throw new EngineError('bad-checkpoint', `shard ${shard} named in ${INDEX_FILE} is missing from ${reader.label}`);
+        }
+        return readSafetensorsHeader(reader, shard);
+      }),
+    );
+    const byShard = new Map(headers.map((h) => [h.file, h]));
+    const tensors = new Map<string, TensorEntry>();
+    for (const [name, shard] of index) {
+      const t = byShard.get(shard)!.tensors.get(name);
+      if (!t) throw new EngineError('bad-checkpoint', `${INDEX_FILE} puts tensor ${name} in ${shard}, but ${shard} has no such tensor`);
+      tensors.set(name, t);
+    }
+    return { tensors, files: headers.map((h) => ({ file: h.file, size: h.fileSize })) };
+  }
+  if (await reader.exists(SINGLE_FILE)) {
+    const h = await readSafetensorsHeader(reader, SINGLE_FILE);
+    return { tensors: h.tensors, files: [{ file: SINGLE_FILE, size: h.fileSize }] };
+  }
+  const hint = (await reader.exists('pytorch_model.bin')) ? ' (only safetensors weights are supported, not pytorch_model.bin)' : '';
+  throw new EngineError('not-found', `no ${SINGLE_FILE} or ${INDEX_FILE} in ${reader.label}${hint}`);
+}
+
+function checkRequired(required: Array<{ name: string; shape: number[] }>, tensors: Map<string, TensorEntry>): void {
+  for (const r of required) {
+    const t = tensors.get(r.name);
+    if (!t) throw new EngineError('bad-checkpoint', `missing tensor ${r.name} (expected shape [${r.shape}])`);
+    if (t.shape.length !== r.shape.length || t.shape.some((d, i) => d !== r.shape[i])) {
+      throw new EngineError('bad-checkpoint', `tensor ${r.name} in ${t.file} has shape [${t.shape}], expected [${r.shape}]`);
+    }
+    if (!isWeightDtype(t.dtype)) {
+      throw new EngineError('unsupported-dtype', `tensor ${r.name} in ${t.file} has dtype ${t.dtype}; the engine loads F32, F16 and BF16 weights`);
+    }
+  }
+}
+
+/** Reads one tensor in chunks and converts each chunk into the f32 output. */
+async function readTensorF32(reader: CheckpointReader, t: TensorEntry): Promise<Float32Array> {
+  if (!isWeightDtype(t.dtype)) {
+    throw new EngineError('unsupported-dtype', `tensor ${t.name} in ${t.file} has dtype ${t.dtype}; only F32, F16 and BF16 load as f32`);
+  }
+  const elemBytes = t.dtype === 'F32' ? 4 : 2;
+  const count = (t.end - t.start) / elemBytes;
+  const out = new Float32Array(count); // [...shape]
+  const chunkElems = Math.floor(READ_CHUNK_BYTES / elemBytes);
+  for (let e0 = 0; e0 < count; e0 += chunkElems) {
+    const e1 = Math.min(count, e0 + chunkElems);
+    const bytes = aligned(await reader.range(t.file, t.start + e0 * elemBytes, t.start + e1 * elemBytes));
+    const dst = out.subarray(e0, e1);
+    if (t.dtype === 'F32') dst.set(new Float32Array(bytes.buffer, bytes.byteOffset, e1 - e0));
+    else {
+      const bits = new Uint16Array(bytes.buffer, bytes.byteOffset, e1 - e0);
+      if (t.dtype === 'BF16') bf16ToF32(bits, dst);
+      else f16ToF32(bits, dst);
+    }
+  }
+  return out;
+}
+
+/** The bytes at offset 0 of their own buffer, so typed views of any element size line up. */
+function aligned(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+}

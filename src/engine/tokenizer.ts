@@ -1,0 +1,113 @@
+// Tokenizer (tokenizer.json through @huggingface/tokenizers) and chat template
+// (tokenizer_config.json chat_template through @huggingface/jinja).
+//
+// encode(text) adds no special tokens except a leading BOS when the checkpoint adds one the way
+// Hugging Face does: tokenizer_config add_bos_token, or (when that is absent) a post-processor whose
+// single-sequence template starts with the BOS token (Llama 3). A text that already starts with
+// the BOS token (a rendered chat template) gets no second one.
+
+import { Template } from '@huggingface/jinja';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { EngineError, type ChatMessage } from './types.ts';
+
+export interface TextTokenizer {
+  readonly hasChatTemplate: boolean;
+  readonly bosToken: string | null;
+  readonly eosToken: string | null;
+  readonly bosTokenId: number | null;
+  encode(text: string): number[];
+  decode(ids: number[], opts?: { skipSpecialTokens?: boolean }): string;
+  applyChatTemplate(messages: ChatMessage[], addGenerationPrompt: boolean): string;
+  /** Token id of a string that is one token in the vocabulary, else undefined. */
+  tokenId(token: string): number | undefined;
+}
+
+/** tokenizer_config token fields are a string or an AddedToken object {content, ...}. */
+function tokenString(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (v && typeof v === 'object' && typeof (v as { content?: unknown }).content === 'string') return (v as { content: string }).content;
+  return null;
+}
+
+/** chat_template: a string, or a list of {name, template} (the "default" one is used). */
+function chatTemplateSource(v: unknown): string | null {
+  if (typeof v === 'string') return v;
+  if (Array.isArray(v)) {
+    const named = v.find((t) => t && (t as { name?: unknown }).name === 'default') ?? v[0];
+    const src = (named as { template?: unknown } | undefined)?.template;
+    return typeof src === 'string' ? src : null;
+  }
+  return null;
+}
+
+/** Whether the tokenizer.json post-processor prepends `bos` to a single sequence. */
+function postProcessorAddsBos(tokenizerJson: unknown, bos: string): boolean {
+  const find = (pp: unknown): boolean => {
+    if (!pp || typeof pp !== 'object') return false;
+    const p = pp as { type?: string; single?: unknown[]; processors?: unknown[] };
+    if (p.type === 'Sequence') return (p.processors ?? []).some(find);
+    if (p.type !== 'TemplateProcessing' || !Array.isArray(p.single)) return false;
+    const first = p.single[0] as { SpecialToken?: { id?: string } } | undefined;
+    return first?.SpecialToken?.id === bos;
+  };
+  return find((tokenizerJson as { post_processor?: unknown } | null)?.post_processor);
+}
+
+export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>): TextTokenizer {
+  let tok: Tokenizer;
+  try {
+    tok = new Tokenizer(tokenizerJson as object, tokenizerConfig);
+  } catch (e) {
+    throw new EngineError('bad-checkpoint', `tokenizer.json cannot be loaded: ${(e as Error).message}`);
+  }
+  const bosToken = tokenString(tokenizerConfig.bos_token);
+  const eosToken = tokenString(tokenizerConfig.eos_token);
+  const bosTokenId = bosToken === null ? null : (tok.token_to_id(bosToken) ?? null);
+  const addBos =
+    bosTokenId !== null &&
+    (typeof tokenizerConfig.add_bos_token === 'boolean' ? tokenizerConfig.add_bos_token : postProcessorAddsBos(tokenizerJson, bosToken!));
+
+  const templateSource = chatTemplateSource(tokenizerConfig.chat_template);
+  let template: Template | null = null;
+  if (templateSource !== null) {
+    try {
+      template = new Template(templateSource);
+    } catch (e) {
+      throw new EngineError('bad-checkpoint', `tokenizer_config.json chat_template does not parse: ${(e as Error).message}`);
+    }
+  }
+  const specialVars: Record<string, string> = {};
+  for (const key of ['bos_token', 'eos_token', 'pad_token', 'unk_token']) {
+    const s = tokenString(tokenizerConfig[key]);
+    if (s !== null) specialVars[key] = s;
+  }
+
+  return {
+    hasChatTemplate: template !== null,
+    bosToken,
+    eosToken,
+    bosTokenId,
+    encode(text) {
+      const ids = tok.encode(text, { add_special_tokens: false }).ids;
+      if (addBos && ids[0] !== bosTokenId) ids.unshift(bosTokenId!);
+      return ids;
+    },
+    decode(ids, opts = {}) {
+      return tok.decode(ids, { skip_special_tokens: opts.skipSpecialTokens ?? false });
+    },
+    applyChatTemplate(messages, addGenerationPrompt) {
+      if (!template) throw new EngineError('bad-input', 'this model has no chat template');
+      try {
+        return template.render({
+          ...specialVars,
+          messages,
+          add_generation_prompt: addGenerationPrompt,
+        });
+      } catch (e) {
+        // includes the template's own raise_exception(...) (a jinja built-in)
+        throw new EngineError('bad-input', `chat template failed: ${(e as Error).message}`);
+      }
+    },
+    tokenId: (token) => tok.token_to_id(token),
+  };
+}
