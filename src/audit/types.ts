@@ -19,19 +19,34 @@ export interface Doc {
   target: string;
   /** Option texts for multiple choice (letters A, B, C, ... in order). */
   choices?: string[];
+  /** A worked solution used as the few-shot target when present (GSM8K's full answer). */
+  rationale?: string;
   /** The source row, kept for export and drill-down. */
   raw?: Record<string, unknown>;
 }
 
 export interface TaskSpec {
-  /** e.g. "builtin:arith-2d", "hub:openai/gsm8k:main:test", "file:my.jsonl". */
+  /** e.g. "builtin:arith-2d", "hub:gsm8k", "file:my.jsonl". */
   id: string;
   name: string;
   answerFormat: AnswerFormat;
+  /** Default way to grade multiple choice for this task. */
+  mcMode?: McMode;
+  /** Default raw prompt template for this task ({{question}}, {{choices}}). */
+  promptTemplate: string;
   metadata: { version: number };
   /** Where test questions come from and how many there are. */
   numTest: number;
   numTrain: number;
+}
+
+/** A task with its questions loaded: lm-eval's doc_to_text / doc_to_target / doc_to_choice are
+ *  Doc.text / Doc.target / Doc.choices, filled by the loader. */
+export interface LoadedTask {
+  spec: TaskSpec;
+  test: Doc[];
+  /** Few-shot examples and calibration questions (the fixed-route selector) come from here. */
+  train: Doc[];
 }
 
 // ---------------------------------------------------------------- condition
@@ -46,7 +61,9 @@ export interface Condition {
   promptTemplate: string;
   chatTemplate: boolean;
   systemPrompt?: string;
-  fewShot: { n: number; seed: number };
+  /** n examples drawn per question with the seed from the train split, joined by delimiter
+   *  (default "\n\n"); each example is its prompt followed by its target. */
+  fewShot: { n: number; seed: number; delimiter?: string };
   decoding: Decoding;
   maxNewTokens: number;
   stopSequences: string[];
@@ -58,8 +75,15 @@ export interface Condition {
 
 // ---------------------------------------------------------------- route spaces and probes
 
+/**
+ * blocks: the default route with 1..maxEdits disjoint edits, each skipping or repeating
+ * (a..b a..b) a contiguous block of 1..maxBlock layers; no reordering beyond the repeat, a layer
+ * at most twice, adjacent skipped layers form one skip block, length within [minLen, maxLen].
+ * neighborhood: length numLayers; position p runs a layer within ±radius of p; 1..maxEdits
+ * positions differ from the default. Neither space contains the default route (that is deployment).
+ */
 export type RouteSpace =
-  | { kind: 'blocks'; numLayers: number; minLen: number; maxLen: number; maxBlock: number }
+  | { kind: 'blocks'; numLayers: number; minLen: number; maxLen: number; maxBlock: number; maxEdits: number }
   | { kind: 'neighborhood'; numLayers: number; radius: number; maxEdits: number };
 
 export type ProbeName = 'deployment' | 'random-routes' | 'mcts-routes' | 'sampling' | 'mlp-silencing';
@@ -73,9 +97,14 @@ export type ProbeSpec =
       budget: number;
       seed: number;
       preset: 'cola' | 'program-selection' | 'custom';
+      /** c in UCB = mean − lengthPenalty·len/L + c·sqrt(ln(N+1)/n). */
       exploration: number;
       lengthPenalty: number;
       randomChildProb: number;
+      /** Upper bound on search iterations; the search also stops after `budget` distinct attempts. */
+      simulations: number;
+      /** Root children edit blocks of 1..maxBlock layers (CoLa); deeper nodes edit one layer. */
+      rootBlockEdits: boolean;
     }
   | { probe: 'sampling'; budget: number; temperature: number; topP: number; seed: number }
   | { probe: 'mlp-silencing'; layers: number[] };
@@ -83,7 +112,8 @@ export type ProbeSpec =
 // ---------------------------------------------------------------- records
 
 export interface Attempt {
-  /** 0-based index in the probe's order; reachable@B looks at attempts with index < B. */
+  /** 0-based index in the probe's order; reachable@B looks at attempts with index < B.
+   *  The deployment record's single attempt has index 0 and is not charged to any budget. */
   index: number;
   route: number[];
   silence: number[];
@@ -109,28 +139,60 @@ export interface QuestionRecord {
   prompt_hash: string;
   // ours
   probe: ProbeName;
+  /** `${probe}:${first 16 hex of sha256(canonicalJson(probe spec))}`. */
+  probe_key: string;
+  probe_spec: ProbeSpec;
   condition_key: string;
   model_fingerprint: string;
   task_id: string;
   task_version: number;
   attempts: Attempt[];
+  /** Budget charged: distinct attempts allowed (0 for deployment). */
+  budget: number;
   /** Index of the first correct attempt, or null. */
   first_success: number | null;
+  /** deployment: the deployment attempt is correct; null on probe records (join by doc_id). */
+  realized: boolean | null;
+  /** probes: a correct attempt among the first `budget`; null on the deployment record. */
+  reachable: boolean | null;
+  /** Attempts whose answer could not be extracted. */
+  invalid: number;
   /** true when the attempt choice used the gold answer (MCTS reward); random draws and sampling: false. */
   selection_saw_gold: boolean;
   /** For route probes, how the route set was drawn. */
   route_draw?: 'per-question' | 'shared';
   /** Answer-blind selectors' picks over this record's attempts. */
-  selectors?: Record<string, { extracted: string; correct: boolean }>;
+  selectors?: Record<string, SelectorPick>;
+}
+
+export type SelectorName = 'majority' | 'max-logprob' | 'fixed-route';
+export interface SelectorPick {
+  extracted: string;
+  correct: boolean;
+  /** Attempt index picked (majority: first attempt with the winning answer); null when the pick
+   *  needed an extra, uncharged decode (fixed route absent from this question's draws). */
+  attempt: number | null;
+  /** fixed-route: the route chosen on the train split. */
+  route?: number[];
 }
 
 export interface ProbeSummary {
   probe: ProbeName;
+  probe_key: string;
   n: number;
+  budget: number;
   /** Share of questions with a correct attempt among the first B (B = budget). */
   reachable: number;
-  /** reach_at_k[k-1] = estimated reachability@k, k = 1..B. */
+  /** Share realized or reachable (questions with both a deployment and this probe's record). */
+  ceiling: number;
+  /** reach_at_k[k-1] = estimated reachability@k, k = 1..B (unbiased estimator for uniform draws
+   *  and sampling, empirical first-success curve for MCTS). */
   reach_at_k: number[];
+  /** Mean attempts actually made per question (≤ budget). */
+  mean_attempts: number;
+  /** Invalid (unextractable) attempts over all questions. */
+  invalid: number;
+  /** Accuracy of each answer-blind selector. */
   selectors?: Record<string, number>;
 }
 
@@ -138,6 +200,7 @@ export interface AuditSummary {
   condition_key: string;
   n: number;
   realized: number;
+  /** Deployment attempts with no extractable answer. */
   invalid: number;
   probes: ProbeSummary[];
 }
