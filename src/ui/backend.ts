@@ -1,0 +1,129 @@
+// The one interface between the UI and everything behind it (engine worker, audit core, store).
+// The UI holds an AppBackend and nothing else; src/ui/testing/fake-backend.ts implements it with
+// scripted records, the real one wires the comlink engine, the audit API and the IndexedDB store.
+// Every method rejects with an EngineError (or a StoreError with a `code`) that lib/errors.ts maps
+// to a message a person can act on.
+
+import type { Condition, ProbeSpec, QuestionRecord, RunManifest, AnswerFormat } from '../audit/types';
+import type { LoadOptions, LoadProgress, ModelInfo } from '../engine/types';
+
+/** The built-in model, served by the app itself in Hub layout. */
+export const BUILTIN_MODEL_ID = 'reachlab/micro-arith';
+
+export type ModelChoice =
+  | { kind: 'builtin'; id: typeof BUILTIN_MODEL_ID }
+  | { kind: 'hub'; repo: string; revision: string; token?: string }
+  /** A folder the user picked or dropped; `name` is the folder name. */
+  | { kind: 'files'; name: string; files: File[] };
+
+/** Where a task's questions come from. `count` caps the number of test questions audited. */
+export type TaskChoice =
+  | { kind: 'builtin'; id: string; count: number; seed: number }
+  | { kind: 'hub'; preset: string; count: number }
+  | { kind: 'file'; file: File; mapping: FieldMapping; answerFormat: AnswerFormat; count: number };
+
+/** Which columns of a task file hold what. */
+export interface FieldMapping {
+  question: string;
+  answer: string;
+  /** A column holding an array of option texts (multiple choice). */
+  choices?: string;
+  id?: string;
+}
+
+export interface TaskFilePreview {
+  format: 'jsonl' | 'json' | 'csv';
+  columns: string[];
+  rows: Record<string, unknown>[]; // first few rows, for the mapping form
+  total: number;
+}
+
+/** What the Hub API says about a model repo before anything is downloaded. */
+export interface HubModelMeta {
+  repo: string;
+  revision: string;
+  /** Resolved commit sha, when the API gave one. */
+  sha?: string;
+  license?: string;
+  gated: false | 'auto' | 'manual';
+  /** Sum of the weight files' sizes (safetensors), when listed. */
+  weightBytes?: number;
+  modelType?: string;
+  numLayers?: number;
+}
+
+export interface GpuInfo {
+  /** missing: no navigator.gpu or no adapter; fallback: a software adapter (e.g. SwiftShader). */
+  status: 'available' | 'fallback' | 'missing';
+  adapter?: string;
+  shaderF16: boolean;
+  maxBufferBytes?: number;
+}
+
+export interface EnvironmentInfo {
+  gpu: GpuInfo;
+  online: boolean;
+  /** navigator.deviceMemory in GiB when the browser exposes it. */
+  deviceMemoryGiB?: number;
+}
+
+/** Everything a run needs; the manifest records it. */
+export interface RunSetup {
+  model: ModelChoice;
+  task: TaskChoice;
+  condition: Condition;
+  /** Always starts with { probe: 'deployment' }. */
+  probes: ProbeSpec[];
+  load: LoadOptions;
+}
+
+export type RunPhase = 'loading' | 'running' | 'paused' | 'finished' | 'cancelled' | 'failed';
+
+export interface RunProgress {
+  runId: string;
+  phase: RunPhase;
+  questionsDone: number;
+  questionsTotal: number;
+  attemptsDone: number;
+  attemptsTotal: number;
+  /** The question being worked on (untrusted text: render as text). */
+  current?: { doc_id: string; text: string; probe: string };
+  /** Model loading progress while phase is 'loading'. */
+  load?: LoadProgress;
+  /** Milliseconds spent running (pauses excluded). */
+  elapsedMs: number;
+}
+
+export interface RunHandle {
+  runId: string;
+  /** Settles when the run ends: resolves with the final manifest (finished or cancelled), rejects on failure. */
+  done: Promise<RunManifest>;
+}
+
+export interface StoredRun {
+  manifest: RunManifest;
+  records: QuestionRecord[];
+}
+
+export interface AppBackend {
+  environment(): Promise<EnvironmentInfo>;
+  hubModelInfo(repo: string, revision: string, token?: string): Promise<HubModelMeta>;
+  /** Loads (or checks) a model without running; the UI shows ModelInfo (layers, EP, dtype). */
+  loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo>;
+  previewTaskFile(file: File): Promise<TaskFilePreview>;
+  /** Starts a run; progress and each finished QuestionRecord stream back through the callbacks. */
+  startRun(
+    setup: RunSetup,
+    onProgress: (p: RunProgress) => void,
+    onRecord: (r: QuestionRecord) => void,
+  ): Promise<RunHandle>;
+  pauseRun(runId: string): Promise<void>;
+  resumeRun(runId: string): Promise<void>;
+  cancelRun(runId: string): Promise<void>;
+  listRuns(): Promise<RunManifest[]>;
+  getRun(runId: string): Promise<StoredRun>;
+  /** A file that importFile reads back (JSON lines: manifest, then records). */
+  exportRun(runId: string): Promise<Blob>;
+  deleteRun(runId: string): Promise<void>;
+  importFile(file: File): Promise<RunManifest>;
+}

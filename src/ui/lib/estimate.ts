@@ -1,0 +1,68 @@
+// How many attempts a run makes and roughly how long it takes, before it starts.
+
+import type { EngineDtype, ExecutionProvider } from '../../engine/types';
+import type { ProbeSpec } from '../../audit/types';
+import { budgetOf } from './analysis';
+
+/** questions × (1 deployment attempt + the budgets of every other probe). */
+export function attemptsOf(questions: number, probes: readonly ProbeSpec[]): number {
+  if (!Number.isInteger(questions) || questions < 0) throw new RangeError(`attemptsOf: questions must be a non-negative integer, got ${questions}`);
+  const perQuestion = 1 + probes.filter((p) => p.probe !== 'deployment').reduce((s, p) => s + budgetOf(p), 0);
+  return questions * perQuestion;
+}
+
+export interface TimeEstimate {
+  seconds: number;
+  /** 'measured' when derived from a past run on this device, else a rough prior. */
+  basis: 'measured' | 'prior';
+}
+
+// Rough priors for one decode step of a 0.5B-parameter model, batch-amortized; they only order the
+// estimate's magnitude (minutes vs hours). A measured attempts/s from a past run replaces them.
+const PRIOR_MS_PER_TOKEN: Record<ExecutionProvider, number> = { webgpu: 4, wasm: 40 };
+const PRIOR_BYTES = 2e9; // ~0.5B parameters in f32
+const DTYPE_SPEEDUP: Record<EngineDtype, number> = { f32: 1, f16: 1.6, q4: 2, q4f16: 2.5 };
+
+export function estimateTime(opts: {
+  attempts: number;
+  maxNewTokens: number;
+  ep: ExecutionProvider;
+  dtype: EngineDtype;
+  weightBytes?: number;
+  measuredAttemptsPerSecond?: number;
+}): TimeEstimate {
+  if (opts.measuredAttemptsPerSecond && opts.measuredAttemptsPerSecond > 0) {
+    return { seconds: opts.attempts / opts.measuredAttemptsPerSecond, basis: 'measured' };
+  }
+  const scale = Math.max(0.05, (opts.weightBytes ?? PRIOR_BYTES) / PRIOR_BYTES);
+  const msPerAttempt = (opts.maxNewTokens * PRIOR_MS_PER_TOKEN[opts.ep] * scale) / DTYPE_SPEEDUP[opts.dtype];
+  return { seconds: (opts.attempts * msPerAttempt) / 1000, basis: 'prior' };
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '—';
+  if (seconds < 60) return `${Math.round(seconds)} s`;
+  const m = Math.round(seconds / 60);
+  if (m < 60) return `${m} min`;
+  const h = Math.floor(m / 60);
+  return `${h} h ${m % 60} min`;
+}
+
+export function formatBytes(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 0) return '—';
+  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
+  let i = 0;
+  let v = bytes;
+  while (v >= 1000 && i < units.length - 1) {
+    v /= 1000;
+    i++;
+  }
+  return `${v < 10 && i > 0 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}
+
+/** Whether weights of this size fit: under half of the device memory the browser reports
+ *  (navigator.deviceMemory, capped at 8 GiB by browsers). null when it reports none. */
+export function fitsDevice(weightBytes: number, deviceMemoryGiB: number | undefined): boolean | null {
+  if (deviceMemoryGiB === undefined) return null;
+  return weightBytes <= (deviceMemoryGiB * 2 ** 30) / 2;
+}

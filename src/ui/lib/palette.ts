@@ -1,0 +1,49 @@
+// Okabe–Ito colours (distinguishable under the common colour-vision deficiencies), one per meaning.
+// Figures never rely on colour alone: lines also differ by dash and carry direct labels.
+
+import type { ProbeName } from '../../audit/types';
+
+export const OKABE_ITO = {
+  black: '#000000',
+  orange: '#E69F00',
+  skyBlue: '#56B4E9',
+  bluishGreen: '#009E73',
+  yellow: '#F0E442',
+  blue: '#0072B2',
+  vermillion: '#D55E00',
+  reddishPurple: '#CC79A7',
+  grey: '#999999',
+} as const;
+
+export const PROBE_COLOR: Record<ProbeName, string> = {
+  deployment: OKABE_ITO.black,
+  'random-routes': OKABE_ITO.blue,
+  'mcts-routes': OKABE_ITO.vermillion,
+  sampling: OKABE_ITO.bluishGreen,
+  'mlp-silencing': OKABE_ITO.reddishPurple,
+};
+
+/** SVG stroke-dasharray per probe, so curves differ without colour. */
+export const PROBE_DASH: Record<ProbeName, string> = {
+  deployment: '2,3',
+  'random-routes': 'none',
+  'mcts-routes': '8,4',
+  sampling: '3,2',
+  'mlp-silencing': '1,2',
+};
+
+export const OUTCOME_COLOR = {
+  realized: OKABE_ITO.blue,
+  'reachable-only': OKABE_ITO.orange,
+  unreachable: OKABE_ITO.grey,
+} as const;
+
+export const EFFECT_COLOR = { repaired: OKABE_ITO.bluishGreen, broken: OKABE_ITO.vermillion } as const;
+
+export const PROBE_LABEL: Record<ProbeName, string> = {
+  deployment: 'deployment',
+  'random-routes': 'random routes',
+  'mcts-routes': 'MCTS routes',
+  sampling: 'sampling',
+  'mlp-silencing': 'MLP silencing',
+};

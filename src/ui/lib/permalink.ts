@@ -1,0 +1,197 @@
+// A permalink: model, task and condition in the URL hash, e.g.
+//   #model=hub:Qwen/Qwen2.5-0.5B@main&task=builtin:arith-2d:50:1&cond=<base64url JSON>
+// Tokens and local files never enter the link. Parsing is defensive: every field is checked and
+// each problem is reported by name; a bad field is dropped, the rest still applies.
+
+import type { AnswerFormat, Condition, Decoding } from '../../audit/types';
+import type { EngineDtype } from '../../engine/types';
+import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
+import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
+
+export type LinkModel = { kind: 'builtin' } | { kind: 'hub'; repo: string; revision: string };
+export type LinkTask = { kind: 'builtin'; id: string; count: number; seed: number } | { kind: 'hub'; preset: string; count: number };
+
+export interface Permalink {
+  model?: LinkModel;
+  task?: LinkTask;
+  condition?: Condition;
+}
+
+export interface ParsedPermalink extends Permalink {
+  errors: string[];
+}
+
+const MAX_HASH = 8192;
+const REPO_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}\/[A-Za-z0-9_.-]{1,96}$/;
+const REVISION_RE = /^[A-Za-z0-9_.\/-]{1,128}$/;
+const MAX_QUESTIONS = 100_000;
+
+export function linkModelOf(m: ModelChoice): LinkModel | undefined {
+  if (m.kind === 'builtin') return { kind: 'builtin' };
+  if (m.kind === 'hub') return { kind: 'hub', repo: m.repo, revision: m.revision };
+  return undefined;
+}
+
+export function linkTaskOf(t: TaskChoice): LinkTask | undefined {
+  if (t.kind === 'builtin') return { kind: 'builtin', id: t.id, count: t.count, seed: t.seed };
+  if (t.kind === 'hub') return { kind: 'hub', preset: t.preset, count: t.count };
+  return undefined;
+}
+
+export function encodePermalink(p: Permalink): string {
+  const params = new URLSearchParams();
+  if (p.model) params.set('model', p.model.kind === 'builtin' ? 'builtin' : `hub:${p.model.repo}@${p.model.revision}`);
+  if (p.task) params.set('task', p.task.kind === 'builtin' ? `builtin:${p.task.id}:${p.task.count}:${p.task.seed}` : `hub:${p.task.preset}:${p.task.count}`);
+  if (p.condition) params.set('cond', base64UrlEncode(JSON.stringify(p.condition)));
+  return `#${params.toString()}`;
+}
+
+export function parsePermalink(hash: string): ParsedPermalink {
+  const errors: string[] = [];
+  const out: ParsedPermalink = { errors };
+  const raw = hash.startsWith('#') ? hash.slice(1) : hash;
+  if (raw === '') return out;
+  if (raw.length > MAX_HASH) {
+    errors.push(`link ignored: longer than ${MAX_HASH} characters`);
+    return out;
+  }
+  const params = new URLSearchParams(raw);
+  const model = params.get('model');
+  if (model !== null) {
+    const m = parseModel(model);
+    if (typeof m === 'string') errors.push(m);
+    else out.model = m;
+  }
+  const task = params.get('task');
+  if (task !== null) {
+    const t = parseTask(task);
+    if (typeof t === 'string') errors.push(t);
+    else out.task = t;
+  }
+  const cond = params.get('cond');
+  if (cond !== null) {
+    let value: unknown;
+    try {
+      value = JSON.parse(base64UrlDecode(cond));
+    } catch {
+      errors.push('condition in link is not valid base64url JSON');
+    }
+    if (value !== undefined) {
+      const c = validateCondition(value);
+      if (Array.isArray(c)) errors.push(...c.map((e) => `condition in link: ${e}`));
+      else out.condition = c;
+    }
+  }
+  return out;
+}
+
+function parseModel(s: string): LinkModel | string {
+  if (s === 'builtin' || s === BUILTIN_MODEL_ID) return { kind: 'builtin' };
+  if (!s.startsWith('hub:')) return `model in link: expected "builtin" or "hub:owner/name@revision", got "${s.slice(0, 80)}"`;
+  const body = s.slice(4);
+  const at = body.lastIndexOf('@');
+  const repo = at >= 0 ? body.slice(0, at) : body;
+  const revision = at >= 0 ? body.slice(at + 1) : 'main';
+  if (!REPO_RE.test(repo)) return `model in link: "${repo.slice(0, 80)}" is not a Hub repo id (owner/name)`;
+  if (!REVISION_RE.test(revision) || revision.includes('..')) return `model in link: "${revision.slice(0, 80)}" is not a valid revision`;
+  return { kind: 'hub', repo, revision };
+}
+
+function parseCount(s: string | undefined, what: string): number | string {
+  if (s === undefined || !/^\d{1,6}$/.test(s)) return `task in link: ${what} must be a whole number`;
+  const n = Number(s);
+  if (n < 1 || n > MAX_QUESTIONS) return `task in link: ${what} must be in [1, ${MAX_QUESTIONS}]`;
+  return n;
+}
+
+function parseTask(s: string): LinkTask | string {
+  const parts = s.split(':');
+  if (parts[0] === 'builtin') {
+    const id = parts[1];
+    if (!BUILTIN_TASKS.some((t) => t.id === id)) return `task in link: unknown built-in task "${String(id).slice(0, 40)}"`;
+    const count = parseCount(parts[2], 'question count');
+    if (typeof count === 'string') return count;
+    if (parts[3] === undefined || !/^\d{1,10}$/.test(parts[3])) return 'task in link: seed must be a whole number';
+    return { kind: 'builtin', id: id!, count, seed: Number(parts[3]) };
+  }
+  if (parts[0] === 'hub') {
+    const preset = parts[1];
+    if (!HUB_TASK_PRESETS.some((t) => t.id === preset)) return `task in link: unknown Hub preset "${String(preset).slice(0, 40)}"`;
+    const count = parseCount(parts[2], 'question count');
+    if (typeof count === 'string') return count;
+    return { kind: 'hub', preset: preset!, count };
+  }
+  return `task in link: expected "builtin:…" or "hub:…", got "${s.slice(0, 80)}"`;
+}
+
+const ANSWER_FORMATS: readonly AnswerFormat[] = ['numeric', 'mc-letter', 'exact'];
+const DTYPES: readonly EngineDtype[] = ['f32', 'f16', 'q4', 'q4f16'];
+
+/** A Condition, or the list of what is wrong with the value. */
+export function validateCondition(v: unknown): Condition | string[] {
+  const errs: string[] = [];
+  if (!isObject(v)) return ['expected an object'];
+  const str = (k: string, max: number) => typeof v[k] === 'string' && (v[k] as string).length <= max;
+  const int = (x: unknown, lo: number, hi: number) => Number.isInteger(x) && (x as number) >= lo && (x as number) <= hi;
+  if (!str('promptTemplate', 20_000)) errs.push('promptTemplate must be a string (≤ 20000 chars)');
+  else if (!(v.promptTemplate as string).includes('{{question}}')) errs.push('promptTemplate must contain {{question}}');
+  if (typeof v.chatTemplate !== 'boolean') errs.push('chatTemplate must be true or false');
+  if (v.systemPrompt !== undefined && !str('systemPrompt', 20_000)) errs.push('systemPrompt must be a string');
+  const fs = v.fewShot;
+  if (!isObject(fs) || !int(fs.n, 0, 32) || !int(fs.seed, 0, 2 ** 32 - 1)) errs.push('fewShot must be { n: 0..32, seed: whole number }');
+  const decoding = validateDecoding(v.decoding);
+  if (typeof decoding === 'string') errs.push(decoding);
+  if (!int(v.maxNewTokens, 1, 4096)) errs.push('maxNewTokens must be a whole number in [1, 4096]');
+  if (!Array.isArray(v.stopSequences) || v.stopSequences.length > 16 || !v.stopSequences.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 64)) {
+    errs.push('stopSequences must be up to 16 non-empty strings');
+  }
+  if (!ANSWER_FORMATS.includes(v.answerFormat as AnswerFormat)) errs.push(`answerFormat must be one of ${ANSWER_FORMATS.join(', ')}`);
+  if (v.mcMode !== undefined && v.mcMode !== 'generate' && v.mcMode !== 'loglik') errs.push('mcMode must be generate or loglik');
+  if (!int(v.graderVersion, 1, 1000)) errs.push('graderVersion must be a whole number ≥ 1');
+  if (!DTYPES.includes(v.engineDtype as EngineDtype)) errs.push(`engineDtype must be one of ${DTYPES.join(', ')}`);
+  if (errs.length) return errs;
+  const c: Condition = {
+    promptTemplate: v.promptTemplate as string,
+    chatTemplate: v.chatTemplate as boolean,
+    fewShot: { n: (fs as Record<string, number>).n, seed: (fs as Record<string, number>).seed },
+    decoding: decoding as Decoding,
+    maxNewTokens: v.maxNewTokens as number,
+    stopSequences: [...(v.stopSequences as string[])],
+    answerFormat: v.answerFormat as AnswerFormat,
+    graderVersion: v.graderVersion as number,
+    engineDtype: v.engineDtype as EngineDtype,
+  };
+  if (v.systemPrompt !== undefined) c.systemPrompt = v.systemPrompt as string;
+  if (v.mcMode !== undefined) c.mcMode = v.mcMode as Condition['mcMode'];
+  return c;
+}
+
+function validateDecoding(d: unknown): Decoding | string {
+  if (!isObject(d)) return 'decoding must be an object';
+  if (d.kind === 'greedy') return { kind: 'greedy' };
+  if (d.kind === 'sample') {
+    const t = d.temperature, p = d.topP, s = d.seed;
+    if (typeof t !== 'number' || !(t > 0 && t <= 5)) return 'decoding.temperature must be in (0, 5]';
+    if (typeof p !== 'number' || !(p > 0 && p <= 1)) return 'decoding.topP must be in (0, 1]';
+    if (!Number.isInteger(s) || (s as number) < 0) return 'decoding.seed must be a non-negative whole number';
+    return { kind: 'sample', temperature: t, topP: p, seed: s as number };
+  }
+  return 'decoding.kind must be greedy or sample';
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function base64UrlEncode(s: string): string {
+  const bytes = new TextEncoder().encode(s);
+  let bin = '';
+  for (const b of bytes) bin += String.fromCharCode(b);
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+function base64UrlDecode(s: string): string {
+  if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error('not base64url');
+  const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
+  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));
+}

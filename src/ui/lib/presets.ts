@@ -1,0 +1,117 @@
+// Defaults the Setup screen offers: conditions and probe presets reproducing DESIGN.md's protocols.
+
+import type { Condition, ProbeSpec, RouteSpace } from '../../audit/types';
+
+export const DEFAULT_CONDITION: Condition = {
+  promptTemplate: 'Question: {{question}}\nAnswer:',
+  chatTemplate: false,
+  fewShot: { n: 0, seed: 0 },
+  decoding: { kind: 'greedy' },
+  maxNewTokens: 16,
+  stopSequences: ['\n'],
+  answerFormat: 'numeric',
+  graderVersion: 1,
+  engineDtype: 'f32',
+};
+
+/** CoLa's condition: greedy, 50 new tokens, the answer in \boxed{}. */
+export const BOXED_CONDITION: Condition = {
+  ...DEFAULT_CONDITION,
+  promptTemplate: '{{question}}\nPut the final answer in \\boxed{}.',
+  maxNewTokens: 50,
+  stopSequences: [],
+};
+
+/** Blocks space: skip or repeat contiguous blocks of 1–4 layers, so length stays within L ± 4. */
+export function blocksSpace(numLayers: number): RouteSpace {
+  return { kind: 'blocks', numLayers, minLen: Math.max(1, numLayers - 4), maxLen: numLayers + 4, maxBlock: 4 };
+}
+
+export function neighborhoodSpace(numLayers: number): RouteSpace {
+  return { kind: 'neighborhood', numLayers, radius: 2, maxEdits: 3 };
+}
+
+export type PresetId = 'cola-mcts' | 'program-selection-mcts' | 'sampling-ceiling' | 'random-routes' | 'silencing-scan';
+
+export interface ProbePreset {
+  id: PresetId;
+  label: string;
+  description: string;
+  probe: (numLayers: number) => ProbeSpec;
+  /** The condition the protocol prescribes, when it prescribes one. */
+  condition?: Condition;
+}
+
+export const PROBE_PRESETS: readonly ProbePreset[] = [
+  {
+    id: 'random-routes',
+    label: 'Random routes (100)',
+    description: 'Uniformly drawn block routes per question, 100 attempts.',
+    probe: (L) => ({ probe: 'random-routes', space: blocksSpace(L), budget: 100, seed: 1, shared: false }),
+  },
+  {
+    id: 'cola-mcts',
+    label: 'CoLa-style MCTS (100 simulations)',
+    description: 'Blocks route space; UCB = mean − 5·len/L + √(2·ln(N+1)/n); random child with p = 0.1; greedy, 50 tokens, \\boxed{}.',
+    probe: (L) => ({
+      probe: 'mcts-routes',
+      space: blocksSpace(L),
+      budget: 100,
+      seed: 1,
+      preset: 'cola',
+      exploration: Math.SQRT2, // √2 · √(ln(N+1)/n) = √(2·ln(N+1)/n)
+      lengthPenalty: 5,
+      randomChildProb: 0.1,
+    }),
+    condition: BOXED_CONDITION,
+  },
+  {
+    id: 'program-selection-mcts',
+    label: 'Program-selection MCTS (200 simulations)',
+    description: 'Neighborhood route space, radius 2, at most 3 edits, exploration 1.8.',
+    probe: (L) => ({
+      probe: 'mcts-routes',
+      space: neighborhoodSpace(L),
+      budget: 200,
+      seed: 1,
+      preset: 'program-selection',
+      exploration: 1.8,
+      lengthPenalty: 0,
+      randomChildProb: 0,
+    }),
+  },
+  {
+    id: 'sampling-ceiling',
+    label: 'Sampling ceiling (pass@64, T = 0.6)',
+    description: 'Temperature 0.6, top-p 0.95, unbiased pass@k.',
+    probe: () => ({ probe: 'sampling', budget: 64, temperature: 0.6, topP: 0.95, seed: 1 }),
+  },
+  {
+    id: 'silencing-scan',
+    label: 'MLP-silencing scan (every layer)',
+    description: 'Silence one MLP block at a time on every question: repairs on the failure set, breaks on realized ones.',
+    probe: (L) => ({ probe: 'mlp-silencing', layers: Array.from({ length: L }, (_, i) => i) }),
+  },
+];
+
+export function presetById(id: PresetId): ProbePreset {
+  const p = PROBE_PRESETS.find((x) => x.id === id);
+  if (!p) throw new Error(`unknown probe preset "${id}"`);
+  return p;
+}
+
+/** Built-in tasks (generated offline) and Hub presets (rows from the datasets server). */
+export const BUILTIN_TASKS = [
+  { id: 'arith-1d', label: 'Arithmetic, one digit' },
+  { id: 'arith-2d', label: 'Arithmetic, two digits' },
+  { id: 'arith-3d', label: 'Arithmetic, three digits' },
+  { id: 'arith-mul', label: 'Multiplication up to 30×30' },
+] as const;
+
+export const HUB_TASK_PRESETS = [
+  { id: 'gsm8k', label: 'GSM8K (openai/gsm8k main/test, 1319)', total: 1319 },
+  { id: 'arc-easy', label: 'ARC-Easy (allenai/ai2_arc test, 2376)', total: 2376 },
+  { id: 'arc-challenge', label: 'ARC-Challenge (allenai/ai2_arc test, 1172)', total: 1172 },
+  { id: 'mmlu', label: 'MMLU (cais/mmlu all/test, 14042)', total: 14042 },
+  { id: 'commonsense-qa', label: 'CommonsenseQA (validation, 1221)', total: 1221 },
+] as const;

@@ -1,0 +1,176 @@
+// Deterministic, plausible runs (manifest + question records) for the fake backend and for tests:
+// arithmetic questions, a deployment attempt, route probes whose attempts sometimes reach the gold
+// answer, a sampling probe, an MLP-silencing scan and answer-blind selectors. Seeded (src/util/prng).
+
+import type { Attempt, ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
+import { generateArith } from '../../audit/tasks/arith';
+import { createPrng, type Prng } from '../../util/prng';
+import { DEFAULT_CONDITION, blocksSpace } from '../lib/presets';
+
+export interface ScriptOptions {
+  id: string;
+  modelName: string;
+  numLayers: number;
+  questions: number;
+  seed: number;
+  /** Probability the deployment answer is right. */
+  skill: number;
+  budgets: { random: number; mcts: number; sampling: number };
+  silencing: boolean;
+  startedAt?: string;
+}
+
+export const DEFAULT_SCRIPT: ScriptOptions = {
+  id: 'fake-run-1',
+  modelName: 'reachlab/micro-arith',
+  numLayers: 8,
+  questions: 24,
+  seed: 7,
+  skill: 0.45,
+  budgets: { random: 16, mcts: 16, sampling: 8 },
+  silencing: true,
+};
+
+/** A question text that looks like markup: the UI must show it as text. */
+export const MARKUP_QUESTION = 'What is <b>2</b> + <img src=x onerror="alert(1)"> 3?';
+
+export function scriptedProbes(o: ScriptOptions): ProbeSpec[] {
+  const space = blocksSpace(o.numLayers);
+  const probes: ProbeSpec[] = [
+    { probe: 'deployment' },
+    { probe: 'random-routes', space, budget: o.budgets.random, seed: 1, shared: false },
+    { probe: 'mcts-routes', space, budget: o.budgets.mcts, seed: 1, preset: 'cola', exploration: Math.SQRT2, lengthPenalty: 5, randomChildProb: 0.1 },
+    { probe: 'sampling', budget: o.budgets.sampling, temperature: 0.6, topP: 0.95, seed: 1 },
+  ];
+  if (o.silencing) probes.push({ probe: 'mlp-silencing', layers: Array.from({ length: o.numLayers }, (_, i) => i) });
+  return probes;
+}
+
+export function scriptedManifest(o: ScriptOptions): RunManifest {
+  return {
+    id: o.id,
+    appVersion: '0.1.0',
+    model: { fingerprint: `fp-${o.modelName}`, name: o.modelName, source: 'builtin' },
+    task: { id: 'builtin:arith-2d', version: 1, questions: o.questions },
+    condition: DEFAULT_CONDITION,
+    condition_key: 'fake-condition-key',
+    probes: scriptedProbes(o),
+    engine: { ep: 'wasm', dtype: 'f32' },
+    startedAt: o.startedAt ?? '2025-01-01T00:00:00.000Z',
+    status: 'finished',
+  };
+}
+
+/** A random blocks route: skip or repeat one contiguous block of 1–4 layers. */
+function blocksRoute(rng: Prng, L: number): number[] {
+  const route = Array.from({ length: L }, (_, i) => i);
+  const len = 1 + rng.int(Math.min(4, L - 1));
+  const start = rng.int(L - len + 1);
+  if (rng.next() < 0.5) route.splice(start, len);
+  else route.splice(start + len, 0, ...route.slice(start, start + len));
+  return route;
+}
+
+function attempt(index: number, route: number[], silence: number[], answer: string, target: string, rng: Prng, sample?: number): Attempt {
+  const a: Attempt = {
+    index,
+    route,
+    silence,
+    response: `The answer is ${answer}`,
+    extracted: answer,
+    correct: answer === target,
+    meanLogprob: -(0.2 + rng.next() * 2) + (answer === target ? 0.3 : 0),
+  };
+  if (sample !== undefined) a.sample = sample;
+  return a;
+}
+
+function wrong(target: string, rng: Prng): string {
+  return String(Number(target) + 1 + rng.int(9));
+}
+
+function selectors(attempts: Attempt[], target: string): Record<string, { extracted: string; correct: boolean }> {
+  const votes = new Map<string, number>();
+  for (const a of attempts) votes.set(a.extracted, (votes.get(a.extracted) ?? 0) + 1);
+  const majority = [...votes.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))[0][0];
+  const best = attempts.reduce((x, y) => (y.meanLogprob > x.meanLogprob ? y : x)).extracted;
+  return {
+    majority: { extracted: majority, correct: majority === target },
+    'mean-logprob': { extracted: best, correct: best === target },
+  };
+}
+
+/** The question records of one scripted question, in probe order. */
+export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, target: string, manifest: RunManifest): QuestionRecord[] {
+  const rng = createPrng(o.seed * 1000 + qi, 3);
+  const L = o.numLayers;
+  const defaultRoute = Array.from({ length: L }, (_, i) => i);
+  const realized = rng.next() < o.skill;
+  // Per-question chance that a perturbed attempt lands on the gold answer.
+  const reachP = realized ? 0.6 : rng.next() < 0.55 ? 0.12 + rng.next() * 0.25 : 0;
+  const docId = `test-${qi}`;
+  const base = {
+    doc_id: docId,
+    doc: { id: docId, text, target },
+    target,
+    arguments: { prompt: DEFAULT_CONDITION.promptTemplate.replace('{{question}}', text) },
+    doc_hash: `doc-arith-2d-${qi}`,
+    prompt_hash: `prompt-arith-2d-${qi}`,
+    condition_key: manifest.condition_key,
+    model_fingerprint: manifest.model.fingerprint,
+    task_id: manifest.task.id,
+    task_version: manifest.task.version,
+  };
+  const record = (probe: ProbeName, attempts: Attempt[], sawGold: boolean, extra: Partial<QuestionRecord> = {}): QuestionRecord => {
+    const first = attempts.findIndex((a) => a.correct);
+    return {
+      ...base,
+      resps: attempts.map((a) => a.response),
+      filtered_resps: attempts.map((a) => a.extracted),
+      probe,
+      attempts,
+      first_success: first < 0 ? null : first,
+      selection_saw_gold: sawGold,
+      ...extra,
+    };
+  };
+  const out: QuestionRecord[] = [];
+  const dep = attempt(0, defaultRoute, [], realized ? target : wrong(target, rng), target, rng);
+  out.push(record('deployment', [dep], false));
+  const routeAttempts = (B: number) =>
+    Array.from({ length: B }, (_, i) => attempt(i, blocksRoute(rng, L), [], rng.next() < reachP ? target : wrong(target, rng), target, rng));
+  const rr = routeAttempts(o.budgets.random);
+  out.push(record('random-routes', rr, false, { route_draw: 'per-question', selectors: selectors(rr, target) }));
+  out.push(record('mcts-routes', routeAttempts(o.budgets.mcts), true));
+  const samples = Array.from({ length: o.budgets.sampling }, (_, i) =>
+    attempt(i, defaultRoute, [], rng.next() < reachP * 0.8 ? target : wrong(target, rng), target, rng, i),
+  );
+  out.push(record('sampling', samples, false, { selectors: selectors(samples, target) }));
+  if (o.silencing) {
+    // One layer (L/2) is the culprit for most reachable failures; silencing others rarely helps.
+    const culprit = Math.floor(L / 2);
+    const sil = defaultRoute.map((layer) => {
+      const p = realized ? (layer === culprit ? 0.85 : 0.97) : reachP > 0 ? (layer === culprit ? 0.75 : 0.05) : 0.01;
+      return attempt(layer, defaultRoute, [layer], rng.next() < p ? target : wrong(target, rng), target, rng);
+    });
+    out.push(record('mlp-silencing', sil, false));
+  }
+  return out;
+}
+
+export interface ScriptedRun {
+  manifest: RunManifest;
+  records: QuestionRecord[];
+}
+
+export function scriptedRun(options: Partial<ScriptOptions> = {}): ScriptedRun {
+  const o = { ...DEFAULT_SCRIPT, ...options };
+  const manifest = scriptedManifest(o);
+  const problems = generateArith('arith-2d', 'test', o.questions, 1); // same questions for every seed
+  const records = problems.flatMap((p, qi) => {
+    const text = qi === 1 ? MARKUP_QUESTION : `${p.a} ${p.op} ${p.b} =`;
+    const target = qi === 1 ? '5' : String(p.answer);
+    return scriptedQuestion(o, qi, text, target, manifest);
+  });
+  return { manifest: { ...manifest, finishedAt: '2025-01-01T00:10:00.000Z' }, records };
+}
