@@ -184,3 +184,34 @@ export function parseShardIndex(text: string, indexFile = 'model.safetensors.ind
   if (map.size === 0) throw bad(`${indexFile}: weight_map is empty`);
   return map;
 }
+
+export interface TensorToWrite {
+  name: string;
+  dtype: SafetensorsDtype;
+  shape: number[];
+  /** Raw little-endian element bytes, shape × dtype size long. */
+  data: Uint8Array;
+}
+
+/** Writes a safetensors file (header padded with spaces to a multiple of 8, as the reference writer does). */
+export function encodeSafetensors(tensors: TensorToWrite[], metadata?: Record<string, string>): Uint8Array {
+  const header: Record<string, unknown> = {};
+  if (metadata) header.__metadata__ = metadata;
+  let offset = 0;
+  for (const t of tensors) {
+    header[t.name] = { dtype: t.dtype, shape: t.shape, data_offsets: [offset, offset + t.data.length] };
+    offset += t.data.length;
+  }
+  let json = new TextEncoder().encode(JSON.stringify(header));
+  const padded = Math.ceil(json.length / 8) * 8;
+  if (padded !== json.length) json = new TextEncoder().encode(JSON.stringify(header) + ' '.repeat(padded - json.length));
+  const out = new Uint8Array(8 + json.length + offset);
+  new DataView(out.buffer).setBigUint64(0, BigInt(json.length), true);
+  out.set(json, 8);
+  let pos = 8 + json.length;
+  for (const t of tensors) {
+    out.set(t.data, pos);
+    pos += t.data.length;
+  }
+  return out;
+}
