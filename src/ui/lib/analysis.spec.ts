@@ -14,7 +14,7 @@ const manifest: RunManifest = {
   probes: [
     { probe: 'deployment' },
     { probe: 'random-routes', space: blocksSpace(L), budget: 4, seed: 1, shared: false },
-    { probe: 'mcts-routes', space: blocksSpace(L), budget: 3, seed: 1, preset: 'cola', exploration: 1.4, lengthPenalty: 5, randomChildProb: 0.1 },
+    { probe: 'mcts-routes', space: blocksSpace(L), budget: 3, seed: 1, preset: 'cola', exploration: 1.4, lengthPenalty: 5, randomChildProb: 0.1, simulations: 3, rootBlockEdits: true },
     { probe: 'mlp-silencing', layers: [0, 1, 2, 3] },
   ],
   engine: { ep: 'wasm', dtype: 'f32' },
@@ -26,26 +26,30 @@ const manifest: RunManifest = {
 function rec(doc: string, probe: ProbeName, attempts: [number[], number[], boolean][], extra: Partial<QuestionRecord> = {}): QuestionRecord {
   const as: Attempt[] = attempts.map(([route, silence, correct], index) => ({ index, route, silence, response: '', extracted: correct ? 'g' : 'x', correct, meanLogprob: 0 }));
   const first = as.findIndex((a) => a.correct);
+  const spec = manifest.probes.find((p) => p.probe === probe)!;
+  const budget = probe === 'deployment' ? 0 : probe === 'mlp-silencing' ? 4 : (spec as { budget: number }).budget;
   return {
     doc_id: doc, doc: { id: doc, text: `q ${doc}`, target: 'g' }, target: 'g', arguments: { prompt: '' }, resps: [], filtered_resps: [],
-    doc_hash: `h-${doc}`, prompt_hash: '', probe, condition_key: 'k', model_fingerprint: 'f', task_id: 't', task_version: 1,
-    attempts: as, first_success: first < 0 ? null : first, selection_saw_gold: probe === 'mcts-routes', ...extra,
+    doc_hash: `h-${doc}`, prompt_hash: '', probe, probe_key: `${probe}:t`, probe_spec: spec, condition_key: 'k', model_fingerprint: 'f',
+    task_id: 't', task_version: 1, attempts: as, budget, first_success: first < 0 ? null : first,
+    realized: probe === 'deployment' ? as[0].correct : null, reachable: probe === 'deployment' ? null : first >= 0 && first < budget,
+    invalid: 0, selection_saw_gold: probe === 'mcts-routes', ...extra,
   };
 }
 const D = [0, 1, 2, 3];
 const records: QuestionRecord[] = [
   // q1: realized; random routes 2/4 correct; silencing layer 2 breaks it
   rec('q1', 'deployment', [[D, [], true]]),
-  rec('q1', 'random-routes', [[[0, 1, 3], [], true], [D, [], false], [[0, 1, 1, 2, 3], [], true], [D, [], false]], { selectors: { majority: { extracted: 'g', correct: true } } }),
+  rec('q1', 'random-routes', [[[0, 1, 3], [], true], [D, [], false], [[0, 1, 1, 2, 3], [], true], [D, [], false]], { selectors: { majority: { extracted: 'g', correct: true, attempt: 0 } } }),
   rec('q1', 'mlp-silencing', [[D, [0], true], [D, [1], true], [D, [2], false], [D, [3], true]]),
   // q2: not realized, reachable by random routes (1/4, at index 3) and by MCTS at index 1; layer 1 repairs
   rec('q2', 'deployment', [[D, [], false]]),
-  rec('q2', 'random-routes', [[D, [], false], [D, [], false], [D, [], false], [[0, 2, 3], [], true]], { selectors: { majority: { extracted: 'x', correct: false } } }),
+  rec('q2', 'random-routes', [[D, [], false], [D, [], false], [D, [], false], [[0, 2, 3], [], true]], { selectors: { majority: { extracted: 'x', correct: false, attempt: 0 } } }),
   rec('q2', 'mcts-routes', [[D, [], false], [[0, 1, 3], [], true], [D, [], false]]),
   rec('q2', 'mlp-silencing', [[D, [0], false], [D, [1], true], [D, [2], false], [D, [3], false]]),
   // q3: unreachable
   rec('q3', 'deployment', [[D, [], false]]),
-  rec('q3', 'random-routes', [[D, [], false], [D, [], false], [D, [], false], [D, [], false]], { selectors: { majority: { extracted: 'x', correct: false } } }),
+  rec('q3', 'random-routes', [[D, [], false], [D, [], false], [D, [], false], [D, [], false]], { selectors: { majority: { extracted: 'x', correct: false, attempt: 0 } } }),
   rec('q3', 'mcts-routes', [[D, [], false], [D, [], false], [D, [], false]]),
 ];
 const questions = groupByQuestion(records);

@@ -3,7 +3,7 @@
 // Pure functions over plain records; no DOM.
 
 import type { ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
-import { passAtK, wilson, type Interval } from './stats';
+import { passAtK, wilson, type Interval } from '../../audit/stats';
 
 /** Probes whose attempts decide reachability (the silencing scan repairs, it does not reach). */
 export const REACH_PROBES = ['random-routes', 'mcts-routes', 'sampling'] as const satisfies readonly ProbeName[];
@@ -59,18 +59,15 @@ function specFor(manifest: RunManifest, probe: ProbeName): ProbeSpec | undefined
   return manifest.probes.find((p) => p.probe === probe);
 }
 
-/** reachable@B for one record: a correct attempt among the first B. */
-export function reachedWithin(r: QuestionRecord | undefined, budget: number): boolean {
+/** reachable@B for one record: a correct attempt among the first B (B defaults to the record's budget). */
+export function reachedWithin(r: QuestionRecord | undefined, budget = r?.budget ?? 0): boolean {
   return !!r && r.first_success !== null && r.first_success < budget;
 }
 
 /** Reachable under `probe`, or under any reach probe of the run when probe is 'any'. */
 export function isReachable(q: QuestionView, manifest: RunManifest, probe: ReachProbe | 'any' = 'any'): boolean {
   const probes = probe === 'any' ? REACH_PROBES : [probe];
-  return probes.some((p) => {
-    const spec = specFor(manifest, p);
-    return spec ? reachedWithin(q.records[p], budgetOf(spec)) : false;
-  });
+  return probes.some((p) => specFor(manifest, p) !== undefined && reachedWithin(q.records[p]));
 }
 
 export function outcomeOf(q: QuestionView, manifest: RunManifest, probe: ReachProbe | 'any' = 'any'): Outcome {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { EngineError } from '../../engine/types';
+import { StoreError } from '../../store/errors';
 import { toUserMessage } from './errors';
 
 describe('toUserMessage', () => {
@@ -13,7 +14,7 @@ describe('toUserMessage', () => {
     expect(toUserMessage(e).title).toMatch(/Out of memory/);
   });
   it('maps store errors and quota errors', () => {
-    const quota = Object.assign(new Error('full'), { name: 'StoreError', code: 'quota' });
+    const quota = new StoreError('quota-exceeded', 'full');
     expect(toUserMessage(quota).action).toBe('free-storage');
     const dom = Object.assign(new Error('q'), { name: 'QuotaExceededError' });
     expect(toUserMessage(dom).action).toBe('free-storage');

@@ -1,6 +1,7 @@
 // Errors from the engine, the store and the backend as messages a person can act on.
 
 import { isEngineError, type EngineErrorCode } from '../../engine/types';
+import { isQuotaError, isStoreError, type StoreErrorCode } from '../../store/errors';
 
 export type ErrorAction = 'reload-engine' | 'add-token' | 'retry' | 'free-storage' | 'none';
 
@@ -22,16 +23,23 @@ const ENGINE_TITLES: Record<EngineErrorCode, [string, ErrorAction]> = {
   'not-loaded': ['No model is loaded yet. Load a model in Setup first.', 'none'],
   'nan-logits': ['The model produced NaN/Inf values (often fp16 overflow). Try dtype f32.', 'none'],
   'device-lost': ['GPU lost; reload the engine.', 'reload-engine'],
+  'worker-crashed': ['The engine stopped unexpectedly (often out of memory); reload the engine.', 'reload-engine'],
   'out-of-memory': ['Out of memory. Try a smaller model, dtype q4, or fewer questions per batch.', 'none'],
   cancelled: ['Cancelled.', 'none'],
   internal: ['Internal engine error. Please report it with the details below.', 'none'],
 };
 
-const STORE_TITLES: Record<string, [string, ErrorAction]> = {
-  quota: ['Browser storage is full. Delete old runs in the Library, then retry.', 'free-storage'],
-  'not-found': ['That run is not in the library (it may have been deleted).', 'none'],
-  'bad-file': ['That file is not a ReachLab run export.', 'none'],
-  blocked: ['Storage is busy in another tab. Close other ReachLab tabs and retry.', 'retry'],
+const STORE_TITLES: Record<StoreErrorCode, [string, ErrorAction]> = {
+  unavailable: ['Browser storage is unavailable (private window or storage disabled). Runs stay in memory until you export them.', 'none'],
+  blocked: ['Storage is blocked by an older ReachLab tab. Close other ReachLab tabs, then retry.', 'retry'],
+  'quota-exceeded': ['Browser storage is full. Delete old runs in the Library, then retry.', 'free-storage'],
+  'insufficient-space': ['Not enough free storage for this download. Delete old runs or cached models in the Library.', 'free-storage'],
+  locked: ['An audit is running in another ReachLab tab. Finish or cancel it there first.', 'none'],
+  'invalid-import': ['That file is not a valid ReachLab run export.', 'none'],
+  'not-found': ['Not found in the library (it may have been deleted).', 'none'],
+  'bad-input': ['The store rejected this data.', 'none'],
+  'download-failed': ['A weight file could not be downloaded or arrived damaged. Check the connection and retry.', 'retry'],
+  internal: ['Internal storage error. Please report it with the details below.', 'none'],
 };
 
 export function toUserMessage(e: unknown): UserMessage {
@@ -39,11 +47,11 @@ export function toUserMessage(e: unknown): UserMessage {
     const [title, action] = ENGINE_TITLES[e.code] ?? ENGINE_TITLES.internal;
     return { title, detail: e.message, action };
   }
-  if (e instanceof Error && e.name === 'StoreError' && typeof (e as { code?: unknown }).code === 'string') {
-    const [title, action] = STORE_TITLES[(e as { code: string }).code] ?? ['Storage error.', 'retry'];
+  if (isStoreError(e)) {
+    const [title, action] = STORE_TITLES[e.code] ?? STORE_TITLES.internal;
     return { title, detail: e.message, action };
   }
-  if (e instanceof Error && e.name === 'QuotaExceededError') return { title: STORE_TITLES.quota[0], detail: e.message, action: 'free-storage' };
+  if (isQuotaError(e)) return { title: STORE_TITLES['quota-exceeded'][0], detail: (e as Error).message, action: 'free-storage' };
   if (e instanceof Error) return { title: 'Something went wrong.', detail: e.message, action: 'none' };
   return { title: 'Something went wrong.', detail: String(e), action: 'none' };
 }

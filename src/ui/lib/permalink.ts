@@ -139,6 +139,7 @@ export function validateCondition(v: unknown): Condition | string[] {
   if (v.systemPrompt !== undefined && !str('systemPrompt', 20_000)) errs.push('systemPrompt must be a string');
   const fs = v.fewShot;
   if (!isObject(fs) || !int(fs.n, 0, 32) || !int(fs.seed, 0, 2 ** 32 - 1)) errs.push('fewShot must be { n: 0..32, seed: whole number }');
+  else if (fs.delimiter !== undefined && (typeof fs.delimiter !== 'string' || fs.delimiter.length > 64)) errs.push('fewShot.delimiter must be a string (≤ 64 chars)');
   const decoding = validateDecoding(v.decoding);
   if (typeof decoding === 'string') errs.push(decoding);
   if (!int(v.maxNewTokens, 1, 4096)) errs.push('maxNewTokens must be a whole number in [1, 4096]');
@@ -161,6 +162,7 @@ export function validateCondition(v: unknown): Condition | string[] {
     graderVersion: v.graderVersion as number,
     engineDtype: v.engineDtype as EngineDtype,
   };
+  if ((fs as Record<string, unknown>).delimiter !== undefined) c.fewShot.delimiter = (fs as Record<string, string>).delimiter;
   if (v.systemPrompt !== undefined) c.systemPrompt = v.systemPrompt as string;
   if (v.mcMode !== undefined) c.mcMode = v.mcMode as Condition['mcMode'];
   return c;

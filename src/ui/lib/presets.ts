@@ -22,9 +22,9 @@ export const BOXED_CONDITION: Condition = {
   stopSequences: [],
 };
 
-/** Blocks space: skip or repeat contiguous blocks of 1–4 layers, so length stays within L ± 4. */
-export function blocksSpace(numLayers: number): RouteSpace {
-  return { kind: 'blocks', numLayers, minLen: Math.max(1, numLayers - 4), maxLen: numLayers + 4, maxBlock: 4 };
+/** Blocks space: skip or repeat contiguous blocks of 1–4 layers (maxEdits of them), length within L ± 4. */
+export function blocksSpace(numLayers: number, maxEdits = 1): RouteSpace {
+  return { kind: 'blocks', numLayers, minLen: Math.max(1, numLayers - 4), maxLen: numLayers + 4, maxBlock: 4, maxEdits };
 }
 
 export function neighborhoodSpace(numLayers: number): RouteSpace {
@@ -55,13 +55,15 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
     description: 'Blocks route space; UCB = mean − 5·len/L + √(2·ln(N+1)/n); random child with p = 0.1; greedy, 50 tokens, \\boxed{}.',
     probe: (L) => ({
       probe: 'mcts-routes',
-      space: blocksSpace(L),
+      space: blocksSpace(L, 3),
       budget: 100,
       seed: 1,
       preset: 'cola',
       exploration: Math.SQRT2, // √2 · √(ln(N+1)/n) = √(2·ln(N+1)/n)
       lengthPenalty: 5,
       randomChildProb: 0.1,
+      simulations: 100,
+      rootBlockEdits: true,
     }),
     condition: BOXED_CONDITION,
   },
@@ -78,6 +80,8 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
       exploration: 1.8,
       lengthPenalty: 0,
       randomChildProb: 0,
+      simulations: 200,
+      rootBlockEdits: false,
     }),
   },
   {

@@ -2,9 +2,11 @@
 // arithmetic questions, a deployment attempt, route probes whose attempts sometimes reach the gold
 // answer, a sampling probe, an MLP-silencing scan and answer-blind selectors. Seeded (src/util/prng).
 
-import type { Attempt, ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
+import type { Attempt, ProbeName, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
 import { generateArith } from '../../audit/tasks/arith';
+import { defaultRoute, sampleRoutes } from '../../audit/routes';
 import { createPrng, type Prng } from '../../util/prng';
+import { budgetOf } from '../lib/analysis';
 import { DEFAULT_CONDITION, blocksSpace } from '../lib/presets';
 
 export interface ScriptOptions {
@@ -39,7 +41,18 @@ export function scriptedProbes(o: ScriptOptions): ProbeSpec[] {
   const probes: ProbeSpec[] = [
     { probe: 'deployment' },
     { probe: 'random-routes', space, budget: o.budgets.random, seed: 1, shared: false },
-    { probe: 'mcts-routes', space, budget: o.budgets.mcts, seed: 1, preset: 'cola', exploration: Math.SQRT2, lengthPenalty: 5, randomChildProb: 0.1 },
+    {
+      probe: 'mcts-routes',
+      space: blocksSpace(o.numLayers, 3),
+      budget: o.budgets.mcts,
+      seed: 1,
+      preset: 'cola',
+      exploration: Math.SQRT2,
+      lengthPenalty: 5,
+      randomChildProb: 0.1,
+      simulations: o.budgets.mcts,
+      rootBlockEdits: true,
+    },
     { probe: 'sampling', budget: o.budgets.sampling, temperature: 0.6, topP: 0.95, seed: 1 },
   ];
   if (o.silencing) probes.push({ probe: 'mlp-silencing', layers: Array.from({ length: o.numLayers }, (_, i) => i) });
@@ -61,16 +74,6 @@ export function scriptedManifest(o: ScriptOptions): RunManifest {
   };
 }
 
-/** A random blocks route: skip or repeat one contiguous block of 1–4 layers. */
-function blocksRoute(rng: Prng, L: number): number[] {
-  const route = Array.from({ length: L }, (_, i) => i);
-  const len = 1 + rng.int(Math.min(4, L - 1));
-  const start = rng.int(L - len + 1);
-  if (rng.next() < 0.5) route.splice(start, len);
-  else route.splice(start + len, 0, ...route.slice(start, start + len));
-  return route;
-}
-
 function attempt(index: number, route: number[], silence: number[], answer: string, target: string, rng: Prng, sample?: number): Attempt {
   const a: Attempt = {
     index,
@@ -89,14 +92,14 @@ function wrong(target: string, rng: Prng): string {
   return String(Number(target) + 1 + rng.int(9));
 }
 
-function selectors(attempts: Attempt[], target: string): Record<string, { extracted: string; correct: boolean }> {
+function selectors(attempts: Attempt[], target: string): Record<string, SelectorPick> {
   const votes = new Map<string, number>();
   for (const a of attempts) votes.set(a.extracted, (votes.get(a.extracted) ?? 0) + 1);
   const majority = [...votes.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))[0][0];
-  const best = attempts.reduce((x, y) => (y.meanLogprob > x.meanLogprob ? y : x)).extracted;
+  const best = attempts.reduce((x, y) => (y.meanLogprob > x.meanLogprob ? y : x));
   return {
-    majority: { extracted: majority, correct: majority === target },
-    'mean-logprob': { extracted: best, correct: best === target },
+    majority: { extracted: majority, correct: majority === target, attempt: attempts.findIndex((a) => a.extracted === majority) },
+    'max-logprob': { extracted: best.extracted, correct: best.correct, attempt: best.index },
   };
 }
 
@@ -104,7 +107,7 @@ function selectors(attempts: Attempt[], target: string): Record<string, { extrac
 export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, target: string, manifest: RunManifest): QuestionRecord[] {
   const rng = createPrng(o.seed * 1000 + qi, 3);
   const L = o.numLayers;
-  const defaultRoute = Array.from({ length: L }, (_, i) => i);
+  const route0 = defaultRoute(L);
   const realized = rng.next() < o.skill;
   // Per-question chance that a perturbed attempt lands on the gold answer.
   const reachP = realized ? 0.6 : rng.next() < 0.55 ? 0.12 + rng.next() * 0.25 : 0;
@@ -121,37 +124,50 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
     task_id: manifest.task.id,
     task_version: manifest.task.version,
   };
+  const specs = manifest.probes;
   const record = (probe: ProbeName, attempts: Attempt[], sawGold: boolean, extra: Partial<QuestionRecord> = {}): QuestionRecord => {
     const first = attempts.findIndex((a) => a.correct);
+    const spec = specs.find((p) => p.probe === probe)!;
+    const budget = probe === 'deployment' ? 0 : budgetOf(spec);
     return {
       ...base,
       resps: attempts.map((a) => a.response),
       filtered_resps: attempts.map((a) => a.extracted),
       probe,
+      probe_key: `${probe}:scripted`,
+      probe_spec: spec,
       attempts,
+      budget,
       first_success: first < 0 ? null : first,
+      realized: probe === 'deployment' ? attempts[0].correct : null,
+      reachable: probe === 'deployment' ? null : first >= 0 && first < budget,
+      invalid: 0,
       selection_saw_gold: sawGold,
       ...extra,
     };
   };
   const out: QuestionRecord[] = [];
-  const dep = attempt(0, defaultRoute, [], realized ? target : wrong(target, rng), target, rng);
+  const dep = attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng);
   out.push(record('deployment', [dep], false));
-  const routeAttempts = (B: number) =>
-    Array.from({ length: B }, (_, i) => attempt(i, blocksRoute(rng, L), [], rng.next() < reachP ? target : wrong(target, rng), target, rng));
-  const rr = routeAttempts(o.budgets.random);
+  const routeAttempts = (spec: ProbeSpec) => {
+    if (!('space' in spec)) throw new Error('route probe without a route space');
+    return sampleRoutes(spec.space, budgetOf(spec), rng).map((route, i) =>
+      attempt(i, route, [], rng.next() < reachP ? target : wrong(target, rng), target, rng),
+    );
+  };
+  const rr = routeAttempts(specs[1]);
   out.push(record('random-routes', rr, false, { route_draw: 'per-question', selectors: selectors(rr, target) }));
-  out.push(record('mcts-routes', routeAttempts(o.budgets.mcts), true));
+  out.push(record('mcts-routes', routeAttempts(specs[2]), true));
   const samples = Array.from({ length: o.budgets.sampling }, (_, i) =>
-    attempt(i, defaultRoute, [], rng.next() < reachP * 0.8 ? target : wrong(target, rng), target, rng, i),
+    attempt(i, route0, [], rng.next() < reachP * 0.8 ? target : wrong(target, rng), target, rng, i),
   );
   out.push(record('sampling', samples, false, { selectors: selectors(samples, target) }));
   if (o.silencing) {
     // One layer (L/2) is the culprit for most reachable failures; silencing others rarely helps.
     const culprit = Math.floor(L / 2);
-    const sil = defaultRoute.map((layer) => {
+    const sil = route0.map((layer) => {
       const p = realized ? (layer === culprit ? 0.85 : 0.97) : reachP > 0 ? (layer === culprit ? 0.75 : 0.05) : 0.01;
-      return attempt(layer, defaultRoute, [layer], rng.next() < p ? target : wrong(target, rng), target, rng);
+      return attempt(layer, route0, [layer], rng.next() < p ? target : wrong(target, rng), target, rng);
     });
     out.push(record('mlp-silencing', sil, false));
   }
