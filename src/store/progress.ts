@@ -1,0 +1,116 @@
+// Run progress as the UI shows it: units done of total, attempts, rate, ETA, reused records,
+// realized and reachable so far. Counted from the records themselves, so a resumed run's
+// progress includes what earlier sessions (and other runs, reused) contributed.
+
+import type { ProbeName, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { unitKey } from './keys.ts';
+
+export interface RunProgress {
+  runId: string;
+  manifestKey: string;
+  status: RunManifest['status'];
+  /** Question × probe units with a record, of all the run asks for. */
+  recordsDone: number;
+  recordsTotal: number;
+  /** Questions with a record for every probe. */
+  questionsDone: number;
+  questionsTotal: number;
+  /** Attempts in the run's records (reused included). */
+  attemptsDone: number;
+  /** Attempts per second computed in this session; null before the first record. */
+  attemptsPerSec: number | null;
+  /** Seconds left at this session's pace; null before the first computed record. */
+  etaSec: number | null;
+  /** First question (in run order) still missing a record; null when all are done. */
+  currentDocId: string | null;
+  /** Units taken from records other runs computed under the same key. */
+  reused: number;
+  /** Questions whose deployment record is correct. */
+  realized: number;
+  /** Per probe (deployment excluded): questions with a correct attempt within the budget. */
+  reachable: Partial<Record<ProbeName, number>>;
+  /** Where records go; 'memory' after IndexedDB failed (export before closing the tab). */
+  storage: 'indexeddb' | 'memory';
+  /** Why the run stopped, for interrupted and failed runs. */
+  message?: string;
+}
+
+export class ProgressTracker {
+  private readonly done = new Set<string>();
+  private readonly perDoc = new Map<string, number>();
+  private attempts = 0;
+  private realized = 0;
+  private readonly reachable: Partial<Record<ProbeName, number>> = {};
+  private sessionStart: number | null = null;
+  private sessionAttempts = 0;
+  private sessionRecords = 0;
+  reused = 0;
+
+  constructor(
+    private readonly docIds: string[],
+    private readonly probes: ProbeName[],
+    private readonly now: () => number,
+  ) {}
+
+  /** Counts a record of the run (once per unit). */
+  add(record: QuestionRecord, how: 'computed' | 'reused' | 'earlier'): void {
+    const u = unitKey(record.doc_id, record.probe);
+    if (this.done.has(u)) return;
+    this.done.add(u);
+    this.perDoc.set(record.doc_id, (this.perDoc.get(record.doc_id) ?? 0) + 1);
+    this.attempts += record.attempts.length;
+    if (record.first_success !== null) {
+      if (record.probe === 'deployment') this.realized++;
+      else this.reachable[record.probe] = (this.reachable[record.probe] ?? 0) + 1;
+    }
+    if (how === 'reused') this.reused++;
+    if (how === 'computed') {
+      this.sessionRecords++;
+      this.sessionAttempts += record.attempts.length;
+    }
+  }
+
+  has(docId: string, probe: ProbeName): boolean {
+    return this.done.has(unitKey(docId, probe));
+  }
+
+  /** Marks the start of computing in this session (rate and ETA count from here). */
+  startSession(): void {
+    this.sessionStart = this.now();
+    this.sessionAttempts = 0;
+    this.sessionRecords = 0;
+  }
+
+  /** Milliseconds computed in this session so far. */
+  sessionMs(): number {
+    return this.sessionStart === null ? 0 : this.now() - this.sessionStart;
+  }
+
+  get recordsDone(): number {
+    return this.done.size;
+  }
+
+  snapshot(base: Pick<RunProgress, 'runId' | 'manifestKey' | 'status' | 'storage' | 'message'>): RunProgress {
+    const total = this.docIds.length * this.probes.length;
+    const sec = this.sessionMs() / 1000;
+    const rate = this.sessionRecords > 0 && sec > 0 ? this.sessionAttempts / sec : null;
+    const secPerRecord = this.sessionRecords > 0 ? sec / this.sessionRecords : null;
+    let questionsDone = 0;
+    for (const n of this.perDoc.values()) if (n === this.probes.length) questionsDone++;
+    const current = this.docIds.find((d) => (this.perDoc.get(d) ?? 0) < this.probes.length) ?? null;
+    return {
+      ...base,
+      recordsDone: this.done.size,
+      recordsTotal: total,
+      questionsDone,
+      questionsTotal: this.docIds.length,
+      attemptsDone: this.attempts,
+      attemptsPerSec: rate,
+      etaSec: secPerRecord === null ? null : secPerRecord * (total - this.done.size),
+      currentDocId: current,
+      reused: this.reused,
+      realized: this.realized,
+      reachable: { ...this.reachable },
+    };
+  }
+}

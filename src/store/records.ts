@@ -1,0 +1,53 @@
+// Question records of a run: what a (re)started run already has, what it can reuse from other
+// runs computed under the same keys, and the records in a stable order for export.
+
+import type { ProbeName, QuestionRecord } from '../audit/types.ts';
+import { probeRange, type RecordKey, type RunScope } from './keys.ts';
+import type { StoredRecord } from './schema.ts';
+import type { RunStore } from './store.ts';
+
+export interface ResumePlan {
+  /** The run's records after linking, each marked reused (computed by another run) or not. */
+  records: { stored: StoredRecord; reused: boolean }[];
+  /** How many records were newly linked from other runs in this call. */
+  newlyReused: number;
+}
+
+/**
+ * Links to `runId` every record other runs computed under this run's keys (its questions, its
+ * probes), in one transaction, and returns all of the run's records for the questions asked.
+ * Everything returned is finished work: the audit skips those units.
+ */
+export async function prepareResume(store: RunStore, runId: string, scope: RunScope, docIds: string[]): Promise<ResumePlan> {
+  const wanted = new Set(docIds);
+  const linked = new Set((await store.keysForRun(runId)).map(keyId));
+  const reusable: RecordKey[] = [];
+  for (const pk of scope.probeKeys.values()) {
+    const [lower, upper] = probeRange(scope, pk);
+    for (const key of await store.keysInRange(lower, upper)) {
+      if (wanted.has(key[5]) && !linked.has(keyId(key))) reusable.push(key);
+    }
+  }
+  const newlyReused = reusable.length > 0 ? await store.linkRecords(runId, reusable) : 0;
+  const inScope = new Set<string>(scope.probeKeys.values());
+  const records = (await store.recordsForRun(runId))
+    .filter((s) => inScope.has(s.key[4]) && wanted.has(s.key[5]) && sameScope(s.key, scope))
+    .map((stored) => ({ stored, reused: stored.computedBy !== runId }));
+  return { records, newlyReused };
+}
+
+function sameScope(key: RecordKey, scope: RunScope): boolean {
+  return key[0] === scope.model_fingerprint && key[1] === scope.task_id && key[2] === scope.task_version && key[3] === scope.condition_key;
+}
+
+export function keyId(key: RecordKey): string {
+  return JSON.stringify(key);
+}
+
+const collator = new Intl.Collator('en', { numeric: true });
+
+/** A run's records ordered by question id (numeric-aware: q2 before q10), then by probe order. */
+export function orderRecords(records: QuestionRecord[], probeOrder: ProbeName[]): QuestionRecord[] {
+  const rank = new Map(probeOrder.map((p, i) => [p, i]));
+  return [...records].sort((a, b) => collator.compare(a.doc_id, b.doc_id) || (rank.get(a.probe) ?? 99) - (rank.get(b.probe) ?? 99));
+}

@@ -1,0 +1,383 @@
+// Run orchestration: a queue of audit runs on one engine; start, pause, resume, cancel; progress;
+// each question record persisted the moment it is complete. A lost device or a crashed worker
+// marks the run interrupted (not failed): starting it again resumes where it stopped, with
+// finished and reusable records skipped, never recomputed.
+
+import type { ProbeName, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { isEngineError, type Engine } from '../engine/types.ts';
+import { StoreError, isStoreError } from './errors.ts';
+import { manifestKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
+import { MemoryRunStore } from './memory-store.ts';
+import { ProgressTracker, type RunProgress } from './progress.ts';
+import { prepareResume } from './records.ts';
+import type { RunCounters, StoredRun, StoredSummary } from './schema.ts';
+import type { RunStore } from './store.ts';
+import { auditLockName, TabLocks, type ProgressChannel } from './tab-lock.ts';
+
+/** What the controller hands the audit: the lead's input plus the store's hooks. */
+export interface AuditCall<T> {
+  input: T;
+  /** true for units that already have a record: the audit must not compute them. */
+  skip(docId: string, probe: ProbeName): boolean;
+  /** Persists one complete record; await it before the next so none is lost on a crash. */
+  onRecord(record: QuestionRecord): Promise<void>;
+  signal: AbortSignal;
+}
+
+/** Runs an audit, calling onRecord for each (question, probe) it completes. */
+export type AuditFn<T> = (engine: Engine, call: AuditCall<T>) => Promise<unknown>;
+
+export interface RunRequest<T> {
+  manifest: RunManifest;
+  /** Question ids in run order; their count is manifest.task.questions. */
+  docIds: string[];
+  /** Whatever the audit needs besides the store hooks (task, condition, probes, …). */
+  input: T;
+}
+
+export type RunEvent =
+  | { type: 'progress'; progress: RunProgress }
+  | { type: 'status'; run: StoredRun }
+  | { type: 'storage-fallback'; message: string };
+
+export interface RunControllerOptions<T> {
+  store: RunStore;
+  engine: Engine;
+  audit: AuditFn<T>;
+  locks?: TabLocks;
+  /** Broadcasts progress to other tabs; omit in a single-context setting. */
+  channel?: ProgressChannel;
+  /** Derived summary stored when a run finishes (the audit core's summarize). */
+  summarize?: (records: QuestionRecord[]) => StoredSummary['summary'];
+  now?: () => number;
+}
+
+interface Job<T> {
+  run: StoredRun;
+  req: RunRequest<T>;
+  scope: RunScope;
+}
+
+interface Active<T> {
+  job: Job<T>;
+  abort: AbortController;
+  stopAs?: 'paused' | 'cancelled';
+  done: Promise<void>;
+}
+
+/** Engine error codes after which the engine is gone and the run can resume on a fresh one. */
+const ENGINE_LOST = new Set(['device-lost', 'worker-crashed']);
+
+export class RunController<T> {
+  private storeRef: RunStore;
+  private engine: Engine | null;
+  private readonly audit: AuditFn<T>;
+  private readonly locks: TabLocks;
+  private readonly channel?: ProgressChannel;
+  private readonly summarize?: RunControllerOptions<T>['summarize'];
+  private readonly now: () => number;
+  private readonly queue: Job<T>[] = [];
+  private readonly jobs = new Map<string, Job<T>>();
+  private readonly listeners = new Set<(e: RunEvent) => void>();
+  private active: Active<T> | null = null;
+  private pumping: Promise<void> | null = null;
+
+  constructor(opts: RunControllerOptions<T>) {
+    this.storeRef = opts.store;
+    this.engine = opts.engine;
+    this.audit = opts.audit;
+    this.locks = opts.locks ?? TabLocks.fromNavigator();
+    this.channel = opts.channel;
+    this.summarize = opts.summarize;
+    this.now = opts.now ?? (() => performance.now());
+  }
+
+  /** The store in use: the IndexedDB one, or the memory one after a quota failure. */
+  get store(): RunStore {
+    return this.storeRef;
+  }
+
+  subscribe(listener: (e: RunEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Queues a run. A run with the same manifest (model, task, condition, probes) is resumed under
+   * its own id rather than started twice; a finished one is returned as it is. Refused with
+   * StoreError 'locked' when another tab is running this audit.
+   */
+  async start(req: RunRequest<T>): Promise<StoredRun> {
+    checkRequest(req);
+    const mk = await manifestKey(req.manifest);
+    const scope = await runScope(req.manifest);
+    const mine = [...this.jobs.values()].find((j) => j.run.manifestKey === mk);
+    if (mine && (this.active?.job === mine || this.queue.includes(mine))) return mine.run;
+    if (await this.locks.isHeld(auditLockName(mk))) {
+      throw new StoreError('locked', 'This audit is already running in another tab; its progress is shown here. Pause it there to run it in this tab.');
+    }
+    const previous = (await this.storeRef.runsByManifestKey(mk)).sort((a, b) => a.manifest.startedAt.localeCompare(b.manifest.startedAt)).at(-1);
+    if (previous?.manifest.status === 'finished') return previous;
+    const run: StoredRun = previous
+      ? { ...previous, manifest: { ...previous.manifest, status: 'queued' }, updatedAt: new Date().toISOString() }
+      : {
+          id: req.manifest.id,
+          manifest: { ...req.manifest, status: 'queued' },
+          manifestKey: mk,
+          counters: zeroCounters(req.docIds.length * req.manifest.probes.length),
+          updatedAt: new Date().toISOString(),
+        };
+    await this.storeRef.putRun(run);
+    const job: Job<T> = { run, req: { ...req, manifest: run.manifest }, scope };
+    this.jobs.set(run.id, job);
+    this.queue.push(job);
+    this.emit({ type: 'status', run });
+    this.pump();
+    return run;
+  }
+
+  /** Stops a running or queued run; its finished records stay and `resume` continues it. */
+  async pause(runId: string): Promise<void> {
+    await this.stop(runId, 'paused');
+  }
+
+  async cancel(runId: string): Promise<void> {
+    await this.stop(runId, 'cancelled');
+  }
+
+  /** Queues again a paused, interrupted or cancelled run started in this session. */
+  async resume(runId: string): Promise<StoredRun> {
+    const job = this.jobs.get(runId);
+    if (!job) {
+      throw new StoreError('not-found', `run ${runId} was not started in this session; start it again with the same settings and it resumes where it stopped`);
+    }
+    return this.start(job.req);
+  }
+
+  /** Gives the controller a fresh engine after a lost device or a crashed worker. */
+  setEngine(engine: Engine): void {
+    this.engine = engine;
+    this.pump();
+  }
+
+  /** Resolves when the queue is empty and nothing runs (or the engine is gone). */
+  async idle(): Promise<void> {
+    while (this.pumping) await this.pumping;
+  }
+
+  /**
+   * On app start: runs left 'running' or 'queued' by a closed tab or a crashed worker, and not
+   * held by a live tab, become 'interrupted'. Returns them (resumable with `start`).
+   */
+  async recoverInterrupted(): Promise<StoredRun[]> {
+    const out: StoredRun[] = [];
+    for (const run of await this.storeRef.listRuns()) {
+      const s = run.manifest.status;
+      if (s !== 'running' && s !== 'queued') continue;
+      if (this.jobs.has(run.id) || (await this.locks.isHeld(auditLockName(run.manifestKey)))) continue;
+      const next = withStatus(run, 'interrupted', 'the tab closed or the engine stopped while the run was in progress');
+      next.counters.interruptions++;
+      await this.storeRef.putRun(next);
+      out.push(next);
+    }
+    return out;
+  }
+
+  private async stop(runId: string, as: 'paused' | 'cancelled'): Promise<void> {
+    const queued = this.queue.findIndex((j) => j.run.id === runId);
+    if (queued >= 0) {
+      const [job] = this.queue.splice(queued, 1);
+      job.run = withStatus(job.run, as);
+      await this.storeRef.putRun(job.run);
+      this.emit({ type: 'status', run: job.run });
+      return;
+    }
+    const active = this.active;
+    if (active && active.job.run.id === runId) {
+      active.stopAs = as;
+      active.abort.abort();
+      await this.engine?.cancel().catch(() => {});
+      await active.done;
+      return;
+    }
+    const run = await this.storeRef.getRun(runId);
+    if (!run) throw new StoreError('not-found', `no run ${runId}`);
+    if (run.manifest.status !== 'finished' && run.manifest.status !== as) {
+      await this.storeRef.putRun(withStatus(run, as));
+    }
+  }
+
+  private pump(): void {
+    if (this.pumping) return;
+    this.pumping = (async () => {
+      while (this.queue.length > 0 && this.engine) {
+        const job = this.queue.shift()!;
+        const abort = new AbortController();
+        const active: Active<T> = { job, abort, done: Promise.resolve() };
+        active.done = this.execute(active);
+        this.active = active;
+        await active.done;
+        this.active = null;
+      }
+    })().finally(() => {
+      this.pumping = null;
+    });
+  }
+
+  private async execute(active: Active<T>): Promise<void> {
+    const { job } = active;
+    const lock = await this.locks.tryAcquire(auditLockName(job.run.manifestKey));
+    if (!lock) {
+      // Another tab took the audit after start(); it owns the run's status now.
+      this.emit({ type: 'status', run: { ...job.run, counters: { ...job.run.counters, lastError: 'running in another tab' } } });
+      return;
+    }
+    const probes = job.req.manifest.probes.map((p) => p.probe);
+    const tracker = new ProgressTracker(job.req.docIds, probes, this.now);
+    const computeMsBefore = job.run.counters.computeMs;
+    let writes = Promise.resolve();
+    let writeError: unknown = null;
+    try {
+      const plan = await prepareResume(this.storeRef, job.run.id, job.scope, job.req.docIds);
+      for (const r of plan.records) tracker.add(r.stored.record, r.reused ? 'reused' : 'earlier');
+      job.run = this.withTracker(withStatus(job.run, 'running'), tracker);
+      await this.storeRef.putRun(job.run);
+      this.emit({ type: 'status', run: job.run });
+      this.progress(job, tracker);
+      tracker.startSession();
+      if (tracker.recordsDone < job.run.counters.recordsTotal) {
+        const engine = this.engine;
+        if (!engine) throw new StoreError('internal', 'no engine to run the audit on');
+        await this.audit(engine, {
+          input: job.req.input,
+          skip: (docId, probe) => tracker.has(docId, probe),
+          onRecord: (record) => {
+            writes = writes.then(() => this.persist(job, tracker, record, computeMsBefore)).catch((e) => {
+              writeError ??= e;
+              active.abort.abort();
+              throw e;
+            });
+            return writes;
+          },
+          signal: active.abort.signal,
+        });
+        await writes;
+      }
+      if (active.stopAs) throw new StoreError('internal', 'stopped');
+      if (tracker.recordsDone < job.run.counters.recordsTotal) {
+        throw new StoreError('internal', `the audit ended with ${tracker.recordsDone} of ${job.run.counters.recordsTotal} records`);
+      }
+      job.run = this.withTracker(withStatus(job.run, 'finished'), tracker);
+      job.run.manifest.finishedAt = new Date().toISOString();
+      job.run.counters.computeMs = computeMsBefore + tracker.sessionMs();
+      await this.storeRef.putRun(job.run);
+      await this.storeSummary(job);
+    } catch (e) {
+      await writes.catch(() => {});
+      const cause = writeError ?? e;
+      let status: RunManifest['status'];
+      let message: string | undefined;
+      if (active.stopAs) {
+        status = active.stopAs;
+      } else if (isEngineError(cause) && ENGINE_LOST.has(cause.code)) {
+        status = 'interrupted';
+        message = cause.message;
+        this.engine = null; // wait for setEngine(fresh) before running anything else
+      } else if (isStoreError(cause) && cause.code !== 'bad-input') {
+        status = 'interrupted';
+        message = cause.message;
+      } else {
+        status = 'failed';
+        message = cause instanceof Error ? cause.message : String(cause);
+      }
+      job.run = this.withTracker(withStatus(job.run, status, message), tracker);
+      job.run.counters.computeMs = computeMsBefore + tracker.sessionMs();
+      if (status === 'interrupted') job.run.counters.interruptions++;
+      await this.storeRef.putRun(job.run).catch(() => {});
+    } finally {
+      lock.release();
+      this.emit({ type: 'status', run: job.run });
+      this.progress(job, tracker);
+    }
+  }
+
+  /** One record, one transaction; on a full quota the run moves to memory and goes on. */
+  private async persist(job: Job<T>, tracker: ProgressTracker, record: QuestionRecord, computeMsBefore: number): Promise<void> {
+    const key = recordKeyIn(job.scope, record);
+    if (tracker.has(record.doc_id, record.probe)) return;
+    const run: StoredRun = {
+      ...job.run,
+      counters: {
+        ...job.run.counters,
+        recordsDone: tracker.recordsDone + 1,
+        attemptsComputed: job.run.counters.attemptsComputed + record.attempts.length,
+        computeMs: computeMsBefore + tracker.sessionMs(),
+      },
+      updatedAt: new Date().toISOString(),
+    };
+    try {
+      await this.storeRef.putRecord(run.id, { key, record }, run);
+    } catch (e) {
+      if (!(isStoreError(e) && e.code === 'quota-exceeded' && this.storeRef.kind === 'indexeddb')) throw e;
+      await this.fallBackToMemory(job, e.message);
+      await this.storeRef.putRecord(run.id, { key, record }, run);
+    }
+    tracker.add(record, 'computed');
+    job.run = run;
+    this.progress(job, tracker);
+  }
+
+  private async fallBackToMemory(job: Job<T>, reason: string): Promise<void> {
+    const memory = new MemoryRunStore(reason);
+    const records = await this.storeRef.recordsForRun(job.run.id);
+    await memory.importRun(job.run, records.map((s) => ({ key: s.key, record: s.record })));
+    this.storeRef = memory;
+    this.emit({ type: 'storage-fallback', message: reason });
+  }
+
+  private async storeSummary(job: Job<T>): Promise<void> {
+    if (!this.summarize) return;
+    const records = (await this.storeRef.recordsForRun(job.run.id)).map((s) => s.record);
+    await this.storeRef.putSummary({ runId: job.run.id, summary: this.summarize(records), recordCount: records.length, computedAt: new Date().toISOString() });
+  }
+
+  private withTracker(run: StoredRun, tracker: ProgressTracker): StoredRun {
+    return { ...run, counters: { ...run.counters, recordsDone: tracker.recordsDone, reused: tracker.reused } };
+  }
+
+  private progress(job: Job<T>, tracker: ProgressTracker): void {
+    const progress = tracker.snapshot({
+      runId: job.run.id,
+      manifestKey: job.run.manifestKey,
+      status: job.run.manifest.status,
+      storage: this.storeRef.kind,
+      message: job.run.counters.lastError,
+    });
+    this.emit({ type: 'progress', progress });
+    this.channel?.publish(progress);
+  }
+
+  private emit(e: RunEvent): void {
+    for (const l of this.listeners) l(e);
+  }
+}
+
+function zeroCounters(recordsTotal: number): RunCounters {
+  return { recordsTotal, recordsDone: 0, reused: 0, attemptsComputed: 0, computeMs: 0, interruptions: 0 };
+}
+
+function withStatus(run: StoredRun, status: RunManifest['status'], lastError?: string): StoredRun {
+  const counters = { ...run.counters };
+  if (lastError !== undefined) counters.lastError = lastError;
+  else delete counters.lastError;
+  return { ...run, manifest: { ...run.manifest, status }, counters, updatedAt: new Date().toISOString() };
+}
+
+function checkRequest<T>(req: RunRequest<T>): void {
+  const { manifest, docIds } = req;
+  if (docIds.length !== manifest.task.questions) {
+    throw new StoreError('bad-input', `run ${manifest.id}: ${docIds.length} question ids given, the manifest says ${manifest.task.questions}`);
+  }
+  if (new Set(docIds).size !== docIds.length) throw new StoreError('bad-input', `run ${manifest.id}: question ids repeat`);
+  if (manifest.probes.length === 0) throw new StoreError('bad-input', `run ${manifest.id} lists no probe`);
+}

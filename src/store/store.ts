@@ -1,0 +1,42 @@
+// The storage contract the run controller, export and import use. Two implementations:
+// IndexedDB (idb-store.ts) and memory (memory-store.ts, when IndexedDB is unavailable or full).
+
+import type { QuestionRecord } from '../audit/types.ts';
+import type { RecordKey } from './keys.ts';
+import type { StoredRecord, StoredRun, StoredSummary } from './schema.ts';
+
+/** What putRecord did: wrote a new record, linked an existing one to the run, or found it linked. */
+export type PutOutcome = 'stored' | 'linked' | 'present';
+
+export interface RecordItem {
+  key: RecordKey;
+  record: QuestionRecord;
+}
+
+export interface RunStore {
+  readonly kind: 'indexeddb' | 'memory';
+  putRun(run: StoredRun): Promise<void>;
+  getRun(id: string): Promise<StoredRun | undefined>;
+  listRuns(): Promise<StoredRun[]>;
+  runsByManifestKey(manifestKey: string): Promise<StoredRun[]>;
+  /** Removes the run, its summary and its links; records no other run uses are deleted. */
+  deleteRun(id: string): Promise<void>;
+  /**
+   * One transaction, the moment a record is complete: stores it, or links the record already
+   * stored under its key (first write wins, so a repeat is harmless). `run`, when given, is
+   * written in the same transaction so counters never disagree with records.
+   */
+  putRecord(runId: string, item: RecordItem, run?: StoredRun): Promise<PutOutcome>;
+  /** Links existing records to a run in one transaction; returns how many were newly linked. */
+  linkRecords(runId: string, keys: RecordKey[], run?: StoredRun): Promise<number>;
+  /** Primary keys of the records in [lower, upper] (record-key order). */
+  keysInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<RecordKey[]>;
+  /** Primary keys of the records linked to a run. */
+  keysForRun(runId: string): Promise<RecordKey[]>;
+  recordsForRun(runId: string): Promise<StoredRecord[]>;
+  putSummary(summary: StoredSummary): Promise<void>;
+  getSummary(runId: string): Promise<StoredSummary | undefined>;
+  /** Writes a run and its records in one transaction: all of it or nothing. */
+  importRun(run: StoredRun, items: RecordItem[]): Promise<{ stored: number; linked: number }>;
+  close(): void;
+}

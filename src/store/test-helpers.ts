@@ -1,0 +1,152 @@
+// Shared fixtures of the store's specs: a fresh fake IndexedDB per test, manifests, records,
+// a counting fake engine and a fake audit that drives it unit by unit like the audit core.
+
+// idb's wrappers test `instanceof IDBRequest` etc. on globals: install fake-indexeddb's classes;
+// each test still opens its own fresh IDBFactory.
+import 'fake-indexeddb/auto';
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import type { Condition, ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { EngineError, type Engine, type EngineErrorCode } from '../engine/types.ts';
+import { IdbRunStore } from './idb-store.ts';
+import { probeKey } from './keys.ts';
+import type { AuditFn } from './run-controller.ts';
+
+export async function freshIdbStore(factory: IDBFactory = new IDBFactory()): Promise<IdbRunStore> {
+  return IdbRunStore.open({ factory, keyRange: IDBKeyRange });
+}
+
+export const condition: Condition = {
+  promptTemplate: 'Q: {{question}}\nA:',
+  chatTemplate: false,
+  fewShot: { n: 0, seed: 0 },
+  decoding: { kind: 'greedy' },
+  maxNewTokens: 8,
+  stopSequences: ['\n'],
+  answerFormat: 'numeric',
+  graderVersion: 1,
+  engineDtype: 'f32',
+};
+
+export const probes: ProbeSpec[] = [
+  { probe: 'deployment' },
+  { probe: 'sampling', budget: 4, temperature: 0.6, topP: 0.95, seed: 7 },
+];
+
+export function makeManifest(over: Partial<RunManifest> = {}, questions = 5): RunManifest {
+  return {
+    id: 'run-1',
+    appVersion: '0.1.0',
+    model: { fingerprint: 'fp-tiny', name: 'tiny-qwen2', source: 'builtin' },
+    task: { id: 'builtin:arith-2d', version: 1, questions },
+    condition,
+    condition_key: 'ck-1',
+    probes,
+    engine: { ep: 'wasm', dtype: 'f32' },
+    startedAt: '2026-01-01T00:00:00.000Z',
+    status: 'queued',
+    ...over,
+  };
+}
+
+export const docIds = (n: number) => Array.from({ length: n }, (_, i) => `q${i}`);
+
+/** A record as the audit core writes it: `correctAt` is the first correct attempt or null. */
+export async function makeRecord(manifest: RunManifest, docId: string, probe: ProbeName, correctAt: number | null): Promise<QuestionRecord> {
+  const spec = manifest.probes.find((p) => p.probe === probe)!;
+  const budget = spec.probe === 'sampling' ? spec.budget : 0;
+  const n = probe === 'deployment' ? 1 : budget;
+  const attempts = Array.from({ length: n }, (_, index) => ({
+    index,
+    route: [0, 1],
+    silence: [],
+    response: index === correctAt ? ' 42' : ' 7',
+    extracted: index === correctAt ? '42' : '7',
+    correct: index === correctAt,
+    meanLogprob: -0.5,
+  }));
+  return {
+    doc_id: docId,
+    doc: { id: docId, text: `what is 40+2 (${docId})`, target: '42' },
+    target: '42',
+    arguments: { prompt: `Q: what is 40+2 (${docId})\nA:` },
+    resps: attempts.map((a) => a.response),
+    filtered_resps: attempts.map((a) => a.extracted),
+    doc_hash: `dh-${docId}`,
+    prompt_hash: `ph-${docId}`,
+    probe,
+    probe_key: await probeKey(spec),
+    probe_spec: spec,
+    condition_key: manifest.condition_key,
+    model_fingerprint: manifest.model.fingerprint,
+    task_id: manifest.task.id,
+    task_version: manifest.task.version,
+    attempts,
+    budget,
+    first_success: correctAt,
+    realized: probe === 'deployment' ? correctAt === 0 : null,
+    reachable: probe === 'deployment' ? null : correctAt !== null,
+    invalid: 0,
+    selection_saw_gold: false,
+  };
+}
+
+/** An engine whose generate() counts calls and can fail at a given call with an engine error. */
+export class CountingEngine implements Engine {
+  calls = 0;
+  cancels = 0;
+  failAt: { call: number; code: EngineErrorCode } | null = null;
+  /** Resolves generate only when released (to pause mid-question). */
+  gate: Promise<void> | null = null;
+
+  async load(): Promise<never> {
+    throw new EngineError('internal', 'not used');
+  }
+  async info() {
+    return null;
+  }
+  async encode(text: string) {
+    return [...text].map((c) => c.charCodeAt(0));
+  }
+  async decode(ids: number[]) {
+    return String.fromCharCode(...ids);
+  }
+  async applyChatTemplate() {
+    return '';
+  }
+  async logits(): Promise<Float32Array[]> {
+    return [];
+  }
+  async generate(rows: { promptIds: number[] }[]) {
+    this.calls++;
+    if (this.failAt && this.calls === this.failAt.call) throw new EngineError(this.failAt.code, `fake ${this.failAt.code}`);
+    if (this.gate) await this.gate;
+    return rows.map(() => ({ tokens: [1], text: ' 42', tokenLogprobs: [-0.5], stop: 'eos' as const }));
+  }
+  async score(): Promise<number[][]> {
+    return [];
+  }
+  async cancel() {
+    this.cancels++;
+  }
+  async dispose() {}
+}
+
+export interface FakeAuditInput {
+  manifest: RunManifest;
+  docIds: string[];
+  /** docId → first correct attempt per probe (default: deployment wrong, sampling correct at 1). */
+  correctAt?: (docId: string, probe: ProbeName) => number | null;
+}
+
+/** Drives the engine once per unit not skipped, in question order then probe order. */
+export const fakeAudit: AuditFn<FakeAuditInput> = async (engine, { input, skip, onRecord, signal }) => {
+  for (const docId of input.docIds) {
+    for (const spec of input.manifest.probes) {
+      if (skip(docId, spec.probe)) continue;
+      signal.throwIfAborted();
+      await engine.generate([{ promptIds: [1], route: [0, 1], silence: [], sampling: { kind: 'greedy' } }], { maxNewTokens: 4 });
+      const at = input.correctAt ? input.correctAt(docId, spec.probe) : spec.probe === 'deployment' ? null : 1;
+      await onRecord(await makeRecord(input.manifest, docId, spec.probe, at));
+    }
+  }
+};
