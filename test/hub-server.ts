@@ -29,6 +29,7 @@ export interface HubServerOptions {
 
 export interface HubRequest {
   method: string;
+  /** URL path as sent (percent-encoded). */
   path: string;
   range?: string;
   authorization?: string;
@@ -67,7 +68,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
+    const path = new URL(req.url ?? '/', 'http://x').pathname; // still percent-encoded
     const log: HubRequest = {
       method: req.method ?? 'GET',
       path,
@@ -83,15 +84,17 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     if (req.method === 'OPTIONS') return reply(204, '', { 'Access-Control-Allow-Methods': 'GET, HEAD' });
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, 'method not allowed');
 
+    // the revision is one encoded segment ("refs%2Fpr%2F1"); the file may have several
     const m = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(path);
-    const dir = m && folders.get(m[1]);
-    if (!m || !dir) return reply(404, 'Repository not found');
-    if (gated.has(m[1])) {
+    const repo = m && decodeURIComponent(m[1]);
+    const dir = repo && folders.get(repo);
+    if (!m || !repo || !dir) return reply(404, 'Repository not found');
+    if (gated.has(repo)) {
       const auth = req.headers.authorization;
       if (!auth) return reply(401, 'Access to this repo is restricted: a token is needed');
       if (auth !== `Bearer ${opts.token}`) return reply(403, 'This token has no access to this repo');
     }
-    const file = resolve(dir, m[3]);
+    const file = resolve(dir, decodeURIComponent(m[3]));
     if (!file.startsWith(dir + sep)) return reply(404, 'Entry not found');
     const st = await stat(file).catch(() => null);
     if (!st || !st.isFile()) return reply(404, 'Entry not found');

@@ -1,0 +1,146 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { createTokenizer } from './tokenizer.ts';
+
+const read = (m: string, f: string) => JSON.parse(readFileSync(new URL(`../../test/fixtures/reference/${m}/${f}`, import.meta.url), 'utf8'));
+const tokenizerJson = read('tiny-qwen2', 'tokenizer.json');
+const tokenizerConfig = read('tiny-qwen2', 'tokenizer_config.json') as Record<string, unknown>;
+const tok = createTokenizer(tokenizerJson, tokenizerConfig);
+
+const TEXTS = [
+  'Question: What is 12 + 7? Answer: 19',
+  'héllo wörld ✓ 中文 🙂',
+  "  it's   spaced\n\nout\t",
+  '<|im_start|>user\nhi<|im_end|>\n',
+];
+
+/** An independent byte-level BPE (GPT-2 scheme) over the fixture's vocab and merges. */
+function referenceEncode(text: string): number[] {
+  const bs: number[] = [];
+  for (let b = 33; b <= 126; b++) bs.push(b);
+  for (let b = 161; b <= 172; b++) bs.push(b);
+  for (let b = 174; b <= 255; b++) bs.push(b);
+  const byteChar = new Map<number, string>();
+  bs.forEach((b) => byteChar.set(b, String.fromCodePoint(b)));
+  let n = 0;
+  for (let b = 0; b < 256; b++) if (!byteChar.has(b)) byteChar.set(b, String.fromCodePoint(256 + n++));
+  const vocab = tokenizerJson.model.vocab as Record<string, number>;
+  const rank = new Map<string, number>(
+    (tokenizerJson.model.merges as Array<string | [string, string]>).map((m, i) => [Array.isArray(m) ? m.join(' ') : m, i]),
+  );
+  const special = new Map<string, number>((tokenizerJson.added_tokens as Array<{ content: string; id: number }>).map((t) => [t.content, t.id]));
+  const pattern = /'s|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+/gu;
+  const ids: number[] = [];
+  const parts = text.split(new RegExp(`(${[...special.keys()].map((s) => s.replace(/[|]/g, '\\|')).join('|')})`));
+  for (const part of parts) {
+    if (special.has(part)) {
+      ids.push(special.get(part)!);
+      continue;
+    }
+    for (const word of part.match(pattern) ?? []) {
+      let syms = Array.from(new TextEncoder().encode(word), (b) => byteChar.get(b)!);
+      for (;;) {
+        let best = -1;
+        let bestRank = Infinity;
+        for (let i = 0; i + 1 < syms.length; i++) {
+          const r = rank.get(`${syms[i]} ${syms[i + 1]}`);
+          if (r !== undefined && r < bestRank) [best, bestRank] = [i, r];
+        }
+        if (best < 0) break;
+        syms = [...syms.slice(0, best), syms[best] + syms[best + 1], ...syms.slice(best + 2)];
+      }
+      ids.push(...syms.map((s) => vocab[s]));
+    }
+  }
+  return ids;
+}
+
+describe('tokenizer on the reference byte-level BPE', () => {
+  it.each(TEXTS)('encodes %j as an independent BPE does, and decodes back', (text) => {
+    const ids = tok.encode(text);
+    expect(ids).toEqual(referenceEncode(text));
+    expect(tok.decode(ids)).toBe(text);
+  });
+
+  it('adds no special tokens, and can skip them when decoding', () => {
+    expect(tok.bosTokenId).toBeNull();
+    expect(tok.encode('hi')).toEqual([71, 72]);
+    expect(tok.decode(tok.encode('<|im_start|>user\nhi<|im_end|>'), { skipSpecialTokens: true })).toBe('user\nhi');
+  });
+
+  it('decodes the expected.json prompt ids to vocab tokens (random ids: not valid UTF-8 text, so no round trip)', () => {
+    const ids = read('tiny-qwen2', 'expected.json').input_ids as number[];
+    for (const id of ids) expect(tok.decode([id]).length).toBeGreaterThan(0);
+    // byte-level fragments that are not whole UTF-8 characters decode to U+FFFD, so
+    // decode -> encode does not give these ids back; text -> ids -> text does (above).
+    expect(tok.decode(ids)).toContain('\uFFFD');
+  });
+
+  it('renders the ChatML chat template', () => {
+    const messages = [
+      { role: 'system' as const, content: 'Be brief.' },
+      { role: 'user' as const, content: 'What is 2+2?' },
+    ];
+    expect(tok.hasChatTemplate).toBe(true);
+    expect(tok.applyChatTemplate(messages, true)).toBe(
+      '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n',
+    );
+    expect(tok.applyChatTemplate(messages.slice(1), false)).toBe('<|im_start|>user\nWhat is 2+2?<|im_end|>\n');
+  });
+});
+
+describe('tokenizer options', () => {
+  const { add_bos_token: _, ...noAddBos } = tokenizerConfig; // the fixture says add_bos_token: false
+  const withBos = (config: Record<string, unknown>, json: unknown = tokenizerJson) =>
+    createTokenizer(json, { ...noAddBos, bos_token: '<|endoftext|>', ...config });
+
+  it('prepends BOS once when add_bos_token is set', () => {
+    const t = withBos({ add_bos_token: true });
+    expect(t.bosTokenId).toBe(376);
+    expect(t.encode('hi')).toEqual([376, 71, 72]);
+    expect(t.encode('<|endoftext|>hi')).toEqual([376, 71, 72]);
+    expect(withBos({ add_bos_token: false }).encode('hi')).toEqual([71, 72]);
+  });
+
+  it('prepends BOS when the post-processor template starts with it (Llama 3 style)', () => {
+    const json = {
+      ...tokenizerJson,
+      post_processor: {
+        type: 'TemplateProcessing',
+        single: [{ SpecialToken: { id: '<|endoftext|>', type_id: 0 } }, { Sequence: { id: 'A', type_id: 0 } }],
+        pair: [],
+        special_tokens: { '<|endoftext|>': { id: '<|endoftext|>', ids: [376], tokens: ['<|endoftext|>'] } },
+      },
+    };
+    expect(withBos({}, json).encode('hi')).toEqual([376, 71, 72]);
+    expect(withBos({}).encode('hi')).toEqual([71, 72]);
+  });
+
+  it('passes bos_token/eos_token to the template and reads a named template list and AddedToken objects', () => {
+    const t = createTokenizer(tokenizerJson, {
+      bos_token: { content: '<|endoftext|>', special: true },
+      eos_token: '<|im_end|>',
+      chat_template: [
+        { name: 'tool_use', template: 'tools' },
+        { name: 'default', template: '{{ bos_token }}{{ messages[0].content }}{{ eos_token }}' },
+      ],
+    });
+    expect(t.applyChatTemplate([{ role: 'user', content: 'x' }], false)).toBe('<|endoftext|>x<|im_end|>');
+  });
+
+  it('refuses a chat template when there is none, and reports template errors', () => {
+    const { chat_template: _, ...noTemplate } = tokenizerConfig;
+    const t = createTokenizer(tokenizerJson, noTemplate);
+    expect(t.hasChatTemplate).toBe(false);
+    expect(() => t.applyChatTemplate([{ role: 'user', content: 'x' }], true)).toThrow(
+      expect.objectContaining({ code: 'bad-input', message: 'this model has no chat template' }),
+    );
+    const strict = createTokenizer(tokenizerJson, { chat_template: "{{ raise_exception('only user turns') }}" });
+    expect(() => strict.applyChatTemplate([], true)).toThrow(/chat template failed: .*only user turns/);
+    expect(() => createTokenizer(tokenizerJson, { chat_template: '{% if %}' })).toThrow(/chat_template does not parse/);
+  });
+
+  it('refuses a tokenizer.json it cannot load', () => {
+    expect(() => createTokenizer({ model: { type: 'Nope' } }, {})).toThrow(expect.objectContaining({ code: 'bad-checkpoint' }));
+  });
+});
