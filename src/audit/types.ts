@@ -62,8 +62,8 @@ export interface Condition {
   chatTemplate: boolean;
   systemPrompt?: string;
   /** n examples drawn per question with the seed from the train split, joined by delimiter
-   *  (default "\n\n"); each example is its prompt followed by its target. */
-  fewShot: { n: number; seed: number; delimiter?: string };
+   *  (default "\n\n"); each example is its prompt, targetDelimiter (default "") and its target. */
+  fewShot: { n: number; seed: number; delimiter?: string; targetDelimiter?: string };
   decoding: Decoding;
   maxNewTokens: number;
   stopSequences: string[];

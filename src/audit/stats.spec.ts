@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { mcnemar, passAtK, wilson } from './stats';
+
+describe('passAtK', () => {
+  it('matches hand-computed values', () => {
+    // n=4, c=1: k=1 → 1/4; k=2 → 1 − C(3,2)/C(4,2) = 1 − 3/6; k=4 → 1
+    expect(passAtK(4, 1, 1)).toBeCloseTo(0.25, 12);
+    expect(passAtK(4, 1, 2)).toBeCloseTo(0.5, 12);
+    expect(passAtK(4, 1, 4)).toBe(1);
+    // n=5, c=2, k=2: 1 − C(3,2)/C(5,2) = 1 − 3/10
+    expect(passAtK(5, 2, 2)).toBeCloseTo(0.7, 12);
+    expect(passAtK(5, 0, 3)).toBe(0);
+    expect(passAtK(5, 5, 1)).toBe(1);
+  });
+  it('stays finite for large n', () => {
+    expect(passAtK(1000, 1, 500)).toBeCloseTo(0.5, 12);
+  });
+  it('names bad arguments', () => {
+    expect(() => passAtK(3, 4, 1)).toThrow(/0 ≤ c ≤ n/);
+    expect(() => passAtK(3, 1, 4)).toThrow(/1 ≤ k ≤ n/);
+  });
+});
+
+describe('wilson', () => {
+  it('matches the closed form', () => {
+    // 8/10: center (0.8 + 1.9208/10)/(1.38415) = 0.71668..., half = 1.96*sqrt(0.016 + 0.0096)/1.38415
+    const w = wilson(8, 10);
+    expect(w.rate).toBe(0.8);
+    expect(w.lo).toBeCloseTo(0.4901625, 6);
+    expect(w.hi).toBeCloseTo(0.9433178, 6);
+    expect(wilson(0, 0)).toEqual({ rate: 0, lo: 0, hi: 1 });
+    expect(wilson(0, 5).lo).toBe(0);
+    expect(wilson(5, 5).hi).toBe(1);
+  });
+});
+
+describe('mcnemar', () => {
+  it('matches hand-computed values', () => {
+    // b=1, c=6: P(X ≤ 1 | n=7) = 8/128; two-sided 0.125; chi² = (5−1)²/7
+    const t = mcnemar(1, 6);
+    expect(t.exactP).toBeCloseTo(0.125, 12);
+    expect(t.chiSquare).toBeCloseTo(16 / 7, 12);
+    // P(chi²₁ > 2.2857) = 0.1306 (tables)
+    expect(t.chiSquareP).toBeCloseTo(0.1306, 3);
+    expect(mcnemar(3, 3).exactP).toBe(1);
+    expect(mcnemar(0, 0)).toEqual({ b: 0, c: 0, exactP: 1, chiSquare: 0, chiSquareP: 1 });
+    // chi² = (|10−30|−1)²/40 = 9.025 → p = 0.00266
+    expect(mcnemar(10, 30).chiSquareP).toBeCloseTo(0.00266, 4);
+  });
+});

@@ -1,0 +1,76 @@
+// Estimators and tests: unbiased pass@k, Wilson score interval, McNemar's test.
+
+/** Unbiased pass@k (Chen et al. 2021): 1 − C(n−c, k)/C(n, k) for c correct among n draws.
+ *  Computed as a product so large n never overflows. */
+export function passAtK(n: number, c: number, k: number): number {
+  if (!(Number.isInteger(n) && Number.isInteger(c) && Number.isInteger(k)) || n < 0 || c < 0 || c > n || k < 1 || k > n) {
+    throw new RangeError(`passAtK needs integers 0 ≤ c ≤ n and 1 ≤ k ≤ n, got n=${n} c=${c} k=${k}`);
+  }
+  if (n - c < k) return 1;
+  let q = 1;
+  for (let i = 0; i < k; i++) q *= (n - c - i) / (n - i);
+  return 1 - q;
+}
+
+export interface Interval {
+  rate: number;
+  lo: number;
+  hi: number;
+}
+
+/** 95% Wilson score interval for a binomial proportion; n = 0 gives rate 0 and [0, 1]. */
+export function wilson(successes: number, n: number, z = 1.959963984540054): Interval {
+  if (!Number.isInteger(successes) || !Number.isInteger(n) || successes < 0 || successes > n) {
+    throw new RangeError(`wilson needs integers 0 ≤ successes ≤ n, got ${successes}/${n}`);
+  }
+  if (n === 0) return { rate: 0, lo: 0, hi: 1 };
+  const p = successes / n;
+  const z2 = z * z;
+  const denom = 1 + z2 / n;
+  const center = (p + z2 / (2 * n)) / denom;
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / denom;
+  return { rate: p, lo: Math.max(0, center - half), hi: Math.min(1, center + half) };
+}
+
+/** erfc by the Numerical Recipes Chebyshev fit (relative error < 1.2e-7). */
+function erfc(x: number): number {
+  const z = Math.abs(x);
+  const t = 1 / (1 + 0.5 * z);
+  const r =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? r : 2 - r;
+}
+
+export interface McNemar {
+  /** A right, B wrong. */
+  b: number;
+  /** A wrong, B right. */
+  c: number;
+  /** Two-sided exact binomial p-value: min(1, 2·P(X ≤ min(b, c))), X ~ Bin(b + c, 1/2). */
+  exactP: number;
+  /** Continuity-corrected statistic (|b − c| − 1)² / (b + c); 0 when b + c = 0. */
+  chiSquare: number;
+  /** Its p-value under chi-square with 1 degree of freedom. */
+  chiSquareP: number;
+}
+
+export function mcnemar(b: number, c: number): McNemar {
+  if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0) throw new RangeError(`mcnemar needs non-negative integer counts, got b=${b} c=${c}`);
+  const n = b + c;
+  if (n === 0) return { b, c, exactP: 1, chiSquare: 0, chiSquareP: 1 };
+  const m = Math.min(b, c);
+  // log C(n, i) accumulated; sum the lower tail in probability space
+  let logC = 0;
+  let tail = 0;
+  for (let i = 0; i <= m; i++) {
+    if (i > 0) logC += Math.log((n - i + 1) / i);
+    tail += Math.exp(logC - n * Math.LN2);
+  }
+  const chiSquare = Math.max(0, Math.abs(b - c) - 1) ** 2 / n;
+  return { b, c, exactP: Math.min(1, 2 * tail), chiSquare, chiSquareP: erfc(Math.sqrt(chiSquare / 2)) };
+}

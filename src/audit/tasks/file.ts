@@ -1,0 +1,203 @@
+// A task file the user supplies (JSONL, JSON array or CSV) with a field mapping.
+
+import { AuditError } from '../errors';
+import { indexLetter, letterIndex, normalizeGold, normalizeText } from '../graders';
+import type { AnswerFormat, Doc, LoadedTask } from '../types';
+import { MC_TEMPLATE } from './builtin';
+
+export const FILE_TASK_VERSION = 1;
+
+export type Row = Record<string, unknown>;
+
+/** Which fields hold what. `choices` names one field holding a list (an array, a JSON array
+ *  string, or {text: [...]} as ARC has it) or several fields, one option each. */
+export interface TaskFileMapping {
+  question: string;
+  answer: string;
+  choices?: string | string[];
+  id?: string;
+  /** A field whose value "train" puts the row in the train split (few-shot, calibration). */
+  split?: string;
+}
+
+export type TaskFileFormat = 'jsonl' | 'json' | 'csv';
+
+const badTask = (msg: string) => new AuditError('bad-task', msg);
+
+export function parseJsonl(text: string): Row[] {
+  const rows: Row[] = [];
+  text.split(/\r?\n/).forEach((line, i) => {
+    if (line.trim() === '') return;
+    let v: unknown;
+    try {
+      v = JSON.parse(line);
+    } catch (e) {
+      throw badTask(`JSONL line ${i + 1} is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!v || typeof v !== 'object' || Array.isArray(v)) throw badTask(`JSONL line ${i + 1} is not a JSON object`);
+    rows.push(v as Row);
+  });
+  return rows;
+}
+
+/** RFC 4180 CSV: a header row, quoted fields with "" escapes, CRLF or LF line ends. */
+export function parseCsv(text: string): Row[] {
+  const records: string[][] = [];
+  let field = '';
+  let record: string[] = [];
+  let quoted = false;
+  let i = 0;
+  const src = text.replace(/^\uFEFF/, '');
+  while (i < src.length) {
+    const ch = src[i];
+    if (quoted) {
+      if (ch === '"' && src[i + 1] === '"') [field, i] = [field + '"', i + 2];
+      else if (ch === '"') [quoted, i] = [false, i + 1];
+      else [field, i] = [field + ch, i + 1];
+      continue;
+    }
+    if (ch === '"' && field === '') [quoted, i] = [true, i + 1];
+    else if (ch === ',') [record, field, i] = [[...record, field], '', i + 1];
+    else if (ch === '\n' || ch === '\r') {
+      records.push([...record, field]);
+      [record, field] = [[], ''];
+      i += ch === '\r' && src[i + 1] === '\n' ? 2 : 1;
+    } else [field, i] = [field + ch, i + 1];
+  }
+  if (quoted) throw badTask('CSV ends inside a quoted field');
+  if (field !== '' || record.length) records.push([...record, field]);
+  const nonEmpty = records.filter((r) => !(r.length === 1 && r[0] === ''));
+  if (nonEmpty.length === 0) throw badTask('CSV file is empty');
+  const [header, ...body] = nonEmpty;
+  return body.map((r, n) => {
+    if (r.length !== header.length) throw badTask(`CSV row ${n + 2} has ${r.length} fields; the header has ${header.length}`);
+    return Object.fromEntries(header.map((h, k) => [h, r[k]]));
+  });
+}
+
+export function parseTaskFile(text: string, format: TaskFileFormat): Row[] {
+  if (format === 'jsonl') return parseJsonl(text);
+  if (format === 'csv') return parseCsv(text);
+  if (format === 'json') {
+    let v: unknown;
+    try {
+      v = JSON.parse(text);
+    } catch (e) {
+      throw badTask(`JSON file is not valid JSON: ${(e as Error).message}`);
+    }
+    if (!Array.isArray(v) || v.some((r) => !r || typeof r !== 'object' || Array.isArray(r))) throw badTask('JSON task file must be an array of objects');
+    return v as Row[];
+  }
+  throw badTask(`unknown task file format "${format as string}" (known: jsonl, json, csv)`);
+}
+
+/** jsonl / json / csv from the file name's extension. */
+export function formatFromName(name: string): TaskFileFormat {
+  const ext = name.toLowerCase().split('.').pop();
+  if (ext === 'jsonl' || ext === 'ndjson') return 'jsonl';
+  if (ext === 'json') return 'json';
+  if (ext === 'csv') return 'csv';
+  throw badTask(`cannot tell the format of "${name}" (expected .jsonl, .json or .csv)`);
+}
+
+function fieldText(row: Row, field: string, where: string): string {
+  if (!(field in row)) throw badTask(`${where} has no field "${field}" (fields: ${Object.keys(row).join(', ')})`);
+  const v = row[field];
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  throw badTask(`${where} field "${field}" is not text`);
+}
+
+function choicesOf(row: Row, spec: string | string[], where: string): string[] {
+  if (Array.isArray(spec)) return spec.map((f) => fieldText(row, f, where));
+  if (!(spec in row)) throw badTask(`${where} has no field "${spec}" (fields: ${Object.keys(row).join(', ')})`);
+  let v = row[spec];
+  if (typeof v === 'string') {
+    try {
+      v = JSON.parse(v);
+    } catch {
+      throw badTask(`${where} field "${spec}" is text but not a JSON list of options`);
+    }
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v) && Array.isArray((v as { text?: unknown }).text)) v = (v as { text: unknown[] }).text;
+  if (!Array.isArray(v) || v.length < 2 || v.some((c) => typeof c !== 'string' && typeof c !== 'number')) {
+    throw badTask(`${where} field "${spec}" must hold a list of at least 2 options`);
+  }
+  return v.map(String);
+}
+
+/** The gold letter from a letter, a 0-based index, an option label or an option's text. */
+export function goldLetter(answer: string, choices: string[], labels: string[] | undefined, where: string): string {
+  const a = answer.trim();
+  if (labels) {
+    const i = labels.indexOf(a);
+    if (i >= 0) return indexLetter(i);
+  }
+  if (/^[A-Za-z]$/.test(a) && letterIndex(a) < choices.length) return a.toUpperCase();
+  if (/^\d+$/.test(a) && Number(a) < choices.length) return indexLetter(Number(a));
+  const byText = choices.findIndex((c) => normalizeText(c) === normalizeText(a));
+  if (byText >= 0) return indexLetter(byText);
+  throw badTask(`${where} answer "${answer}" is not a letter, an index or the text of one of its ${choices.length} options`);
+}
+
+/** One row → one Doc; every problem is named with the row. */
+export function rowToDoc(row: Row, m: TaskFileMapping, format: AnswerFormat, id: string, where: string): Doc {
+  const text = fieldText(row, m.question, where);
+  const answer = fieldText(row, m.answer, where);
+  if (format === 'mc-letter') {
+    if (!m.choices) throw badTask('a multiple-choice task file needs a choices mapping');
+    const choices = choicesOf(row, m.choices, where);
+    const rawLabels = typeof m.choices === 'string' ? (row[m.choices] as { label?: unknown })?.label : undefined;
+    const labels = Array.isArray(rawLabels) ? rawLabels.map(String) : undefined;
+    return { id, text, target: goldLetter(answer, choices, labels, where), choices, raw: row };
+  }
+  let target: string;
+  try {
+    target = normalizeGold(format, answer);
+  } catch (e) {
+    throw badTask(`${where}: ${(e as Error).message}`);
+  }
+  return { id, text, target, ...(target !== answer.trim() ? { rationale: answer } : {}), raw: row };
+}
+
+export interface FileTaskOptions {
+  name: string;
+  text: string;
+  format?: TaskFileFormat;
+  mapping: TaskFileMapping;
+  answerFormat: AnswerFormat;
+  /** Cap on test questions (in file order). */
+  questions?: number;
+}
+
+export function fileTask(o: FileTaskOptions): LoadedTask {
+  const rows = parseTaskFile(o.text, o.format ?? formatFromName(o.name));
+  if (rows.length === 0) throw badTask(`task file "${o.name}" holds no rows`);
+  const test: Doc[] = [];
+  const train: Doc[] = [];
+  const seen = new Set<string>();
+  rows.forEach((row, i) => {
+    const where = `row ${i + 1} of "${o.name}"`;
+    const id = o.mapping.id ? fieldText(row, o.mapping.id, where) : `row-${i}`;
+    if (seen.has(id)) throw badTask(`${where} repeats id "${id}"`);
+    seen.add(id);
+    const doc = rowToDoc(row, o.mapping, o.answerFormat, id, where);
+    const isTrain = o.mapping.split !== undefined && fieldText(row, o.mapping.split, where).trim().toLowerCase() === 'train';
+    (isTrain ? train : test).push(doc);
+  });
+  const capped = o.questions === undefined ? test : test.slice(0, o.questions);
+  return {
+    spec: {
+      id: `file:${o.name}`,
+      name: o.name,
+      answerFormat: o.answerFormat,
+      ...(o.answerFormat === 'mc-letter' ? { mcMode: 'loglik' as const } : {}),
+      promptTemplate: o.answerFormat === 'mc-letter' ? MC_TEMPLATE : o.answerFormat === 'numeric' ? 'Question: {{question}}\nAnswer:' : '{{question}}',
+      metadata: { version: FILE_TASK_VERSION },
+      numTest: capped.length,
+      numTrain: train.length,
+    },
+    test: capped,
+    train,
+  };
+}

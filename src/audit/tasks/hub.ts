@@ -1,0 +1,176 @@
+// Tasks read through the Hub dataset rows API:
+// {endpoint}?dataset=&config=&split=&offset=&length=  (length ≤ 100 per page).
+
+import { AuditError } from '../errors';
+import { indexLetter, normalizeGold } from '../graders';
+import type { AnswerFormat, Doc, LoadedTask } from '../types';
+import { MC_TEMPLATE } from './builtin';
+import { goldLetter, type Row } from './file';
+
+export const HUB_ROWS_ENDPOINT = 'https://datasets-server.huggingface.co/rows';
+export const HUB_TASK_VERSION = 1;
+export const ROWS_PAGE_MAX = 100;
+
+export type FetchLike = (url: string, init?: { signal?: AbortSignal }) => Promise<{
+  ok: boolean;
+  status: number;
+  statusText: string;
+  json(): Promise<unknown>;
+  text(): Promise<string>;
+}>;
+
+export interface HubRowsOptions {
+  endpoint?: string;
+  fetch?: FetchLike;
+  signal?: AbortSignal;
+}
+
+export interface RowsPage {
+  rows: { row_idx: number; row: Row }[];
+  num_rows_total: number;
+}
+
+function describe(dataset: string, config: string, split: string) {
+  return `${dataset} (config ${config}, split ${split})`;
+}
+
+/** One page of rows; errors name the dataset and say whether it was the network or HTTP. */
+export async function fetchRowsPage(dataset: string, config: string, split: string, offset: number, length: number, o: HubRowsOptions = {}): Promise<RowsPage> {
+  if (!Number.isInteger(length) || length < 1 || length > ROWS_PAGE_MAX) throw new AuditError('bad-input', `rows page length must be 1..${ROWS_PAGE_MAX}, got ${length}`);
+  const q = new URLSearchParams({ dataset, config, split, offset: String(offset), length: String(length) });
+  const url = `${o.endpoint ?? HUB_ROWS_ENDPOINT}?${q}`;
+  const f = o.fetch ?? (globalThis.fetch as unknown as FetchLike);
+  let res: Awaited<ReturnType<FetchLike>>;
+  try {
+    res = await f(url, { signal: o.signal });
+  } catch (e) {
+    if (o.signal?.aborted) throw new AuditError('cancelled', `loading ${describe(dataset, config, split)} was cancelled`);
+    throw new AuditError('offline', `the Hub dataset rows API is offline or unreachable (${url}): ${(e as Error).message}`);
+  }
+  if (!res.ok) {
+    let detail = '';
+    try {
+      const body = (await res.json()) as { error?: unknown };
+      if (typeof body?.error === 'string') detail = `: ${body.error}`;
+    } catch {
+      // body is not JSON; the status says enough
+    }
+    throw new AuditError('http', `the Hub dataset rows API answered HTTP ${res.status} ${res.statusText} for ${describe(dataset, config, split)}${detail}`);
+  }
+  const body = (await res.json()) as Partial<RowsPage>;
+  if (!body || !Array.isArray(body.rows) || typeof body.num_rows_total !== 'number') {
+    throw new AuditError('bad-task', `the Hub dataset rows API page for ${describe(dataset, config, split)} lacks rows or num_rows_total`);
+  }
+  return body as RowsPage;
+}
+
+/** Up to `limit` rows from offset 0, page by page. */
+export async function fetchRows(dataset: string, config: string, split: string, limit: number, o: HubRowsOptions = {}): Promise<RowsPage['rows']> {
+  const out: RowsPage['rows'] = [];
+  let total = Infinity;
+  while (out.length < Math.min(limit, total)) {
+    const page = await fetchRowsPage(dataset, config, split, out.length, Math.min(ROWS_PAGE_MAX, limit - out.length), o);
+    total = page.num_rows_total;
+    if (page.rows.length === 0) break;
+    out.push(...page.rows);
+  }
+  return out.slice(0, limit);
+}
+
+interface HubPreset {
+  dataset: string;
+  config: string;
+  testSplit: string;
+  trainSplit: string;
+  answerFormat: AnswerFormat;
+  promptTemplate: string;
+  name: string;
+  toDoc(row: Row, id: string): Doc;
+}
+
+const text = (row: Row, f: string, where: string): string => {
+  const v = row[f];
+  if (typeof v !== 'string') throw new AuditError('bad-task', `${where}: field "${f}" is missing or not text`);
+  return v;
+};
+
+function arcLike(row: Row, id: string): Doc {
+  const c = row.choices as { text?: unknown; label?: unknown } | undefined;
+  if (!c || !Array.isArray(c.text) || !Array.isArray(c.label)) throw new AuditError('bad-task', `${id}: field "choices" lacks text/label lists`);
+  const choices = c.text.map(String);
+  return { id, text: text(row, 'question', id), choices, target: goldLetter(text(row, 'answerKey', id), choices, c.label.map(String), id), raw: row };
+}
+
+export const HUB_PRESETS: Record<string, HubPreset> = {
+  gsm8k: {
+    dataset: 'openai/gsm8k',
+    config: 'main',
+    testSplit: 'test',
+    trainSplit: 'train',
+    answerFormat: 'numeric',
+    promptTemplate: 'Question: {{question}}\nAnswer:',
+    name: 'GSM8K (main, test)',
+    toDoc: (row, id) => {
+      const answer = text(row, 'answer', id);
+      return { id, text: text(row, 'question', id), target: normalizeGold('numeric', answer), rationale: answer, raw: row };
+    },
+  },
+  'arc-easy': { dataset: 'allenai/ai2_arc', config: 'ARC-Easy', testSplit: 'test', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'ARC-Easy (test)', toDoc: arcLike },
+  'arc-challenge': { dataset: 'allenai/ai2_arc', config: 'ARC-Challenge', testSplit: 'test', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'ARC-Challenge (test)', toDoc: arcLike },
+  commonsense_qa: { dataset: 'tau/commonsense_qa', config: 'default', testSplit: 'validation', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'CommonsenseQA (validation)', toDoc: arcLike },
+};
+
+function mmluPreset(subject: string): HubPreset {
+  if (!/^[a-z_]+$/.test(subject)) throw new AuditError('bad-input', `MMLU subject "${subject}" must be lower-case words joined by _ (e.g. abstract_algebra)`);
+  return {
+    dataset: 'cais/mmlu',
+    config: subject,
+    testSplit: 'test',
+    trainSplit: 'dev',
+    answerFormat: 'mc-letter',
+    promptTemplate: MC_TEMPLATE,
+    name: `MMLU ${subject.replace(/_/g, ' ')} (test)`,
+    toDoc: (row, id) => {
+      const choices = row.choices;
+      if (!Array.isArray(choices)) throw new AuditError('bad-task', `${id}: field "choices" is not a list`);
+      const a = row.answer;
+      if (typeof a !== 'number' || !Number.isInteger(a) || a < 0 || a >= choices.length) throw new AuditError('bad-task', `${id}: answer ${String(a)} is not an option index`);
+      return { id, text: text(row, 'question', id), choices: choices.map(String), target: indexLetter(a), raw: row };
+    },
+  };
+}
+
+export function hubPreset(name: string): HubPreset {
+  if (name.startsWith('mmlu:')) return mmluPreset(name.slice(5));
+  const p = HUB_PRESETS[name];
+  if (!p) throw new AuditError('bad-input', `unknown Hub task preset "${name}" (known: ${[...Object.keys(HUB_PRESETS), 'mmlu:<subject>'].join(', ')})`);
+  return p;
+}
+
+export interface HubTaskOptions extends HubRowsOptions {
+  questions: number;
+  /** Train rows to load for few-shot prompts and calibration (0: none). */
+  trainQuestions?: number;
+}
+
+export async function hubTask(presetName: string, o: HubTaskOptions): Promise<LoadedTask> {
+  const p = hubPreset(presetName);
+  const docs = async (split: string, n: number) =>
+    n <= 0 ? [] : (await fetchRows(p.dataset, p.config, split, n, o)).map((r) => p.toDoc(r.row, `${split}-${r.row_idx}`));
+  const test = await docs(p.testSplit, o.questions);
+  const train = await docs(p.trainSplit, o.trainQuestions ?? 0);
+  return {
+    spec: {
+      id: `hub:${presetName}`,
+      name: p.name,
+      answerFormat: p.answerFormat,
+      ...(p.answerFormat === 'mc-letter' ? { mcMode: 'loglik' as const } : {}),
+      promptTemplate: p.promptTemplate,
+      metadata: { version: HUB_TASK_VERSION },
+      numTest: test.length,
+      numTrain: train.length,
+    },
+    test,
+    train,
+  };
+}
