@@ -1,12 +1,16 @@
-// RunStore over IndexedDB (idb). Each method is one transaction; raw DOM failures become
-// StoreErrors (quota-exceeded in particular, so the controller can fall back to memory).
+// RunStore over IndexedDB (idb). Each method is one transaction; a failure inside a readwrite
+// transaction aborts it (nothing of it is written); raw DOM failures become StoreErrors
+// (quota-exceeded in particular, so the controller can fall back to memory).
 
+import type { IDBPTransaction, StoreNames } from 'idb';
 import type { QuestionRecord } from '../audit/types.ts';
 import { openReachDb, type OpenOptions, type ReachDb } from './db.ts';
 import { StoreError, toStoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
-import type { StoredRecord, StoredRun, StoredSummary } from './schema.ts';
+import type { ReachDB, StoredRecord, StoredRun, StoredSummary } from './schema.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
+
+type WriteTx<S extends StoreNames<ReachDB>> = IDBPTransaction<ReachDB, S[], 'readwrite'>;
 
 export class IdbRunStore implements RunStore {
   readonly kind = 'indexeddb' as const;
@@ -26,25 +30,24 @@ export class IdbRunStore implements RunStore {
     return new IdbRunStore(db, keyRange);
   }
 
-  async putRun(run: StoredRun): Promise<void> {
-    await this.guard(`saving run ${run.id}`, () => this.db.put('runs', run));
+  putRun(run: StoredRun): Promise<void> {
+    return this.read(`saving run ${run.id}`, async () => void (await this.db.put('runs', run)));
   }
 
-  async getRun(id: string): Promise<StoredRun | undefined> {
-    return this.guard(`reading run ${id}`, () => this.db.get('runs', id));
+  getRun(id: string): Promise<StoredRun | undefined> {
+    return this.read(`reading run ${id}`, () => this.db.get('runs', id));
   }
 
-  async listRuns(): Promise<StoredRun[]> {
-    return this.guard('listing runs', () => this.db.getAll('runs'));
+  listRuns(): Promise<StoredRun[]> {
+    return this.read('listing runs', () => this.db.getAll('runs'));
   }
 
-  async runsByManifestKey(manifestKey: string): Promise<StoredRun[]> {
-    return this.guard('looking up runs', () => this.db.getAllFromIndex('runs', 'by-manifest-key', manifestKey));
+  runsByManifestKey(manifestKey: string): Promise<StoredRun[]> {
+    return this.read('looking up runs', () => this.db.getAllFromIndex('runs', 'by-manifest-key', manifestKey));
   }
 
-  async deleteRun(id: string): Promise<void> {
-    await this.guard(`deleting run ${id}`, async () => {
-      const tx = this.db.transaction(['runs', 'records', 'summaries'], 'readwrite');
+  deleteRun(id: string): Promise<void> {
+    return this.write(`deleting run ${id}`, ['runs', 'records', 'summaries'], async (tx) => {
       const records = tx.objectStore('records');
       for (let c = await records.index('by-run').openCursor(id); c; c = await c.continue()) {
         const runIds = c.value.runIds.filter((r) => r !== id);
@@ -53,34 +56,19 @@ export class IdbRunStore implements RunStore {
       }
       await tx.objectStore('summaries').delete(id);
       await tx.objectStore('runs').delete(id);
-      await tx.done;
     });
   }
 
-  async putRecord(runId: string, item: RecordItem, run?: StoredRun): Promise<PutOutcome> {
-    return this.guard(`saving record ${item.record.doc_id}/${item.record.probe}`, async () => {
-      const tx = this.db.transaction(['records', 'runs'], 'readwrite');
-      const records = tx.objectStore('records');
-      const existing = await records.get(item.key);
-      let outcome: PutOutcome;
-      if (!existing) {
-        await records.put(newStored(runId, item.key, item.record));
-        outcome = 'stored';
-      } else if (!existing.runIds.includes(runId)) {
-        await records.put({ ...existing, runIds: [...existing.runIds, runId] });
-        outcome = 'linked';
-      } else {
-        outcome = 'present';
-      }
+  putRecord(runId: string, item: RecordItem, run?: StoredRun): Promise<PutOutcome> {
+    return this.write(`saving record ${item.record.doc_id}/${item.record.probe}`, ['records', 'runs'], async (tx) => {
+      const outcome = await putOrLink(tx, runId, item);
       if (run) await tx.objectStore('runs').put(run);
-      await tx.done;
       return outcome;
     });
   }
 
-  async linkRecords(runId: string, keys: RecordKey[], run?: StoredRun): Promise<number> {
-    return this.guard(`linking ${keys.length} reused records`, async () => {
-      const tx = this.db.transaction(['records', 'runs'], 'readwrite');
+  linkRecords(runId: string, keys: RecordKey[], run?: StoredRun): Promise<number> {
+    return this.write(`linking ${keys.length} reused records`, ['records', 'runs'], async (tx) => {
       const records = tx.objectStore('records');
       let linked = 0;
       for (const key of keys) {
@@ -91,49 +79,40 @@ export class IdbRunStore implements RunStore {
         }
       }
       if (run) await tx.objectStore('runs').put(run);
-      await tx.done;
       return linked;
     });
   }
 
-  async keysInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<RecordKey[]> {
-    return this.guard('reading record keys', () => this.db.getAllKeys('records', this.keyRange.bound(lower, upper)));
+  keysInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<RecordKey[]> {
+    return this.read('reading record keys', () => this.db.getAllKeys('records', this.keyRange.bound(lower, upper)));
   }
 
-  async keysForRun(runId: string): Promise<RecordKey[]> {
-    return this.guard(`reading keys of run ${runId}`, () => this.db.getAllKeysFromIndex('records', 'by-run', runId));
+  keysForRun(runId: string): Promise<RecordKey[]> {
+    return this.read(`reading keys of run ${runId}`, () => this.db.getAllKeysFromIndex('records', 'by-run', runId));
   }
 
-  async recordsForRun(runId: string): Promise<StoredRecord[]> {
-    return this.guard(`reading records of run ${runId}`, () => this.db.getAllFromIndex('records', 'by-run', runId));
+  recordsForRun(runId: string): Promise<StoredRecord[]> {
+    return this.read(`reading records of run ${runId}`, () => this.db.getAllFromIndex('records', 'by-run', runId));
   }
 
-  async putSummary(summary: StoredSummary): Promise<void> {
-    await this.guard(`saving the summary of run ${summary.runId}`, () => this.db.put('summaries', summary));
+  putSummary(summary: StoredSummary): Promise<void> {
+    return this.read(`saving the summary of run ${summary.runId}`, async () => void (await this.db.put('summaries', summary)));
   }
 
-  async getSummary(runId: string): Promise<StoredSummary | undefined> {
-    return this.guard(`reading the summary of run ${runId}`, () => this.db.get('summaries', runId));
+  getSummary(runId: string): Promise<StoredSummary | undefined> {
+    return this.read(`reading the summary of run ${runId}`, () => this.db.get('summaries', runId));
   }
 
-  async importRun(run: StoredRun, items: RecordItem[]): Promise<{ stored: number; linked: number }> {
-    return this.guard(`importing run ${run.id}`, async () => {
-      const tx = this.db.transaction(['records', 'runs'], 'readwrite');
-      const records = tx.objectStore('records');
+  importRun(run: StoredRun, items: RecordItem[]): Promise<{ stored: number; linked: number }> {
+    return this.write(`importing run ${run.id}`, ['records', 'runs'], async (tx) => {
       let stored = 0;
       let linked = 0;
       for (const item of items) {
-        const existing = await records.get(item.key);
-        if (!existing) {
-          await records.put(newStored(run.id, item.key, item.record));
-          stored++;
-        } else if (!existing.runIds.includes(run.id)) {
-          await records.put({ ...existing, runIds: [...existing.runIds, run.id] });
-          linked++;
-        }
+        const outcome = await putOrLink(tx, run.id, item);
+        if (outcome === 'stored') stored++;
+        else if (outcome === 'linked') linked++;
       }
       await tx.objectStore('runs').put(run);
-      await tx.done;
       return { stored, linked };
     });
   }
@@ -142,16 +121,58 @@ export class IdbRunStore implements RunStore {
     this.db.close();
   }
 
-  private async guard<T>(doing: string, fn: () => Promise<T>): Promise<T> {
+  /** A single-request call (idb's shortcuts make their own transaction). */
+  private async read<T>(doing: string, fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
     } catch (e) {
       throw toStoreError(e, doing);
     }
   }
+
+  /** One readwrite transaction; a failure inside aborts it, so nothing of it is written. */
+  private async write<T, S extends StoreNames<ReachDB>>(doing: string, stores: S[], fn: (tx: WriteTx<S>) => Promise<T>): Promise<T> {
+    let tx: WriteTx<S>;
+    try {
+      tx = this.db.transaction(stores, 'readwrite');
+    } catch (e) {
+      throw toStoreError(e, doing);
+    }
+    let out: T;
+    try {
+      out = await fn(tx);
+    } catch (e) {
+      try {
+        tx.abort();
+      } catch {
+        // already aborted by the failed request
+      }
+      await tx.done.catch(() => {});
+      throw toStoreError(e, doing);
+    }
+    try {
+      await tx.done;
+    } catch (e) {
+      throw toStoreError(tx.error ?? e, doing);
+    }
+    return out;
+  }
+}
+
+async function putOrLink(tx: WriteTx<'records' | 'runs'>, runId: string, item: RecordItem): Promise<PutOutcome> {
+  const records = tx.objectStore('records');
+  const existing = await records.get(item.key);
+  if (!existing) {
+    await records.put(newStored(runId, item.key, item.record));
+    return 'stored';
+  }
+  if (!existing.runIds.includes(runId)) {
+    await records.put({ ...existing, runIds: [...existing.runIds, runId] });
+    return 'linked';
+  }
+  return 'present';
 }
 
 export function newStored(runId: string, key: RecordKey, record: QuestionRecord): StoredRecord {
   return { key, record, runIds: [runId], computedBy: runId, savedAt: new Date().toISOString() };
 }
-

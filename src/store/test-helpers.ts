@@ -90,13 +90,28 @@ export async function makeRecord(manifest: RunManifest, docId: string, probe: Pr
   };
 }
 
-/** An engine whose generate() counts calls and can fail at a given call with an engine error. */
+/** An engine whose generate() counts calls, can fail at a given call with an engine error, can
+ *  hold calls at a gate, and advances an injected clock by one second per call. */
 export class CountingEngine implements Engine {
   calls = 0;
   cancels = 0;
+  clockMs = 0;
   failAt: { call: number; code: EngineErrorCode } | null = null;
-  /** Resolves generate only when released (to pause mid-question). */
-  gate: Promise<void> | null = null;
+  /** When set, generate waits until release() (or rejects on cancel()). */
+  private held: { waiters: { resolve: () => void; reject: (e: unknown) => void }[] } | null = null;
+  /** Called when a call reaches the gate. */
+  onHeld: (() => void) | null = null;
+
+  readonly now = () => this.clockMs;
+
+  hold(): void {
+    this.held = { waiters: [] };
+  }
+  release(): void {
+    const h = this.held;
+    this.held = null;
+    for (const w of h?.waiters ?? []) w.resolve();
+  }
 
   async load(): Promise<never> {
     throw new EngineError('internal', 'not used');
@@ -119,7 +134,14 @@ export class CountingEngine implements Engine {
   async generate(rows: { promptIds: number[] }[]) {
     this.calls++;
     if (this.failAt && this.calls === this.failAt.call) throw new EngineError(this.failAt.code, `fake ${this.failAt.code}`);
-    if (this.gate) await this.gate;
+    if (this.held) {
+      const h = this.held;
+      await new Promise<void>((resolve, reject) => {
+        h.waiters.push({ resolve, reject });
+        this.onHeld?.();
+      });
+    }
+    this.clockMs += 1000;
     return rows.map(() => ({ tokens: [1], text: ' 42', tokenLogprobs: [-0.5], stop: 'eos' as const }));
   }
   async score(): Promise<number[][]> {
@@ -127,6 +149,9 @@ export class CountingEngine implements Engine {
   }
   async cancel() {
     this.cancels++;
+    const h = this.held;
+    this.held = null;
+    for (const w of h?.waiters ?? []) w.reject(new EngineError('cancelled', 'cancelled'));
   }
   async dispose() {}
 }

@@ -1,0 +1,320 @@
+import { IDBFactory } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import type { QuestionRecord } from '../audit/types.ts';
+import { isStoreError, StoreError } from './errors.ts';
+import { IdbRunStore } from './idb-store.ts';
+import { keyId } from './records.ts';
+import { RunController, type RunEvent, type RunRequest } from './run-controller.ts';
+import type { RunProgress } from './progress.ts';
+import type { RunStore } from './store.ts';
+import { InProcessLocks, ProgressChannel, TabLocks } from './tab-lock.ts';
+import { CountingEngine, docIds, fakeAudit, freshIdbStore, makeManifest, type FakeAuditInput } from './test-helpers.ts';
+
+function request(questions = 5, over: Parameters<typeof makeManifest>[0] = {}): RunRequest<FakeAuditInput> {
+  const manifest = makeManifest(over, questions);
+  const ids = docIds(questions);
+  return { manifest, docIds: ids, input: { manifest, docIds: ids } };
+}
+
+function controller(store: RunStore, engine: CountingEngine, locks = new TabLocks(new InProcessLocks()), channel?: ProgressChannel) {
+  const events: RunEvent[] = [];
+  const c = new RunController<FakeAuditInput>({
+    store,
+    engine,
+    audit: fakeAudit,
+    locks,
+    channel,
+    now: engine.now,
+    summarize: (records: QuestionRecord[]) => ({
+      condition_key: records[0]?.condition_key ?? '',
+      n: records.filter((r) => r.probe === 'deployment').length,
+      realized: records.filter((r) => r.realized).length,
+      invalid: 0,
+      probes: [],
+    }),
+  });
+  c.subscribe((e) => events.push(e));
+  const progress = () => events.filter((e): e is Extract<RunEvent, { type: 'progress' }> => e.type === 'progress').map((e) => e.progress);
+  return { c, events, progress };
+}
+
+async function expectUniqueComplete(store: RunStore, runId: string, units: number) {
+  const records = await store.recordsForRun(runId);
+  expect(records).toHaveLength(units);
+  expect(new Set(records.map((r) => keyId(r.key))).size).toBe(units);
+}
+
+describe('RunController', () => {
+  it('runs an audit to the end, one stored record per unit, with progress and a summary', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const { c, progress } = controller(store, engine);
+    const req = request(5);
+    await c.start(req);
+    await c.idle();
+    const run = await store.getRun(req.manifest.id);
+    expect(run?.manifest.status).toBe('finished');
+    expect(run?.manifest.finishedAt).toBeTruthy();
+    expect(engine.calls).toBe(10);
+    await expectUniqueComplete(store, req.manifest.id, 10);
+    const last = progress().at(-1)!;
+    expect(last).toMatchObject({ recordsDone: 10, recordsTotal: 10, questionsDone: 5, questionsTotal: 5, reused: 0, realized: 0, currentDocId: null, storage: 'indexeddb' });
+    expect(last.reachable.sampling).toBe(5);
+    // 5 deployment attempts + 5 × 4 sampling attempts over 10 fake seconds
+    expect(last.attemptsDone).toBe(25);
+    expect(last.attemptsPerSec).toBeCloseTo(2.5, 10);
+    expect(last.etaSec).toBe(0);
+    // mid-run: after the first record, 9 remain at 1 s each
+    const first = progress().find((p) => p.recordsDone === 1)!;
+    expect(first.etaSec).toBeCloseTo(9, 10);
+    expect(first.currentDocId).toBe('q0');
+    expect(run?.counters).toMatchObject({ recordsDone: 10, attemptsComputed: 25, reused: 0, computeMs: 10_000 });
+    expect((await store.getSummary(req.manifest.id))?.recordCount).toBe(10);
+  });
+
+  it('marks a run interrupted on a lost device and resumes on a fresh engine with nothing recomputed', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    engine.failAt = { call: 4, code: 'device-lost' };
+    const { c } = controller(store, engine);
+    const req = request(5);
+    await c.start(req);
+    await c.idle();
+    const run = await store.getRun(req.manifest.id);
+    expect(run?.manifest.status).toBe('interrupted');
+    expect(run?.counters.lastError).toMatch(/device-lost/);
+    expect(run?.counters.interruptions).toBe(1);
+    expect(await store.recordsForRun(req.manifest.id)).toHaveLength(3);
+
+    const fresh = new CountingEngine();
+    c.setEngine(fresh);
+    await c.resume(req.manifest.id);
+    await c.idle();
+    expect((await store.getRun(req.manifest.id))?.manifest.status).toBe('finished');
+    expect(fresh.calls).toBe(7);
+    await expectUniqueComplete(store, req.manifest.id, 10);
+  });
+
+  it('after a worker crash and a reload, the stale run is interrupted and resumes under its id', async () => {
+    const factory = new IDBFactory();
+    const tab1Store = await freshIdbStore(factory);
+    const crashing = new CountingEngine();
+    // the engine dies at the 6th call and the tab goes with it: the run is left "running"
+    crashing.hold();
+    const req = request(5);
+    const tab1 = controller(tab1Store, crashing);
+    let held = 0;
+    crashing.onHeld = () => {
+      if (++held < 6) crashing.release(), crashing.hold();
+    };
+    await tab1.c.start(req);
+    await new Promise<void>((resolve) => {
+      const t = setInterval(async () => {
+        if ((await tab1Store.recordsForRun(req.manifest.id)).length === 5) clearInterval(t), resolve();
+      }, 5);
+    });
+    expect((await tab1Store.getRun(req.manifest.id))?.manifest.status).toBe('running');
+    tab1Store.close(); // the tab is gone; its lock went with it
+
+    const tab2Store = await IdbRunStore.open({ factory, keyRange: (await import('fake-indexeddb')).IDBKeyRange });
+    const engine = new CountingEngine();
+    const tab2 = controller(tab2Store, engine);
+    const stale = await tab2.c.recoverInterrupted();
+    expect(stale.map((r) => [r.id, r.manifest.status])).toEqual([[req.manifest.id, 'interrupted']]);
+    const again = request(5, { id: 'a-new-id-from-the-form', startedAt: '2026-02-02T00:00:00.000Z' });
+    const resumed = await tab2.c.start(again);
+    expect(resumed.id).toBe(req.manifest.id);
+    await tab2.c.idle();
+    expect(engine.calls).toBe(5);
+    await expectUniqueComplete(tab2Store, req.manifest.id, 10);
+    expect((await tab2Store.getRun(req.manifest.id))?.manifest.status).toBe('finished');
+    expect(await tab2Store.getRun('a-new-id-from-the-form')).toBeUndefined();
+  });
+
+  it('pauses mid-question (cancelling the engine call) and resumes without recomputing', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const { c } = controller(store, engine);
+    const req = request(4);
+    let n = 0;
+    engine.onHeld = () => {
+      if (++n === 3) void c.pause(req.manifest.id);
+      else engine.release(), engine.hold();
+    };
+    engine.hold();
+    await c.start(req);
+    await c.idle();
+    expect((await store.getRun(req.manifest.id))?.manifest.status).toBe('paused');
+    expect(engine.cancels).toBe(1);
+    expect(await store.recordsForRun(req.manifest.id)).toHaveLength(2);
+    engine.onHeld = null;
+    const before = engine.calls;
+    await c.resume(req.manifest.id);
+    await c.idle();
+    expect((await store.getRun(req.manifest.id))?.manifest.status).toBe('finished');
+    // 8 units: 2 stored before the pause, the paused one recomputed, 5 more
+    expect(engine.calls - before).toBe(6);
+    await expectUniqueComplete(store, req.manifest.id, 8);
+  });
+
+  it('queues runs, and cancels a queued run without running it', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const { c } = controller(store, engine);
+    const a = request(2, { id: 'a' });
+    const b = request(3, { id: 'b', condition_key: 'ck-2' });
+    const d = request(1, { id: 'd', condition_key: 'ck-3' });
+    await c.start(a);
+    await c.start(b);
+    await c.start(d);
+    await c.cancel('b');
+    await c.idle();
+    expect((await store.getRun('a'))?.manifest.status).toBe('finished');
+    expect((await store.getRun('b'))?.manifest.status).toBe('cancelled');
+    expect((await store.getRun('d'))?.manifest.status).toBe('finished');
+    expect(engine.calls).toBe(6);
+  });
+
+  it('reuses records another run computed under the same keys and says how many', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const { c, progress } = controller(store, engine);
+    await c.start(request(3, { id: 'small' }));
+    await c.idle();
+    expect(engine.calls).toBe(6);
+    const big = request(5, { id: 'big' });
+    await c.start(big);
+    await c.idle();
+    expect(engine.calls).toBe(6 + 4);
+    const last = progress().filter((p) => p.runId === 'big').at(-1)!;
+    expect(last).toMatchObject({ recordsDone: 10, reused: 6, questionsDone: 5 });
+    expect((await store.getRun('big'))?.counters).toMatchObject({ reused: 6, attemptsComputed: 10 });
+    await expectUniqueComplete(store, 'big', 10);
+    // the shared records are stored once
+    expect(await store.recordsForRun('small')).toHaveLength(6);
+  });
+
+  it('does not run the same manifest twice; a finished run is returned as it is', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const { c } = controller(store, engine);
+    const req = request(2);
+    const first = await c.start(req);
+    const second = await c.start(req);
+    expect(second.id).toBe(first.id);
+    await c.idle();
+    const third = await c.start(request(2, { id: 'other-id' }));
+    expect(third.id).toBe(first.id);
+    expect(third.manifest.status).toBe('finished');
+    await c.idle();
+    expect(engine.calls).toBe(4);
+  });
+
+  it('refuses a second start in another tab, which sees the progress live', async () => {
+    const shared = new InProcessLocks(); // one browser profile: one lock manager
+    const factory = new IDBFactory();
+    const storeA = await freshIdbStore(factory);
+    const storeB = await IdbRunStore.open({ factory, keyRange: (await import('fake-indexeddb')).IDBKeyRange });
+    const engineA = new CountingEngine();
+    const channelA = new ProgressChannel();
+    const channelB = new ProgressChannel();
+    const seenByB: RunProgress[] = [];
+    const unsubscribe = channelB.subscribe((p) => seenByB.push(p));
+    const tabA = controller(storeA, engineA, new TabLocks(shared), channelA);
+    const tabB = controller(storeB, new CountingEngine(), new TabLocks(shared), channelB);
+    const req = request(3);
+    let reached!: () => void;
+    const atGate = new Promise<void>((r) => (reached = r));
+    let n = 0;
+    engineA.onHeld = () => {
+      if (++n === 3) reached();
+      else engineA.release(), engineA.hold();
+    };
+    engineA.hold();
+    await tabA.c.start(req);
+    await atGate;
+    const refused = await tabB.c.start(req).then(() => null, (e: unknown) => e);
+    expect(isStoreError(refused) && (refused as StoreError).code).toBe('locked');
+    expect((refused as StoreError).message).toMatch(/already running in another tab/);
+    // B does not mark A's live run as interrupted either
+    expect(await tabB.c.recoverInterrupted()).toEqual([]);
+    engineA.onHeld = null;
+    engineA.release();
+    await tabA.c.idle();
+    await new Promise((r) => setTimeout(r, 20)); // BroadcastChannel delivers asynchronously
+    expect(seenByB.length).toBeGreaterThan(0);
+    expect(seenByB.at(-1)).toMatchObject({ runId: req.manifest.id, status: 'finished', recordsDone: 6 });
+    expect(seenByB.some((p) => p.status === 'running' && p.recordsDone === 2)).toBe(true);
+    unsubscribe();
+    channelA.close();
+    channelB.close();
+    // once A is done, B may run it: it is finished, nothing to compute
+    expect((await tabB.c.start(req)).manifest.status).toBe('finished');
+  });
+
+  it('falls back to memory when the quota is full and finishes the run there', async () => {
+    const idb = await freshIdbStore();
+    let puts = 0;
+    const full = new Proxy(idb, {
+      get(target, prop, receiver) {
+        if (prop === 'putRecord') {
+          return (...args: Parameters<RunStore['putRecord']>) =>
+            ++puts > 3 ? Promise.reject(new StoreError('quota-exceeded', 'Browser storage is full')) : target.putRecord(...args);
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    const engine = new CountingEngine();
+    const { c, events, progress } = controller(full, engine);
+    const req = request(4);
+    await c.start(req);
+    await c.idle();
+    expect(c.store.kind).toBe('memory');
+    expect(events.some((e) => e.type === 'storage-fallback')).toBe(true);
+    expect((await c.store.getRun(req.manifest.id))?.manifest.status).toBe('finished');
+    await expectUniqueComplete(c.store, req.manifest.id, 8);
+    expect(engine.calls).toBe(8);
+    expect(progress().at(-1)?.storage).toBe('memory');
+  });
+
+  it('fails a run on an audit error and on a record of another condition', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const boom = new RunController<FakeAuditInput>({
+      store,
+      engine,
+      locks: new TabLocks(new InProcessLocks()),
+      audit: async () => {
+        throw new Error('grader exploded');
+      },
+    });
+    const req = request(2);
+    await boom.start(req);
+    await boom.idle();
+    const run = await store.getRun(req.manifest.id);
+    expect(run?.manifest.status).toBe('failed');
+    expect(run?.counters.lastError).toBe('grader exploded');
+
+    const wrong = new RunController<FakeAuditInput>({
+      store,
+      engine,
+      locks: new TabLocks(new InProcessLocks()),
+      audit: (e, call) => fakeAudit(e, { ...call, input: { ...call.input, manifest: { ...call.input.manifest, condition_key: 'ck-other' } } }),
+    });
+    const req2 = request(2, { id: 'r2', condition_key: 'ck-9' });
+    await wrong.start(req2);
+    await wrong.idle();
+    const run2 = await store.getRun('r2');
+    expect(run2?.manifest.status).toBe('failed');
+    expect(run2?.counters.lastError).toMatch(/does not belong to this run/);
+    expect(await store.recordsForRun('r2')).toEqual([]);
+  });
+
+  it('rejects a request whose question count disagrees with the manifest', async () => {
+    const { c } = controller(await freshIdbStore(), new CountingEngine());
+    const req = request(3);
+    const e = await c.start({ ...req, docIds: ['q0'] }).then(() => null, (err: unknown) => err);
+    expect(isStoreError(e) && (e as StoreError).code).toBe('bad-input');
+  });
+});
