@@ -25,6 +25,8 @@ export interface HubServerOptions {
   host?: string;
   /** Answer Range requests with the whole file (200), like a server without range support. */
   ignoreRange?: boolean;
+  /** Answer the first N weight-range requests (Range other than bytes=0-0) with 503, to test retries. */
+  failFirst?: number;
 }
 
 export interface HubRequest {
@@ -52,6 +54,7 @@ const CORS = {
 
 export async function startHubServer(opts: HubServerOptions): Promise<HubServer> {
   const requests: HubRequest[] = [];
+  let failuresLeft = opts.failFirst ?? 0;
   const gated = new Set(opts.token ? (opts.gated ?? Object.keys(opts.repos)) : []);
   const folders = new Map(Object.entries(opts.repos).map(([repo, dir]) => [repo, resolve(dir)]));
 
@@ -103,6 +106,10 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     let start = 0;
     let end = size; // exclusive
     let status = 200;
+    if (failuresLeft > 0 && req.headers.range && req.headers.range !== 'bytes=0-0') {
+      failuresLeft--;
+      return reply(503, 'try again');
+    }
     const range = opts.ignoreRange ? undefined : req.headers.range;
     if (range) {
       const r = /^bytes=(\d+)-(\d*)$/.exec(range);

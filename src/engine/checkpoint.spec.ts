@@ -10,7 +10,7 @@ import type { LoadProgress } from './types.ts';
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
 const dirUrl = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url);
 const dirPath = (m: string) => dirUrl(m).pathname;
-const fixtureFiles = (m: string): Record<string, Uint8Array> =>
+const fixtureFiles = (m: string): Record<string, Uint8Array<ArrayBuffer>> =>
   Object.fromEntries(readdirSync(dirUrl(m)).map((f) => [f, new Uint8Array(readFileSync(new URL(f, dirUrl(m))))]));
 
 let hub: HubServer;
@@ -211,6 +211,40 @@ describe('bad checkpoints', () => {
     await expect(llamaWithIndex((m) => (m['lm_head.weight'] = 'model-00002-of-00002.safetensors'))).rejects.toThrow(
       /puts tensor lm_head\.weight in model-00002-of-00002\.safetensors, but model-00002-of-00002\.safetensors has no such tensor/,
     );
+  });
+
+  it('refuses, before allocating, a tensor too large for one f32 buffer', async () => {
+    // A reader that claims a 6 GB weight file: only the header is ever read.
+    const files = fixtureFiles('tiny-qwen3');
+    const ts = await tensorsOf(files, 'model.safetensors');
+    const small = encodeSafetensors(ts);
+    const huge = { name: 'extra.huge', dtype: 'BF16', shape: [3 * 2 ** 30] };
+    const hdr = JSON.parse(new TextDecoder().decode(small.subarray(8, 8 + Number(new DataView(small.buffer).getBigUint64(0, true)))));
+    const dataLen = small.length - 8 - Number(new DataView(small.buffer).getBigUint64(0, true));
+    hdr[huge.name] = { dtype: huge.dtype, shape: huge.shape, data_offsets: [dataLen, dataLen + 6 * 2 ** 30] };
+    const json = new TextEncoder().encode(JSON.stringify(hdr));
+    const head = new Uint8Array(8 + json.length);
+    new DataView(head.buffer).setBigUint64(0, BigInt(json.length), true);
+    head.set(json, 8);
+    const body = small.subarray(small.length - dataLen);
+    const mem = new MemoryReader('big', files);
+    const reader = {
+      label: 'big',
+      exists: (f: string) => mem.exists(f),
+      text: (f: string) => mem.text(f),
+      size: async (f: string) => (f === 'model.safetensors' ? head.length + dataLen + 6 * 2 ** 30 : mem.size(f)),
+      range: async (f: string, a: number, b: number) => {
+        if (f !== 'model.safetensors') return mem.range(f, a, b);
+        if (b <= head.length) return head.slice(a, b);
+        return body.slice(a - head.length, b - head.length);
+      },
+    };
+    const ck = await openCheckpoint(reader);
+    await expect(ck.readF32(huge.name)).rejects.toMatchObject({
+      code: 'out-of-memory',
+      message: 'tensor extra.huge [3221225472] needs 12.00 GiB as f32, more than one browser ArrayBuffer holds (2 GiB)',
+    });
+    expect(Array.from(await ck.readF32('model.norm.weight'))).toEqual(Array.from(await (await qwen3With((x) => x)).readF32('model.norm.weight')));
   });
 
   it('refuses a folder without weights or config', async () => {

@@ -111,6 +111,8 @@ const INDEX_FILE = 'model.safetensors.index.json';
 const SINGLE_FILE = 'model.safetensors';
 /** Range reads of one tensor are split into chunks of this many bytes (bounds peak memory). */
 const READ_CHUNK_BYTES = 64 * 1024 * 1024;
+/** Browsers cap one ArrayBuffer near 2 GiB. */
+const MAX_F32_TENSOR_BYTES = 2 ** 31 - 1;
 
 export async function openCheckpoint(reader: CheckpointReader, onProgress?: (p: LoadProgress) => void): Promise<Checkpoint> {
   const progress = (item: string) => onProgress?.({ phase: 'config', item, loadedBytes: 0, totalBytes: 0 });
@@ -244,6 +246,12 @@ async function readTensorF32(reader: CheckpointReader, t: TensorEntry): Promise<
   }
   const elemBytes = t.dtype === 'F32' ? 4 : 2;
   const count = (t.end - t.start) / elemBytes;
+  if (count * 4 > MAX_F32_TENSOR_BYTES) {
+    throw new EngineError(
+      'out-of-memory',
+      `tensor ${t.name} [${t.shape}] needs ${(count * 4 / 2 ** 30).toFixed(2)} GiB as f32, more than one browser ArrayBuffer holds (2 GiB)`,
+    );
+  }
   const out = new Float32Array(count); // [...shape]
   const chunkElems = Math.floor(READ_CHUNK_BYTES / elemBytes);
   for (let e0 = 0; e0 < count; e0 += chunkElems) {

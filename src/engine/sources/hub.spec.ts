@@ -47,6 +47,25 @@ describe('HubReader', () => {
     expect(noRange.requests.at(-1)).toMatchObject({ status: 200 });
   });
 
+  it('retries transient failures of range reads, then gives up naming the status', async () => {
+    const flaky = await startHubServer({ repos: { 'org/open': QWEN2 }, failFirst: 2 });
+    const down = await startHubServer({ repos: { 'org/open': QWEN2 }, failFirst: 99 });
+    try {
+      const loads: number[] = [];
+      const r = new HubReader({ repo: 'org/open', endpoint: flaky.url }, (_f, loaded) => loads.push(loaded));
+      expect(await r.range('model.safetensors', 9000, 9100)).toEqual(await new HubReader({ repo: 'org/open', endpoint: open.url }).range('model.safetensors', 9000, 9100));
+      expect(flaky.requests.map((q) => q.status)).toEqual([206, 503, 503, 206]);
+      expect(loads).toEqual([100]);
+      await expect(new HubReader({ repo: 'org/open', endpoint: down.url }).range('model.safetensors', 0, 8)).rejects.toMatchObject({
+        code: 'network',
+        message: 'the Hub answered HTTP 503 for model.safetensors of org/open@main',
+      });
+      expect(down.requests.filter((q) => q.status === 503)).toHaveLength(3);
+    } finally {
+      await Promise.all([flaky.close(), down.close()]);
+    }
+  });
+
   it('reports a gated repo without a token, naming the repo and asking for a token', async () => {
     const r = new HubReader({ repo: 'meta/gated', endpoint: gated.url });
     await expect(openCheckpoint(r)).rejects.toMatchObject({

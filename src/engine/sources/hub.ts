@@ -5,6 +5,8 @@ import { EngineError } from '../types.ts';
 import { ByteCounter, checkFileName, checkRange, type BytesListener, type CheckpointReader } from './reader.ts';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
+const RANGE_ATTEMPTS = 3;
+const RETRY_DELAY_MS = 200;
 
 export interface HubSource {
   repo: string;
@@ -73,6 +75,18 @@ export class HubReader implements CheckpointReader {
     const size = await this.size(file);
     checkRange(this.label, file, start, end, size);
     if (end === start) return new Uint8Array(0);
+    // A multi-GB load is many range reads: retry transient failures (network, 5xx, 429) a few times.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.rangeOnce(file, start, end, size);
+      } catch (e) {
+        if (!(e instanceof EngineError) || e.code !== 'network' || attempt >= RANGE_ATTEMPTS) throw e;
+        await new Promise((ok) => setTimeout(ok, RETRY_DELAY_MS * 4 ** (attempt - 1)));
+      }
+    }
+  }
+
+  private async rangeOnce(file: string, start: number, end: number, size: number): Promise<Uint8Array> {
     const res = await this.fetch(file, { Range: `bytes=${start}-${end - 1}` });
     if (res.status === 404) throw this.notFound(file);
     this.checkStatus(res, file);
@@ -173,12 +187,14 @@ export class HubReader implements CheckpointReader {
         this.counter.add(file, n, size);
       }
     } catch (e) {
+      this.counter.add(file, -filled, size); // this attempt's bytes do not count
       throw new EngineError('network', `download of ${file} from ${this.label} broke off: ${errorText(e)}`);
     } finally {
       if (filled >= length) await stream.cancel().catch(() => undefined);
       stream.releaseLock();
     }
     if (filled < length) {
+      this.counter.add(file, -filled, size);
       throw new EngineError('network', `download of ${file} from ${this.label} ended after ${filled} of ${length} bytes`);
     }
     return out;

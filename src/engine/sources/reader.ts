@@ -58,7 +58,7 @@ export function checkRange(label: string, file: string, start: number, end: numb
   }
 }
 
-/** Per-file running totals of delivered bytes, reported through a BytesListener. */
+/** Per-file running totals of delivered bytes, reported through a BytesListener (n < 0 takes back a failed read). */
 export class ByteCounter {
   private readonly loaded = new Map<string, number>();
   constructor(private readonly listener?: BytesListener) {}
