@@ -3,7 +3,8 @@
 // stripped so names match the Hub layout.
 
 import { EngineError } from '../types.ts';
-import { ByteCounter, checkRange, type BytesListener, type CheckpointReader } from './reader.ts';
+import type { CheckpointReader } from './reader.ts';
+import { ByteCounter, checkRange, type BytesListener } from './common.ts';
 
 export class FilesReader implements CheckpointReader {
   readonly label: string;

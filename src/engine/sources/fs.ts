@@ -2,7 +2,8 @@
 // through a computed specifier so the browser bundle never pulls it in.
 
 import { EngineError } from '../types.ts';
-import { ByteCounter, checkFileName, checkRange, type BytesListener, type CheckpointReader } from './reader.ts';
+import type { CheckpointReader } from './reader.ts';
+import { ByteCounter, checkFileName, checkRange, type BytesListener } from './common.ts';
 
 type NodeFs = typeof import('node:fs/promises');
 let fsModule: Promise<NodeFs> | undefined;

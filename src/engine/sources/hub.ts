@@ -2,7 +2,8 @@
 // Sizes come from a one-byte Range request (Content-Range), weights from Range requests.
 
 import { EngineError } from '../types.ts';
-import { ByteCounter, checkFileName, checkRange, type BytesListener, type CheckpointReader } from './reader.ts';
+import type { CheckpointReader } from './reader.ts';
+import { ByteCounter, checkFileName, checkRange, type BytesListener } from './common.ts';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 const RANGE_ATTEMPTS = 3;

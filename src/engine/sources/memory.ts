@@ -1,7 +1,8 @@
 // Files held in memory (generated checkpoints in tests and tools).
 
 import { EngineError } from '../types.ts';
-import { ByteCounter, checkRange, type BytesListener, type CheckpointReader } from './reader.ts';
+import type { CheckpointReader } from './reader.ts';
+import { ByteCounter, checkRange, type BytesListener } from './common.ts';
 
 export class MemoryReader implements CheckpointReader {
   private readonly files: Map<string, Uint8Array>;

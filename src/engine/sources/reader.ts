@@ -3,6 +3,7 @@
 // a multi-GB file is never held whole in memory (browsers cap an ArrayBuffer near 2 GB).
 
 import { EngineError, type CheckpointSource } from '../types.ts';
+import type { BytesListener } from './common.ts';
 import { FilesReader } from './files.ts';
 import { FsReader } from './fs.ts';
 import { HubReader } from './hub.ts';
@@ -19,8 +20,7 @@ export interface CheckpointReader {
   range(file: string, start: number, end: number): Promise<Uint8Array>;
 }
 
-/** Called as bytes arrive: `loaded` bytes of `file` delivered so far (all reads together), of `total`. */
-export type BytesListener = (file: string, loaded: number, total: number) => void;
+export type { BytesListener } from './common.ts';
 
 export function openReader(source: CheckpointSource, onBytes?: BytesListener): CheckpointReader {
   switch (source.kind) {
@@ -32,40 +32,5 @@ export function openReader(source: CheckpointSource, onBytes?: BytesListener): C
       return new FsReader(source.dir, onBytes);
     default:
       throw new EngineError('bad-input', `unknown checkpoint source kind ${JSON.stringify((source as { kind?: unknown }).kind)}`);
-  }
-}
-
-/** A file name inside a checkpoint: relative, forward slashes, no `..`, no scheme. */
-export function checkFileName(file: string): void {
-  if (
-    file.length === 0 ||
-    file.startsWith('/') ||
-    file.includes('\\') ||
-    file.includes('://') ||
-    file.split('/').some((seg) => seg === '..' || seg === '.' || seg === '')
-  ) {
-    throw new EngineError('bad-checkpoint', `refusing file name ${JSON.stringify(file)}: not a plain relative path`);
-  }
-}
-
-/** Checks a requested byte range against a file size. */
-export function checkRange(label: string, file: string, start: number, end: number, size: number): void {
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
-    throw new EngineError('internal', `bad byte range [${start}, ${end}) for ${file} in ${label}`);
-  }
-  if (end > size) {
-    throw new EngineError('bad-checkpoint', `${file} in ${label} is truncated: bytes [${start}, ${end}) requested, file has ${size}`);
-  }
-}
-
-/** Per-file running totals of delivered bytes, reported through a BytesListener (n < 0 takes back a failed read). */
-export class ByteCounter {
-  private readonly loaded = new Map<string, number>();
-  constructor(private readonly listener?: BytesListener) {}
-  add(file: string, n: number, total: number): void {
-    if (!this.listener || n === 0) return;
-    const loaded = (this.loaded.get(file) ?? 0) + n;
-    this.loaded.set(file, loaded);
-    this.listener(file, Math.min(loaded, total), total);
   }
 }
