@@ -160,7 +160,8 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   };
 }
 
-function parseArgs(argv: string[]): HubServerOptions {
+/** Command-line options of the script form (see the top of this file). */
+export function parseHubServerArgs(argv: string[]): HubServerOptions {
   const opts: HubServerOptions = { repos: {} };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -181,7 +182,7 @@ function parseArgs(argv: string[]): HubServerOptions {
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const opts = parseArgs(process.argv.slice(2));
+  const opts = parseHubServerArgs(process.argv.slice(2));
   const hub = await startHubServer(opts);
   console.log(JSON.stringify({ url: hub.url, repos: Object.keys(opts.repos) }));
   const stop = () => void hub.close().then(() => process.exit(0));
