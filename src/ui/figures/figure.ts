@@ -17,7 +17,7 @@ export interface FigureSpec {
   alt: string;
   plot: Plot.PlotOptions;
   /** A colour legend (quantized scales only: they render as SVG rects, not a canvas ramp). */
-  legend?: Plot.LegendOptions & { color: Plot.ScaleOptions };
+  legend?: Plot.LegendScales;
 }
 
 export function baseOptions(style: FigureStyle): Pick<Plot.PlotOptions, 'width' | 'style' | 'marginLeft' | 'marginBottom'> {
@@ -46,7 +46,8 @@ export function renderFigure(spec: FigureSpec, document: Document): SVGSVGElemen
   outer.append(title);
   let y = 0;
   if (spec.legend) {
-    const legend = Plot.legend({ ...spec.legend, document });
+    // Plot.legend takes `document` like Plot.plot does; its typings omit it.
+    const legend = Plot.legend({ ...spec.legend, document } as Plot.LegendScales);
     if (!(legend instanceof document.defaultView!.SVGSVGElement)) throw new Error(`figure "${spec.id}": legend must render as SVG (use a quantized colour scale)`);
     legend.setAttribute('x', '0');
     legend.setAttribute('y', '0');

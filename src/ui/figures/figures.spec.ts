@@ -24,10 +24,10 @@ const questions = groupByQuestion(run.records);
 const L = numLayersOf(run.manifest, run.records);
 
 function curvesData() {
-  const rows = rateRows(run.manifest, questions);
+  const rows = rateRows(questions);
   return {
-    curves: (['random-routes', 'mcts-routes', 'sampling'] as const).flatMap((p) => reachCurve(run.manifest, questions, p)),
-    selectors: selectorPoints(run.manifest, rows),
+    curves: (['random-routes', 'mcts-routes', 'sampling'] as const).flatMap((p) => reachCurve(questions, p)),
+    selectors: selectorPoints(rows),
     realized: rows[0].rate,
   };
 }
@@ -71,7 +71,7 @@ describe('figure specs', () => {
 
   it('checkpoint comparison as paired bars with intervals', async () => {
     const b = scriptedRun({ id: 'fake-run-2', modelName: 'reachlab/micro-arith-rl', seed: 11, skill: 0.6 });
-    const cmp = compareRuns({ manifest: run.manifest, questions }, { manifest: b.manifest, questions: groupByQuestion(b.records) });
+    const cmp = compareRuns(questions, groupByQuestion(b.records));
     expect(cmp.shared).toBe(24);
     const svg = svgOf(pairedBarsSpec(cmp, { A: 'base', B: 'RL' }, small));
     expect(svg).toContain('base');

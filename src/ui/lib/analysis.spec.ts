@@ -59,11 +59,11 @@ describe('analysis', () => {
     expect(questions.map((q) => [q.doc_id, q.realized, q.deployed])).toEqual([['q1', true, 'g'], ['q2', false, 'x'], ['q3', false, 'x']]);
   });
   it('counts realized, reachable-only and unreachable', () => {
-    expect(outcomeCounts(manifest, questions).map((o) => o.count)).toEqual([1, 1, 1]);
-    expect(outcomeCounts(manifest, questions, 'mcts-routes').map((o) => o.count)).toEqual([1, 1, 1]);
+    expect(outcomeCounts(questions).map((o) => o.count)).toEqual([1, 1, 1]);
+    expect(outcomeCounts(questions, 'mcts-routes').map((o) => o.count)).toEqual([1, 1, 1]);
   });
   it('gives rates with Wilson intervals per probe and selector', () => {
-    const rows = rateRows(manifest, questions);
+    const rows = rateRows(questions);
     expect(rows.map((r) => [r.measure, r.probe, r.k, r.n])).toEqual([
       ['realized', 'deployment', 1, 3],
       ['reachable@4', 'random-routes', 2, 3],
@@ -74,16 +74,16 @@ describe('analysis', () => {
     ]);
     expect(rows[0].ci.lo).toBeCloseTo(0.0615, 4);
     expect(rows[0].ci.hi).toBeCloseTo(0.7923, 4);
-    expect(selectorPoints(manifest, rows)).toEqual([{ probe: 'random-routes', selector: 'majority', k: 4, accuracy: 1 / 3 }]);
+    expect(selectorPoints(rows)).toEqual([{ probe: 'random-routes', selector: 'majority', k: 4, accuracy: 1 / 3 }]);
   });
   it('estimates reachability@k: pass@k for random routes, first success for MCTS', () => {
     // q1: n=4, c=2 → pass@1 = .5, pass@2 = 1 − 1/6, pass@3 = 1; q2: c=1 → k/4; q3: 0.
-    const rr = reachCurve(manifest, questions, 'random-routes').map((p) => p.reach);
+    const rr = reachCurve(questions, 'random-routes').map((p) => p.reach);
     expect(rr[0]).toBeCloseTo((0.5 + 0.25) / 3, 12);
     expect(rr[1]).toBeCloseTo((5 / 6 + 0.5) / 3, 12);
     expect(rr[3]).toBeCloseTo(2 / 3, 12);
-    expect(reachCurve(manifest, questions, 'mcts-routes').map((p) => p.reach)).toEqual([0, 0.5, 0.5]);
-    expect(reachCurve(manifest, questions, 'sampling')).toEqual([]);
+    expect(reachCurve(questions, 'mcts-routes').map((p) => p.reach)).toEqual([0, 0.5, 0.5]);
+    expect(reachCurve(questions, 'sampling')).toEqual([]);
   });
   it('scans silencing: repairs on the failure set, breaks on realized questions, best block', () => {
     const scan = silencingScan(questions);
@@ -122,7 +122,7 @@ describe('analysis', () => {
       rec('q3', 'deployment', [[D, [], false]]),
       rec('q4', 'deployment', [[D, [], true]]),
     ]);
-    const cmp = compareRuns({ manifest, questions }, { manifest, questions: b });
+    const cmp = compareRuns(questions, b);
     expect(cmp.shared).toBe(3);
     const t = (from: string, to: string) => cmp.transitions.find((x) => x.from === from && x.to === to)!.count;
     expect([t('realized', 'unreachable'), t('reachable-only', 'realized'), t('unreachable', 'unreachable')]).toEqual([1, 1, 1]);

@@ -55,62 +55,65 @@ export function budgetOf(spec: ProbeSpec): number {
   }
 }
 
-function specFor(manifest: RunManifest, probe: ProbeName): ProbeSpec | undefined {
-  return manifest.probes.find((p) => p.probe === probe);
-}
-
 /** reachable@B for one record: a correct attempt among the first B (B defaults to the record's budget). */
 export function reachedWithin(r: QuestionRecord | undefined, budget = r?.budget ?? 0): boolean {
   return !!r && r.first_success !== null && r.first_success < budget;
 }
 
 /** Reachable under `probe`, or under any reach probe of the run when probe is 'any'. */
-export function isReachable(q: QuestionView, manifest: RunManifest, probe: ReachProbe | 'any' = 'any'): boolean {
+export function isReachable(q: QuestionView, probe: ReachProbe | 'any' = 'any'): boolean {
   const probes = probe === 'any' ? REACH_PROBES : [probe];
-  return probes.some((p) => specFor(manifest, p) !== undefined && reachedWithin(q.records[p]));
+  return probes.some((p) => reachedWithin(q.records[p]));
 }
 
-export function outcomeOf(q: QuestionView, manifest: RunManifest, probe: ReachProbe | 'any' = 'any'): Outcome {
+export function outcomeOf(q: QuestionView, probe: ReachProbe | 'any' = 'any'): Outcome {
   if (q.realized) return 'realized';
-  return isReachable(q, manifest, probe) ? 'reachable-only' : 'unreachable';
+  return isReachable(q, probe) ? 'reachable-only' : 'unreachable';
+}
+
+/** A probe's budget in this run: the largest budget among its records (records of one run agree). */
+export function probeBudget(questions: readonly QuestionView[], probe: ProbeName): number {
+  let b = 0;
+  for (const q of questions) b = Math.max(b, q.records[probe]?.budget ?? 0);
+  return b;
 }
 
 export interface RateRow {
   /** What is measured, e.g. "realized", "reachable@100", "ceiling@100", "selector: majority". */
   measure: string;
   probe: ProbeName;
+  /** The probe's budget B (1 for deployment). */
+  budget: number;
   k: number;
   n: number;
   rate: number;
   ci: Interval;
 }
 
-function rateRow(measure: string, probe: ProbeName, k: number, n: number): RateRow {
-  return { measure, probe, k, n, rate: k / n, ci: wilson(k, n) };
+function rateRow(measure: string, probe: ProbeName, budget: number, k: number, n: number): RateRow {
+  return { measure, probe, budget, k, n, rate: k / n, ci: wilson(k, n) };
 }
 
 /** Realized, and per reach probe reachable@B, ceiling@B and each answer-blind selector, with Wilson 95% CIs.
  *  Only questions that have a deployment record count. */
-export function rateRows(manifest: RunManifest, questions: readonly QuestionView[]): RateRow[] {
+export function rateRows(questions: readonly QuestionView[]): RateRow[] {
   const done = questions.filter((q) => q.deployed !== null);
   const n = done.length;
   if (n === 0) return [];
-  const rows = [rateRow('realized', 'deployment', done.filter((q) => q.realized).length, n)];
+  const rows = [rateRow('realized', 'deployment', 1, done.filter((q) => q.realized).length, n)];
   for (const probe of REACH_PROBES) {
-    const spec = specFor(manifest, probe);
-    if (!spec) continue;
-    const B = budgetOf(spec);
+    const B = probeBudget(done, probe);
     const withProbe = done.filter((q) => q.records[probe]);
     if (withProbe.length === 0) continue;
     const m = withProbe.length;
     const reach = withProbe.filter((q) => reachedWithin(q.records[probe], B)).length;
     const ceil = withProbe.filter((q) => q.realized || reachedWithin(q.records[probe], B)).length;
-    rows.push(rateRow(`reachable@${B}`, probe, reach, m), rateRow(`ceiling@${B}`, probe, ceil, m));
+    rows.push(rateRow(`reachable@${B}`, probe, B, reach, m), rateRow(`ceiling@${B}`, probe, B, ceil, m));
     const selectorNames = [...new Set(withProbe.flatMap((q) => Object.keys(q.records[probe]!.selectors ?? {})))].sort();
     for (const s of selectorNames) {
       const scored = withProbe.filter((q) => q.records[probe]!.selectors?.[s]);
       const k = scored.filter((q) => q.records[probe]!.selectors![s].correct).length;
-      rows.push(rateRow(`selector: ${s}`, probe, k, scored.length));
+      rows.push(rateRow(`selector: ${s}`, probe, B, k, scored.length));
     }
   }
   return rows;
@@ -123,10 +126,10 @@ export interface OutcomeCount {
 }
 
 /** The realized × reachable table: counts of realized, reachable-only and unreachable questions. */
-export function outcomeCounts(manifest: RunManifest, questions: readonly QuestionView[], probe: ReachProbe | 'any' = 'any'): OutcomeCount[] {
+export function outcomeCounts(questions: readonly QuestionView[], probe: ReachProbe | 'any' = 'any'): OutcomeCount[] {
   const done = questions.filter((q) => q.deployed !== null);
   const counts: Record<Outcome, number> = { realized: 0, 'reachable-only': 0, unreachable: 0 };
-  for (const q of done) counts[outcomeOf(q, manifest, probe)]++;
+  for (const q of done) counts[outcomeOf(q, probe)]++;
   return OUTCOMES.map((o) => ({ outcome: o, count: counts[o], share: done.length ? counts[o] / done.length : 0 }));
 }
 
@@ -138,12 +141,10 @@ export interface CurvePoint {
 
 /** Reachability@k for k = 1..B. Random routes and sampling: the unbiased pass@k estimator over each
  *  question's attempts; MCTS: the empirical share whose first success has index < k. */
-export function reachCurve(manifest: RunManifest, questions: readonly QuestionView[], probe: ReachProbe): CurvePoint[] {
-  const spec = specFor(manifest, probe);
-  if (!spec) return [];
+export function reachCurve(questions: readonly QuestionView[], probe: ReachProbe): CurvePoint[] {
   const recs = questions.map((q) => q.records[probe]).filter((r): r is QuestionRecord => !!r);
-  if (recs.length === 0) return [];
-  const B = budgetOf(spec);
+  const B = probeBudget(questions, probe);
+  if (recs.length === 0 || B === 0) return [];
   const out: CurvePoint[] = [];
   for (let k = 1; k <= B; k++) {
     let sum = 0;
@@ -171,13 +172,10 @@ export interface SelectorPoint {
   accuracy: number;
 }
 
-export function selectorPoints(manifest: RunManifest, rows: readonly RateRow[]): SelectorPoint[] {
+export function selectorPoints(rows: readonly RateRow[]): SelectorPoint[] {
   return rows
     .filter((r) => r.measure.startsWith('selector: ') && r.probe !== 'deployment')
-    .map((r) => {
-      const spec = specFor(manifest, r.probe)!;
-      return { probe: r.probe as ReachProbe, selector: r.measure.slice('selector: '.length), k: budgetOf(spec), accuracy: r.rate };
-    });
+    .map((r) => ({ probe: r.probe as ReachProbe, selector: r.measure.slice('selector: '.length), k: r.budget, accuracy: r.rate }));
 }
 
 export interface SilencingLayer {
@@ -270,20 +268,17 @@ export interface CheckpointComparison {
   bars: { run: 'A' | 'B'; measure: 'realized' | 'ceiling'; rate: number; ci: Interval }[];
 }
 
-export function compareRuns(
-  a: { manifest: RunManifest; questions: readonly QuestionView[] },
-  b: { manifest: RunManifest; questions: readonly QuestionView[] },
-): CheckpointComparison {
-  const bByKey = new Map(b.questions.filter((q) => q.deployed !== null).map((q) => [q.key, q]));
+export function compareRuns(a: readonly QuestionView[], b: readonly QuestionView[]): CheckpointComparison {
+  const bByKey = new Map(b.filter((q) => q.deployed !== null).map((q) => [q.key, q]));
   const pairs: [QuestionView, QuestionView][] = [];
-  for (const qa of a.questions) {
+  for (const qa of a) {
     const qb = qa.deployed !== null ? bByKey.get(qa.key) : undefined;
     if (qb) pairs.push([qa, qb]);
   }
   const transitions: Transition[] = [];
   for (const from of OUTCOMES) for (const to of OUTCOMES) transitions.push({ from, to, count: 0 });
-  const outA = pairs.map(([qa]) => outcomeOf(qa, a.manifest));
-  const outB = pairs.map(([, qb]) => outcomeOf(qb, b.manifest));
+  const outA = pairs.map(([qa]) => outcomeOf(qa));
+  const outB = pairs.map(([, qb]) => outcomeOf(qb));
   outA.forEach((from, i) => transitions.find((t) => t.from === from && t.to === outB[i])!.count++);
   const n = pairs.length;
   const bars: CheckpointComparison['bars'] = [];

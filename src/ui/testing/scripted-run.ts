@@ -4,7 +4,7 @@
 
 import type { Attempt, ProbeName, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
 import { generateArith } from '../../audit/tasks/arith';
-import { defaultRoute, sampleRoutes } from '../../audit/routes';
+import { defaultRoute, rankedSpace, sampleRoutes } from '../../audit/routes';
 import { createPrng, type Prng } from '../../util/prng';
 import { budgetOf } from '../lib/analysis';
 import { DEFAULT_CONDITION, blocksSpace } from '../lib/presets';
@@ -96,7 +96,7 @@ function selectors(attempts: Attempt[], target: string): Record<string, Selector
   const votes = new Map<string, number>();
   for (const a of attempts) votes.set(a.extracted, (votes.get(a.extracted) ?? 0) + 1);
   const majority = [...votes.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))[0][0];
-  const best = attempts.reduce((x, y) => (y.meanLogprob > x.meanLogprob ? y : x));
+  const best = attempts.reduce((x, y) => ((y.meanLogprob ?? -Infinity) > (x.meanLogprob ?? -Infinity) ? y : x));
   return {
     majority: { extracted: majority, correct: majority === target, attempt: attempts.findIndex((a) => a.extracted === majority) },
     'max-logprob': { extracted: best.extracted, correct: best.correct, attempt: best.index },
@@ -146,30 +146,41 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
       ...extra,
     };
   };
+  const answer = (p: number) => (rng.next() < p ? target : wrong(target, rng));
   const out: QuestionRecord[] = [];
-  const dep = attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng);
-  out.push(record('deployment', [dep], false));
-  const routeAttempts = (spec: ProbeSpec) => {
-    if (!('space' in spec)) throw new Error('route probe without a route space');
-    return sampleRoutes(spec.space, budgetOf(spec), rng).map((route, i) =>
-      attempt(i, route, [], rng.next() < reachP ? target : wrong(target, rng), target, rng),
-    );
-  };
-  const rr = routeAttempts(specs[1]);
-  out.push(record('random-routes', rr, false, { route_draw: 'per-question', selectors: selectors(rr, target) }));
-  out.push(record('mcts-routes', routeAttempts(specs[2]), true));
-  const samples = Array.from({ length: o.budgets.sampling }, (_, i) =>
-    attempt(i, route0, [], rng.next() < reachP * 0.8 ? target : wrong(target, rng), target, rng, i),
-  );
-  out.push(record('sampling', samples, false, { selectors: selectors(samples, target) }));
-  if (o.silencing) {
-    // One layer (L/2) is the culprit for most reachable failures; silencing others rarely helps.
-    const culprit = Math.floor(L / 2);
-    const sil = route0.map((layer) => {
-      const p = realized ? (layer === culprit ? 0.85 : 0.97) : reachP > 0 ? (layer === culprit ? 0.75 : 0.05) : 0.01;
-      return attempt(layer, route0, [layer], rng.next() < p ? target : wrong(target, rng), target, rng);
-    });
-    out.push(record('mlp-silencing', sil, false));
+  for (const spec of specs) {
+    switch (spec.probe) {
+      case 'deployment':
+        out.push(record('deployment', [attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng)], false));
+        break;
+      case 'random-routes':
+      case 'mcts-routes': {
+        const size = rankedSpace(spec.space).size; // a budget beyond the space is spent on all of it
+        const n = BigInt(spec.budget) < size ? spec.budget : Number(size);
+        const attempts = sampleRoutes(spec.space, n, rng).map((route, i) => attempt(i, route, [], answer(reachP), target, rng));
+        out.push(
+          spec.probe === 'random-routes'
+            ? record(spec.probe, attempts, false, { route_draw: 'per-question', selectors: selectors(attempts, target) })
+            : record(spec.probe, attempts, true),
+        );
+        break;
+      }
+      case 'sampling': {
+        const samples = Array.from({ length: spec.budget }, (_, i) => attempt(i, route0, [], answer(reachP * 0.8), target, rng, i));
+        out.push(record('sampling', samples, false, { selectors: selectors(samples, target) }));
+        break;
+      }
+      case 'mlp-silencing': {
+        // One layer (L/2) is the culprit for most reachable failures; silencing others rarely helps.
+        const culprit = Math.floor(L / 2);
+        const sil = spec.layers.map((layer, i) => {
+          const p = realized ? (layer === culprit ? 0.85 : 0.97) : reachP > 0 ? (layer === culprit ? 0.75 : 0.05) : 0.01;
+          return attempt(i, route0, [layer], answer(p), target, rng);
+        });
+        out.push(record('mlp-silencing', sil, false));
+        break;
+      }
+    }
   }
   return out;
 }
