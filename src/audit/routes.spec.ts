@@ -87,7 +87,7 @@ describe('route spaces', () => {
 
   it('validates parameters by name', () => {
     expect(() => validateRouteSpace(blocks(6, 5, 1))).toThrow(/maxBlock must be an integer in 1..4/);
-    expect(() => validateRouteSpace({ ...blocks(6, 2, 1), maxLen: 0 })).toThrow(/maxLen/);
+    expect(() => validateRouteSpace({ ...blocks(6, 2, 1), maxLen: 0 } as RouteSpace)).toThrow(/maxLen/);
     expect(() => validateRouteSpace(hood(6, -1, 1))).toThrow(/radius/);
     expect(() => validateRouteSpace(hood(0, 1, 1))).toThrow(/numLayers/);
     expect(() => validateRouteSpace({ kind: 'spiral' } as unknown as RouteSpace)).toThrow(/numLayers|unknown route space kind/);

@@ -348,3 +348,39 @@ export function sampleRoutes(space: RouteSpace, k: number, rng: Prng): number[][
   for (const p of shuffled(picks, rng)) out.push(rs.unrank(p));
   return out;
 }
+
+// ---------------------------------------------------------------- one-edit neighbors (MCTS children)
+
+/**
+ * Routes of the space one more edit away from `route` (in a fixed order, distinct, never `route`):
+ * blocks: skip or repeat a block of 1..blockSize layers the route still runs once (unedited);
+ * neighborhood: an unedited position runs another layer within the radius.
+ */
+export function childRoutes(space: RouteSpace, route: readonly number[], blockSize: number): number[][] {
+  const out: number[][] = [];
+  const seen = new Set<string>([routeToString(route)]);
+  const add = (r: number[]) => {
+    const k = routeToString(r);
+    if (!seen.has(k) && routeError(space, r) === null) {
+      seen.add(k);
+      out.push(r);
+    }
+  };
+  if (space.kind === 'neighborhood') {
+    for (let p = 0; p < route.length; p++) {
+      if (route[p] !== p) continue;
+      for (const q of window(p, space.numLayers, space.radius)) if (q !== p) add(route.map((l, i) => (i === p ? q : l)));
+    }
+    return out;
+  }
+  const steps = parseBlocks(route, space.numLayers, space.maxBlock);
+  if (typeof steps === 'string') throw new Error(`childRoutes: route ${routeToString(route)} ${steps}`);
+  for (let i = 0; i < steps.length; i++) {
+    for (let s = 1; s <= blockSize && i + s <= steps.length; s++) {
+      if (steps.slice(i, i + s).some((st) => st.op !== 'keep')) break;
+      const at = steps[i].at;
+      for (const op of ['skip', 'repeat'] as const) add(emitBlocks([...steps.slice(0, i), { op, at, size: s }, ...steps.slice(i + s)]));
+    }
+  }
+  return out;
+}

@@ -123,8 +123,9 @@ export interface Attempt {
   response: string;
   extracted: string; // "[invalid]" when nothing could be extracted
   correct: boolean;
-  /** Mean token log-prob of the response (generate) or the chosen letter's log-prob (loglik). */
-  meanLogprob: number;
+  /** Mean token log-prob of the response (generate; null for an empty response) or the chosen
+   *  letter's mean token log-prob (loglik). */
+  meanLogprob: number | null;
 }
 
 export interface QuestionRecord {

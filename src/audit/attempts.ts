@@ -1,0 +1,125 @@
+// Turning (question, route, silence set, sampling) into graded attempts through the engine,
+// many rows per engine call. Generate mode decodes and extracts; log-likelihood mode scores the
+// option letters and picks the most likely one.
+
+import type { Engine, Sampling } from '../engine/types';
+import { canonicalJson, sha256Hex } from '../util/hash';
+import { AuditError } from './errors';
+import { grade, indexLetter, INVALID } from './graders';
+import { buildPrompt, letterContinuation } from './prompt';
+import { seedFor } from './seeds';
+import type { Attempt, Condition, Doc } from './types';
+
+/** A question ready to run: its prompt, token ids and hashes. */
+export interface Question {
+  doc: Doc;
+  prompt: string;
+  promptIds: number[];
+  doc_hash: string;
+  prompt_hash: string;
+  /** loglik mode: token ids of each option letter's continuation. */
+  letterIds?: number[][];
+}
+
+export async function prepareQuestion(engine: Engine, cond: Condition, doc: Doc, train: readonly Doc[]): Promise<Question> {
+  const prompt = await buildPrompt(engine, cond, doc, train);
+  const promptIds = await engine.encode(prompt);
+  const q: Question = {
+    doc,
+    prompt,
+    promptIds,
+    doc_hash: await sha256Hex(canonicalJson({ id: doc.id, text: doc.text, target: doc.target, choices: doc.choices })),
+    prompt_hash: await sha256Hex(prompt),
+  };
+  if (cond.mcMode === 'loglik') {
+    if (!doc.choices || doc.choices.length < 2) throw new AuditError('bad-input', `question ${doc.id} has no options to score`);
+    q.letterIds = [];
+    for (let i = 0; i < doc.choices.length; i++) q.letterIds.push(await continuationIds(engine, prompt, promptIds, letterContinuation(prompt, cond.chatTemplate, indexLetter(i))));
+  }
+  return q;
+}
+
+/** Ids of `cont` as it tokenizes after the prompt: the tail of encode(prompt + cont) when that
+ *  extends the prompt's ids, else encode(cont) on its own. */
+async function continuationIds(engine: Engine, prompt: string, promptIds: number[], cont: string): Promise<number[]> {
+  const joint = await engine.encode(prompt + cont);
+  const extends_ = joint.length > promptIds.length && promptIds.every((t, i) => joint[i] === t);
+  return extends_ ? joint.slice(promptIds.length) : engine.encode(cont);
+}
+
+/** The condition's decoding for one question (a sampled condition gets a per-question seed). */
+export function conditionSampling(cond: Condition, docId: string): Sampling {
+  const d = cond.decoding;
+  return d.kind === 'greedy' ? { kind: 'greedy' } : { kind: 'sample', temperature: d.temperature, topP: d.topP, seed: seedFor(d.seed, docId) };
+}
+
+export interface AttemptRequest {
+  q: Question;
+  route: number[];
+  silence: number[];
+  sampling: Sampling;
+  sample?: number;
+}
+
+export type Graded = Omit<Attempt, 'index'>;
+
+export interface ExecOptions {
+  rowsPerCall: number;
+  signal?: AbortSignal;
+}
+
+export function throwIfAborted(signal?: AbortSignal): void {
+  if (signal?.aborted) throw new AuditError('cancelled', 'the audit was cancelled');
+}
+
+/** Runs every request, rowsPerCall rows per engine call, in request order. */
+export async function runAttempts(engine: Engine, cond: Condition, reqs: AttemptRequest[], o: ExecOptions): Promise<Graded[]> {
+  const out: Graded[] = [];
+  for (let at = 0; at < reqs.length; at += o.rowsPerCall) {
+    throwIfAborted(o.signal);
+    const chunk = reqs.slice(at, at + o.rowsPerCall);
+    out.push(...(cond.mcMode === 'loglik' ? await scoreChunk(engine, chunk) : await generateChunk(engine, cond, chunk)));
+  }
+  return out;
+}
+
+async function generateChunk(engine: Engine, cond: Condition, chunk: AttemptRequest[]): Promise<Graded[]> {
+  const results = await engine.generate(
+    chunk.map((r) => ({ promptIds: r.q.promptIds, route: r.route, silence: r.silence, sampling: r.sampling })),
+    { maxNewTokens: cond.maxNewTokens, stopStrings: cond.stopSequences },
+  );
+  if (results.length !== chunk.length) throw new Error(`engine returned ${results.length} results for ${chunk.length} rows`);
+  return chunk.map((r, i) => {
+    const res = results[i];
+    const g = grade(cond.answerFormat, r.q.doc.target, res.text, { choices: r.q.doc.choices });
+    const lp = res.tokenLogprobs;
+    return {
+      route: r.route,
+      silence: r.silence,
+      ...(r.sample !== undefined ? { sample: r.sample } : {}),
+      response: res.text,
+      extracted: g.extracted,
+      correct: g.correct,
+      meanLogprob: lp.length ? lp.reduce((s, x) => s + x, 0) / lp.length : null,
+    };
+  });
+}
+
+async function scoreChunk(engine: Engine, chunk: AttemptRequest[]): Promise<Graded[]> {
+  const results = await engine.score(chunk.map((r) => ({ promptIds: r.q.promptIds, route: r.route, silence: r.silence, continuations: r.q.letterIds! })));
+  if (results.length !== chunk.length) throw new Error(`engine returned ${results.length} score rows for ${chunk.length} rows`);
+  return chunk.map((r, i) => {
+    const lps = results[i];
+    let best = -1;
+    for (let k = 0; k < lps.length; k++) if (Number.isFinite(lps[k]) && (best < 0 || lps[k] > lps[best])) best = k;
+    const extracted = best < 0 ? INVALID : indexLetter(best);
+    return {
+      route: r.route,
+      silence: r.silence,
+      response: 'loglik',
+      extracted,
+      correct: extracted === r.q.doc.target,
+      meanLogprob: best < 0 ? null : lps[best] / r.q.letterIds![best].length,
+    };
+  });
+}

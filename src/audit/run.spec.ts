@@ -1,0 +1,327 @@
+import { describe, expect, it } from 'vitest';
+import { defaultCondition, recordKey } from './condition';
+import { childRoutes, enumerateRoutes, inRouteSpace, routeToString } from './routes';
+import { auditRecords, questionRoutes, runAudit, sharedRoutes } from './run';
+import { seedFor } from './seeds';
+import { summarize } from './summary';
+import { FakeEngine, type FakeQuery } from './testing/fake-engine';
+import type { Doc, LoadedTask, ProbeSpec, RouteSpace } from './types';
+
+const L = 4;
+const docs: Doc[] = [
+  { id: 'q1', text: '1+1=', target: '2' },
+  { id: 'q2', text: '2+2=', target: '4' },
+  { id: 'q3', text: '3+3=', target: '6' },
+];
+const train: Doc[] = Array.from({ length: 6 }, (_, i) => ({ id: `t${i}`, text: `${i}+0=`, target: String(i) }));
+const task: LoadedTask = {
+  spec: { id: 'test:toy', name: 'toy', answerFormat: 'numeric', promptTemplate: '{{question}}', metadata: { version: 1 }, numTest: 3, numTrain: 6 },
+  test: docs,
+  train,
+};
+const cond = defaultCondition({ ...task.spec, id: 'builtin:toy' }, 'f32');
+// 14 routes: skip 1 or 2 adjacent layers (4 + 3), repeat 1 or 2 (4 + 3)
+const space: RouteSpace = { kind: 'blocks', numLayers: L, minLen: 1, maxLen: 8, maxBlock: 2, maxEdits: 1 };
+const REPEAT1 = '0,1,1,2,3';
+const gold = (prompt: string) => String(2 * Number(prompt[0]));
+const isDefault = (q: FakeQuery) => routeToString(q.route) === '0,1,2,3' && q.silence.length === 0;
+
+describe('deployment and random-routes', () => {
+  it('charges B distinct routes, keeps realized apart, and gives k/14 reachability for one good route in 14', async () => {
+    // deployment right only for q2; any question is right under the route repeating layer 1
+    const engine = new FakeEngine({
+      numLayers: L,
+      answer: (q) => (isDefault(q) ? (q.prompt === '2+2=' ? '4' : '0') : routeToString(q.route) === REPEAT1 ? gold(q.prompt) : '9'),
+    });
+    const probes: ProbeSpec[] = [{ probe: 'deployment' }, { probe: 'random-routes', space, budget: 14, seed: 5, shared: false }];
+    const res = await runAudit(engine, { task, condition: cond, probes, questions: 2 });
+    expect(engine.rowsRequested).toBe(2 + 2 * 14);
+    // one call for deployment, one for both questions' 28 routes (group of floor(64/14) = 4 questions)
+    expect(engine.calls.map((c) => c.rows)).toEqual([2, 28]);
+    const [d1, d2, r1, r2] = res.records;
+    expect([d1.probe, d1.budget, d1.realized, d1.reachable, d1.attempts.length]).toEqual(['deployment', 0, false, null, 1]);
+    expect(d2.realized).toBe(true);
+    for (const r of [r1, r2]) {
+      expect(r.budget).toBe(14);
+      expect(r.attempts).toHaveLength(14);
+      expect(new Set(r.attempts.map((a) => routeToString(a.route))).size).toBe(14);
+      expect(r.attempts.every((a) => inRouteSpace(space, a.route))).toBe(true);
+      expect(r.realized).toBeNull();
+      expect(r.reachable).toBe(true);
+      expect(r.first_success).toBe(r.attempts.findIndex((a) => routeToString(a.route) === REPEAT1));
+      expect(r.selection_saw_gold).toBe(false);
+      expect(r.route_draw).toBe('per-question');
+    }
+    // per-question draws differ between questions (same set: the space has 14 routes; order differs)
+    expect(r1.attempts.map((a) => routeToString(a.route))).not.toEqual(r2.attempts.map((a) => routeToString(a.route)));
+    const s = res.summary;
+    expect(s.realized).toBe(0.5);
+    const p = s.probes[0];
+    expect(p.reachable).toBe(1);
+    expect(p.ceiling).toBe(1);
+    expect(p.reach_at_k).toHaveLength(14);
+    p.reach_at_k.forEach((v, k) => expect(v).toBeCloseTo((k + 1) / 14, 12));
+  });
+
+  it('a shared route set runs route-major across questions and is recorded as shared', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer: (q) => (q.route[0] === 1 ? gold(q.prompt) : 'x') });
+    const spec: ProbeSpec = { probe: 'random-routes', space, budget: 5, seed: 2, shared: true };
+    const res = await runAudit(engine, { task, condition: cond, probes: [spec] });
+    const routes = sharedRoutes(spec).map(routeToString);
+    // rows: route 0 for q1,q2,q3, then route 1 for q1,q2,q3, ...
+    expect(engine.generated.map((g) => `${routeToString(g.route)}|${g.prompt}`)).toEqual(routes.flatMap((r) => docs.map((d) => `${r}|${d.text}`)));
+    for (const r of res.records) {
+      expect(r.route_draw).toBe('shared');
+      expect(r.attempts.map((a) => routeToString(a.route))).toEqual(routes);
+      // skip-layer-0 routes ("1,2,3", "1,1,2,3"? no: skips start at 0 → route starts with 1 or 2)
+      const c = routes.filter((x) => x.startsWith('1')).length;
+      expect(r.attempts.filter((a) => a.correct).length).toBe(c);
+    }
+    // a question's shared draw does not depend on the question
+    expect(questionRoutes(spec, 'anything').map(routeToString)).toEqual(routes);
+  });
+
+  it('refuses a budget larger than the space, naming both', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer: () => '0' });
+    await expect(runAudit(engine, { task, condition: cond, probes: [{ probe: 'random-routes', space, budget: 15, seed: 1, shared: false }] })).rejects.toThrow(
+      /budget 15 exceeds the 14 distinct routes/,
+    );
+  });
+});
+
+describe('sampling', () => {
+  it('draws k = B seeded samples on the default route and matches the hand-computed pass@k', async () => {
+    const spec: ProbeSpec = { probe: 'sampling', budget: 4, temperature: 0.6, topP: 0.95, seed: 9 };
+    const sampleIndex = new Map<number, number>();
+    for (const d of docs) for (let i = 0; i < 4; i++) sampleIndex.set(seedFor(9, d.id, i), i);
+    // q1: samples say 5, 5, 2 (right), 7 with log-probs making the right one the most likely; q2: all wrong
+    const engine = new FakeEngine({
+      numLayers: L,
+      answer: (q) => {
+        if (q.sampling.kind !== 'sample') throw new Error('sampling probe must sample');
+        expect([q.sampling.temperature, q.sampling.topP]).toEqual([0.6, 0.95]);
+        expect(isDefault(q)).toBe(true);
+        const i = sampleIndex.get(q.sampling.seed)!;
+        if (q.prompt === '1+1=') return [{ text: '5', logprob: -2 }, { text: '5', logprob: -2 }, { text: '2', logprob: -0.1 }, { text: '7', logprob: -3 }][i];
+        return { text: 'nope', logprob: -1 };
+      },
+    });
+    const res = await runAudit(engine, { task, condition: cond, probes: [spec], questions: 2, selectors: ['majority', 'max-logprob'] });
+    const [r1, r2] = res.records;
+    expect(r1.attempts.map((a) => a.sample)).toEqual([0, 1, 2, 3]);
+    expect(r1.first_success).toBe(2);
+    expect(r2.first_success).toBeNull();
+    expect(r2.invalid).toBe(4);
+    expect(r1.selectors).toEqual({
+      majority: { extracted: '5', correct: false, attempt: 0 },
+      'max-logprob': { extracted: '2', correct: true, attempt: 2 },
+    });
+    // q1: c=1, n=4 → 1/4, 1/2, 3/4, 1; q2: 0 → mean
+    const want = [1 / 8, 1 / 4, 3 / 8, 1 / 2];
+    res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(want[k], 12));
+    expect(res.summary.probes[0].selectors).toEqual({ majority: 0, 'max-logprob': 0.5 });
+  });
+});
+
+describe('mcts-routes', () => {
+  const space2: RouteSpace = { kind: 'blocks', numLayers: L, minLen: 1, maxLen: 8, maxBlock: 2, maxEdits: 2 };
+  const TARGET = '1,2,3,3'; // skip layer 0 and repeat layer 3: two edits, depth 2 in the tree
+  const mcts = (budget: number, simulations = 1000): ProbeSpec => ({
+    probe: 'mcts-routes',
+    space: space2,
+    budget,
+    seed: 4,
+    preset: 'cola',
+    exploration: Math.SQRT2,
+    lengthPenalty: 5,
+    randomChildProb: 0.1,
+    simulations,
+    rootBlockEdits: true,
+  });
+
+  it('evaluates distinct routes within the budget, finds a depth-2 route, and records the first-success curve', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer: (q) => (routeToString(q.route) === TARGET ? gold(q.prompt) : '0') });
+    const size = enumerateRoutes(space2).length;
+    const res = await runAudit(engine, { task, condition: cond, probes: [mcts(size)] });
+    expect(engine.rowsRequested).toBe(res.records.reduce((s, r) => s + r.attempts.length, 0));
+    // lockstep: every engine call carries one route per question still searching
+    expect(engine.calls[0].rows).toBe(3);
+    for (const r of res.records) {
+      const keys = r.attempts.map((a) => routeToString(a.route));
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(keys.length).toBeLessThanOrEqual(size);
+      expect(r.attempts.every((a) => inRouteSpace(space2, a.route))).toBe(true);
+      expect(r.selection_saw_gold).toBe(true);
+      expect(r.first_success).toBe(keys.indexOf(TARGET));
+      expect(r.reachable).toBe(true);
+    }
+    // the empirical curve: question i contributes 1 from k = first_success + 1 on
+    const fs = res.records.map((r) => r.first_success!);
+    res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(fs.filter((f) => f < k + 1).length / 3, 12));
+  });
+
+  it('stops at the budget, and at the simulation cap', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer: () => '0' });
+    const res = await runAudit(engine, { task, condition: cond, probes: [mcts(5)] });
+    for (const r of res.records) {
+      expect(r.attempts).toHaveLength(5);
+      expect(r.first_success).toBeNull();
+      expect(r.reachable).toBe(false);
+    }
+    const capped = await runAudit(new FakeEngine({ numLayers: L, answer: () => '0' }), { task, condition: cond, probes: [mcts(50, 3)] });
+    for (const r of capped.records) expect(r.attempts.length).toBeLessThanOrEqual(3);
+  });
+
+  it('root children edit blocks; deeper children edit one layer', () => {
+    const root = childRoutes(space2, [0, 1, 2, 3], 2).map(routeToString);
+    expect(root).toContain('2,3'); // skip 0..1
+    expect(root).toContain('0,1,0,1,2,3'); // repeat 0..1
+    const deeper = childRoutes(space2, [1, 2, 3], 1).map(routeToString);
+    expect(deeper).toContain(TARGET);
+    expect(deeper).not.toContain('1,2,3,2,3');
+  });
+});
+
+describe('mlp-silencing probe and loglik multiple choice', () => {
+  it('silences one layer per attempt under deployment', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer: (q) => (q.silence[0] === 2 ? gold(q.prompt) : '0') });
+    const res = await runAudit(engine, { task, condition: cond, probes: [{ probe: 'mlp-silencing', layers: [0, 1, 2, 3] }], questions: 1 });
+    const [r] = res.records;
+    expect(r.attempts.map((a) => [routeToString(a.route), a.silence, a.correct])).toEqual([
+      ['0,1,2,3', [0], false],
+      ['0,1,2,3', [1], false],
+      ['0,1,2,3', [2], true],
+      ['0,1,2,3', [3], false],
+    ]);
+    expect(r.first_success).toBe(2);
+  });
+
+  it('scores option letters and picks the most likely one', async () => {
+    const mcTask: LoadedTask = {
+      spec: { id: 'test:mc', name: 'mc', answerFormat: 'mc-letter', mcMode: 'loglik', promptTemplate: '{{question}}\n{{choices}}\nAnswer:', metadata: { version: 1 }, numTest: 1, numTrain: 0 },
+      test: [{ id: 'm1', text: 'Pick 2+2', target: 'C', choices: ['3', '5', '4'] }],
+      train: [],
+    };
+    const mcCond = defaultCondition({ ...mcTask.spec }, 'f32');
+    expect(mcCond.mcMode).toBe('loglik');
+    const seen: string[] = [];
+    const engine = new FakeEngine({
+      numLayers: L,
+      answer: () => 'unused',
+      score: (q) => {
+        seen.push(q.continuation);
+        // default route prefers B; the route skipping layer 0 prefers C
+        const want = q.route[0] === 0 ? ' B' : ' C';
+        return q.continuation === want ? -0.2 : -3;
+      },
+    });
+    const res = await runAudit(engine, {
+      task: mcTask,
+      condition: mcCond,
+      probes: [{ probe: 'deployment' }, { probe: 'random-routes', space, budget: 14, seed: 1, shared: false }],
+    });
+    expect(seen.slice(0, 3)).toEqual([' A', ' B', ' C']);
+    // " B" is two fake tokens: its mean token log-prob is −0.2 / 2
+    expect(res.records[0].attempts[0]).toMatchObject({ response: 'loglik', extracted: 'B', correct: false, meanLogprob: -0.1 });
+    const routes = res.records[1].attempts;
+    expect(routes.filter((a) => a.correct).map((a) => a.route[0] !== 0)).toEqual(routes.filter((a) => a.route[0] !== 0).map(() => true));
+    expect(engine.calls.every((c) => c.method === 'score')).toBe(true);
+    await expect(
+      runAudit(engine, { task: mcTask, condition: mcCond, probes: [{ probe: 'sampling', budget: 2, temperature: 1, topP: 1, seed: 1 }] }),
+    ).rejects.toThrow(/sampling probe needs generated answers/);
+  });
+});
+
+describe('fixed-route selector', () => {
+  it('chooses the best route on train with gold and applies it blind on test', async () => {
+    const spec: ProbeSpec = { probe: 'random-routes', space, budget: 6, seed: 3, shared: true };
+    const routes = sharedRoutes(spec).map(routeToString);
+    const good = routes[4];
+    // train: `good` right on every train question, routes[1] on half; test: `good` right on q1 only
+    const engine = new FakeEngine({
+      numLayers: L,
+      answer: (q) => {
+        const r = routeToString(q.route);
+        const t = q.prompt.endsWith('+0=');
+        const right = t ? q.prompt[0] : gold(q.prompt);
+        if (t) return r === good || (r === routes[1] && Number(q.prompt[0]) % 2 === 0) ? right : 'x';
+        return r === good && q.prompt === '1+1=' ? right : 'x';
+      },
+    });
+    const res = await runAudit(engine, { task, condition: cond, probes: [spec], selectors: ['fixed-route', 'majority'] });
+    const cal = Object.values(res.calibration)[0];
+    expect(routeToString(cal.route)).toBe(good);
+    expect(cal).toMatchObject({ accuracy: 1, n: 6 });
+    expect(res.records.map((r) => r.selectors!['fixed-route'])).toEqual([
+      { extracted: '2', correct: true, attempt: 4, route: cal.route },
+      { extracted: '[invalid]', correct: false, attempt: 4, route: cal.route },
+      { extracted: '[invalid]', correct: false, attempt: 4, route: cal.route },
+    ]);
+    expect(res.summary.probes[0].selectors!['fixed-route']).toBeCloseTo(1 / 3, 12);
+    // calibration rows (6 routes × 6 train) are not charged to any record's budget
+    expect(res.records.every((r) => r.attempts.length === 6)).toBe(true);
+    expect(engine.rowsRequested).toBe(36 + 18);
+  });
+});
+
+describe('reproducibility, skipping and cancelling', () => {
+  const probes: ProbeSpec[] = [
+    { probe: 'deployment' },
+    { probe: 'random-routes', space, budget: 8, seed: 11, shared: false },
+    { probe: 'sampling', budget: 3, temperature: 0.7, topP: 0.9, seed: 2 },
+  ];
+  const answer = (q: FakeQuery) => String((q.route.length * 7 + (q.sampling.kind === 'sample' ? q.sampling.seed % 5 : 0)) % 9);
+
+  it('same inputs and seeds give byte-identical records', async () => {
+    const a = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes });
+    const b = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes, rowsPerCall: 5 });
+    expect(JSON.stringify(b.records)).toBe(JSON.stringify(a.records));
+    // a subset of questions gets the same per-question records
+    const c = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes, docs: [docs[2]] });
+    expect(JSON.stringify(c.records)).toBe(JSON.stringify(a.records.filter((r) => r.doc_id === 'q3')));
+  });
+
+  it('skips stored keys and emits the rest as they complete', async () => {
+    const first = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes });
+    const stored = new Set(first.records.filter((r) => r.doc_id !== 'q2').map(recordKey));
+    const engine = new FakeEngine({ numLayers: L, answer });
+    const seen: string[] = [];
+    const res = await runAudit(engine, { task, condition: cond, probes, skip: (k) => stored.has(k), onRecord: (r) => void seen.push(`${r.probe}/${r.doc_id}`) });
+    expect(seen).toEqual(['deployment/q2', 'random-routes/q2', 'sampling/q2']);
+    expect(res.skipped).toBe(6);
+    expect(engine.rowsRequested).toBe(1 + 8 + 3);
+    expect(JSON.stringify(res.records)).toBe(JSON.stringify(first.records.filter((r) => r.doc_id === 'q2')));
+  });
+
+  it('the generator yields records one at a time; an aborted signal stops with "cancelled"', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer });
+    const gen = auditRecords(engine, { task, condition: cond, probes: [{ probe: 'deployment' }], rowsPerCall: 1 });
+    const r1 = await gen.next();
+    expect((r1.value as { doc_id: string }).doc_id).toBe('q1');
+    expect(engine.rowsRequested).toBe(1);
+    await gen.return(undefined);
+    const ac = new AbortController();
+    ac.abort();
+    await expect(runAudit(engine, { task, condition: cond, probes, signal: ac.signal })).rejects.toMatchObject({ code: 'cancelled' });
+  });
+
+  it('names bad setups', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer });
+    await expect(runAudit(engine, { task, condition: { ...cond, engineDtype: 'q4' }, probes })).rejects.toThrow(/engine dtype q4 but the engine runs f32/);
+    await expect(runAudit(engine, { task, condition: cond, probes: [{ probe: 'deployment' }, { probe: 'deployment' }] })).rejects.toThrow(/listed twice/);
+    await expect(
+      runAudit(engine, { task, condition: cond, probes: [{ probe: 'random-routes', space: { ...space, numLayers: 6 } as RouteSpace, budget: 2, seed: 1, shared: false }] }),
+    ).rejects.toThrow(/route space has 6 layers; the model has 4/);
+    await expect(runAudit(engine, { task, condition: { ...cond, promptTemplate: 'Q:' }, probes })).rejects.toThrow(/must contain \{\{question\}\}/);
+    await expect(runAudit(engine, { task, condition: cond, probes: [{ probe: 'mlp-silencing', layers: [4] }] })).rejects.toThrow(/layer 4 is outside 0..3/);
+  });
+
+  it('summaries refuse mixed conditions', () => {
+    expect(() =>
+      summarize([
+        { condition_key: 'a' } as never,
+        { condition_key: 'b' } as never,
+      ]),
+    ).toThrow(/2 conditions/);
+  });
+});

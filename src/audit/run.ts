@@ -1,0 +1,340 @@
+// The audit loop: for each probe, for each question, attempts through the engine in batches, one
+// record per (question, probe) emitted as soon as it is complete. Records already stored are
+// skipped through the `skip` hook (their keys: condition.ts recordKeyOf). Same inputs and seeds
+// give byte-identical records: every random choice is seeded from (probe seed, question id).
+
+import type { Engine, ModelInfo } from '../engine/types';
+import { createPrng } from '../util/prng';
+import { conditionSampling, prepareQuestion, runAttempts, throwIfAborted, type AttemptRequest, type Graded, type Question } from './attempts';
+import { conditionKey, probeKey, recordKeyOf, validateCondition, validateProbeSpec } from './condition';
+import { AuditError } from './errors';
+import { RouteSearch } from './probes/mcts';
+import { defaultRoute, routeToString, sampleRoutes } from './routes';
+import { seedFor } from './seeds';
+import { chooseFixedRoute, fixedRoutePick, majorityVote, maxLogprob } from './selectors';
+import { summarize } from './summary';
+import type { Attempt, AuditSummary, Condition, Doc, LoadedTask, ProbeName, ProbeSpec, QuestionRecord, SelectorName, SelectorPick } from './types';
+
+export interface AuditProgress {
+  probe: ProbeName;
+  probe_key: string;
+  /** Records of this probe finished (computed or skipped). */
+  done: number;
+  total: number;
+  /** Engine rows run so far in this audit (charged attempts, deployment and selector extras). */
+  rows: number;
+}
+
+export interface AuditOptions {
+  task: LoadedTask;
+  condition: Condition;
+  probes: ProbeSpec[];
+  /** Audit the first n test questions (default: all loaded). */
+  questions?: number;
+  /** Audit exactly these questions instead (the silencing scan uses this). */
+  docs?: Doc[];
+  /** Answer-blind selectors to apply to every probe's attempts (fixed-route: route probes only). */
+  selectors?: SelectorName[];
+  /** Train questions the fixed-route selector calibrates on (default 20). */
+  calibrationQuestions?: number;
+  /** Rows per engine call (default 64). */
+  rowsPerCall?: number;
+  onRecord?: (r: QuestionRecord) => void | Promise<void>;
+  onProgress?: (p: AuditProgress) => void;
+  signal?: AbortSignal;
+  /** Return true for record keys already stored; those (question, probe) units are not run. */
+  skip?: (key: string) => boolean;
+}
+
+export interface Calibration {
+  route: number[];
+  /** Accuracy of the route on the calibration questions (gold used there). */
+  accuracy: number;
+  n: number;
+}
+
+export interface AuditResult {
+  condition_key: string;
+  model_fingerprint: string;
+  task_id: string;
+  task_version: number;
+  records: QuestionRecord[];
+  summary: AuditSummary;
+  skipped: number;
+  rows: number;
+  /** probe key → the fixed route chosen on the train split. */
+  calibration: Record<string, Calibration>;
+}
+
+interface RunState {
+  info: ModelInfo;
+  condition_key: string;
+  skipped: number;
+  rows: number;
+  calibration: Record<string, Calibration>;
+}
+
+type RouteProbe = Extract<ProbeSpec, { probe: 'random-routes' | 'mcts-routes' }>;
+const isRouteProbe = (s: ProbeSpec): s is RouteProbe => s.probe === 'random-routes' || s.probe === 'mcts-routes';
+
+/** The shared route set of a route probe (also the fixed-route selector's candidates). */
+export function sharedRoutes(spec: RouteProbe): number[][] {
+  return sampleRoutes(spec.space, spec.budget, createPrng(seedFor(spec.seed, 'shared')));
+}
+
+/** Routes a random-routes probe draws for one question. */
+export function questionRoutes(spec: Extract<ProbeSpec, { probe: 'random-routes' }>, docId: string): number[][] {
+  return spec.shared ? sharedRoutes(spec) : sampleRoutes(spec.space, spec.budget, createPrng(seedFor(spec.seed, docId)));
+}
+
+async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
+  const info = await engine.info();
+  if (!info) throw new AuditError('bad-input', 'the engine has no model loaded');
+  validateCondition(o.condition);
+  if (o.condition.engineDtype !== info.dtype) {
+    throw new AuditError('bad-input', `the condition says engine dtype ${o.condition.engineDtype} but the engine runs ${info.dtype}`);
+  }
+  const names = new Set<string>();
+  for (const spec of o.probes) {
+    validateProbeSpec(spec, info.numLayers);
+    if (names.has(spec.probe)) throw new AuditError('bad-input', `probe "${spec.probe}" is listed twice; one spec per probe in an audit`);
+    names.add(spec.probe);
+    if (spec.probe === 'sampling' && o.condition.mcMode === 'loglik') throw new AuditError('bad-input', 'the sampling probe needs generated answers; the condition scores letters (mcMode loglik)');
+  }
+  for (const s of o.selectors ?? []) if (!['majority', 'max-logprob', 'fixed-route'].includes(s)) throw new AuditError('bad-input', `unknown selector "${s}" (known: majority, max-logprob, fixed-route)`);
+  const rpc = o.rowsPerCall ?? 64;
+  if (!Number.isInteger(rpc) || rpc < 1) throw new AuditError('bad-input', `rowsPerCall must be a positive integer, got ${rpc}`);
+  return { info, condition_key: await conditionKey(o.condition), skipped: 0, rows: 0, calibration: {} };
+}
+
+function toAttempts(graded: Graded[]): Attempt[] {
+  return graded.map((g, index) => ({ index, ...g }));
+}
+
+/** Records one by one, each as soon as it is complete. */
+export async function* auditRecords(engine: Engine, o: AuditOptions): AsyncGenerator<QuestionRecord> {
+  yield* recordsWith(engine, o, await checkSetup(engine, o));
+}
+
+async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): AsyncGenerator<QuestionRecord> {
+  const cond = o.condition;
+  const rowsPerCall = o.rowsPerCall ?? 64;
+  const docs = o.docs ?? o.task.test.slice(0, o.questions ?? o.task.test.length);
+  const prepared = new Map<string, Question>();
+  const prepare = async (d: Doc, train: readonly Doc[] = o.task.train) => {
+    let q = prepared.get(d.id);
+    if (!q) prepared.set(d.id, (q = await prepareQuestion(engine, cond, d, train)));
+    return q;
+  };
+  const exec = async (reqs: AttemptRequest[]) => {
+    const out = await runAttempts(engine, cond, reqs, { rowsPerCall, signal: o.signal });
+    st.rows += reqs.length;
+    return out;
+  };
+  const onAbort = () => void engine.cancel();
+  o.signal?.addEventListener('abort', onAbort);
+  try {
+    for (const spec of o.probes) {
+      const pkey = await probeKey(spec);
+      const base = {
+        probe: spec.probe,
+        probe_key: pkey,
+        probe_spec: spec,
+        condition_key: st.condition_key,
+        model_fingerprint: st.info.fingerprint,
+        task_id: o.task.spec.id,
+        task_version: o.task.spec.metadata.version,
+      };
+      const todo = docs.filter((d) => {
+        const skip = o.skip?.(recordKeyOf({ ...base, doc_id: d.id })) ?? false;
+        if (skip) st.skipped++;
+        return !skip;
+      });
+      let done = docs.length - todo.length;
+      const progress = () => o.onProgress?.({ probe: spec.probe, probe_key: pkey, done, total: docs.length, rows: st.rows });
+      progress();
+      if (todo.length === 0) continue;
+
+      const selectors = spec.probe === 'deployment' ? [] : (o.selectors ?? []).filter((s) => s !== 'fixed-route' || isRouteProbe(spec));
+      let fixed: Calibration | null = null;
+      if (selectors.includes('fixed-route') && isRouteProbe(spec)) {
+        fixed = await calibrate(spec);
+        st.calibration[pkey] = fixed;
+      }
+
+      const record = async (q: Question, attempts: Attempt[], budget: number, sawGold: boolean, routeDraw?: 'per-question' | 'shared'): Promise<QuestionRecord> => {
+        const first = attempts.find((a) => a.correct);
+        const first_success = first ? first.index : null;
+        const r: QuestionRecord = {
+          doc_id: q.doc.id,
+          doc: q.doc,
+          target: q.doc.target,
+          arguments: { prompt: q.prompt },
+          resps: attempts.map((a) => a.response),
+          filtered_resps: attempts.map((a) => a.extracted),
+          doc_hash: q.doc_hash,
+          prompt_hash: q.prompt_hash,
+          ...base,
+          attempts,
+          budget,
+          first_success,
+          realized: spec.probe === 'deployment' ? attempts[0].correct : null,
+          reachable: spec.probe === 'deployment' ? null : first_success !== null && first_success < budget,
+          invalid: attempts.filter((a) => a.extracted === '[invalid]').length,
+          selection_saw_gold: sawGold,
+          ...(routeDraw ? { route_draw: routeDraw } : {}),
+        };
+        if (selectors.length) r.selectors = await pickSelectors(q, attempts);
+        return r;
+      };
+
+      const pickSelectors = async (q: Question, attempts: Attempt[]): Promise<Record<string, SelectorPick>> => {
+        const out: Record<string, SelectorPick> = {};
+        for (const s of [...selectors].sort()) {
+          if (s === 'majority') out[s] = majorityVote(attempts);
+          else if (s === 'max-logprob') out[s] = maxLogprob(attempts);
+          else if (fixed) {
+            const hit = fixedRoutePick(attempts, fixed.route);
+            if (hit) out[s] = hit;
+            else {
+              // the fixed route was not among this question's draws: one extra, uncharged decode
+              const [g] = await exec([{ q, route: fixed.route, silence: [], sampling: conditionSampling(cond, q.doc.id) }]);
+              out[s] = { extracted: g.extracted, correct: g.correct, attempt: null, route: fixed.route.slice() };
+            }
+          }
+        }
+        return out;
+      };
+
+      /** Fixed-route calibration: the shared route set on train questions, gold used there. */
+      async function calibrate(rp: RouteProbe): Promise<Calibration> {
+        const train = o.task.train.slice(0, o.calibrationQuestions ?? 20);
+        if (train.length === 0) throw new AuditError('bad-input', 'the fixed-route selector calibrates on train questions; the task has none loaded');
+        const routes = sharedRoutes(rp);
+        const qs: Question[] = [];
+        for (const d of train) qs.push(await prepareQuestion(engine, cond, d, o.task.train.filter((t) => t.id !== d.id)));
+        const reqs = routes.flatMap((route) => qs.map((q) => ({ q, route, silence: [], sampling: conditionSampling(cond, q.doc.id) })));
+        const graded = await exec(reqs);
+        const correct = new Map<string, number>();
+        graded.forEach((g, i) => {
+          const k = routeToString(reqs[i].route);
+          correct.set(k, (correct.get(k) ?? 0) + (g.correct ? 1 : 0));
+        });
+        return { ...chooseFixedRoute(routes, correct, qs.length), n: qs.length };
+      }
+
+      if (spec.probe === 'mcts-routes') {
+        for (let at = 0; at < todo.length; at += rowsPerCall) {
+          const group = todo.slice(at, at + rowsPerCall);
+          const qs: Question[] = [];
+          for (const d of group) qs.push(await prepare(d));
+          const searches = qs.map(
+            (q) =>
+              new RouteSearch(
+                {
+                  space: spec.space,
+                  budget: spec.budget,
+                  simulations: spec.simulations,
+                  exploration: spec.exploration,
+                  lengthPenalty: spec.lengthPenalty,
+                  randomChildProb: spec.randomChildProb,
+                  rootBlockEdits: spec.rootBlockEdits,
+                },
+                createPrng(seedFor(spec.seed, q.doc.id)),
+              ),
+          );
+          const graded: Graded[][] = qs.map(() => []);
+          const live = new Set(qs.map((_, i) => i));
+          while (live.size) {
+            throwIfAborted(o.signal);
+            const asks: { i: number; route: number[] }[] = [];
+            const finished: number[] = [];
+            for (const i of live) {
+              const route = searches[i].propose();
+              if (route) asks.push({ i, route });
+              else finished.push(i);
+            }
+            const results = await exec(asks.map(({ i, route }) => ({ q: qs[i], route, silence: [], sampling: conditionSampling(cond, qs[i].doc.id) })));
+            asks.forEach(({ i }, k) => {
+              graded[i].push(results[k]);
+              searches[i].observe(results[k].correct ? 1 : 0);
+            });
+            for (const i of finished) {
+              live.delete(i);
+              yield await record(qs[i], toAttempts(graded[i]), spec.budget, true);
+              done++;
+            }
+            if (finished.length) progress();
+          }
+        }
+        continue;
+      }
+
+      // one-shot probes: every attempt of a question is known before running
+      const perQuestion = (q: Question): AttemptRequest[] => {
+        const sampling = conditionSampling(cond, q.doc.id);
+        switch (spec.probe) {
+          case 'deployment':
+            return [{ q, route: defaultRoute(st.info.numLayers), silence: [], sampling }];
+          case 'random-routes':
+            return questionRoutes(spec, q.doc.id).map((route) => ({ q, route, silence: [], sampling }));
+          case 'sampling':
+            return Array.from({ length: spec.budget }, (_, i) => ({
+              q,
+              route: defaultRoute(st.info.numLayers),
+              silence: [],
+              sampling: { kind: 'sample' as const, temperature: spec.temperature, topP: spec.topP, seed: seedFor(spec.seed, q.doc.id, i) },
+              sample: i,
+            }));
+          case 'mlp-silencing':
+            return spec.layers.map((l) => ({ q, route: defaultRoute(st.info.numLayers), silence: [l], sampling }));
+        }
+      };
+      const perQ = spec.probe === 'deployment' ? 1 : spec.probe === 'mlp-silencing' ? spec.layers.length : spec.budget;
+      const budget = spec.probe === 'deployment' ? 0 : perQ;
+      const shared = spec.probe === 'random-routes' && spec.shared;
+      const groupSize = Math.max(1, Math.floor(rowsPerCall / perQ));
+      for (let at = 0; at < todo.length; at += groupSize) {
+        const qs: Question[] = [];
+        for (const d of todo.slice(at, at + groupSize)) qs.push(await prepare(d));
+        const byQ = qs.map(perQuestion);
+        // shared route set: route-major across questions, so one route's rows run together
+        const order: [number, number][] = shared
+          ? Array.from({ length: perQ }, (_, j) => qs.map((_, i) => [i, j] as [number, number])).flat()
+          : qs.flatMap((_, i) => byQ[i].map((_, j) => [i, j] as [number, number]));
+        const results = await exec(order.map(([i, j]) => byQ[i][j]));
+        const graded: Graded[][] = qs.map(() => []);
+        order.forEach(([i, j], k) => (graded[i][j] = results[k]));
+        for (let i = 0; i < qs.length; i++) {
+          const routeDraw = spec.probe === 'random-routes' ? (spec.shared ? 'shared' : 'per-question') : undefined;
+          yield await record(qs[i], toAttempts(graded[i]), budget, false, routeDraw);
+          done++;
+        }
+        progress();
+      }
+    }
+  } finally {
+    o.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+/** Runs the audit, handing each record to onRecord (awaited) the moment it is complete. */
+export async function runAudit(engine: Engine, o: AuditOptions): Promise<AuditResult> {
+  const st = await checkSetup(engine, o);
+  const records: QuestionRecord[] = [];
+  for await (const r of recordsWith(engine, o, st)) {
+    await o.onRecord?.(r);
+    records.push(r);
+  }
+  return {
+    condition_key: st.condition_key,
+    model_fingerprint: st.info.fingerprint,
+    task_id: o.task.spec.id,
+    task_version: o.task.spec.metadata.version,
+    records,
+    summary: summarize(records),
+    skipped: st.skipped,
+    rows: st.rows,
+    calibration: st.calibration,
+  };
+}

@@ -1,0 +1,64 @@
+// Reachability@k curves and audit summaries from records alone.
+
+import { INVALID } from './graders';
+import { passAtK } from './stats';
+import type { AuditSummary, ProbeSummary, QuestionRecord } from './types';
+
+/** Reachability@k for k = 1..budget for one record: the unbiased estimator over its attempts for
+ *  uniform draws, sampling and silencing; the empirical first-success curve for MCTS. With fewer
+ *  attempts than budget (a space or tree used up), values past the last attempt stay at its value. */
+export function reachCurve(r: QuestionRecord): number[] {
+  const B = r.budget;
+  const out: number[] = [];
+  if (r.probe === 'mcts-routes') {
+    for (let k = 1; k <= B; k++) out.push(r.first_success !== null && r.first_success < k ? 1 : 0);
+    return out;
+  }
+  const n = Math.min(r.attempts.length, B);
+  const c = r.attempts.slice(0, n).filter((a) => a.correct).length;
+  for (let k = 1; k <= B; k++) out.push(n === 0 ? 0 : passAtK(n, c, Math.min(k, n)));
+  return out;
+}
+
+const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+
+/** Realized from deployment records, and per probe key: reachable, ceiling (joined by doc_id with
+ *  deployment), reach@k, attempts and selector accuracy. Records must share one condition key. */
+export function summarize(records: readonly QuestionRecord[]): AuditSummary {
+  const keys = new Set(records.map((r) => r.condition_key));
+  if (keys.size > 1) throw new Error(`summarize: records come from ${keys.size} conditions; summarize one condition at a time`);
+  const deployment = records.filter((r) => r.probe === 'deployment');
+  const realizedBy = new Map(deployment.map((r) => [r.doc_id, r.realized === true]));
+  const byProbe = new Map<string, QuestionRecord[]>();
+  for (const r of records) if (r.probe !== 'deployment') byProbe.set(r.probe_key, [...(byProbe.get(r.probe_key) ?? []), r]);
+  const probes: ProbeSummary[] = [];
+  for (const [probe_key, rs] of byProbe) {
+    const budget = Math.max(...rs.map((r) => r.budget));
+    const curves = rs.map(reachCurve);
+    const reach_at_k = Array.from({ length: budget }, (_, k) => mean(curves.map((c) => c[Math.min(k, c.length - 1)] ?? 0)));
+    const joined = rs.filter((r) => realizedBy.has(r.doc_id));
+    const selectorNames = [...new Set(rs.flatMap((r) => Object.keys(r.selectors ?? {})))].sort();
+    const s: ProbeSummary = {
+      probe: rs[0].probe,
+      probe_key,
+      n: rs.length,
+      budget,
+      reachable: mean(rs.map((r) => (r.reachable ? 1 : 0))),
+      ceiling: mean(joined.map((r) => (r.reachable || realizedBy.get(r.doc_id) ? 1 : 0))),
+      reach_at_k,
+      mean_attempts: mean(rs.map((r) => r.attempts.length)),
+      invalid: rs.reduce((s, r) => s + r.invalid, 0),
+    };
+    if (selectorNames.length) {
+      s.selectors = Object.fromEntries(selectorNames.map((name) => [name, mean(rs.map((r) => (r.selectors?.[name]?.correct ? 1 : 0)))]));
+    }
+    probes.push(s);
+  }
+  return {
+    condition_key: records[0]?.condition_key ?? '',
+    n: deployment.length,
+    realized: mean(deployment.map((r) => (r.realized ? 1 : 0))),
+    invalid: deployment.filter((r) => r.attempts[0]?.extracted === INVALID).length,
+    probes,
+  };
+}
