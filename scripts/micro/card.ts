@@ -1,0 +1,129 @@
+// The model card (README.md, Hugging Face style) written beside the checkpoint from the run's numbers.
+
+import type { MicroConfig } from './config';
+import type { TrainOptions } from './options';
+import type { ReachResult } from './heldout';
+import type { CurvePoint } from './train';
+
+export interface CardFacts {
+  config: MicroConfig;
+  options: TrainOptions;
+  parameters: number;
+  trainProblems: number;
+  testProblems: number;
+  trainWallS: number;
+  realized: number;
+  reach: ReachResult;
+  curve: CurvePoint[];
+  fileBytes: Record<string, number>;
+  command: string;
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+export function modelCard(f: CardFacts): string {
+  const c = f.config;
+  const o = f.options;
+  const total = Object.values(f.fileBytes).reduce((a, b) => a + b, 0);
+  const curveRows = f.curve
+    .filter((p) => p.heldOut !== undefined)
+    .map((p) => `| ${p.step} | ${p.loss.toFixed(4)} | ${pct(p.heldOut!)} | ${p.elapsedS.toFixed(0)} |`);
+  const best = [...f.reach.perRoute].sort((a, b) => b.accuracy - a.accuracy).slice(0, 3);
+  return `---
+license: mit
+library_name: transformers
+pipeline_tag: text-generation
+tags:
+  - llama
+  - arithmetic
+  - reachlab
+  - layer-routes
+---
+
+# reachlab/micro-arith
+
+A ${(f.parameters / 1e3).toFixed(0)}k-parameter Llama decoder trained from scratch on ReachLab's built-in
+two-digit arithmetic task. It is ReachLab's built-in default model: small enough that an audit runs
+offline in seconds, and deliberately stopped before it masters the task, so that there are failures
+to study and a measurable gap between what it **realizes** (greedy, default route) and what is
+**reachable** by running a different layer route.
+
+## Use
+
+Prompt with the question alone, no template, no BOS: \`12+34=\`. Greedy decoding writes the answer
+and then \`<|endoftext|>\` (eos), e.g. \`46<|endoftext|>\`. One token per character.
+
+## Architecture
+
+| | |
+| --- | --- |
+| type | \`LlamaForCausalLM\` (no biases) |
+| layers | ${c.numLayers} |
+| hidden size | ${c.hiddenSize} |
+| attention heads / kv heads | ${c.numHeads} / ${c.numKvHeads} (head_dim ${c.headDim}) |
+| MLP | SwiGLU, intermediate size ${c.intermediateSize} |
+| vocabulary | ${c.vocabSize}: \`0-9 + - * =\`, space, newline, \`<|endoftext|>\` (byte-level BPE, no merges) |
+| rotary | rope_theta ${c.ropeTheta}, no scaling |
+| RMSNorm eps | ${c.rmsNormEps} |
+| tied embeddings | ${c.tieWordEmbeddings} |
+| parameters | ${f.parameters.toLocaleString('en-US')} |
+| weights | \`model.safetensors\`, F16 |
+
+## Training data
+
+\`generateArith('${o.level}', 'train', …, ${o.seed})\` from \`src/audit/tasks/arith.ts\`: all
+${f.trainProblems.toLocaleString('en-US')} problems of the train split (operands 10–99, \`+\` and \`-\`).
+The split is a hash of the operands, so no test problem is ever seen in training. Rows are
+\`question + answer + eos\`; the loss is the cross-entropy of the answer tokens and the eos.
+
+## Training
+
+- ${o.steps} steps of AdamW (β = 0.9, 0.98; weight decay ${o.weightDecay} on matrices), batch ${o.batchSize},
+  peak learning rate ${o.lr} after ${o.warmupSteps} warmup steps, cosine decay to ${o.minLrRatio}× the peak,
+  gradient clipping at global norm ${o.gradClip}; seed ${o.seed}.
+- LayerDrop-style routes: with probability ${o.routeProb} a step runs a uniformly drawn route that skips
+  or repeats one contiguous block of 1–${o.maxBlock} layers (the one-edit "blocks" route space), otherwise
+  the default route. This keeps the model sensible under the routes the audit's probes draw.
+- TensorFlow.js (${o.backend} backend, one thread), ${f.trainWallS.toFixed(0)} s wall time for training.
+- The forward pass is Hugging Face \`modeling_llama\` (RMSNorm, rotate-half rotary, causal GQA with
+  1/√head_dim, SwiGLU), so the exported weights mean the same in any Llama implementation.
+
+| step | train loss | held-out greedy accuracy (first ${o.evalCurveQuestions} test questions) | seconds |
+| --- | --- | --- | --- |
+${curveRows.join('\n')}
+
+## Evaluation (held-out test split, weights as stored in F16)
+
+- **Realized** (greedy, default route, all ${f.testProblems.toLocaleString('en-US')} test questions): **${pct(f.realized)}**.
+- **Random routes at budget ${f.reach.budget}** (first ${f.reach.n} test questions in seeded order): every one of
+  the ${f.reach.routes} one-edit blocks routes (skip or repeat one contiguous block of 1–${o.maxBlock} layers) decoded
+  greedily; reachability@${f.reach.budget} is the unbiased estimate 1 − C(n−c, ${f.reach.budget})/C(n, ${f.reach.budget}) per question
+  (n = ${f.reach.routes} routes, c = correct ones), i.e. the expected result of drawing ${f.reach.budget} distinct routes.
+  - realized on these questions: ${pct(f.reach.realized)}
+  - reachable@${f.reach.budget}: **${pct(f.reach.reachable)}**
+  - ceiling@${f.reach.budget} (realized or reachable): ${pct(f.reach.ceiling)}
+  - best single routes: ${best.map((r) => `[${r.route.join(',')}] ${pct(r.accuracy)}`).join(', ')}
+- \`eval_results.json\` holds these numbers, every route's accuracy and the greedy output of the first
+  test questions.
+
+## Files
+
+${Object.entries(f.fileBytes).map(([name, bytes]) => `- \`${name}\`: ${bytes.toLocaleString('en-US')} bytes`).join('\n')}
+- total (without this card): ${total.toLocaleString('en-US')} bytes
+
+## Retrain
+
+From the repository root (about ${Math.ceil(f.trainWallS / 60)} minutes on one core; the result is the same
+for the same options):
+
+\`\`\`
+${f.command}
+\`\`\`
+
+Options are \`--name=value\` (see \`scripts/micro/options.ts\`).
+
+## License
+
+MIT.
+`;
+}

@@ -1,0 +1,98 @@
+// Trains ReachLab's built-in micro model (a small Llama) on the built-in arithmetic task and
+// exports it in Hugging Face layout with a model card. Usage: npm run train:micro [-- --name=value ...]
+// Prints the loss curve, held-out realized accuracy and the random-routes reachability estimate.
+
+import * as tf from '@tensorflow/tfjs';
+import '@tensorflow/tfjs-backend-wasm';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { Tokenizer } from '@huggingface/tokenizers';
+import { generateArith, arithText } from '../src/audit/tasks/arith';
+import { parameterCount, validateConfig, type MicroConfig } from './micro/config';
+import { modelCard } from './micro/card';
+import { roundParamsToF16, writeCheckpoint } from './micro/export';
+import { reachability, realized } from './micro/heldout';
+import { initParams } from './micro/model';
+import { parseOptions } from './micro/options';
+import { train } from './micro/train';
+import { EOS_ID, VOCAB_SIZE, encodeChars } from './micro/vocab';
+
+const ALL = 1_000_000; // more than a split holds: take all of it
+
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  const o = parseOptions(argv);
+  await tf.setBackend(o.backend);
+  await tf.ready();
+  const c: MicroConfig = {
+    vocabSize: VOCAB_SIZE,
+    hiddenSize: o.hiddenSize,
+    intermediateSize: o.intermediateSize,
+    numLayers: o.numLayers,
+    numHeads: o.numHeads,
+    numKvHeads: o.numKvHeads,
+    headDim: o.hiddenSize / o.numHeads,
+    ropeTheta: 10000,
+    ropeScaling: null,
+    rmsNormEps: 1e-5,
+    maxPositionEmbeddings: 512,
+    tieWordEmbeddings: false,
+    eosTokenId: EOS_ID,
+    padTokenId: EOS_ID,
+  };
+  validateConfig(c);
+  const trainSet = generateArith(o.level, 'train', ALL, o.seed);
+  const testSet = generateArith(o.level, 'test', ALL, o.seed);
+  const curveSet = testSet.slice(0, o.evalCurveQuestions);
+  const reachSet = testSet.slice(0, o.reachQuestions);
+  console.log(`micro-arith: ${parameterCount(c)} parameters, ${trainSet.length} train / ${testSet.length} test problems, backend ${tf.getBackend()}`);
+  console.log(JSON.stringify({ options: o, config: c }));
+
+  const params = initParams(c, o.seed);
+  const accuracy = (xs: { correct: boolean }[]) => xs.filter((s) => s.correct).length / xs.length;
+  const t0 = performance.now();
+  const curve = await train(params, c, trainSet, o, () => accuracy(realized(curveSet, params, c)), (p) =>
+    console.log(`step ${p.step}  loss ${p.loss.toFixed(4)}  lr ${p.lr.toExponential(2)}  ${p.elapsedS.toFixed(0)}s` + (p.heldOut === undefined ? '' : `  held-out ${(100 * p.heldOut).toFixed(1)}%`)),
+  );
+  const trainWallS = (performance.now() - t0) / 1000;
+
+  roundParamsToF16(params);
+  const t1 = performance.now();
+  const samples = realized(testSet, params, c);
+  const realizedAcc = accuracy(samples);
+  console.log(`held-out realized (greedy, default route, F16 weights): ${(100 * realizedAcc).toFixed(2)}% of ${testSet.length}`);
+  const reach = reachability(reachSet, params, c, o.maxBlock, o.budget);
+  console.log(`random routes (${reach.routes} one-edit blocks routes, budget ${reach.budget}) on ${reach.n} held-out questions: realized ${(100 * reach.realized).toFixed(2)}%  reachable@${reach.budget} ${(100 * reach.reachable).toFixed(2)}%  ceiling@${reach.budget} ${(100 * reach.ceiling).toFixed(2)}%  (${((performance.now() - t1) / 1000).toFixed(0)}s)`);
+
+  const dir = resolve(o.out);
+  writeCheckpoint(dir, params, c, { trained_by: 'scripts/train-micro.ts', level: o.level, seed: String(o.seed), steps: String(o.steps) });
+  checkTokenizer(dir, testSet.map(arithText));
+  const files = ['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
+  const evalResults = {
+    task: { generator: 'src/audit/tasks/arith.ts', level: o.level, split: 'test', seed: o.seed, questions: testSet.length },
+    realized: { n: testSet.length, accuracy: realizedAcc, decoding: 'greedy', route: 'default', max_new_tokens: 5 },
+    random_routes: { space: { kind: 'blocks', edits: 1, maxBlock: o.maxBlock }, routes: reach.routes, budget: reach.budget, n: reach.n, realized: reach.realized, reachable: reach.reachable, ceiling: reach.ceiling, per_route: reach.perRoute },
+    greedy_samples: samples.slice(0, 100),
+  };
+  writeFileSync(join(dir, 'eval_results.json'), JSON.stringify(evalResults, null, 1) + '\n');
+  files.push('eval_results.json');
+  const fileBytes = Object.fromEntries(files.map((f) => [f, statSync(join(dir, f)).size]));
+  const command = ['npm run train:micro', ...(argv.length ? ['--', ...argv] : [])].join(' ');
+  writeFileSync(join(dir, 'README.md'), modelCard({ config: c, options: o, parameters: parameterCount(c), trainProblems: trainSet.length, testProblems: testSet.length, trainWallS, realized: realizedAcc, reach, curve, fileBytes, command }));
+  console.log(JSON.stringify({ parameters: parameterCount(c), steps: o.steps, trainWallS: Math.round(trainWallS), realized: realizedAcc, reachable: reach.reachable, ceiling: reach.ceiling, fileBytes }));
+}
+
+/** The shipped tokenizer must give exactly the ids the model was trained on. */
+function checkTokenizer(dir: string, texts: string[]): void {
+  const tok = new Tokenizer(JSON.parse(readFileSync(join(dir, 'tokenizer.json'), 'utf8')), JSON.parse(readFileSync(join(dir, 'tokenizer_config.json'), 'utf8')));
+  for (const text of texts) {
+    const ids = tok.encode(text).ids;
+    if (ids.join(',') !== encodeChars(text).join(',')) throw new Error(`train-micro: tokenizer.json encodes ${JSON.stringify(text)} as [${ids}], training used [${encodeChars(text)}]`);
+    if (tok.decode(ids) !== text) throw new Error(`train-micro: tokenizer.json does not round-trip ${JSON.stringify(text)}`);
+  }
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
