@@ -10,6 +10,7 @@ import { EngineError, type Engine, type EngineErrorCode } from '../engine/types.
 import { IdbRunStore } from './idb-store.ts';
 import { probeKey } from './keys.ts';
 import type { AuditFn } from './run-controller.ts';
+import type { CacheLike, CacheStorageLike } from './weight-cache.ts';
 
 export async function freshIdbStore(factory: IDBFactory = new IDBFactory()): Promise<IdbRunStore> {
   return IdbRunStore.open({ factory, keyRange: IDBKeyRange });
@@ -175,3 +176,37 @@ export const fakeAudit: AuditFn<FakeAuditInput> = async (engine, { input, skip, 
     }
   }
 };
+
+/** CacheStorage in memory, storing bodies as bytes like the real one stores them on disk. */
+export class MemoryCaches implements CacheStorageLike {
+  readonly caches = new Map<string, MemoryCache>();
+  async open(name: string) {
+    let c = this.caches.get(name);
+    if (!c) this.caches.set(name, (c = new MemoryCache()));
+    return c;
+  }
+  async keys() {
+    return [...this.caches.keys()];
+  }
+  async delete(name: string) {
+    return this.caches.delete(name);
+  }
+}
+export class MemoryCache implements CacheLike {
+  readonly entries = new Map<string, { bytes: Uint8Array; headers: [string, string][] }>();
+  async match(url: string) {
+    const e = this.entries.get(url);
+    return e ? new Response(e.bytes.slice(), { headers: e.headers }) : undefined;
+  }
+  async put(url: string, res: Response) {
+    const bytes = new Uint8Array(await res.arrayBuffer()); // rejects when the body stream errors
+    this.entries.set(url, { bytes, headers: [...res.headers.entries()] });
+  }
+  async delete(url: string) {
+    return this.entries.delete(url);
+  }
+  async keys() {
+    return [...this.entries.keys()].map((url) => ({ url }));
+  }
+}
+

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../util/hash.ts';
+import { isStoreError, StoreError } from './errors.ts';
+import { MemoryCaches } from './test-helpers.ts';
+import { cacheKey, WEIGHT_CACHE_NAME, WeightCache, type StorageManagerLike } from './weight-cache.ts';
+
+function bytes(n: number, seed = 1): Uint8Array {
+  return Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
+}
+
+/** A fake Hub: serves `files` by URL, counts requests; `cut` truncates, `breakAt` errors mid-body. */
+function hub(files: Record<string, Uint8Array>, opts: { cut?: number; breakAt?: number; status?: number } = {}) {
+  const calls: string[] = [];
+  const fetchFn = (async (input: RequestInfo | URL) => {
+    const url = String(input);
+    calls.push(url);
+    const body = files[url];
+    if (!body || opts.status) return new Response('nope', { status: opts.status ?? 404 });
+    const data = opts.cut !== undefined ? body.slice(0, opts.cut) : body;
+    const stream = new ReadableStream<Uint8Array>({
+      start(ctl) {
+        if (opts.breakAt !== undefined) {
+          ctl.enqueue(data.slice(0, opts.breakAt));
+          ctl.error(new TypeError('network connection lost'));
+          return;
+        }
+        for (let i = 0; i < data.length; i += 1000) ctl.enqueue(data.slice(i, i + 1000));
+        ctl.close();
+      },
+    });
+    return new Response(stream, { status: 200, headers: { 'content-length': String(data.length) } });
+  }) as typeof fetch;
+  return { fetchFn, calls };
+}
+
+const storage = (quota = 10e9, usage = 0): StorageManagerLike & { persistCalls: number } => ({
+  persistCalls: 0,
+  async estimate() {
+    return { quota, usage };
+  },
+  async persisted() {
+    return false;
+  },
+  async persist() {
+    this.persistCalls++;
+    return true;
+  },
+});
+
+const URL_A = 'https://hub.test/org/model/resolve/main/model.safetensors';
+const ref = { repo: 'org/model', revision: 'main', file: 'model.safetensors' };
+
+async function failure(p: Promise<unknown>): Promise<StoreError> {
+  const e = await p.then(() => null, (err: unknown) => err);
+  expect(isStoreError(e), `expected a StoreError, got ${String(e)}`).toBe(true);
+  return e as StoreError;
+}
+
+describe('WeightCache', () => {
+  it('downloads once, then serves a sliceable Blob from the cache', async () => {
+    const data = bytes(5000);
+    const { fetchFn, calls } = hub({ [URL_A]: data });
+    const st = storage();
+    const wc = await WeightCache.open({ caches: new MemoryCaches(), storage: st, fetch: fetchFn });
+    const seen: number[] = [];
+    const blob = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000, onBytes: (n) => seen.push(n) });
+    expect(blob.size).toBe(5000);
+    expect(seen.at(-1)).toBe(5000);
+    expect(new Uint8Array(await blob.slice(1234, 1240).arrayBuffer())).toEqual(data.slice(1234, 1240));
+    const again = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000 });
+    expect(new Uint8Array(await again.arrayBuffer())).toEqual(data);
+    expect(calls).toHaveLength(1);
+    expect(st.persistCalls).toBe(1);
+  });
+
+  it('fetches again when the cached size differs from the expected one', async () => {
+    const caches = new MemoryCaches();
+    const old = await WeightCache.open({ caches, storage: storage(), fetch: hub({ [URL_A]: bytes(3000) }).fetchFn });
+    await old.getCachedOrFetch({ ...ref, url: URL_A });
+    const { fetchFn, calls } = hub({ [URL_A]: bytes(4000, 9) });
+    const wc = await WeightCache.open({ caches, storage: storage(), fetch: fetchFn });
+    const blob = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 4000 });
+    expect(calls).toHaveLength(1);
+    expect(new Uint8Array(await blob.arrayBuffer())).toEqual(bytes(4000, 9));
+  });
+
+  it('checks the SHA-256 as it streams and refetches a copy stored under another hash', async () => {
+    const data = bytes(2500);
+    const good = await sha256Hex(data);
+    const caches = new MemoryCaches();
+    const { fetchFn, calls } = hub({ [URL_A]: data });
+    const wc = await WeightCache.open({ caches, storage: storage(), fetch: fetchFn });
+    const wrong = 'f'.repeat(64);
+    const e = await failure(wc.getCachedOrFetch({ ...ref, url: URL_A, sha256: wrong }));
+    expect(e.code).toBe('download-failed');
+    expect(e.message).toContain(`SHA-256 ${good}, ${wrong} expected`);
+    expect((await caches.open(WEIGHT_CACHE_NAME)).entries.size).toBe(0);
+    await wc.getCachedOrFetch({ ...ref, url: URL_A, sha256: good });
+    expect((await wc.list())[0].files[0].sha256).toBe(good);
+    await wc.getCachedOrFetch({ ...ref, url: URL_A, sha256: good });
+    expect(calls).toHaveLength(2);
+    // a newer upstream file (another hash) replaces the cached one
+    await expect(wc.getCachedOrFetch({ ...ref, url: URL_A, sha256: wrong })).rejects.toThrow(/SHA-256/);
+    expect(calls).toHaveLength(3);
+  });
+
+  it('stores nothing from a truncated or broken download', async () => {
+    const caches = new MemoryCaches();
+    const cut = await WeightCache.open({ caches, storage: storage(), fetch: hub({ [URL_A]: bytes(5000) }, { cut: 4000 }).fetchFn });
+    const e1 = await failure(cut.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000 }));
+    expect(e1.message).toMatch(/arrived with 4000 bytes, 5000 expected/);
+    const broken = await WeightCache.open({ caches, storage: storage(), fetch: hub({ [URL_A]: bytes(5000) }, { breakAt: 1500 }).fetchFn });
+    const e2 = await failure(broken.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000 }));
+    expect(e2.code).toBe('download-failed');
+    expect(e2.message).toMatch(/broke off/);
+    expect((await caches.open(WEIGHT_CACHE_NAME)).entries.size).toBe(0);
+  });
+
+  it('refuses a download that would not fit, before fetching', async () => {
+    const { fetchFn, calls } = hub({ [URL_A]: bytes(500) });
+    const wc = await WeightCache.open({ caches: new MemoryCaches(), storage: storage(1000, 900), fetch: fetchFn });
+    const e = await failure(wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 2_500_000_000 }));
+    expect(e.code).toBe('insufficient-space');
+    expect(e.message).toBe('model.safetensors of org/model@main needs 2.50 GB, 100 B free in browser storage; delete cached models or free disk space');
+    expect(calls).toHaveLength(0);
+    // size unknown up front: the Content-Length decides, and the body is not read
+    const e2 = await failure(wc.getCachedOrFetch({ ...ref, url: URL_A }));
+    expect(e2.message).toMatch(/needs 500 B, 100 B free/);
+  });
+
+  it('names the HTTP status of a failed download', async () => {
+    const wc = await WeightCache.open({ caches: new MemoryCaches(), storage: storage(), fetch: hub({}, { status: 401 }).fetchFn });
+    const e = await failure(wc.getCachedOrFetch({ ...ref, url: URL_A }));
+    expect(e.message).toBe('cannot download model.safetensors of org/model@main: HTTP 401');
+  });
+
+  it('lists cached models with sizes and deletes one', async () => {
+    const urls = {
+      a1: 'https://hub.test/a/config.json',
+      a2: 'https://hub.test/a/weights/model-00001.safetensors',
+      b1: 'https://hub.test/b/model.safetensors',
+    };
+    const { fetchFn } = hub({ [urls.a1]: bytes(10), [urls.a2]: bytes(3000), [urls.b1]: bytes(700) });
+    const wc = await WeightCache.open({ caches: new MemoryCaches(), storage: storage(), fetch: fetchFn });
+    await wc.getCachedOrFetch({ repo: 'org/a', revision: 'abc123', file: 'config.json', url: urls.a1 });
+    await wc.getCachedOrFetch({ repo: 'org/a', revision: 'abc123', file: 'weights/model-00001.safetensors', url: urls.a2, expectedSize: 3000 });
+    await wc.getCachedOrFetch({ repo: 'org/b', revision: 'main', file: 'model.safetensors', url: urls.b1 });
+    const list = await wc.list();
+    expect(list.map((m) => [m.repo, m.revision, m.totalBytes, m.files.map((f) => [f.file, f.size])])).toEqual([
+      ['org/a', 'abc123', 3010, [['config.json', 10], ['weights/model-00001.safetensors', 3000]]],
+      ['org/b', 'main', 700, [['model.safetensors', 700]]],
+    ]);
+    expect(await wc.deleteModel('org/a', 'abc123')).toBe(2);
+    expect((await wc.list()).map((m) => m.repo)).toEqual(['org/b']);
+    expect(await wc.lookup({ repo: 'org/a', revision: 'abc123', file: 'config.json' })).toBeNull();
+  });
+
+  it('deletes caches of earlier layouts on open, and says when there is no Cache API', async () => {
+    const caches = new MemoryCaches();
+    await caches.open('reachlab-weights-v0');
+    await caches.open('someone-else');
+    await WeightCache.open({ caches, storage: storage(), fetch: hub({}).fetchFn });
+    expect((await caches.keys()).sort()).toEqual([WEIGHT_CACHE_NAME, 'someone-else']);
+    const g = globalThis as { caches?: unknown };
+    expect(g.caches).toBeUndefined();
+    expect((await failure(WeightCache.open())).code).toBe('unavailable');
+  });
+
+  it('keys files by repo, revision and path', () => {
+    expect(cacheKey({ repo: 'org/m', revision: 'main', file: 'a b/c.json' })).toBe('https://reachlab.invalid/weights/org%2Fm/main/a%20b/c.json');
+  });
+});
