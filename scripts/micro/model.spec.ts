@@ -91,7 +91,7 @@ describe('micro model forward (HF Llama semantics)', () => {
     for (const name of ['model.layers.1.mlp.down_proj.weight', 'model.layers.1.self_attn.q_proj.weight', 'model.layers.0.self_attn.v_proj.weight', 'model.embed_tokens.weight', 'model.layers.3.input_layernorm.weight']) {
       const w = ref.params.get(name)!;
       const { value, grads } = tf.variableGrads(loss, [w]);
-      const grad = grads[w.name].dataSync();
+      const grad = grads[w.name].dataSync() as Float32Array;
       tf.dispose([value, grads[w.name]]);
       const base = w.dataSync().slice();
       const eps = 1e-2;

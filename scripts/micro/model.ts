@@ -55,13 +55,14 @@ function rmsNorm(x: tf.Tensor2D, w: tf.Tensor, eps: number): tf.Tensor2D {
 /** x: [N, in], w: [out, in] (HF orientation) → [N, out] = x · wᵀ.
  *  The wasm backend's matmul is fast only without transpose flags (XNNPACK), and tfjs's own
  *  matmul gradient uses them, so the transposes are explicit here in both directions. */
-const linear = tf.customGrad((x: tf.Tensor, w: tf.Tensor, save: tf.GradSaveFunc) => {
+const linear = tf.customGrad((...args) => {
+  const [x, w, save] = args as [tf.Tensor2D, tf.Tensor2D, tf.GradSaveFunc];
   save([x, w]);
   return {
-    value: tf.matMul(x as tf.Tensor2D, tf.transpose(w as tf.Tensor2D)),
-    gradFunc: (dy: tf.Tensor, saved: tf.Tensor[]) => {
+    value: tf.matMul(x, tf.transpose(w)),
+    gradFunc: (dy: tf.Tensor2D, saved: tf.Tensor[]) => {
       const [xs, ws] = saved as tf.Tensor2D[];
-      return [tf.matMul(dy as tf.Tensor2D, ws), tf.matMul(tf.transpose(dy as tf.Tensor2D), xs)]; // dx [N, in], dw [out, in]
+      return [tf.matMul(dy, ws), tf.matMul(tf.transpose(dy), xs)]; // dx [N, in], dw [out, in]
     },
   };
 }) as (x: tf.Tensor2D, w: tf.Tensor) => tf.Tensor2D;
