@@ -1,0 +1,77 @@
+// The Library screen's state: stored runs, selection for comparison, export, import, delete.
+
+import type { RunManifest } from '../../audit/types';
+import type { AppBackend, StoredRun } from '../backend';
+import { toUserMessage, type UserMessage } from '../lib/errors';
+
+export class LibraryState {
+  runs = $state.raw<RunManifest[]>([]);
+  /** Up to two run ids picked for comparison, in the order picked (A, then B). */
+  selected = $state<string[]>([]);
+  loading = $state(false);
+  error = $state.raw<UserMessage | null>(null);
+  private backend: AppBackend;
+
+  constructor(backend: AppBackend) {
+    this.backend = backend;
+  }
+
+  canCompare = $derived(this.selected.length === 2);
+
+  async refresh(): Promise<void> {
+    this.loading = true;
+    try {
+      this.runs = await this.backend.listRuns();
+      this.selected = this.selected.filter((id) => this.runs.some((r) => r.id === id));
+      this.error = null;
+    } catch (e) {
+      this.error = toUserMessage(e);
+    } finally {
+      this.loading = false;
+    }
+  }
+
+  toggle(id: string, on: boolean): void {
+    if (on && !this.selected.includes(id)) this.selected = [...this.selected, id].slice(-2);
+    if (!on) this.selected = this.selected.filter((x) => x !== id);
+  }
+
+  async open(id: string): Promise<StoredRun | null> {
+    return this.guard(() => this.backend.getRun(id));
+  }
+
+  async openPair(): Promise<[StoredRun, StoredRun] | null> {
+    if (!this.canCompare) return null;
+    const [a, b] = this.selected;
+    return this.guard(async () => [await this.backend.getRun(a), await this.backend.getRun(b)] as [StoredRun, StoredRun]);
+  }
+
+  async remove(id: string): Promise<void> {
+    await this.guard(() => this.backend.deleteRun(id));
+    this.selected = this.selected.filter((x) => x !== id);
+    await this.refresh();
+  }
+
+  /** The export file of a run and the name to save it under. */
+  async exportRun(id: string): Promise<{ blob: Blob; filename: string } | null> {
+    const blob = await this.guard(() => this.backend.exportRun(id));
+    return blob ? { blob, filename: `reachlab-${id}.jsonl` } : null;
+  }
+
+  async importFile(file: File): Promise<RunManifest | null> {
+    const m = await this.guard(() => this.backend.importFile(file));
+    if (m) await this.refresh();
+    return m;
+  }
+
+  private async guard<T>(f: () => Promise<T>): Promise<T | null> {
+    try {
+      const out = await f();
+      this.error = null;
+      return out;
+    } catch (e) {
+      this.error = toUserMessage(e);
+      return null;
+    }
+  }
+}

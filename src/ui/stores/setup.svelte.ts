@@ -1,0 +1,174 @@
+// The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
+// (the probe list, the attempt estimate, validation, the permalink).
+
+import type { AnswerFormat, Condition, ProbeSpec } from '../../audit/types';
+import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
+import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
+import { attemptsOf } from '../lib/estimate';
+import { encodePermalink, linkModelOf, linkTaskOf, type ParsedPermalink } from '../lib/permalink';
+import { DEFAULT_CONDITION, PROBE_PRESETS, presetById, type PresetId } from '../lib/presets';
+
+export type ModelKind = ModelChoice['kind'];
+export type TaskKind = TaskChoice['kind'];
+
+const REPO_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9_.-]+$/;
+
+export class SetupState {
+  // model
+  modelKind = $state<ModelKind>('builtin');
+  hubRepo = $state('');
+  hubRevision = $state('main');
+  hubToken = $state('');
+  folderName = $state('');
+  folderFiles = $state.raw<File[]>([]);
+  hubMeta = $state.raw<HubModelMeta | null>(null);
+  modelInfo = $state.raw<ModelInfo | null>(null);
+  loadProgress = $state.raw<LoadProgress | null>(null);
+  ep = $state<ExecutionProvider | 'auto'>('auto');
+
+  // task
+  taskKind = $state<TaskKind>('builtin');
+  builtinTask = $state('arith-2d');
+  hubPreset = $state('gsm8k');
+  count = $state(20);
+  seed = $state(1);
+  taskFile = $state.raw<File | null>(null);
+  filePreview = $state.raw<TaskFilePreview | null>(null);
+  mapping = $state<FieldMapping>({ question: '', answer: '' });
+  fileAnswerFormat = $state<AnswerFormat>('numeric');
+
+  // condition
+  condition = $state<Condition>(structuredClone(DEFAULT_CONDITION));
+
+  // probes: chosen presets and their budgets
+  presets = $state<PresetId[]>(['random-routes', 'sampling-ceiling']);
+  budgets = $state<Partial<Record<PresetId, number>>>({});
+
+  /** Layers of the chosen model, once loaded (or announced by the Hub API). */
+  numLayers = $derived(this.modelInfo?.numLayers ?? this.hubMeta?.numLayers ?? null);
+
+  modelChoice = $derived.by((): ModelChoice | null => {
+    if (this.modelKind === 'builtin') return { kind: 'builtin', id: BUILTIN_MODEL_ID };
+    if (this.modelKind === 'hub') {
+      if (!REPO_RE.test(this.hubRepo.trim())) return null;
+      const token = this.hubToken.trim();
+      return { kind: 'hub', repo: this.hubRepo.trim(), revision: this.hubRevision.trim() || 'main', ...(token ? { token } : {}) };
+    }
+    return this.folderFiles.length ? { kind: 'files', name: this.folderName || 'folder', files: this.folderFiles } : null;
+  });
+
+  taskChoice = $derived.by((): TaskChoice | null => {
+    if (this.taskKind === 'builtin') return { kind: 'builtin', id: this.builtinTask, count: this.count, seed: this.seed };
+    if (this.taskKind === 'hub') return { kind: 'hub', preset: this.hubPreset, count: this.count };
+    if (!this.taskFile || !this.mapping.question || !this.mapping.answer) return null;
+    return { kind: 'file', file: this.taskFile, mapping: { ...this.mapping }, answerFormat: this.fileAnswerFormat, count: this.count };
+  });
+
+  probes = $derived.by((): ProbeSpec[] | null => {
+    const L = this.numLayers;
+    if (L === null) return null;
+    return [{ probe: 'deployment' }, ...this.presets.map((id) => this.withBudget(id, presetById(id).probe(L)))];
+  });
+
+  attempts = $derived(this.probes && Number.isInteger(this.count) && this.count >= 0 ? attemptsOf(this.count, this.probes) : null);
+
+  /** What stops the run from starting, in words. */
+  problems = $derived.by((): string[] => {
+    const out: string[] = [];
+    if (this.modelKind === 'hub' && !REPO_RE.test(this.hubRepo.trim())) out.push('Enter a Hub repo id like owner/name.');
+    if (this.modelKind === 'files' && this.folderFiles.length === 0) out.push('Pick or drop a model folder.');
+    if (this.numLayers === null) out.push('Load the model first (its layer count sets the route spaces).');
+    if (!Number.isInteger(this.count) || this.count < 1 || this.count > 100_000) out.push('Questions must be a whole number from 1 to 100000.');
+    if (this.taskKind === 'file') {
+      if (!this.taskFile) out.push('Choose a task file.');
+      else if (!this.mapping.question || !this.mapping.answer) out.push('Map the question and answer columns of the task file.');
+    }
+    if (!this.condition.promptTemplate.includes('{{question}}')) out.push('The prompt template must contain {{question}}.');
+    if (!Number.isInteger(this.condition.maxNewTokens) || this.condition.maxNewTokens < 1) out.push('Max new tokens must be a whole number ≥ 1.');
+    if (!Number.isInteger(this.condition.fewShot.n) || this.condition.fewShot.n < 0) out.push('Few-shot count must be a whole number ≥ 0.');
+    for (const id of this.presets) {
+      const b = this.budgets[id];
+      if (b !== undefined && (!Number.isInteger(b) || b < 1)) out.push(`${presetById(id).label}: budget must be a whole number ≥ 1.`);
+    }
+    return out;
+  });
+
+  permalink = $derived(
+    encodePermalink({
+      model: this.modelChoice ? linkModelOf(this.modelChoice) : undefined,
+      task: this.taskChoice ? linkTaskOf(this.taskChoice) : undefined,
+      condition: this.condition,
+    }),
+  );
+
+  setup(): RunSetup {
+    if (this.problems.length) throw new Error(`setup incomplete: ${this.problems.join(' ')}`);
+    return {
+      model: this.modelChoice!,
+      task: this.taskChoice!,
+      condition: $state.snapshot(this.condition) as Condition,
+      probes: this.probes!,
+      load: { ep: this.ep, dtype: this.condition.engineDtype as EngineDtype },
+    };
+  }
+
+  togglePreset(id: PresetId, on: boolean): void {
+    const has = this.presets.includes(id);
+    if (on && !has) this.presets = PROBE_PRESETS.map((p) => p.id).filter((x) => x === id || this.presets.includes(x));
+    if (!on && has) this.presets = this.presets.filter((x) => x !== id);
+  }
+
+  /** Apply a protocol preset: enable its probe and, when it prescribes one, its condition. */
+  applyProtocol(id: PresetId): void {
+    const p = presetById(id);
+    this.togglePreset(id, true);
+    if (p.condition) this.condition = structuredClone(p.condition);
+  }
+
+  budgetOf(id: PresetId): number | null {
+    const spec = presetById(id).probe(this.numLayers ?? 1);
+    if (spec.probe === 'mlp-silencing' || spec.probe === 'deployment') return null;
+    return this.budgets[id] ?? spec.budget;
+  }
+
+  setModelKind(kind: ModelKind): void {
+    this.modelKind = kind;
+    this.modelInfo = null;
+    this.hubMeta = null;
+  }
+
+  /** A model field changed: what was loaded no longer describes the choice. */
+  invalidateModel(): void {
+    this.modelInfo = null;
+    this.hubMeta = null;
+  }
+
+  /** Adopt what a permalink carries; the returned list names what it could not apply. */
+  applyPermalink(link: ParsedPermalink): string[] {
+    if (link.model?.kind === 'builtin') this.setModelKind('builtin');
+    if (link.model?.kind === 'hub') {
+      this.setModelKind('hub');
+      this.hubRepo = link.model.repo;
+      this.hubRevision = link.model.revision;
+    }
+    if (link.task?.kind === 'builtin') {
+      this.taskKind = 'builtin';
+      this.builtinTask = link.task.id;
+      this.count = link.task.count;
+      this.seed = link.task.seed;
+    }
+    if (link.task?.kind === 'hub') {
+      this.taskKind = 'hub';
+      this.hubPreset = link.task.preset;
+      this.count = link.task.count;
+    }
+    if (link.condition) this.condition = link.condition;
+    return link.errors;
+  }
+
+  private withBudget(id: PresetId, spec: ProbeSpec): ProbeSpec {
+    const b = this.budgets[id];
+    if (b === undefined || !('budget' in spec)) return spec;
+    return spec.probe === 'mcts-routes' ? { ...spec, budget: b, simulations: Math.max(spec.simulations, b) } : { ...spec, budget: b };
+  }
+}

@@ -1,0 +1,180 @@
+import { describe, expect, it, vi } from 'vitest';
+import { parsePermalink } from '../lib/permalink';
+import { BOXED_CONDITION } from '../lib/presets';
+import { FakeBackend } from '../testing/fake-backend';
+import { LibraryState } from './library.svelte';
+import { Prefs } from './prefs.svelte';
+import { RunState } from './run.svelte';
+import { SetupState } from './setup.svelte';
+
+function memoryStorage(init: Record<string, string> = {}) {
+  const m = new Map(Object.entries(init));
+  return { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v), map: m };
+}
+
+describe('Prefs', () => {
+  it('persists large text and survives garbage in storage', () => {
+    const s = memoryStorage();
+    new Prefs(s).setLargeText(true);
+    expect(new Prefs(s).largeText).toBe(true);
+    expect(new Prefs(memoryStorage({ 'reachlab.prefs.v1': '{not json' })).largeText).toBe(false);
+  });
+});
+
+describe('SetupState', () => {
+  it('needs the model loaded before probes exist', () => {
+    const s = new SetupState();
+    expect(s.probes).toBeNull();
+    expect(s.attempts).toBeNull();
+    expect(s.problems).toContain('Load the model first (its layer count sets the route spaces).');
+  });
+
+  it('derives probes, budgets and the attempt estimate once layers are known', () => {
+    const s = new SetupState();
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 8 };
+    expect(s.probes!.map((p) => p.probe)).toEqual(['deployment', 'random-routes', 'sampling']);
+    expect(s.attempts).toBe(20 * (1 + 100 + 64));
+    s.budgets = { 'random-routes': 10 };
+    s.count = 5;
+    expect(s.attempts).toBe(5 * (1 + 10 + 64));
+    s.togglePreset('silencing-scan', true);
+    s.togglePreset('sampling-ceiling', false);
+    expect(s.probes!.map((p) => p.probe)).toEqual(['deployment', 'random-routes', 'mlp-silencing']);
+    expect(s.attempts).toBe(5 * (1 + 10 + 8));
+    expect(s.problems).toEqual([]);
+  });
+
+  it('applies a protocol with its prescribed condition', () => {
+    const s = new SetupState();
+    s.applyProtocol('cola-mcts');
+    expect(s.presets).toContain('cola-mcts');
+    expect(s.condition.maxNewTokens).toBe(50);
+    expect(s.condition.promptTemplate).toBe(BOXED_CONDITION.promptTemplate);
+  });
+
+  it('names what is missing for a Hub model and a task file', () => {
+    const s = new SetupState();
+    s.setModelKind('hub');
+    s.hubRepo = 'not a repo';
+    s.taskKind = 'file';
+    s.count = 0;
+    expect(s.problems).toEqual(expect.arrayContaining([
+      'Enter a Hub repo id like owner/name.',
+      'Questions must be a whole number from 1 to 100000.',
+      'Choose a task file.',
+    ]));
+    expect(() => s.setup()).toThrow(/setup incomplete/);
+  });
+
+  it('writes a permalink without the token and reads it back', () => {
+    const s = new SetupState();
+    s.setModelKind('hub');
+    s.hubRepo = 'Qwen/Qwen2.5-0.5B';
+    s.hubToken = 'hf_secret';
+    s.taskKind = 'hub';
+    s.hubPreset = 'arc-easy';
+    s.count = 30;
+    s.condition.maxNewTokens = 77;
+    expect(s.permalink).not.toContain('hf_secret');
+    const t = new SetupState();
+    expect(t.applyPermalink(parsePermalink(s.permalink))).toEqual([]);
+    expect([t.modelKind, t.hubRepo, t.hubRevision, t.hubToken, t.taskKind, t.hubPreset, t.count, t.condition.maxNewTokens]).toEqual(['hub', 'Qwen/Qwen2.5-0.5B', 'main', '', 'hub', 'arc-easy', 30, 77]);
+  });
+
+  it('builds a RunSetup the backend can take', () => {
+    const s = new SetupState();
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 6 };
+    const setup = s.setup();
+    expect(setup.model).toEqual({ kind: 'builtin', id: 'reachlab/micro-arith' });
+    expect(setup.task).toEqual({ kind: 'builtin', id: 'arith-2d', count: 20, seed: 1 });
+    expect(setup.probes[0]).toEqual({ probe: 'deployment' });
+    expect(setup.load).toEqual({ ep: 'auto', dtype: 'f32' });
+  });
+});
+
+function quickSetup(count = 4) {
+  const s = new SetupState();
+  s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 8 };
+  s.budgets = { 'random-routes': 8, 'sampling-ceiling': 4 };
+  s.count = count;
+  return s.setup();
+}
+
+describe('RunState', () => {
+  it('streams records, counts realized and reachable, and finishes', async () => {
+    const run = new RunState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    await run.start(quickSetup());
+    await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
+    expect(run.records).toHaveLength(4 * 3);
+    expect(run.progress).toMatchObject({ phase: 'finished', questionsDone: 4, questionsTotal: 4, attemptsDone: 4 * 13, attemptsTotal: 4 * 13 });
+    expect(run.fraction).toBe(1);
+    const realized = run.questions.filter((q) => q.realized).length;
+    expect(run.counts.questions).toBe(4);
+    expect(run.counts.realized).toBe(realized);
+    expect(run.counts.reachable).toBe(run.questions.filter((q) => q.records['random-routes']!.reachable || q.records.sampling!.reachable).length);
+    expect(run.active).toBe(false);
+  });
+
+  it('pauses, resumes and cancels', async () => {
+    const run = new RunState(new FakeBackend({ delayMs: 5, seedLibrary: false }));
+    await run.start(quickSetup(50));
+    await run.pause();
+    await vi.waitFor(() => expect(run.phase).toBe('paused'));
+    const done = run.progress!.questionsDone;
+    await new Promise((r) => setTimeout(r, 30));
+    expect(run.progress!.questionsDone).toBe(done);
+    await run.resume();
+    await vi.waitFor(() => expect(run.phase).toBe('running'));
+    await run.cancel();
+    await vi.waitFor(() => expect(run.manifest?.status).toBe('cancelled'));
+    expect(run.progress!.questionsDone).toBeLessThan(50);
+  });
+
+  it('turns an engine failure into an actionable message', async () => {
+    const run = new RunState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    const s = quickSetup(10);
+    await run.start({ ...s, model: { kind: 'hub', repo: 'fake/device-lost', revision: 'main' } });
+    await vi.waitFor(() => expect(run.error).not.toBeNull());
+    expect(run.error).toMatchObject({ title: 'GPU lost; reload the engine.', action: 'reload-engine' });
+    expect(run.phase).toBe('failed');
+    await run.start({ ...s, model: { kind: 'hub', repo: 'fake/gated', revision: 'main' } });
+    expect(run.error?.action).toBe('add-token');
+  });
+
+  it('derives attempts/s and ETA from progress', () => {
+    const run = new RunState(new FakeBackend({ seedLibrary: false }));
+    run.progress = { runId: 'r', phase: 'running', questionsDone: 1, questionsTotal: 4, attemptsDone: 20, attemptsTotal: 80, elapsedMs: 10_000 };
+    expect(run.attemptsPerSecond).toBe(2);
+    expect(run.etaSeconds).toBe(30);
+    expect(run.fraction).toBe(0.25);
+  });
+});
+
+describe('LibraryState', () => {
+  it('lists, selects two for comparison, exports, imports and deletes', async () => {
+    const lib = new LibraryState(new FakeBackend({ delayMs: 0 }));
+    await lib.refresh();
+    expect(lib.runs.map((r) => r.id)).toEqual(['fake-rl', 'fake-base']);
+    lib.toggle('fake-base', true);
+    lib.toggle('fake-rl', true);
+    expect(lib.canCompare).toBe(true);
+    const pair = await lib.openPair();
+    expect(pair!.map((r) => r.manifest.id)).toEqual(['fake-base', 'fake-rl']);
+    const exported = await lib.exportRun('fake-base');
+    expect(exported!.filename).toBe('reachlab-fake-base.jsonl');
+    const imported = await lib.importFile(new File([await exported!.blob.text()], exported!.filename));
+    expect(imported!.id).toMatch(/^fake-base-imported-/);
+    expect(lib.runs).toHaveLength(3);
+    await lib.remove('fake-base');
+    expect(lib.runs.map((r) => r.id)).not.toContain('fake-base');
+    expect(lib.selected).toEqual(['fake-rl']);
+  });
+
+  it('reports a bad import and a missing run as messages', async () => {
+    const lib = new LibraryState(new FakeBackend({ delayMs: 0 }));
+    expect(await lib.importFile(new File(['hello'], 'x.jsonl'))).toBeNull();
+    expect(lib.error?.title).toMatch(/not a valid ReachLab run export/);
+    expect(await lib.open('nope')).toBeNull();
+    expect(lib.error?.title).toMatch(/Not found in the library/);
+  });
+});
