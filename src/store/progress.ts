@@ -3,6 +3,7 @@
 // progress includes what earlier sessions (and other runs, reused) contributed.
 
 import type { ProbeName, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { recordKey } from '../audit/condition.ts';
 import { unitKey } from './keys.ts';
 
 export interface RunProgress {
@@ -21,8 +22,10 @@ export interface RunProgress {
   attemptsPerSec: number | null;
   /** Seconds left at this session's pace; null before the first computed record. */
   etaSec: number | null;
-  /** First question (in run order) still missing a record; null when all are done. */
+  /** The question being worked on (best guess: the audit goes probe by probe, question by
+   *  question); null when all are done. */
   currentDocId: string | null;
+  currentProbe: ProbeName | null;
   /** Units taken from records other runs computed under the same key. */
   reused: number;
   /** Questions whose deployment record is correct. */
@@ -37,6 +40,9 @@ export interface RunProgress {
 
 export class ProgressTracker {
   private readonly done = new Set<string>();
+  /** The audit core's record keys (condition.ts recordKey) of the units done: its skip hook. */
+  private readonly doneKeys = new Set<string>();
+  private lastProbe: ProbeName | null = null;
   private readonly perDoc = new Map<string, number>();
   private attempts = 0;
   private realized = 0;
@@ -57,14 +63,14 @@ export class ProgressTracker {
     const u = unitKey(record.doc_id, record.probe);
     if (this.done.has(u)) return;
     this.done.add(u);
+    this.doneKeys.add(recordKey(record));
     this.perDoc.set(record.doc_id, (this.perDoc.get(record.doc_id) ?? 0) + 1);
     this.attempts += record.attempts.length;
-    if (record.first_success !== null) {
-      if (record.probe === 'deployment') this.realized++;
-      else this.reachable[record.probe] = (this.reachable[record.probe] ?? 0) + 1;
-    }
+    if (record.realized === true) this.realized++;
+    if (record.reachable === true) this.reachable[record.probe] = (this.reachable[record.probe] ?? 0) + 1;
     if (how === 'reused') this.reused++;
     if (how === 'computed') {
+      this.lastProbe = record.probe;
       this.sessionRecords++;
       this.sessionAttempts += record.attempts.length;
     }
@@ -72,6 +78,21 @@ export class ProgressTracker {
 
   has(docId: string, probe: ProbeName): boolean {
     return this.done.has(unitKey(docId, probe));
+  }
+
+  /** Skip hook of the audit core: true for a record key (condition.ts recordKeyOf) already done. */
+  hasKey(key: string): boolean {
+    return this.doneKeys.has(key);
+  }
+
+  /** The probe still missing records that the audit most likely works on, and its next question. */
+  private current(): { docId: string; probe: ProbeName } | null {
+    const order = this.lastProbe ? [this.lastProbe, ...this.probes.filter((p) => p !== this.lastProbe)] : this.probes;
+    for (const probe of order) {
+      const docId = this.docIds.find((d) => !this.has(d, probe));
+      if (docId !== undefined) return { docId, probe };
+    }
+    return null;
   }
 
   /** Marks the start of computing in this session (rate and ETA count from here). */
@@ -97,7 +118,7 @@ export class ProgressTracker {
     const secPerRecord = this.sessionRecords > 0 ? sec / this.sessionRecords : null;
     let questionsDone = 0;
     for (const n of this.perDoc.values()) if (n === this.probes.length) questionsDone++;
-    const current = this.docIds.find((d) => (this.perDoc.get(d) ?? 0) < this.probes.length) ?? null;
+    const current = this.current();
     return {
       ...base,
       recordsDone: this.done.size,
@@ -107,7 +128,8 @@ export class ProgressTracker {
       attemptsDone: this.attempts,
       attemptsPerSec: rate,
       etaSec: secPerRecord === null ? null : secPerRecord * (total - this.done.size),
-      currentDocId: current,
+      currentDocId: current?.docId ?? null,
+      currentProbe: current?.probe ?? null,
       reused: this.reused,
       realized: this.realized,
       reachable: { ...this.reachable },

@@ -67,7 +67,9 @@ describe('RunController', () => {
     // mid-run: after the first record, 9 remain at 1 s each
     const first = progress().find((p) => p.recordsDone === 1)!;
     expect(first.etaSec).toBeCloseTo(9, 10);
-    expect(first.currentDocId).toBe('q0');
+    expect([first.currentProbe, first.currentDocId]).toEqual(['deployment', 'q1']);
+    const sixth = progress().find((p) => p.recordsDone === 6)!;
+    expect([sixth.currentProbe, sixth.currentDocId]).toEqual(['sampling', 'q1']);
     expect(run?.counters).toMatchObject({ recordsDone: 10, attemptsComputed: 25, reused: 0, computeMs: 10_000 });
     expect((await store.getSummary(req.manifest.id))?.recordCount).toBe(10);
   });

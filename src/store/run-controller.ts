@@ -3,7 +3,7 @@
 // marks the run interrupted (not failed): starting it again resumes where it stopped, with
 // finished and reusable records skipped, never recomputed.
 
-import type { ProbeName, QuestionRecord, RunManifest } from '../audit/types.ts';
+import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { isEngineError, type Engine } from '../engine/types.ts';
 import { StoreError, isStoreError } from './errors.ts';
 import { manifestKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
@@ -17,8 +17,9 @@ import { auditLockName, TabLocks, type ProgressChannel } from './tab-lock.ts';
 /** What the controller hands the audit: the lead's input plus the store's hooks. */
 export interface AuditCall<T> {
   input: T;
-  /** true for units that already have a record: the audit must not compute them. */
-  skip(docId: string, probe: ProbeName): boolean;
+  /** true for record keys (audit/condition.ts recordKeyOf) already stored: the audit must not
+   *  compute those units. */
+  skip(key: string): boolean;
   /** Persists one complete record; await it before the next so none is lost on a crash. */
   onRecord(record: QuestionRecord): Promise<void>;
   signal: AbortSignal;
@@ -250,7 +251,7 @@ export class RunController<T> {
         if (!engine) throw new StoreError('internal', 'no engine to run the audit on');
         await this.audit(engine, {
           input: job.req.input,
-          skip: (docId, probe) => tracker.has(docId, probe),
+          skip: (key) => tracker.hasKey(key),
           onRecord: (record) => {
             writes = writes.then(() => this.persist(job, tracker, record, computeMsBefore)).catch((e) => {
               writeError ??= e;

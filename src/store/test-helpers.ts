@@ -8,6 +8,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { Condition, ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { EngineError, type Engine, type EngineErrorCode } from '../engine/types.ts';
 import { IdbRunStore } from './idb-store.ts';
+import { recordKeyOf } from '../audit/condition.ts';
 import { probeKey } from './keys.ts';
 import type { AuditFn } from './run-controller.ts';
 import type { CacheLike, CacheStorageLike } from './weight-cache.ts';
@@ -164,11 +165,15 @@ export interface FakeAuditInput {
   correctAt?: (docId: string, probe: ProbeName) => number | null;
 }
 
-/** Drives the engine once per unit not skipped, in question order then probe order. */
+/** Drives the engine once per unit not skipped, probe by probe then question by question, like
+ *  the audit core. */
 export const fakeAudit: AuditFn<FakeAuditInput> = async (engine, { input, skip, onRecord, signal }) => {
-  for (const docId of input.docIds) {
-    for (const spec of input.manifest.probes) {
-      if (skip(docId, spec.probe)) continue;
+  const m = input.manifest;
+  for (const spec of m.probes) {
+    const probe_key = await probeKey(spec);
+    for (const docId of input.docIds) {
+      const key = recordKeyOf({ model_fingerprint: m.model.fingerprint, task_id: m.task.id, task_version: m.task.version, condition_key: m.condition_key, probe_key, doc_id: docId });
+      if (skip(key)) continue;
       signal.throwIfAborted();
       await engine.generate([{ promptIds: [1], route: [0, 1], silence: [], sampling: { kind: 'greedy' } }], { maxNewTokens: 4 });
       const at = input.correctAt ? input.correctAt(docId, spec.probe) : spec.probe === 'deployment' ? null : 1;
