@@ -1,0 +1,78 @@
+// Conformance of the in-process engine (Node, WASM EP) against the three reference checkpoints:
+// every case of expected.json, KV-cached decode vs recomputation, batched vs one-by-one rows,
+// scoring vs logits, and bad input that leaves the engine usable.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type LocalEngine } from './engine.ts';
+import { checkConformance, maxAbsDiff, type Expected } from './conformance.ts';
+import { logSoftmaxAt } from './sampling.ts';
+
+const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
+const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
+
+describe.each(MODELS)('%s', (name) => {
+  const expected = JSON.parse(readFileSync(`${fixture(name)}expected.json`, 'utf8')) as Expected;
+  const tol = expected.tolerance.abs;
+  let engine: LocalEngine;
+
+  beforeAll(async () => {
+    engine = createEngine();
+    await engine.load({ kind: 'fs', dir: fixture(name) }, { ep: 'wasm', maxSeqLen: 64 });
+  });
+  afterAll(async () => engine.dispose());
+
+  it('reproduces every case of expected.json (logits, argmax, greedy, cached = recomputed, batched = single)', async () => {
+    expect(tol).toBe(2e-3);
+    const report = await checkConformance(engine, expected);
+    for (const c of report.cases) {
+      expect(c.maxAbsDiff, `${c.name}: last_logits max |diff|`).toBeLessThanOrEqual(tol);
+      expect(c.argmaxExact, `${c.name}: all_position_argmax`).toBe(true);
+      expect(c.greedyTokens, `${c.name}: greedy_tokens`).toEqual(expected.cases.find((e) => e.name === c.name)!.greedy_tokens);
+      expect(c.cachedEqualsRecomputed, `${c.name}: KV-cached greedy = recomputation`).toBe(true);
+    }
+    expect(report.cases).toHaveLength(expected.cases.length);
+    expect(report.defaultAllMaxAbsDiff, 'default_all_logits max |diff|').toBeLessThanOrEqual(tol);
+    expect(report.batchedEqualsSingle).toBe(true);
+  });
+
+  it('gives the same logprobs for rows batched with different routes and silence sets as one by one', async () => {
+    const rows = expected.cases.map((c, i) => ({
+      promptIds: i % 2 ? expected.input_ids : expected.input_ids.slice(0, 7 + (i % 3)),
+      route: c.route,
+      silence: c.silence,
+      sampling: { kind: 'greedy' as const },
+    }));
+    const opts = { maxNewTokens: 5, eosTokenIds: [] };
+    const batched = await engine.generate(rows, opts);
+    for (const [i, row] of rows.entries()) {
+      const [one] = await engine.generate([row], opts);
+      expect(batched[i].tokens, `row ${i} tokens`).toEqual(one.tokens);
+      expect(maxAbsDiff(batched[i].tokenLogprobs, one.tokenLogprobs), `row ${i} logprobs`).toBeLessThan(1e-4);
+    }
+  });
+
+  it('scores continuations as the sum of teacher-forced log-probs', async () => {
+    const c = expected.cases[1];
+    const row = { promptIds: expected.input_ids, route: c.route, silence: c.silence };
+    const cont = [c.greedy_tokens.slice(0, 3), [5], [7, 8]];
+    const [scores] = await engine.score([{ ...row, continuations: cont }]);
+    for (const [k, ids] of cont.entries()) {
+      let want = 0;
+      for (let t = 0; t < ids.length; t++) {
+        const [last] = await engine.logits({ ...row, promptIds: [...row.promptIds, ...ids.slice(0, t)] });
+        want += logSoftmaxAt(last, ids[t]);
+      }
+      expect(Math.abs(scores[k] - want), `continuation ${k}`).toBeLessThan(1e-4);
+    }
+  });
+
+  it('rejects a bad route or silence set with a clear error and keeps working', async () => {
+    const L = expected.cases[0].route.length;
+    const good = { promptIds: expected.input_ids, route: expected.cases[0].route, silence: [] };
+    await expect(engine.logits({ ...good, route: [0, L] })).rejects.toMatchObject({ code: 'bad-input', message: expect.stringContaining(`route[1] = ${L}`) });
+    await expect(engine.logits({ ...good, route: [] })).rejects.toMatchObject({ code: 'bad-input' });
+    await expect(engine.logits({ ...good, silence: [-1] })).rejects.toMatchObject({ code: 'bad-input', message: expect.stringContaining(`[0, ${L})`) });
+    const [last] = await engine.logits(good);
+    expect(maxAbsDiff(last, expected.cases[0].last_logits)).toBeLessThanOrEqual(tol);
+  });
+});

@@ -1,0 +1,330 @@
+// The in-process Engine: loads a checkpoint into per-layer sessions (runtime/model.ts) and runs
+// many (prompt, route, silence set, sampling) rows per call through the batching scheduler
+// (runtime/scheduler.ts). The same object runs in a worker behind comlink (workers/).
+import { getOrt, type Ort } from './ort.ts';
+import { openReader } from './sources/reader.ts';
+import { openCheckpoint } from './checkpoint.ts';
+import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
+import { RoutedModel } from './runtime/model.ts';
+import { decodeStep, prefill, type DecodeStream, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
+import { checkFinite, createSampler, logSoftmaxAt, validateSampling } from './sampling.ts';
+import {
+  EngineError,
+  isEngineError,
+  type ChatMessage,
+  type CheckpointSource,
+  type Engine,
+  type ExecutionProvider,
+  type ForwardRow,
+  type GenerateOptions,
+  type GenerateResult,
+  type GenerateRow,
+  type LoadOptions,
+  type LoadProgress,
+  type LogitsOptions,
+  type ModelInfo,
+  type ScoreRow,
+} from './types.ts';
+
+const DEFAULT_MAX_SEQ_LEN = 512;
+/** KV capacity per call is the needed length rounded up to this (bounded by maxSeqLen). */
+const CAP_ROUND = 16;
+const MAX_BATCH = 64;
+
+interface Loaded {
+  model: RoutedModel;
+  tokenizer: TextTokenizer;
+  info: ModelInfo;
+}
+
+export function createEngine(): LocalEngine {
+  return new LocalEngine();
+}
+
+export class LocalEngine implements Engine {
+  private loaded: Loaded | null = null;
+  private queue: Promise<unknown> = Promise.resolve();
+  /** Bumped by cancel(): calls issued before it reject at their next check. */
+  private epoch = 0;
+  private deviceLost: string | null = null;
+
+  /** session.run() calls so far (benchmarks). */
+  get runs(): number {
+    return this.loaded?.model.runs ?? 0;
+  }
+
+  load(source: CheckpointSource, opts: LoadOptions = {}, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
+    return this.serial(async () => {
+      const maxSeqLen = opts.maxSeqLen ?? DEFAULT_MAX_SEQ_LEN;
+      if (!Number.isInteger(maxSeqLen) || maxSeqLen < 2 || maxSeqLen > 131072) {
+        throw new EngineError('bad-input', `maxSeqLen must be an integer in [2, 131072], got ${maxSeqLen}`);
+      }
+      const dtype = opts.dtype ?? 'f32';
+      if (dtype !== 'f32' && dtype !== 'q4') {
+        throw new EngineError('unsupported-dtype', `engine dtype ${dtype} is not available: this engine runs f32 and q4 (f16 activations are not implemented)`);
+      }
+      const ort = await getOrt();
+      const ep = await chooseEp(ort, opts.ep ?? 'auto');
+      const reader = openReader(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }));
+      const ckpt = await openCheckpoint(reader, onProgress);
+      const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig);
+      await this.unload();
+      const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, format: dtype, maxSeqLen, onProgress });
+      if (ep.ep === 'webgpu') await this.watchDevice(ort);
+      const c = ckpt.config;
+      const info: ModelInfo = {
+        fingerprint: ckpt.fingerprint,
+        name: ckpt.name,
+        modelType: c.modelType,
+        numLayers: c.numLayers,
+        vocabSize: c.vocabSize,
+        config: c,
+        ep: ep.ep,
+        dtype,
+        ...(ep.fallbackReason ? { fallbackReason: ep.fallbackReason } : {}),
+        ...(ep.adapter ? { adapter: ep.adapter } : {}),
+        hasChatTemplate: tokenizer.hasChatTemplate,
+        eosTokenIds: c.eosTokenIds,
+        maxSeqLen,
+        weightBytes: ckpt.weightBytes,
+      };
+      this.loaded = { model, tokenizer, info };
+      return info;
+    });
+  }
+
+  async info(): Promise<ModelInfo | null> {
+    return this.loaded?.info ?? null;
+  }
+
+  async encode(text: string): Promise<number[]> {
+    return this.need().tokenizer.encode(text);
+  }
+
+  async decode(ids: number[]): Promise<string> {
+    return this.need().tokenizer.decode(ids);
+  }
+
+  async applyChatTemplate(messages: ChatMessage[], addGenerationPrompt: boolean): Promise<string> {
+    return this.need().tokenizer.applyChatTemplate(messages, addGenerationPrompt);
+  }
+
+  logits(row: ForwardRow, opts: LogitsOptions = {}): Promise<Float32Array[]> {
+    const ctl = this.control();
+    return this.serial(async () => {
+      const { model } = this.need();
+      const plan = this.plan(row, 'row');
+      const T = row.promptIds.length;
+      const [res] = await prefill(model, [row.promptIds], [plan], this.capacity(T), ctl, opts.allPositions ?? false);
+      const V = model.config.vocabSize;
+      const n = res.logits.length / V;
+      return Array.from({ length: n }, (_, i) => {
+        const l = res.logits.slice(i * V, (i + 1) * V);
+        checkFinite(l, `row 0, position ${opts.allPositions ? i : T - 1}`);
+        return l;
+      });
+    });
+  }
+
+  generate(rows: GenerateRow[], opts: GenerateOptions): Promise<GenerateResult[]> {
+    const ctl = this.control();
+    return this.serial(async () => {
+      const { model, tokenizer, info } = this.need();
+      checkRows(rows);
+      const maxNew = opts.maxNewTokens;
+      if (!Number.isInteger(maxNew) || maxNew < 1) throw new EngineError('bad-input', `maxNewTokens must be a positive integer, got ${maxNew}`);
+      const stops = opts.stopStrings ?? [];
+      if (stops.some((s) => typeof s !== 'string' || s === '')) throw new EngineError('bad-input', 'stopStrings must be non-empty strings');
+      const eos = new Set(opts.eosTokenIds ?? info.eosTokenIds);
+      const plans = rows.map((r, i) => {
+        validateSampling(r.sampling, `row ${i}`);
+        return this.plan(r, `row ${i}`);
+      });
+      const cap = this.capacity(Math.max(...rows.map((r) => r.promptIds.length)) + maxNew - 1);
+      const pre = await prefill(model, rows.map((r) => r.promptIds), plans, cap, ctl);
+      const samplers = rows.map((r) => createSampler(r.sampling));
+      const results: GenerateResult[] = rows.map(() => ({ tokens: [], text: '', tokenLogprobs: [], stop: 'max-tokens' }));
+      const streams: DecodeStream[] = rows.map((r, i) => ({ plan: plans[i], kv: pre[i].kv.slice(), length: r.promptIds.length }));
+      let active = rows.map((_, i) => i);
+      let logits = pre.map((p) => p.logits);
+      for (let step = 0; active.length > 0; step++) {
+        const next: number[] = [];
+        active.forEach((row, j) => {
+          const l = logits[j];
+          checkFinite(l, `row ${row}, step ${step}`);
+          const id = samplers[row](l);
+          const res = results[row];
+          res.tokens.push(id);
+          res.tokenLogprobs.push(logSoftmaxAt(l, id));
+          if (eos.has(id)) {
+            res.stop = 'eos';
+            return;
+          }
+          if (stops.length > 0) {
+            const text = tokenizer.decode(res.tokens, { skipSpecialTokens: true });
+            const cut = firstStop(text, stops);
+            if (cut >= 0) {
+              res.stop = 'stop-string';
+              res.text = text.slice(0, cut);
+              return;
+            }
+          }
+          if (res.tokens.length < maxNew) next.push(row);
+        });
+        active = next;
+        if (active.length === 0) break;
+        logits = await decodeStep(model, active.map((r) => streams[r]), active.map((r) => results[r].tokens.at(-1)!), cap, ctl);
+      }
+      for (const res of results) {
+        if (res.stop !== 'stop-string') res.text = tokenizer.decode(res.tokens, { skipSpecialTokens: true });
+      }
+      return results;
+    });
+  }
+
+  score(rows: ScoreRow[]): Promise<number[][]> {
+    const ctl = this.control();
+    return this.serial(async () => {
+      const { model } = this.need();
+      checkRows(rows);
+      const plans = rows.map((r, i) => {
+        if (!Array.isArray(r.continuations)) throw new EngineError('bad-input', `row ${i}: continuations must be an array of token-id arrays`);
+        return this.plan(r, `row ${i}`);
+      });
+      const longest = Math.max(...rows.map((r) => r.promptIds.length + Math.max(1, ...r.continuations.map((c) => c.length)) - 1));
+      const cap = this.capacity(longest);
+      const pre = await prefill(model, rows.map((r) => r.promptIds), plans, cap, ctl);
+      // one stream per (row, continuation), teacher-forced token by token, all in one batch
+      const jobs = rows.flatMap((r, row) => r.continuations.map((ids, c) => ({ row, c, ids })));
+      const totals = rows.map((r) => r.continuations.map(() => 0));
+      const streams = jobs.map((j) => ({ plan: plans[j.row], kv: pre[j.row].kv.slice(), length: rows[j.row].promptIds.length }));
+      let logits = jobs.map((j) => pre[j.row].logits);
+      let active = jobs.map((_, i) => i);
+      for (let t = 0; active.length > 0; t++) {
+        active.forEach((k, a) => {
+          const { row, c, ids } = jobs[k];
+          checkFinite(logits[a], `row ${row}, continuation ${c}, token ${t}`);
+          if (!Number.isInteger(ids[t]) || ids[t] < 0 || ids[t] >= model.config.vocabSize) {
+            throw new EngineError('bad-input', `row ${row}, continuation ${c}: token id ${ids[t]} is outside the vocabulary [0, ${model.config.vocabSize})`);
+          }
+          totals[row][c] += logSoftmaxAt(logits[a], ids[t]);
+        });
+        active = active.filter((k) => jobs[k].ids.length > t + 1);
+        if (active.length === 0) break;
+        logits = await decodeStep(model, active.map((k) => streams[k]), active.map((k) => jobs[k].ids[t]), cap, ctl);
+      }
+      return totals;
+    });
+  }
+
+  async cancel(): Promise<void> {
+    this.epoch++;
+  }
+
+  dispose(): Promise<void> {
+    return this.serial(() => this.unload());
+  }
+
+  // --- internals ---
+
+  private async unload(): Promise<void> {
+    const l = this.loaded;
+    this.loaded = null;
+    if (l) await l.model.dispose();
+  }
+
+  /** Runs calls one at a time, in order. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.queue.then(() => {
+      if (this.deviceLost) throw new EngineError('device-lost', `WebGPU device lost (${this.deviceLost}); create a fresh engine`);
+      return fn();
+    });
+    this.queue = run.catch(() => undefined);
+    return run.catch((e: unknown) => {
+      throw isEngineError(e) ? e : new EngineError(this.deviceLost ? 'device-lost' : 'internal', e instanceof Error ? e.message : String(e));
+    });
+  }
+
+  private control(): RunControl {
+    const epoch = this.epoch;
+    return {
+      maxBatch: MAX_BATCH,
+      check: () => {
+        if (this.epoch !== epoch) throw new EngineError('cancelled', 'cancelled');
+      },
+    };
+  }
+
+  private need(): Loaded {
+    if (!this.loaded) throw new EngineError('not-loaded', 'no model is loaded; call load() first');
+    return this.loaded;
+  }
+
+  /** KV capacity for sequences of `len` tokens. */
+  private capacity(len: number): number {
+    const max = this.need().info.maxSeqLen;
+    if (len > max) throw new EngineError('bad-input', `sequence of ${len} tokens (prompt + new tokens) exceeds maxSeqLen ${max}`);
+    return Math.min(max, Math.ceil(len / CAP_ROUND) * CAP_ROUND);
+  }
+
+  private plan(row: ForwardRow, where: string): RoutePlan {
+    const L = this.need().info.numLayers;
+    const { route, silence } = row;
+    if (!Array.isArray(route) || route.length === 0) throw new EngineError('bad-input', `${where}: route must be a non-empty list of layer indices in [0, ${L})`);
+    route.forEach((l, p) => {
+      if (!Number.isInteger(l) || l < 0 || l >= L) throw new EngineError('bad-input', `${where}: route[${p}] = ${l} is not a layer index in [0, ${L})`);
+    });
+    if (!Array.isArray(silence)) throw new EngineError('bad-input', `${where}: silence must be a list of layer indices`);
+    silence.forEach((l, i) => {
+      if (!Number.isInteger(l) || l < 0 || l >= L) throw new EngineError('bad-input', `${where}: silence[${i}] = ${l} is not a layer index in [0, ${L})`);
+    });
+    const silenced = new Set(silence);
+    return { route: route.slice(), keep: route.map((l) => !silenced.has(l)) };
+  }
+
+  private async watchDevice(ort: Ort): Promise<void> {
+    const device = (await ort.env.webgpu.device) as { lost?: Promise<{ message?: string; reason?: string }> } | undefined;
+    device?.lost?.then((info) => {
+      this.deviceLost = info?.message || info?.reason || 'unknown reason';
+      this.epoch++;
+    });
+  }
+}
+
+function checkRows(rows: ForwardRow[]): void {
+  if (!Array.isArray(rows) || rows.length === 0) throw new EngineError('bad-input', 'rows must be a non-empty array');
+  rows.forEach((r, i) => {
+    if (!Array.isArray(r.promptIds) || r.promptIds.length === 0) throw new EngineError('bad-input', `row ${i}: promptIds must be a non-empty list of token ids`);
+  });
+}
+
+function firstStop(text: string, stops: string[]): number {
+  let cut = -1;
+  for (const s of stops) {
+    const at = text.indexOf(s);
+    if (at >= 0 && (cut < 0 || at < cut)) cut = at;
+  }
+  return cut;
+}
+
+interface EpChoice {
+  ep: ExecutionProvider;
+  fallbackReason?: string;
+  adapter?: string;
+}
+
+/** 'auto' (or 'webgpu') uses WebGPU when this build has it and navigator.gpu gives an adapter. */
+async function chooseEp(ort: Ort, wanted: ExecutionProvider | 'auto'): Promise<EpChoice> {
+  if (wanted === 'wasm') return { ep: 'wasm' };
+  if (wanted !== 'auto' && wanted !== 'webgpu') throw new EngineError('bad-input', `unknown execution provider ${JSON.stringify(wanted)}`);
+  const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
+  if (!gpu || typeof window === 'undefined' && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined') {
+    return { ep: 'wasm', fallbackReason: 'WebGPU unavailable in this environment' };
+  }
+  const adapter = (await gpu.requestAdapter().catch(() => null)) as { info?: { architecture?: string; vendor?: string; isFallbackAdapter?: boolean } } | null;
+  if (!adapter) return { ep: 'wasm', fallbackReason: 'WebGPU unavailable: navigator.gpu.requestAdapter() returned no adapter' };
+  (ort.env.webgpu as { adapter: unknown }).adapter = adapter;
+  const info = adapter.info ?? {};
+  const name = info.architecture || info.vendor || 'unknown adapter';
+  return { ep: 'webgpu', adapter: info.isFallbackAdapter ? `${name} (fallback adapter)` : name };
+}

@@ -1,0 +1,117 @@
+// The ONNX graph of one decoder layer (one session per model layer; every route position that
+// runs this layer feeds its own KV cache through past_key/past_value).
+//
+// inputs   hidden        [batch, seq, hidden]           f32
+//          past_key      [batch, kvHeads, cap, headDim]  f32  fixed capacity `cap`
+//          past_value    [batch, kvHeads, cap, headDim]  f32
+//          seqlens_k     [batch]                         i32  total length - 1 per row
+//          total_seq_len [1]                             i32  max total length in the batch
+//          position_ids  [batch, seq]                    i64  token positions
+//          mlp_keep      [batch, 1, 1]                   bool false where this layer's MLP is silenced
+// outputs  hidden_out, present_key, present_value (same shapes as hidden, past_key, past_value)
+import type { ModelConfig } from '../types.ts';
+import { GraphBuilder, MS_DOMAIN } from './onnx.ts';
+import { concatRows, linear, type WeightFormat } from './linear.ts';
+import { rotaryCaches } from './rope.ts';
+
+/** One layer's tensors in Hugging Face layout ([out, in] for projections); names in checkpoint.ts layerWeights(i). */
+export interface LayerWeights {
+  inputNorm: Float32Array;
+  q: Float32Array;
+  k: Float32Array;
+  v: Float32Array;
+  o: Float32Array;
+  qBias?: Float32Array;
+  kBias?: Float32Array;
+  vBias?: Float32Array;
+  qNorm?: Float32Array;
+  kNorm?: Float32Array;
+  postNorm: Float32Array;
+  gate: Float32Array;
+  up: Float32Array;
+  down: Float32Array;
+}
+
+/** Which optional tensors the architecture carries. */
+export function layerTensorKeys(config: ModelConfig): (keyof LayerWeights)[] {
+  const keys: (keyof LayerWeights)[] = ['inputNorm', 'q', 'k', 'v', 'o', 'postNorm', 'gate', 'up', 'down'];
+  if (config.attentionBias) keys.push('qBias', 'kBias', 'vBias');
+  if (config.qkNorm) keys.push('qNorm', 'kNorm');
+  return keys;
+}
+
+export interface LayerGraphOptions {
+  format: WeightFormat;
+  /** KV-cache capacity bound and rotary cache length. */
+  maxPositions: number;
+}
+
+export function buildLayerGraph(config: ModelConfig, layer: number, w: LayerWeights, opts: LayerGraphOptions): Uint8Array {
+  const { hiddenSize: H, numHeads: nH, numKvHeads: nKv, headDim: hd, intermediateSize: I } = config;
+  const qDim = nH * hd;
+  const kvDim = nKv * hd;
+  const g = new GraphBuilder(`layer_${layer}`);
+  const eps = { float: config.rmsNormEps };
+
+  const hidden = g.input('hidden', 'float32', ['batch', 'seq', H]);
+  const pastKey = g.input('past_key', 'float32', ['batch', nKv, 'cap', hd]);
+  const pastValue = g.input('past_value', 'float32', ['batch', nKv, 'cap', hd]);
+  const seqlensK = g.input('seqlens_k', 'int32', ['batch']);
+  const totalLen = g.input('total_seq_len', 'int32', [1]);
+  const positionIds = g.input('position_ids', 'int64', ['batch', 'seq']);
+  const mlpKeep = g.input('mlp_keep', 'bool', ['batch', 1, 1]);
+
+  // attention block
+  const ln1 = g.init('input_layernorm.weight', 'float32', [H], w.inputNorm);
+  const x = g.op('SimplifiedLayerNormalization', [hidden, ln1], { axis: -1, epsilon: eps }); // [batch, seq, H]
+  let qkv = linear(g, x, 'qkv_proj', concatRows([w.q, w.k, w.v]), qDim + 2 * kvDim, H, opts.format); // [batch, seq, qDim + 2 kvDim]
+  if (w.qBias && w.kBias && w.vBias) {
+    const bias = g.init('qkv_proj.bias', 'float32', [qDim + 2 * kvDim], concatRows([w.qBias, w.kBias, w.vBias]));
+    qkv = g.op('Add', [qkv, bias]);
+  }
+  const split = g.init('qkv_split', 'int64', [3], BigInt64Array.from([qDim, kvDim, kvDim].map(BigInt)));
+  let [q, k, v] = g.node('Split', [qkv, split], { outputs: 3, attrs: { axis: -1 } }); // q [batch, seq, qDim], k/v [batch, seq, kvDim]
+  if (w.qNorm && w.kNorm) {
+    q = headNorm(g, q, 'q_norm', w.qNorm, nH, hd, eps); // [batch, seq, qDim]
+    k = headNorm(g, k, 'k_norm', w.kNorm, nKv, hd, eps); // [batch, seq, kvDim]
+  }
+  const { cos, sin } = rotaryCaches(config, opts.maxPositions);
+  const cosC = g.init('cos_cache', 'float32', [opts.maxPositions, hd / 2], cos);
+  const sinC = g.init('sin_cache', 'float32', [opts.maxPositions, hd / 2], sin);
+  const qr = g.op('RotaryEmbedding', [q, positionIds, cosC, sinC], { interleaved: 0, num_heads: nH }, MS_DOMAIN);
+  const kr = g.op('RotaryEmbedding', [k, positionIds, cosC, sinC], { interleaved: 0, num_heads: nKv }, MS_DOMAIN);
+  g.node('GroupQueryAttention', [qr, kr, v, pastKey, pastValue, seqlensK, totalLen], {
+    outputs: ['attn', 'present_key', 'present_value'],
+    attrs: { num_heads: nH, kv_num_heads: nKv, scale: { float: 1 / Math.sqrt(hd) }, do_rotary: 0 },
+    domain: MS_DOMAIN,
+  }); // attn [batch, seq, qDim]
+  const o = linear(g, 'attn', 'o_proj', w.o, H, qDim, opts.format); // [batch, seq, H]
+  const h1 = g.op('Add', [hidden, o]);
+
+  // MLP block: down(silu(gate(x)) * up(x)), replaced by 0 (not multiplied: 0·Inf = NaN) where silenced
+  const ln2 = g.init('post_attention_layernorm.weight', 'float32', [H], w.postNorm);
+  const x2 = g.op('SimplifiedLayerNormalization', [h1, ln2], { axis: -1, epsilon: eps });
+  const gu = linear(g, x2, 'gate_up_proj', concatRows([w.gate, w.up]), 2 * I, H, opts.format); // [batch, seq, 2I]
+  const guSplit = g.init('gate_up_split', 'int64', [2], BigInt64Array.from([BigInt(I), BigInt(I)]));
+  const [gate, up] = g.node('Split', [gu, guSplit], { outputs: 2, attrs: { axis: -1 } });
+  const silu = g.op('Mul', [gate, g.op('Sigmoid', [gate])]);
+  const down = linear(g, g.op('Mul', [silu, up]), 'down_proj', w.down, H, I, opts.format); // [batch, seq, H]
+  const zero = g.init('zero', 'float32', [], new Float32Array([0]));
+  const mlp = g.op('Where', [mlpKeep, down, zero]);
+  g.node('Add', [h1, mlp], { outputs: ['hidden_out'] });
+
+  g.output('hidden_out', 'float32', ['batch', 'seq', H]);
+  g.output('present_key', 'float32', ['batch', nKv, 'cap', hd]);
+  g.output('present_value', 'float32', ['batch', nKv, 'cap', hd]);
+  return g.toBytes();
+}
+
+/** Per-head RMSNorm over headDim (qwen3 q_norm / k_norm): [batch, seq, heads·hd] → same shape. */
+function headNorm(g: GraphBuilder, x: string, name: string, weight: Float32Array, heads: number, hd: number, eps: { float: number }): string {
+  const w = g.init(`${name}.weight`, 'float32', [hd], weight);
+  const perHead = g.init(`${name}.shape_in`, 'int64', [4], BigInt64Array.from([0n, 0n, BigInt(heads), BigInt(hd)]));
+  const flat = g.init(`${name}.shape_out`, 'int64', [3], BigInt64Array.from([0n, 0n, BigInt(heads * hd)]));
+  const r = g.op('Reshape', [x, perHead]); // [batch, seq, heads, hd]
+  const n = g.op('SimplifiedLayerNormalization', [r, w], { axis: -1, epsilon: eps });
+  return g.op('Reshape', [n, flat]);
+}

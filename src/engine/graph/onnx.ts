@@ -1,0 +1,113 @@
+// A small builder over onnx-proto: named values, initializers, nodes, and ModelProto encoding.
+// Standard ops are stamped with opset 17 (≤ 20 keeps them on the WebGPU EP); com.microsoft is v1.
+import onnxProto from 'onnx-proto';
+
+const { onnx } = onnxProto;
+const DT = onnx.TensorProto.DataType;
+const AT = onnx.AttributeProto.AttributeType;
+
+export const ONNX_OPSET = 17;
+export const MS_DOMAIN = 'com.microsoft';
+
+export type ElemType = 'float32' | 'float16' | 'int32' | 'int64' | 'bool' | 'uint8';
+const ELEM: Record<ElemType, number> = {
+  float32: DT.FLOAT,
+  float16: DT.FLOAT16,
+  int32: DT.INT32,
+  int64: DT.INT64,
+  bool: DT.BOOL,
+  uint8: DT.UINT8,
+};
+
+/** A dimension: a fixed size or a symbolic name (batch, seq, ...). */
+export type Dim = number | string;
+export type AttrValue = number | number[] | string | { float: number };
+
+export class GraphBuilder {
+  private readonly nodes: onnxProto.onnx.INodeProto[] = [];
+  private readonly inits: onnxProto.onnx.ITensorProto[] = [];
+  private readonly inputs: onnxProto.onnx.IValueInfoProto[] = [];
+  private readonly outputs: onnxProto.onnx.IValueInfoProto[] = [];
+  private counter = 0;
+
+  constructor(private readonly name: string) {}
+
+  input(name: string, type: ElemType, dims: Dim[]): string {
+    this.inputs.push(valueInfo(name, type, dims));
+    return name;
+  }
+
+  output(name: string, type: ElemType, dims: Dim[]): void {
+    this.outputs.push(valueInfo(name, type, dims));
+  }
+
+  /** An initializer; `data` is stored as raw little-endian bytes. */
+  init(name: string, type: ElemType, dims: number[], data: ArrayBufferView): string {
+    const rawData = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    this.inits.push({ name, dataType: ELEM[type], dims, rawData });
+    return name;
+  }
+
+  /** Adds a node; returns its output names (fresh names unless given). */
+  node(op: string, inputs: string[], opts: { outputs?: string[] | number; attrs?: Record<string, AttrValue>; domain?: string } = {}): string[] {
+    const outs = Array.isArray(opts.outputs)
+      ? opts.outputs
+      : Array.from({ length: opts.outputs ?? 1 }, () => `${op.toLowerCase()}_${this.counter++}`);
+    this.nodes.push({
+      opType: op,
+      domain: opts.domain ?? '',
+      input: inputs,
+      output: outs,
+      name: `${op}_${this.counter++}`,
+      attribute: Object.entries(opts.attrs ?? {}).map(([k, v]) => attribute(k, v)),
+    });
+    return outs;
+  }
+
+  /** One-output shorthand. */
+  op(op: string, inputs: string[], attrs?: Record<string, AttrValue>, domain?: string): string {
+    return this.node(op, inputs, { attrs, domain })[0];
+  }
+
+  nodeCount(): number {
+    return this.nodes.length;
+  }
+
+  toBytes(): Uint8Array {
+    const model = onnx.ModelProto.create({
+      irVersion: 8,
+      producerName: 'reachlab',
+      opsetImport: [
+        { domain: '', version: ONNX_OPSET },
+        { domain: MS_DOMAIN, version: 1 },
+      ],
+      graph: {
+        name: this.name,
+        node: this.nodes,
+        initializer: this.inits,
+        input: this.inputs,
+        output: this.outputs,
+      },
+    });
+    return onnx.ModelProto.encode(model).finish();
+  }
+}
+
+function valueInfo(name: string, type: ElemType, dims: Dim[]): onnxProto.onnx.IValueInfoProto {
+  return {
+    name,
+    type: {
+      tensorType: {
+        elemType: ELEM[type],
+        shape: { dim: dims.map((d) => (typeof d === 'number' ? { dimValue: d } : { dimParam: d })) },
+      },
+    },
+  };
+}
+
+function attribute(name: string, v: AttrValue): onnxProto.onnx.IAttributeProto {
+  if (typeof v === 'string') return { name, type: AT.STRING, s: new TextEncoder().encode(v) };
+  if (Array.isArray(v)) return { name, type: AT.INTS, ints: v };
+  if (typeof v === 'object') return { name, type: AT.FLOAT, f: v.float };
+  return { name, type: AT.INT, i: v };
+}

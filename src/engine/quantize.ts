@@ -1,0 +1,72 @@
+// 4-bit block quantization in the layout of com.microsoft MatMulNBits (bits=4, block_size=32):
+// a weight W [N, K] (Hugging Face [out, in]) is cut along K into blocks of 32; each block stores
+// 16 bytes of nibbles (element 2j in the low nibble of byte j, 2j+1 in the high nibble), one f32
+// scale and one 4-bit zero point (two per byte, even block in the low nibble).
+// Asymmetric: scale = (max - min) / 15, zp = round(-min / scale), q = clamp(round(w / scale) + zp, 0, 15),
+// so w ≈ (q - zp) * scale. K that is not a multiple of 32 is zero-padded.
+
+export const Q4_BLOCK = 32;
+
+export interface Q4Weight {
+  n: number;
+  k: number;
+  /** [N, kBlocks, 16] */
+  packed: Uint8Array;
+  /** [N * kBlocks] */
+  scales: Float32Array;
+  /** [N * ceil(kBlocks / 2)] */
+  zeroPoints: Uint8Array;
+}
+
+export function quantizeQ4(w: Float32Array, n: number, k: number): Q4Weight {
+  if (w.length !== n * k) throw new RangeError(`quantizeQ4: weight has ${w.length} values, expected ${n}×${k}`);
+  const kBlocks = Math.ceil(k / Q4_BLOCK);
+  const zpStride = Math.ceil(kBlocks / 2);
+  const packed = new Uint8Array(n * kBlocks * (Q4_BLOCK / 2));
+  const scales = new Float32Array(n * kBlocks);
+  const zeroPoints = new Uint8Array(n * zpStride);
+  const q = new Uint8Array(Q4_BLOCK);
+  for (let row = 0; row < n; row++) {
+    for (let b = 0; b < kBlocks; b++) {
+      const start = row * k + b * Q4_BLOCK;
+      const len = Math.min(Q4_BLOCK, k - b * Q4_BLOCK);
+      let min = 0;
+      let max = 0; // include 0 so padding and zero stay exact
+      for (let i = 0; i < len; i++) {
+        const v = w[start + i];
+        if (v < min) min = v;
+        if (v > max) max = v;
+      }
+      const scale = (max - min) / 15 || 1;
+      const zp = Math.min(15, Math.max(0, Math.round(-min / scale)));
+      for (let i = 0; i < Q4_BLOCK; i++) {
+        const v = i < len ? w[start + i] : 0;
+        q[i] = Math.min(15, Math.max(0, Math.round(v / scale) + zp));
+      }
+      const base = (row * kBlocks + b) * (Q4_BLOCK / 2);
+      for (let j = 0; j < Q4_BLOCK / 2; j++) packed[base + j] = q[2 * j] | (q[2 * j + 1] << 4);
+      scales[row * kBlocks + b] = scale;
+      zeroPoints[row * zpStride + (b >> 1)] |= b & 1 ? zp << 4 : zp;
+    }
+  }
+  return { n, k, packed, scales, zeroPoints };
+}
+
+/** The f32 weight [N, K] a Q4Weight stands for (tests and precision reports). */
+export function dequantizeQ4(q: Q4Weight): Float32Array {
+  const kBlocks = Math.ceil(q.k / Q4_BLOCK);
+  const zpStride = Math.ceil(kBlocks / 2);
+  const out = new Float32Array(q.n * q.k);
+  for (let row = 0; row < q.n; row++) {
+    for (let i = 0; i < q.k; i++) {
+      const b = (i / Q4_BLOCK) | 0;
+      const j = i % Q4_BLOCK;
+      const byte = q.packed[(row * kBlocks + b) * (Q4_BLOCK / 2) + (j >> 1)];
+      const nib = j & 1 ? byte >> 4 : byte & 15;
+      const zpByte = q.zeroPoints[row * zpStride + (b >> 1)];
+      const zp = b & 1 ? zpByte >> 4 : zpByte & 15;
+      out[row * q.k + i] = (nib - zp) * q.scales[row * kBlocks + b];
+    }
+  }
+  return out;
+}
