@@ -11,7 +11,7 @@ import { generateArith, arithText } from '../src/audit/tasks/arith';
 import { parameterCount, validateConfig, type MicroConfig } from './micro/config';
 import { modelCard } from './micro/card';
 import { roundParamsToF16, writeCheckpoint } from './micro/export';
-import { reachability, realized } from './micro/heldout';
+import { reachability, realized, routeSamples } from './micro/heldout';
 import { initParams } from './micro/model';
 import { parseOptions } from './micro/options';
 import { train } from './micro/train';
@@ -73,6 +73,7 @@ async function main(): Promise<void> {
     realized: { n: testSet.length, accuracy: realizedAcc, decoding: 'greedy', route: 'default', max_new_tokens: 5 },
     random_routes: { space: { kind: 'blocks', edits: 1, maxBlock: o.maxBlock }, routes: reach.routes, budget: reach.budget, n: reach.n, realized: reach.realized, reachable: reach.reachable, ceiling: reach.ceiling, per_route: reach.perRoute },
     greedy_samples: samples.slice(0, 100),
+    route_samples: routeSamples(testSet.slice(0, 32), params, c, o.maxBlock),
   };
   writeFileSync(join(dir, 'eval_results.json'), JSON.stringify(evalResults, null, 1) + '\n');
   files.push('eval_results.json');

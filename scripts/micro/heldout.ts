@@ -69,3 +69,13 @@ export function reachability(problems: readonly ArithProblem[], params: Params, 
     perRoute,
   };
 }
+
+/** Greedy outputs under a few routes (the first skip, a middle repeat, the longest repeat), for engine parity checks. */
+export function routeSamples(problems: readonly ArithProblem[], params: Params, c: MicroConfig, maxBlock: number): { route: number[]; samples: Sample[] }[] {
+  const routes = blockRoutes(c.numLayers, maxBlock);
+  const m = Math.floor(c.numLayers / 2);
+  const base = defaultRoute(c.numLayers);
+  const picks = [routes[0], [...base.slice(0, m + 1), m, ...base.slice(m + 1)], routes[routes.length - 1]];
+  const prompts = problems.map((p) => problemIds(p).prompt);
+  return picks.map((route) => ({ route, samples: grade(problems, greedyDecode(prompts, route, params, c, MAX_NEW_TOKENS)) }));
+}
