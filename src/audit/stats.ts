@@ -64,13 +64,28 @@ export function mcnemar(b: number, c: number): McNemar {
   const n = b + c;
   if (n === 0) return { b, c, exactP: 1, chiSquare: 0, chiSquareP: 1 };
   const m = Math.min(b, c);
-  // log C(n, i) accumulated; sum the lower tail in probability space
+  const tail = binomialLowerTailHalf(n, m);
+  const chiSquare = Math.max(0, Math.abs(b - c) - 1) ** 2 / n;
+  return { b, c, exactP: Math.min(1, 2 * tail), chiSquare, chiSquareP: erfc(Math.sqrt(chiSquare / 2)) };
+}
+
+/** P(X ≤ m) for X ~ Bin(n, 1/2): exact in BigInt up to n = 4000, in log space beyond. */
+function binomialLowerTailHalf(n: number, m: number): number {
+  if (n <= 4000) {
+    let coef = 1n;
+    let sum = 0n;
+    for (let i = 0; i <= m; i++) {
+      if (i > 0) coef = (coef * BigInt(n - i + 1)) / BigInt(i);
+      sum += coef;
+    }
+    const scale = 10n ** 18n;
+    return Number((sum * scale) / (1n << BigInt(n))) / 1e18;
+  }
   let logC = 0;
   let tail = 0;
   for (let i = 0; i <= m; i++) {
     if (i > 0) logC += Math.log((n - i + 1) / i);
     tail += Math.exp(logC - n * Math.LN2);
   }
-  const chiSquare = Math.max(0, Math.abs(b - c) - 1) ** 2 / n;
-  return { b, c, exactP: Math.min(1, 2 * tail), chiSquare, chiSquareP: erfc(Math.sqrt(chiSquare / 2)) };
+  return tail;
 }
