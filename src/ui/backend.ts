@@ -108,6 +108,9 @@ export interface StoredRun {
 export interface AppBackend {
   environment(): Promise<EnvironmentInfo>;
   hubModelInfo(repo: string, revision: string, token?: string): Promise<HubModelMeta>;
+  /** Disposes the engine (worker included) and starts a fresh one: the way out of 'device-lost'
+   *  and 'worker-crashed'. The next loadModel loads again. */
+  resetEngine(): Promise<void>;
   /** Loads (or checks) a model without running; the UI shows ModelInfo (layers, EP, dtype). */
   loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo>;
   previewTaskFile(file: File): Promise<TaskFilePreview>;

@@ -1,4 +1,38 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
+import { createBackend } from './backend-factory';
+import { parsePermalink } from './lib/permalink';
+import { AppState } from './stores/app.svelte';
+import './styles.css';
 
-mount(App, { target: document.getElementById('app')! });
+function storage(): Storage | null {
+  try {
+    return window.localStorage;
+  } catch {
+    return null; // storage disabled: preferences last for the page
+  }
+}
+
+const target = document.getElementById('app')!;
+
+createBackend(new URL(location.href)).then(
+  (backend) => {
+    const app = new AppState(backend, storage());
+    app.linkProblems = app.setup.applyPermalink(parsePermalink(location.hash));
+    void app.init();
+    mount(App, { target, props: { app } });
+  },
+  (e: unknown) => {
+    // Never a blank page: say what failed, as text.
+    const box = document.createElement('div');
+    box.className = 'message error';
+    box.setAttribute('role', 'alert');
+    box.dataset.testid = 'startup-error';
+    const title = document.createElement('p');
+    title.textContent = 'ReachLab could not start.';
+    const detail = document.createElement('pre');
+    detail.textContent = e instanceof Error ? e.message : String(e);
+    box.append(title, detail);
+    target.replaceChildren(box);
+  },
+);

@@ -46,6 +46,8 @@ export class FakeBackend implements AppBackend {
   readonly options: FakeOptions;
   private runs = new Map<string, LiveRun>();
   private nextId = 1;
+  /** How many times resetEngine was called (tests read it). */
+  resets = 0;
 
   constructor(options: Partial<FakeOptions> = {}) {
     this.options = { ...DEFAULTS, ...options };
@@ -64,6 +66,10 @@ export class FakeBackend implements AppBackend {
     this.failFor(repo);
     const gated = repo.startsWith('meta-llama/') ? 'manual' : false;
     return { repo, revision, sha: 'f'.repeat(40), license: gated ? 'llama3.2' : 'apache-2.0', gated, weightBytes: 988_097_824, modelType: 'qwen2', numLayers: 24 };
+  }
+
+  async resetEngine(): Promise<void> {
+    this.resets++;
   }
 
   async loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo> {
