@@ -1,0 +1,291 @@
+import { describe, expect, it } from 'vitest';
+import { defaultCondition } from '../audit/condition.ts';
+import { summarize } from '../audit/summary.ts';
+import { FakeEngine } from '../audit/testing/fake-engine.ts';
+import type { Doc, LoadedTask, ProbeSpec } from '../audit/types.ts';
+import { coreAudit, coreRunRequest, coreSummarize, type CoreAuditInput } from './core-audit.ts';
+import { isStoreError, type StoreError } from './errors.ts';
+import { csvCell, exportRunCsv, exportRunJson, CSV_COLUMNS } from './export.ts';
+import { importLmEvalSamples, importRunJson } from './import.ts';
+import { MemoryRunStore } from './memory-store.ts';
+import { RunController } from './run-controller.ts';
+import type { RunStore } from './store.ts';
+import { InProcessLocks, TabLocks } from './tab-lock.ts';
+import { condition, freshIdbStore } from './test-helpers.ts';
+
+const L = 3;
+const docs: Doc[] = [
+  { id: 'q1', text: 'Is 1+1 = 2, "yes"?', target: '2' },
+  { id: 'q2', text: 'line one\nline two', target: '-4' },
+  { id: 'q10', text: '=HYPERLINK("http://x")', target: '6' },
+];
+const task: LoadedTask = {
+  spec: { id: 'test:mix', name: 'mix', answerFormat: 'numeric', promptTemplate: '{{question}}', metadata: { version: 2 }, numTest: 3, numTrain: 0 },
+  test: docs,
+  train: [],
+};
+const probes: ProbeSpec[] = [{ probe: 'deployment' }, { probe: 'sampling', budget: 3, temperature: 0.8, topP: 0.9, seed: 4 }];
+const input: CoreAuditInput = { task, condition: defaultCondition({ ...task.spec, id: 'builtin:mix' }, 'f32'), probes };
+
+/** A finished run of the real audit core on the scripted engine, in `store`. */
+async function auditedRun(store: RunStore): Promise<string> {
+  const engine = new FakeEngine({ numLayers: L, answer: (q) => (q.sampling.kind === 'greedy' ? (q.prompt.startsWith('Is') ? '2' : '0') : q.prompt.startsWith('line') ? '-4' : '1') });
+  const c = new RunController<CoreAuditInput>({ store, engine, audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
+  const req = await coreRunRequest(await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'run-x' });
+  await c.start(req);
+  await c.idle();
+  expect((await store.getRun('run-x'))?.manifest.status).toBe('finished');
+  return 'run-x';
+}
+
+async function refusal(p: Promise<unknown>): Promise<StoreError> {
+  const e = await p.then(() => null, (err: unknown) => err);
+  expect(isStoreError(e), `expected a StoreError, got ${String(e)}`).toBe(true);
+  expect((e as StoreError).code).toBe('invalid-import');
+  return e as StoreError;
+}
+
+async function expectEmpty(store: RunStore) {
+  expect(await store.listRuns()).toEqual([]);
+  expect(await store.recordsForRun('run-x')).toEqual([]);
+}
+
+/** RFC 4180 reader for checking the writer. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i];
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
+      else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') row.push(cell), (cell = '');
+    else if (ch === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
+    else cell += ch;
+  }
+  return rows;
+}
+
+describe('export and import of a run', () => {
+  it('exports JSON that imports into a fresh profile with the same records and summary', async () => {
+    const source = await freshIdbStore();
+    const runId = await auditedRun(source);
+    const text = await exportRunJson(source, runId);
+    const target = await freshIdbStore();
+    const result = await importRunJson(target, text, 'run-x.json');
+    expect(result).toEqual({ runId, records: 6, stored: 6, linked: 0 });
+    const a = (await source.recordsForRun(runId)).map((r) => r.record);
+    const b = (await target.recordsForRun(runId)).map((r) => r.record);
+    expect(b).toEqual(a);
+    expect(summarize(b)).toEqual(summarize(a));
+    expect((await target.getRun(runId))?.manifest).toEqual((await source.getRun(runId))?.manifest);
+    expect((await target.getRun(runId))?.counters).toMatchObject({ recordsTotal: 6, recordsDone: 6 });
+    // a second import of the same file is refused, nothing changes
+    const again = await refusal(importRunJson(target, text, 'run-x.json'));
+    expect(again.message).toBe('run-x.json: a run with id run-x is already stored; delete it first to import this file again');
+  });
+
+  it('refuses malformed files with the first problem named, writing nothing', async () => {
+    const source = new MemoryRunStore();
+    const runId = await auditedRun(source);
+    const good = JSON.parse(await exportRunJson(source, runId));
+    const cases: [string, (f: any) => void, string][] = [
+      ['format', (f) => (f.format = 'other'), 'f.json: format: expected one of "reachlab-run", got "other"'],
+      ['version', (f) => (f.version = 2), 'f.json: version: expected one of 1, got number 2'],
+      ['missing field', (f) => delete f.manifest.condition_key, 'f.json: manifest.condition_key: expected a value (the field is missing), got nothing'],
+      ['wrong type', (f) => (f.records[1].attempts[0].correct = 'yes'), 'f.json: records[1].attempts[0].correct: expected true or false, got "yes"'],
+      ['bad enum', (f) => (f.records[0].probe_spec.probe = 'telepathy'), 'f.json: records[0].probe_spec.probe: expected one of "deployment", "random-routes", "mcts-routes", "sampling", "mlp-silencing", got "telepathy"'],
+      ['negative', (f) => (f.records[2].budget = -1), 'f.json: records[2].budget: expected an integer ≥ 0, got number -1'],
+      [
+        'first of two problems',
+        (f) => {
+          f.records[4].doc_hash = 7;
+          f.records[0].target = null;
+        },
+        'f.json: records[0].target: expected a string, got null',
+      ],
+      ['not an array', (f) => (f.records = {}), 'f.json: records: expected an array, got an object'],
+      ['foreign record', (f) => (f.records[2].condition_key = 'ck-elsewhere'), 'does not belong to this run'],
+      ['probe key', (f) => (f.records[3].probe_key = 'sampling:0000000000000000'), 'f.json: records[3]: record'],
+      ['duplicate', (f) => f.records.push(structuredClone(f.records[0])), 'f.json: records[6]: the same question and probe as records[0]'],
+      ['too many questions', (f) => (f.manifest.task.questions = 2), 'manifest.task.questions: expected at least 3'],
+    ];
+    for (const [name, mutate, message] of cases) {
+      const f = structuredClone(good);
+      mutate(f);
+      const target = await freshIdbStore();
+      const e = await refusal(importRunJson(target, JSON.stringify(f), 'f.json'));
+      expect(e.message, name).toContain(message);
+      await expectEmpty(target);
+    }
+    const e = await refusal(importRunJson(new MemoryRunStore(), '{"format": "reachlab-run",', 'f.json'));
+    expect(e.message).toMatch(/^f\.json: not JSON/);
+    const top = await refusal(importRunJson(new MemoryRunStore(), '[]', 'f.json'));
+    expect(top.message).toBe('f.json: expected an object, got an array of 0');
+  });
+
+  it('keeps untrusted keys as data and drops unknown fields', async () => {
+    const source = new MemoryRunStore();
+    const runId = await auditedRun(source);
+    const f = JSON.parse(await exportRunJson(source, runId));
+    f.records[0].doc.raw = JSON.parse('{"__proto__": {"polluted": true}, "question": "1+1"}');
+    f.records[0].extra = 'dropped';
+    const target = new MemoryRunStore();
+    await importRunJson(target, JSON.stringify(f));
+    const rec = (await target.recordsForRun(runId)).find((r) => r.record.doc_id === f.records[0].doc_id)!.record;
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.keys(rec.doc.raw!)).toEqual(['__proto__', 'question']);
+    expect('extra' in rec).toBe(false);
+  });
+
+  it('exports CSV: one row per question and probe, RFC 4180 quoting, formulas defused', async () => {
+    const store = new MemoryRunStore();
+    const runId = await auditedRun(store);
+    const csv = await exportRunCsv(store, runId);
+    expect(csv.endsWith('\r\n')).toBe(true);
+    const rows = parseCsv(csv);
+    expect(rows[0]).toEqual([...CSV_COLUMNS]);
+    expect(rows).toHaveLength(1 + 6);
+    const col = (name: (typeof CSV_COLUMNS)[number]) => CSV_COLUMNS.indexOf(name);
+    // ordered by question id (numeric-aware), then probe
+    expect(rows.slice(1).map((r) => `${r[col('doc_id')]}/${r[col('probe')]}`)).toEqual([
+      'q1/deployment', 'q1/sampling', 'q2/deployment', 'q2/sampling', 'q10/deployment', 'q10/sampling',
+    ]);
+    const q2 = rows.find((r) => r[col('doc_id')] === 'q2' && r[col('probe')] === 'sampling')!;
+    expect(q2[col('target')]).toBe("'-4");
+    expect(q2[col('attempts')]).toBe('3');
+    expect(q2[col('correct_attempts')]).toBe('3');
+    expect(q2[col('first_success')]).toBe('0');
+    expect(q2[col('reachable')]).toBe('true');
+    expect(q2[col('realized')]).toBe('');
+    expect(q2[col('extracted_answers')]).toBe("'-4 | -4 | -4");
+    const q1 = rows.find((r) => r[col('doc_id')] === 'q1' && r[col('probe')] === 'deployment')!;
+    expect(q1[col('realized')]).toBe('true');
+  });
+
+  it('writes CSV cells per RFC 4180 with a formula guard', () => {
+    expect(csvCell('plain')).toBe('plain');
+    expect(csvCell('a,b')).toBe('"a,b"');
+    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
+    expect(csvCell('two\nlines')).toBe('"two\nlines"');
+    expect(csvCell('=1+1')).toBe("'=1+1");
+    expect(csvCell('+1')).toBe("'+1");
+    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
+    expect(csvCell('=HYPERLINK("x","y")')).toBe('"\'=HYPERLINK(""x"",""y"")"');
+    expect(csvCell('\tcmd')).toBe("'\tcmd");
+    expect(csvCell(-3)).toBe('-3');
+    expect(csvCell(null)).toBe('');
+    expect(csvCell(false)).toBe('false');
+  });
+});
+
+const harnessLine = (o: Record<string, unknown>) =>
+  JSON.stringify({
+    doc_id: 0,
+    doc: { question: 'What is 40+2?', answer: '#### 42' },
+    target: '42',
+    arguments: { gen_args_0: { arg_0: 'Question: What is 40+2?\nAnswer:', arg_1: { until: ['Question:'], do_sample: false } } },
+    resps: [['The answer is 42.']],
+    filtered_resps: ['42'],
+    filter: 'strict-match',
+    metrics: ['exact_match'],
+    doc_hash: 'd0',
+    prompt_hash: 'p0',
+    target_hash: 't0',
+    exact_match: 1.0,
+    ...o,
+  });
+
+describe('lm-evaluation-harness samples import', () => {
+  const opts = {
+    runId: 'lm-eval-1',
+    appVersion: 'test',
+    model: { fingerprint: 'hf:Qwen/Qwen2.5-0.5B', name: 'Qwen/Qwen2.5-0.5B', source: 'lm-eval' },
+    task: { id: 'hub:gsm8k', version: 3 },
+    condition,
+    numLayers: 4,
+    fileName: 'samples_gsm8k_2025.jsonl',
+  };
+
+  it('imports samples as realized records of a finished run', async () => {
+    const text = [
+      harnessLine({}),
+      harnessLine({ doc_id: 1, doc: { question: 'What is 2+2?' }, target: 4, resps: [['I think 5']], filtered_resps: ['5'], doc_hash: 'd1', prompt_hash: 'p1', exact_match: 0.0 }),
+      '',
+      harnessLine({ doc_id: 2, filtered_resps: ['[invalid]'], doc_hash: 'd2', exact_match: 0 }),
+    ].join('\n');
+    const store = await freshIdbStore();
+    const res = await importLmEvalSamples(store, text, opts);
+    expect(res).toEqual({ runId: 'lm-eval-1', records: 3, stored: 3, linked: 0 });
+    const run = await store.getRun('lm-eval-1');
+    expect(run?.manifest).toMatchObject({ status: 'finished', task: { id: 'hub:gsm8k', version: 3, questions: 3 }, probes: [{ probe: 'deployment' }] });
+    const records = (await store.recordsForRun('lm-eval-1')).map((r) => r.record);
+    const r0 = records.find((r) => r.doc_id === '0')!;
+    expect(r0).toMatchObject({
+      target: '42',
+      arguments: { prompt: 'Question: What is 40+2?\nAnswer:' },
+      resps: ['The answer is 42.'],
+      filtered_resps: ['42'],
+      realized: true,
+      first_success: 0,
+      doc_hash: 'd0',
+      prompt_hash: 'p0',
+      doc: { id: '0', text: 'What is 40+2?', target: '42' },
+    });
+    expect(r0.attempts[0]).toMatchObject({ route: [0, 1, 2, 3], extracted: '42', correct: true });
+    const r1 = records.find((r) => r.doc_id === '1')!;
+    expect([r1.target, r1.realized, r1.first_success]).toEqual(['4', false, null]);
+    expect(records.find((r) => r.doc_id === '2')!.invalid).toBe(1);
+    const s = summarize(records);
+    expect(s.n).toBe(3);
+    expect(s.realized).toBeCloseTo(1 / 3, 12);
+    // the imported run exports and imports again
+    const copy = new MemoryRunStore();
+    await importRunJson(copy, await exportRunJson(store, 'lm-eval-1'));
+    expect(summarize((await copy.recordsForRun('lm-eval-1')).map((r) => r.record))).toEqual(s);
+  });
+
+  it('reads loglikelihood samples and an acc metric', async () => {
+    const line = JSON.stringify({
+      doc_id: 5,
+      doc: { question: 'Which is a fruit?', choices: ['rock', 'apple'] },
+      target: 1,
+      arguments: [['Question: Which is a fruit?\nAnswer:', ' rock'], ['Question: Which is a fruit?\nAnswer:', ' apple']],
+      resps: [[['-5.1', 'False']], [['-0.3', 'True']]],
+      filtered_resps: [['-5.1', 'False'], ['-0.3', 'True']],
+      doc_hash: 'h',
+      prompt_hash: 'ph',
+      acc: 1.0,
+    });
+    const store = new MemoryRunStore();
+    await importLmEvalSamples(store, line, { ...opts, metric: 'acc' });
+    const [r] = (await store.recordsForRun('lm-eval-1')).map((x) => x.record);
+    expect(r.realized).toBe(true);
+    expect(r.target).toBe('1');
+    expect(r.resps).toEqual(['["-5.1","False"]', '["-0.3","True"]']);
+    expect(r.arguments.prompt).toBe('Question: Which is a fruit?\nAnswer:');
+  });
+
+  it('refuses a bad samples file with the line and the problem, writing nothing', async () => {
+    const cases: [string, string][] = [
+      [[harnessLine({}), harnessLine({ doc_id: 1, filtered_resps: 'forty-two' })].join('\n'), 'samples_gsm8k_2025.jsonl line 2: filtered_resps: expected an array, got "forty-two"'],
+      [[harnessLine({}), '{oops'].join('\n'), 'samples_gsm8k_2025.jsonl line 2: not JSON'],
+      [harnessLine({ doc_id: -1 }), 'line 1: doc_id: expected a non-negative integer or a non-empty string, got number -1'],
+      [harnessLine({ doc_hash: undefined }), 'line 1: doc_hash: expected a value (the field is missing)'],
+      [harnessLine({ exact_match: undefined }), 'line 1: expected a metric (exact_match, acc, acc_norm, pass@1, em) with a number or true/false, found none'],
+      [[harnessLine({}), harnessLine({})].join('\n'), 'line 2: doc_id 0 repeats line 1'],
+      ['\n\n', 'samples_gsm8k_2025.jsonl: no samples'],
+      ['[1,2]', 'line 1: expected a JSON object, got an array of 2'],
+    ];
+    for (const [text, message] of cases) {
+      const store = await freshIdbStore();
+      const e = await refusal(importLmEvalSamples(store, text, opts));
+      expect(e.message).toContain(message);
+      expect(await store.listRuns()).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,101 @@
+// A run out of the store: JSON (manifest + records, the file import.ts reads back) and CSV (one
+// row per question and probe, RFC 4180, cells that a spreadsheet would run as a formula defused).
+
+import type { QuestionRecord, RunManifest } from '../audit/types.ts';
+import { StoreError } from './errors.ts';
+import { orderRecords } from './records.ts';
+import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile } from './run-file.ts';
+import type { RunStore } from './store.ts';
+
+export async function loadRun(store: RunStore, runId: string): Promise<{ manifest: RunManifest; records: QuestionRecord[] }> {
+  const run = await store.getRun(runId);
+  if (!run) throw new StoreError('not-found', `no run ${runId} to export`);
+  const records = (await store.recordsForRun(runId)).map((s) => s.record);
+  return { manifest: run.manifest, records: orderRecords(records, run.manifest.probes.map((p) => p.probe)) };
+}
+
+export function runFile(manifest: RunManifest, records: QuestionRecord[]): RunFile {
+  return { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, exportedAt: new Date().toISOString(), manifest, records };
+}
+
+export async function exportRunJson(store: RunStore, runId: string): Promise<string> {
+  const { manifest, records } = await loadRun(store, runId);
+  return JSON.stringify(runFile(manifest, records), null, 1);
+}
+
+export async function exportRunCsv(store: RunStore, runId: string): Promise<string> {
+  const { manifest, records } = await loadRun(store, runId);
+  return recordsToCsv(manifest, records);
+}
+
+export const CSV_COLUMNS = [
+  'run_id',
+  'model',
+  'task_id',
+  'task_version',
+  'condition_key',
+  'doc_id',
+  'probe',
+  'probe_key',
+  'target',
+  'budget',
+  'attempts',
+  'correct_attempts',
+  'first_success',
+  'realized',
+  'reachable',
+  'invalid',
+  'selection_saw_gold',
+  'route_draw',
+  'extracted_answers',
+  'selectors',
+  'doc_hash',
+  'prompt_hash',
+] as const;
+
+type Cell = string | number | boolean | null | undefined;
+
+export function recordsToCsv(manifest: RunManifest, records: QuestionRecord[]): string {
+  const rows: Cell[][] = [[...CSV_COLUMNS]];
+  for (const r of records) {
+    const selectors = r.selectors
+      ? Object.entries(r.selectors)
+          .map(([name, pick]) => `${name}:${pick.extracted}:${pick.correct ? 1 : 0}`)
+          .join(';')
+      : '';
+    rows.push([
+      manifest.id,
+      manifest.model.name,
+      r.task_id,
+      r.task_version,
+      r.condition_key,
+      r.doc_id,
+      r.probe,
+      r.probe_key,
+      r.target,
+      r.budget,
+      r.attempts.length,
+      r.attempts.filter((a) => a.correct).length,
+      r.first_success,
+      r.realized,
+      r.reachable,
+      r.invalid,
+      r.selection_saw_gold,
+      r.route_draw,
+      r.attempts.map((a) => a.extracted).join(' | '),
+      selectors,
+      r.doc_hash,
+      r.prompt_hash,
+    ]);
+  }
+  return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
+}
+
+/** One CSV field: text that a spreadsheet would read as a formula gets a leading quote; fields
+ *  with a comma, quote or line break are quoted with quotes doubled (RFC 4180). */
+export function csvCell(v: Cell): string {
+  if (v === null || v === undefined) return '';
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  const s = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
