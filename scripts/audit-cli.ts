@@ -1,0 +1,357 @@
+// Headless audit runner (npm run -s audit -- ...). Prints one JSON object on stdout.
+//
+//   audit --model DIR [--task builtin:arith-2d] [--questions 20] [--probe random-routes]
+//         [--space blocks|neighborhood] [--budget 16] [--seed 1] [--radius 2] [--max-edits 3]
+//         [--max-block 4] [--min-len N] [--max-len N] [--shared] [--temperature 0.6] [--top-p 0.95]
+//         [--selectors majority,max-logprob,fixed-route] [--scan] [--split-half SEED]
+//         [--compare DIR2] [--dtype f32|q4] [--max-new-tokens N] [--few-shot N] [--chat]
+//         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
+//         [--rows-endpoint URL] [--rows-per-call N]
+//   audit grade --format numeric|mc-letter|exact --gold G --response R [--choices A,B,C,D]
+//
+// Bad arguments exit 2 with a message on stderr; audit failures exit 1.
+
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import type { Engine, EngineDtype, ModelInfo } from '../src/engine/types.ts';
+import {
+  blocksSpace,
+  colaMcts,
+  compareRecords,
+  defaultCondition,
+  grade,
+  loadTask,
+  neighborhoodSpace,
+  programSelectionMcts,
+  randomRoutes,
+  runAudit,
+  samplingCeiling,
+  silencingAllLayers,
+  silencingScan,
+  type AnswerFormat,
+  type AuditResult,
+  type Condition,
+  type LoadedTask,
+  type ProbeName,
+  type ProbeSpec,
+  type QuestionRecord,
+  type SelectorName,
+} from '../src/audit/index.ts';
+
+export class CliError extends Error {}
+
+const PROBES: ProbeName[] = ['deployment', 'random-routes', 'mcts-routes', 'sampling', 'mlp-silencing'];
+const FORMATS: AnswerFormat[] = ['numeric', 'mc-letter', 'exact'];
+
+export type Command =
+  | { kind: 'grade'; format: AnswerFormat; gold: string; response: string; choices?: string[] }
+  | { kind: 'audit'; opts: AuditCliOptions };
+
+export interface AuditCliOptions {
+  model: string;
+  compare?: string;
+  task: string;
+  questions: number;
+  trainQuestions?: number;
+  probe: ProbeName;
+  space: 'blocks' | 'neighborhood';
+  budget?: number;
+  seed: number;
+  radius: number;
+  maxEdits?: number;
+  maxBlock: number;
+  minLen?: number;
+  maxLen?: number;
+  shared: boolean;
+  temperature: number;
+  topP: number;
+  selectors: SelectorName[];
+  scan: boolean;
+  splitHalf?: number;
+  dtype: EngineDtype;
+  maxNewTokens?: number;
+  fewShot: number;
+  chat: boolean;
+  taskFile?: { path: string; question: string; answer: string; choices?: string; answerFormat: AnswerFormat };
+  rowsEndpoint?: string;
+  rowsPerCall?: number;
+}
+
+function int(name: string, v: string | undefined, min: number): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^-?\d+$/.test(v) || Number(v) < min) throw new CliError(`--${name} must be an integer ≥ ${min}, got "${v}"`);
+  return Number(v);
+}
+
+function num(name: string, v: string | undefined, ok: (x: number) => boolean, what: string): number | undefined {
+  if (v === undefined) return undefined;
+  const x = Number(v);
+  if (v.trim() === '' || !Number.isFinite(x) || !ok(x)) throw new CliError(`--${name} must be ${what}, got "${v}"`);
+  return x;
+}
+
+function oneOf<T extends string>(name: string, v: string | undefined, allowed: readonly T[], dflt: T): T {
+  if (v === undefined) return dflt;
+  if (!allowed.includes(v as T)) throw new CliError(`--${name} must be one of ${allowed.join(', ')}, got "${v}"`);
+  return v as T;
+}
+
+export function parseCli(argv: string[]): Command {
+  if (argv[0] === 'grade') {
+    let values: Record<string, string | boolean | undefined>;
+    try {
+      ({ values } = parseArgs({
+        args: argv.slice(1),
+        options: { format: { type: 'string' }, gold: { type: 'string' }, response: { type: 'string' }, choices: { type: 'string' } },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new CliError(`grade: ${(e as Error).message}`);
+    }
+    const v = values as Record<string, string | undefined>;
+    if (v.format === undefined || v.gold === undefined || v.response === undefined) throw new CliError('grade needs --format, --gold and --response');
+    return {
+      kind: 'grade',
+      format: oneOf('format', v.format, FORMATS, 'numeric'),
+      gold: v.gold,
+      response: v.response,
+      ...(v.choices !== undefined ? { choices: v.choices.split(',') } : {}),
+    };
+  }
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        model: { type: 'string' },
+        compare: { type: 'string' },
+        task: { type: 'string' },
+        questions: { type: 'string' },
+        'train-questions': { type: 'string' },
+        probe: { type: 'string' },
+        space: { type: 'string' },
+        budget: { type: 'string' },
+        seed: { type: 'string' },
+        radius: { type: 'string' },
+        'max-edits': { type: 'string' },
+        'max-block': { type: 'string' },
+        'min-len': { type: 'string' },
+        'max-len': { type: 'string' },
+        shared: { type: 'boolean' },
+        temperature: { type: 'string' },
+        'top-p': { type: 'string' },
+        selectors: { type: 'string' },
+        scan: { type: 'boolean' },
+        'split-half': { type: 'string' },
+        dtype: { type: 'string' },
+        'max-new-tokens': { type: 'string' },
+        'few-shot': { type: 'string' },
+        chat: { type: 'boolean' },
+        'task-file': { type: 'string' },
+        'question-field': { type: 'string' },
+        'answer-field': { type: 'string' },
+        'choices-field': { type: 'string' },
+        'answer-format': { type: 'string' },
+        'rows-endpoint': { type: 'string' },
+        'rows-per-call': { type: 'string' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    throw new CliError((e as Error).message);
+  }
+  const v = values as Record<string, string | undefined> & { shared?: boolean; scan?: boolean; chat?: boolean };
+  if (!v.model) throw new CliError('--model DIR is required (a checkpoint folder in Hugging Face layout)');
+  const probe = oneOf('probe', v.probe, PROBES, 'random-routes');
+  if (probe === 'mlp-silencing' && v.budget !== undefined) throw new CliError("--budget does not apply to mlp-silencing: its budget is one attempt per layer");
+  if (probe === 'deployment' && v.budget !== undefined) throw new CliError('--budget does not apply to deployment: the deployment attempt is not charged');
+  const selectors = (v.selectors ? v.selectors.split(',') : []).map((s) => oneOf('selectors', s, ['majority', 'max-logprob', 'fixed-route'] as const, 'majority'));
+  let taskFile: AuditCliOptions['taskFile'];
+  if (v['task-file'] !== undefined) {
+    if (!v['question-field'] || !v['answer-field'] || !v['answer-format']) throw new CliError('--task-file needs --question-field, --answer-field and --answer-format');
+    taskFile = {
+      path: v['task-file'],
+      question: v['question-field'],
+      answer: v['answer-field'],
+      ...(v['choices-field'] ? { choices: v['choices-field'] } : {}),
+      answerFormat: oneOf('answer-format', v['answer-format'], FORMATS, 'numeric'),
+    };
+  }
+  return {
+    kind: 'audit',
+    opts: {
+      model: v.model,
+      ...(v.compare !== undefined ? { compare: v.compare } : {}),
+      task: taskFile ? `file:${path.basename(taskFile.path)}` : (v.task ?? 'builtin:arith-2d'),
+      questions: int('questions', v.questions, 1) ?? 20,
+      trainQuestions: int('train-questions', v['train-questions'], 0),
+      probe,
+      space: oneOf('space', v.space, ['blocks', 'neighborhood'] as const, 'blocks'),
+      budget: int('budget', v.budget, 1),
+      seed: int('seed', v.seed, 0) ?? 1,
+      radius: int('radius', v.radius, 0) ?? 2,
+      maxEdits: int('max-edits', v['max-edits'], 1),
+      maxBlock: int('max-block', v['max-block'], 1) ?? 4,
+      minLen: int('min-len', v['min-len'], 1),
+      maxLen: int('max-len', v['max-len'], 1),
+      shared: v.shared ?? false,
+      temperature: num('temperature', v.temperature, (x) => x > 0, 'a number > 0') ?? 0.6,
+      topP: num('top-p', v['top-p'], (x) => x > 0 && x <= 1, 'a number in (0, 1]') ?? 0.95,
+      selectors,
+      scan: v.scan ?? false,
+      splitHalf: int('split-half', v['split-half'], 0),
+      dtype: oneOf('dtype', v.dtype, ['f32', 'f16', 'q4', 'q4f16'] as const, 'f32'),
+      maxNewTokens: int('max-new-tokens', v['max-new-tokens'], 1),
+      fewShot: int('few-shot', v['few-shot'], 0) ?? 0,
+      chat: v.chat ?? false,
+      ...(taskFile ? { taskFile } : {}),
+      ...(v['rows-endpoint'] ? { rowsEndpoint: v['rows-endpoint'] } : {}),
+      rowsPerCall: int('rows-per-call', v['rows-per-call'], 1),
+    },
+  };
+}
+
+/** The probes an audit runs for one model: deployment, then the chosen probe (if another). */
+export function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
+  const L = info.numLayers;
+  const budget = o.budget ?? 16;
+  const space =
+    o.space === 'blocks'
+      ? blocksSpace(L, { maxBlock: o.maxBlock, ...(o.maxEdits !== undefined ? { maxEdits: o.maxEdits } : {}), ...(o.minLen !== undefined ? { minLen: o.minLen } : {}), ...(o.maxLen !== undefined ? { maxLen: o.maxLen } : {}) })
+      : neighborhoodSpace(L, o.radius, o.maxEdits ?? 3);
+  const probe: ProbeSpec | null = (() => {
+    switch (o.probe) {
+      case 'deployment':
+        return null;
+      case 'random-routes':
+        return randomRoutes(space, budget, o.seed, o.shared);
+      case 'mcts-routes':
+        return o.space === 'blocks' ? colaMcts(space, budget, o.seed) : { ...programSelectionMcts(L, budget, o.seed), space };
+      case 'sampling':
+        return { ...samplingCeiling(budget, o.seed), temperature: o.temperature, topP: o.topP };
+      case 'mlp-silencing':
+        return silencingAllLayers(L);
+    }
+  })();
+  return probe ? [{ probe: 'deployment' }, probe] : [{ probe: 'deployment' }];
+}
+
+export interface CliDeps {
+  loadEngine: (dir: string, dtype: EngineDtype) => Promise<Engine>;
+  readText: (file: string) => Promise<string>;
+}
+
+function joinRecords(res: AuditResult) {
+  const deploy = new Map(res.records.filter((r) => r.probe === 'deployment').map((r) => [r.doc_id, r]));
+  const probe = res.records.filter((r) => r.probe !== 'deployment');
+  const rows: (QuestionRecord & { ceiling: boolean; deployment: { response: string; extracted: string; correct: boolean } })[] = [];
+  for (const r of probe.length ? probe : [...deploy.values()]) {
+    const d = deploy.get(r.doc_id)!;
+    const a = d.attempts[0];
+    const realized = d.realized === true;
+    rows.push({ ...r, realized, ceiling: realized || r.reachable === true, deployment: { response: a.response, extracted: a.extracted, correct: a.correct } });
+  }
+  return rows;
+}
+
+function headline(res: AuditResult) {
+  const s = res.summary;
+  const p = s.probes[0];
+  return {
+    realized: s.realized,
+    reachable: p ? p.reachable : null,
+    ceiling: p ? p.ceiling : s.realized,
+    reach_at_k: p ? p.reach_at_k : [],
+    invalid: s.invalid,
+    ...(p?.selectors ? { selectors: p.selectors } : {}),
+  };
+}
+
+export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
+  if (cmd.kind === 'grade') return grade(cmd.format, cmd.gold, cmd.response, cmd.choices ? { choices: cmd.choices } : {});
+  const o = cmd.opts;
+  const task: LoadedTask = await loadTask(o.task, {
+    questions: o.questions,
+    ...(o.trainQuestions !== undefined ? { trainQuestions: o.trainQuestions } : o.fewShot || o.selectors.includes('fixed-route') ? { trainQuestions: Math.max(20, o.fewShot) } : {}),
+    seed: o.seed,
+    ...(o.rowsEndpoint ? { rowsEndpoint: o.rowsEndpoint } : {}),
+    ...(o.taskFile
+      ? {
+          file: {
+            text: await deps.readText(o.taskFile.path),
+            mapping: { question: o.taskFile.question, answer: o.taskFile.answer, ...(o.taskFile.choices ? { choices: o.taskFile.choices } : {}) },
+            answerFormat: o.taskFile.answerFormat,
+          },
+        }
+      : {}),
+  });
+  const condition: Condition = defaultCondition(task.spec, o.dtype, {
+    chatTemplate: o.chat,
+    fewShot: { n: o.fewShot, seed: 1234, ...(task.spec.promptTemplate.endsWith(':') ? { targetDelimiter: ' ' } : {}) },
+    ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
+  });
+  const audit = async (dir: string) => {
+    const engine = await deps.loadEngine(dir, o.dtype);
+    try {
+      const info = (await engine.info())!;
+      const res = await runAudit(engine, { task, condition, probes: probesFor(o, info), selectors: o.selectors, ...(o.rowsPerCall ? { rowsPerCall: o.rowsPerCall } : {}) });
+      const scan = o.scan && o.probe !== 'deployment' && o.probe !== 'mlp-silencing'
+        ? (await silencingScan(engine, { task, condition, records: res.records, ...(o.splitHalf !== undefined ? { splitHalf: { seed: o.splitHalf } } : {}) })).scan
+        : undefined;
+      return { info, res, scan };
+    } finally {
+      await engine.dispose();
+    }
+  };
+  const a = await audit(o.model);
+  const out: Record<string, unknown> = {
+    condition_key: a.res.condition_key,
+    model: { dir: o.model, fingerprint: a.info.fingerprint, name: a.info.name, numLayers: a.info.numLayers },
+    task: { id: task.spec.id, version: task.spec.metadata.version, questions: task.test.length },
+    probe: a.res.records.find((r) => r.probe !== 'deployment')?.probe_spec ?? { probe: 'deployment' },
+    ...headline(a.res),
+    ...(a.scan ? { scan: a.scan } : {}),
+  };
+  if (o.compare !== undefined) {
+    if (o.probe === 'deployment') throw new CliError('--compare needs a reachability probe (not deployment)');
+    const b = await audit(o.compare);
+    out.compare = {
+      model: { dir: o.compare, fingerprint: b.info.fingerprint, name: b.info.name, numLayers: b.info.numLayers },
+      ...headline(b.res),
+      comparison: compareRecords(a.res.records, b.res.records),
+    };
+  }
+  out.records = joinRecords(a.res);
+  return out;
+}
+
+async function main() {
+  let cmd: Command;
+  try {
+    cmd = parseCli(process.argv.slice(2));
+  } catch (e) {
+    process.stderr.write(`audit: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  try {
+    const out = await runCli(cmd, {
+      loadEngine: async (dir, dtype) => {
+        const { createEngine } = await import('../src/engine/engine.ts');
+        const engine = createEngine();
+        await engine.load({ kind: 'fs', dir: path.resolve(dir) }, { ep: 'wasm', dtype });
+        return engine;
+      },
+      readText: (file) => readFile(file, 'utf8'),
+    });
+    process.stdout.write(JSON.stringify(out) + '\n');
+  } catch (e) {
+    process.stderr.write(`audit: ${(e as Error).message}\n`);
+    process.exit(e instanceof CliError ? 2 : 1);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) void main();
