@@ -1,0 +1,29 @@
+// The store's public API (see the lead's wiring notes in each module's header).
+
+export { StoreError, isStoreError, formatBytes, type StoreErrorCode } from './errors.ts';
+export { openRunStore, type OpenedStore } from './open.ts';
+export type { RunStore, PutOutcome, RecordItem } from './store.ts';
+export { IdbRunStore } from './idb-store.ts';
+export { MemoryRunStore } from './memory-store.ts';
+export { DB_NAME, DB_VERSION, type StoredRun, type StoredRecord, type StoredSummary, type RunCounters } from './schema.ts';
+export { manifestKey, probeKey, runScope, type RecordKey, type RunScope } from './keys.ts';
+export { orderRecords } from './records.ts';
+export type { RunProgress } from './progress.ts';
+export { RunController, type AuditFn, type AuditCall, type RunRequest, type RunEvent, type RunControllerOptions } from './run-controller.ts';
+export { coreAudit, coreRunRequest, coreSummarize, type CoreAuditInput, type RunMeta } from './core-audit.ts';
+export { TabLocks, InProcessLocks, ProgressChannel, auditLockName, PROGRESS_CHANNEL, type LockManagerLike, type ChannelLike, type HeldLock } from './tab-lock.ts';
+export {
+  WeightCache,
+  WEIGHT_CACHE_NAME,
+  cacheKey,
+  type CachedFileRequest,
+  type CachedFile,
+  type CachedModel,
+  type FileRef,
+  type CacheStorageLike,
+  type StorageManagerLike,
+} from './weight-cache.ts';
+export { CachedHubReader, type HubFileReader } from './cached-reader.ts';
+export { exportRunJson, exportRunCsv, recordsToCsv, runFile, loadRun, CSV_COLUMNS } from './export.ts';
+export { importRunJson, importLmEvalSamples, type ImportResult, type LmEvalImportOptions } from './import.ts';
+export { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile } from './run-file.ts';
