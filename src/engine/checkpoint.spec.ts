@@ -112,6 +112,10 @@ describe('reference checkpoints', () => {
     const weightRequests = hub.requests.slice(from).filter((r) => r.path.endsWith('.safetensors') && r.method === 'GET');
     expect(weightRequests.length).toBeGreaterThan(0);
     expect(weightRequests.every((r) => r.range !== undefined && r.status === 206)).toBe(true);
+    // besides the size probes, one read-ahead block per shard (each shard is under 16 MB)
+    expect(weightRequests.filter((r) => r.range !== 'bytes=0-0').map((r) => r.path).sort()).toEqual(
+      ['/ref/tiny-llama/resolve/main/model-00001-of-00002.safetensors', '/ref/tiny-llama/resolve/main/model-00002-of-00002.safetensors'],
+    );
     expect(progress[0]).toMatchObject({ phase: 'config', item: 'config.json' });
     const weights = progress.filter((p) => p.phase === 'weights');
     expect(weights.at(-1)).toMatchObject({ loadedBytes: ck.weightBytes, totalBytes: ck.weightBytes });
@@ -235,8 +239,13 @@ describe('bad checkpoints', () => {
       size: async (f: string) => (f === 'model.safetensors' ? head.length + dataLen + 6 * 2 ** 30 : mem.size(f)),
       range: async (f: string, a: number, b: number) => {
         if (f !== 'model.safetensors') return mem.range(f, a, b);
-        if (b <= head.length) return head.slice(a, b);
-        return body.slice(a - head.length, b - head.length);
+        // the virtual file: head, body, then 6 GB of zeros
+        const prefix = new Uint8Array(head.length + body.length);
+        prefix.set(head);
+        prefix.set(body, head.length);
+        const out = new Uint8Array(b - a);
+        if (a < prefix.length) out.set(prefix.subarray(a, Math.min(b, prefix.length)));
+        return out;
       },
     };
     const ck = await openCheckpoint(reader);

@@ -3,6 +3,7 @@
 // API (the loading half of the engine):
 //
 //   const reader = openReader(source, onBytes?)        // sources/reader.ts: hub | files | fs
+//                                                      // (sources/memory.ts MemoryReader for generated files)
 //   const ckpt = await openCheckpoint(reader, onProgress?)
 //   ckpt.config            ModelConfig (types.ts), parsed and checked by config.ts
 //   ckpt.rawConfig / tokenizerJson / tokenizerConfig / generationConfig   the JSON files as read
@@ -11,6 +12,7 @@
 //   ckpt.weightBytes       stored bytes of the tensors the architecture uses
 //   ckpt.tensorNames() / tensorInfo(name)   every tensor of every weight file
 //   await ckpt.readF32(name)   one tensor as f32 (BF16/F16 converted), read by byte range in chunks
+//                              (small tensors through a 16 MB read-ahead: sources/read-ahead.ts)
 //   await ckpt.readF16(name)   one tensor as f16 bits (F16 as stored, others converted)
 //   layerWeights(i), MODEL_WEIGHTS  the tensor names the engine uses
 //
@@ -24,6 +26,7 @@ import {
   isWeightDtype, parseShardIndex, readSafetensorsHeader,
   type SafetensorsDtype, type TensorEntry,
 } from './safetensors.ts';
+import { withReadAhead } from './sources/read-ahead.ts';
 import type { CheckpointReader } from './sources/reader.ts';
 import { EngineError, type LoadProgress, type ModelConfig } from './types.ts';
 import { canonicalJson, sha256Hex } from '../util/hash.ts';
@@ -114,7 +117,8 @@ const READ_CHUNK_BYTES = 64 * 1024 * 1024;
 /** Browsers cap one ArrayBuffer near 2 GiB. */
 const MAX_F32_TENSOR_BYTES = 2 ** 31 - 1;
 
-export async function openCheckpoint(reader: CheckpointReader, onProgress?: (p: LoadProgress) => void): Promise<Checkpoint> {
+export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: LoadProgress) => void): Promise<Checkpoint> {
+  const reader = withReadAhead(source);
   const progress = (item: string) => onProgress?.({ phase: 'config', item, loadedBytes: 0, totalBytes: 0 });
 
   progress('config.json');
