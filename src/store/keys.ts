@@ -1,7 +1,8 @@
 // Keys that decide what is "the same work": a question record's key, a probe's key and a run's
 // manifest key. Records computed under one key are reused by every run that asks for that key.
 
-import type { ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { probeKey } from '../audit/condition.ts';
+import type { ProbeName, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { canonicalJson, sha256Hex } from '../util/hash.ts';
 import { StoreError } from './errors.ts';
 
@@ -20,10 +21,8 @@ export type RecordKey = [
   doc_id: string,
 ];
 
-/** `${name}:${first 16 hex of sha256(canonical spec)}`, e.g. "random-routes:3fa1…". */
-export async function probeKey(spec: ProbeSpec): Promise<string> {
-  return `${spec.probe}:${(await sha256Hex(canonicalJson(spec))).slice(0, 16)}`;
-}
+/** The audit core's probe key: `${name}:${first 16 hex of sha256(canonical spec)}`. */
+export { probeKey };
 
 /** What a run's records share: everything in the record key but the question. */
 export interface RunScope {
