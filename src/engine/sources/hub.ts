@@ -65,7 +65,6 @@ export class HubReader implements CheckpointReader {
 
   async text(file: string): Promise<string> {
     const res = await this.fetch(file, {});
-    if (res.status === 404) throw this.notFound(file);
     this.checkStatus(res, file);
     const bytes = new Uint8Array(await res.arrayBuffer());
     this.counter.add(file, bytes.length, bytes.length);
@@ -89,7 +88,6 @@ export class HubReader implements CheckpointReader {
 
   private async rangeOnce(file: string, start: number, end: number, size: number): Promise<Uint8Array> {
     const res = await this.fetch(file, { Range: `bytes=${start}-${end - 1}` });
-    if (res.status === 404) throw this.notFound(file);
     this.checkStatus(res, file);
     // 206: exactly the range. 200: a server that ignores Range sends the file from byte 0;
     // keep [start, end) and stop reading there.
