@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { dequantizeQ4, quantizeQ4 } from './quantize.ts';
+import { GraphBuilder } from './graph/onnx.ts';
+import { linear } from './graph/linear.ts';
+import { getOrt } from './ort.ts';
+import { createPrng } from '../util/prng.ts';
+
+function randomMatrix(n: number, seed: number): Float32Array {
+  const rng = createPrng(seed);
+  return Float32Array.from({ length: n }, () => rng.next() * 2 - 1);
+}
+
+describe('quantizeQ4', () => {
+  it('round-trips within half a quantization step per block', () => {
+    const [n, k] = [5, 70]; // k not a multiple of 32: the last block is padded
+    const w = randomMatrix(n * k, 1);
+    const q = quantizeQ4(w, n, k);
+    const back = dequantizeQ4(q);
+    const kBlocks = Math.ceil(k / 32);
+    for (let r = 0; r < n; r++) {
+      for (let i = 0; i < k; i++) {
+        const scale = q.scales[r * kBlocks + Math.floor(i / 32)];
+        expect(Math.abs(back[r * k + i] - w[r * k + i])).toBeLessThanOrEqual(scale / 2 + 1e-6);
+      }
+    }
+  });
+
+  it('is read by MatMulNBits exactly as dequantizeQ4 reads it', async () => {
+    const ort = await getOrt();
+    const [m, n, k] = [3, 6, 40];
+    const w = randomMatrix(n * k, 2);
+    const x = randomMatrix(m * k, 3);
+    const g = new GraphBuilder('q4');
+    g.input('x', 'float32', [m, k]);
+    g.node('Identity', [linear(g, 'x', 'proj', w, n, k, 'q4')], { outputs: ['y'] });
+    g.output('y', 'float32', [m, n]);
+    const session = await ort.InferenceSession.create(g.toBytes(), { executionProviders: ['wasm'] });
+    const y = (await session.run({ x: new ort.Tensor('float32', x, [m, k]) })).y.data as Float32Array;
+    await session.release();
+    const wq = dequantizeQ4(quantizeQ4(w, n, k));
+    for (let r = 0; r < m; r++) {
+      for (let c = 0; c < n; c++) {
+        let want = 0;
+        for (let i = 0; i < k; i++) want += x[r * k + i] * wq[c * k + i];
+        expect(Math.abs(y[r * n + c] - want), `y[${r}][${c}]`).toBeLessThan(1e-4);
+      }
+    }
+  });
+});
