@@ -289,11 +289,8 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
         }
       : {}),
   });
-  const condition: Condition = defaultCondition(task.spec, o.dtype, {
-    chatTemplate: o.chat,
-    fewShot: { n: o.fewShot, seed: 1234, ...(task.spec.promptTemplate.endsWith(':') ? { targetDelimiter: ' ' } : {}) },
-    ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
-  });
+  const base = defaultCondition(task.spec, o.dtype, { chatTemplate: o.chat, ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}) });
+  const condition: Condition = { ...base, fewShot: { ...base.fewShot, n: o.fewShot } };
   const audit = async (dir: string) => {
     const engine = await deps.loadEngine(dir, o.dtype);
     try {

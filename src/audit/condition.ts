@@ -46,7 +46,8 @@ export function defaultCondition(task: TaskSpec, engineDtype: EngineDtype, overr
   const c: Condition = {
     promptTemplate: task.promptTemplate,
     chatTemplate: false,
-    fewShot: { n: 0, seed: 1234 },
+    // "Answer:" templates put a space before each example's target
+    fewShot: { n: 0, seed: 1234, ...(task.promptTemplate.endsWith(':') ? { targetDelimiter: ' ' } : {}) },
     decoding: { kind: 'greedy' },
     maxNewTokens: builtin ? 8 : task.answerFormat === 'numeric' ? 256 : 32,
     stopSequences: builtin ? ['\n'] : ['\n\n', 'Question:'],

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import { conditionKey, defaultCondition, probeKey, recordKeyOf, validateCondition } from './condition';
+import { GRADER_VERSION } from './graders';
+import { buildPrompt, fewShotExamples, letterContinuation, renderQuestion } from './prompt';
+import { FakeEngine } from './testing/fake-engine';
+import type { Condition, Doc, TaskSpec } from './types';
+
+const train: Doc[] = Array.from({ length: 10 }, (_, i) => ({ id: `t${i}`, text: `${i}+1=`, target: String(i + 1) }));
+const doc: Doc = { id: 'q', text: '7+7=', target: '14' };
+const spec: TaskSpec = { id: 'builtin:arith-2d', name: 'x', answerFormat: 'numeric', promptTemplate: '{{question}}', metadata: { version: 1 }, numTest: 1, numTrain: 10 };
+const engine = new FakeEngine({ numLayers: 2, answer: () => '' });
+
+describe('prompts', () => {
+  it('raw template, 0-shot, is the question itself', async () => {
+    expect(await buildPrompt(engine, defaultCondition(spec, 'f32'), doc, train)).toBe('7+7=');
+  });
+
+  it('n-shot examples: seeded per question, distinct, from train, joined by the delimiters', async () => {
+    const cond = defaultCondition(spec, 'f32', { fewShot: { n: 3, seed: 5 } });
+    const shots = fewShotExamples(train, 3, 5, 'q');
+    expect(new Set(shots.map((s) => s.id)).size).toBe(3);
+    expect(fewShotExamples(train, 3, 5, 'q')).toEqual(shots);
+    expect(fewShotExamples(train, 3, 6, 'q')).not.toEqual(shots);
+    expect(fewShotExamples(train, 3, 5, 'other')).not.toEqual(shots);
+    expect(await buildPrompt(engine, cond, doc, train)).toBe(shots.map((s) => `${s.text}${s.target}`).join('\n\n') + '\n\n7+7=');
+    const spaced = { ...cond, promptTemplate: 'Q: {{question}}\nA:', fewShot: { n: 1, seed: 5, delimiter: '\n', targetDelimiter: ' ' } };
+    const [one] = fewShotExamples(train, 1, 5, 'q');
+    expect(await buildPrompt(engine, spaced, doc, train)).toBe(`Q: ${one.text}\nA: ${one.target}\nQ: 7+7=\nA:`);
+    expect(() => fewShotExamples(train.slice(0, 2), 3, 1, 'q')).toThrow(/3-shot prompts need 3 train examples; the task has 2/);
+  });
+
+  it('uses a worked rationale as the example target when a doc has one', async () => {
+    const withRationale = [{ id: 'r', text: 'Q1', target: '3', rationale: '1+2 = 3\n#### 3' }];
+    const cond = defaultCondition(spec, 'f32', { fewShot: { n: 1, seed: 1 } });
+    expect(await buildPrompt(engine, cond, doc, withRationale)).toBe('Q11+2 = 3\n#### 3\n\n7+7=');
+  });
+
+  it('chat template: shots as user/assistant turns, then the question with a generation prompt', async () => {
+    const cond = defaultCondition(spec, 'f32', { chatTemplate: true, systemPrompt: 'Be brief.', fewShot: { n: 1, seed: 2 } });
+    const [one] = fewShotExamples(train, 1, 2, 'q');
+    expect(await buildPrompt(engine, cond, doc, train)).toBe(
+      `<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\n${one.text}<|im_end|>\n<|im_start|>assistant\n${one.target}<|im_end|>\n<|im_start|>user\n7+7=<|im_end|>\n<|im_start|>assistant\n`,
+    );
+  });
+
+  it('renders lettered choices and the scored letter continuation', () => {
+    const mc: Doc = { id: 'm', text: 'Pick', target: 'B', choices: ['x', 'y', 'z'] };
+    expect(renderQuestion('{{question}}\n{{choices}}\nAnswer:', mc)).toBe('Pick\nA. x\nB. y\nC. z\nAnswer:');
+    expect(letterContinuation('Answer:', false, 'B')).toBe(' B');
+    expect(letterContinuation('Answer: ', false, 'B')).toBe('B');
+    expect(letterContinuation('<|im_start|>assistant\n', true, 'B')).toBe('B');
+  });
+});
+
+describe('conditions and keys', () => {
+  const base = defaultCondition(spec, 'f32');
+
+  it('the built-in default: "{{question}}", raw, 0-shot, greedy, 8 tokens, stop at newline, numeric', () => {
+    expect(base).toEqual({
+      promptTemplate: '{{question}}',
+      chatTemplate: false,
+      fewShot: { n: 0, seed: 1234 },
+      decoding: { kind: 'greedy' },
+      maxNewTokens: 8,
+      stopSequences: ['\n'],
+      answerFormat: 'numeric',
+      graderVersion: GRADER_VERSION,
+      engineDtype: 'f32',
+    });
+  });
+
+  it('the key ignores member order and changes with every field', async () => {
+    const k = await conditionKey(base);
+    expect(k).toMatch(/^[0-9a-f]{64}$/);
+    const reordered = Object.fromEntries(Object.entries(base).reverse()) as unknown as Condition;
+    expect(await conditionKey(reordered)).toBe(k);
+    const variants: Partial<Condition>[] = [
+      { promptTemplate: 'Q: {{question}}' },
+      { chatTemplate: true },
+      { fewShot: { n: 1, seed: 1234 } },
+      { fewShot: { n: 0, seed: 1 } },
+      { decoding: { kind: 'sample', temperature: 0.6, topP: 0.95, seed: 1 } },
+      { maxNewTokens: 9 },
+      { stopSequences: [] },
+      { engineDtype: 'q4' },
+    ];
+    const keys = await Promise.all(variants.map((v) => conditionKey({ ...base, ...v })));
+    expect(new Set([k, ...keys]).size).toBe(variants.length + 1);
+  });
+
+  it('names invalid fields', () => {
+    expect(() => validateCondition({ ...base, maxNewTokens: 0 })).toThrow(/maxNewTokens must be a positive integer/);
+    expect(() => validateCondition({ ...base, decoding: { kind: 'sample', temperature: 0, topP: 1, seed: 1 } })).toThrow(/temperature must be > 0/);
+    expect(() => validateCondition({ ...base, stopSequences: [''] })).toThrow(/stopSequences/);
+    expect(() => validateCondition({ ...base, mcMode: 'loglik' })).toThrow(/loglik needs answerFormat mc-letter/);
+    expect(() => validateCondition({ ...base, graderVersion: 0 })).toThrow(/graderVersion 0/);
+  });
+
+  it('probe keys are name + hash prefix; record keys join the six parts', async () => {
+    const a = await probeKey({ probe: 'sampling', budget: 4, temperature: 0.6, topP: 0.95, seed: 1 });
+    expect(a).toMatch(/^sampling:[0-9a-f]{16}$/);
+    expect(await probeKey({ probe: 'sampling', budget: 5, temperature: 0.6, topP: 0.95, seed: 1 })).not.toBe(a);
+    expect(recordKeyOf({ model_fingerprint: 'm', task_id: 't', task_version: 2, condition_key: 'c', probe_key: a, doc_id: 'd' })).toBe(`m|t|2|c|${a}|d`);
+  });
+});
