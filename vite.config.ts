@@ -3,6 +3,8 @@ import { svelte } from '@sveltejs/vite-plugin-svelte';
 
 export default defineConfig({
   plugins: [svelte()],
+  // No SPA fallback: a missing file must answer 404 (the Hub reader probes optional files).
+  appType: 'mpa',
   worker: { format: 'es' },
   // ORT ships its own wasm/mjs loaders; let it fetch them from public/ort/ instead of pre-bundling.
   optimizeDeps: { exclude: ['onnxruntime-web'] },

@@ -2,7 +2,7 @@
 // test/fixtures/reference/README.md). Pure comparisons over the Engine interface, so the same
 // check runs in Node on the WASM EP and in the browser (the self-test page) on the WebGPU EP.
 
-import type { Engine, ForwardRow } from './types';
+import type { Engine, ForwardRow, GenerateResult } from './types';
 
 export interface ExpectedCase {
   name: string;
@@ -85,7 +85,7 @@ export async function checkConformance(engine: Engine, expected: Expected): Prom
   // Generous EOS-free decode: the reference counts exactly `steps` tokens.
   const genOpts = { maxNewTokens: steps, eosTokenIds: [] as number[] };
 
-  const single = [];
+  const single: GenerateResult[] = [];
   for (const row of rows) single.push((await engine.generate([{ ...row, sampling: { kind: 'greedy' } }], genOpts))[0]);
   const batched = await engine.generate(rows.map((r) => ({ ...r, sampling: { kind: 'greedy' as const } })), genOpts);
   const batchedEqualsSingle = batched.every((b, i) => sameIds(b.tokens, single[i].tokens));
