@@ -20,14 +20,17 @@ export function pairedBarsSpec(cmp: CheckpointComparison, labels: { A: string; B
       ...baseOptions(style),
       height: style.large ? 460 : 320,
       marginTop: style.large ? 56 : 40,
+      marginBottom: style.large ? 80 : 56,
       fx: { domain: ['realized', 'ceiling'], label: null },
-      x: { domain: ['A', 'B'], tickFormat: (r: 'A' | 'B') => labels[r], label: null, padding: 0.1 },
+      x: { domain: ['A', 'B'], label: null, padding: 0.1 },
       y: { domain: [0, 1], tickFormat: '%', label: 'questions', grid: true },
       marks: [
         Plot.barY(cmp.bars, { fx: 'measure', x: 'run', y: 'rate', fill: (d: Bar) => RUN_COLOR[d.run] }),
         Plot.ruleX(cmp.bars, { fx: 'measure', x: 'run', y1: (d: Bar) => d.ci.lo, y2: (d: Bar) => d.ci.hi, stroke: OKABE_ITO.black, strokeWidth: 2 }),
         Plot.text(cmp.bars, { fx: 'measure', x: 'run', y: (d: Bar) => d.ci.hi, text: (d: Bar) => pct(d.rate), dy: -8 }),
         Plot.ruleY([0]),
+        // Names once, under the whole figure (long repo ids do not fit as ticks).
+        Plot.text([`A = ${labels.A}    B = ${labels.B}`], { facet: 'super', frameAnchor: 'bottom-left', textAnchor: 'start', dy: style.large ? 60 : 42, lineWidth: 80 }),
       ],
     },
   };

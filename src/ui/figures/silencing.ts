@@ -6,6 +6,16 @@ import type { SilencingLayer, SilencingScan } from '../lib/analysis';
 import { EFFECT_COLOR, OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 
+/** Whole-number ticks (questions are counted) spanning broken (negative) to repaired. */
+function countTicks(scan: SilencingScan): number[] {
+  const hi = Math.max(1, ...scan.layers.map((l) => l.repaired));
+  const lo = Math.max(0, ...scan.layers.map((l) => l.broken));
+  const step = Math.max(1, Math.ceil((hi + lo) / 8));
+  const ticks: number[] = [];
+  for (let t = -Math.ceil(lo / step) * step; t <= hi; t += step) ticks.push(t);
+  return ticks;
+}
+
 export function silencingSpec(scan: SilencingScan, style: FigureStyle): FigureSpec {
   const best = scan.layers.find((l) => l.layer === scan.best);
   const rate = best && scan.nFailure ? ` repairs ${best.repaired}/${scan.nFailure} (${((100 * best.repaired) / scan.nFailure).toFixed(0)}%)` : '';
@@ -19,7 +29,7 @@ export function silencingSpec(scan: SilencingScan, style: FigureStyle): FigureSp
       ...baseOptions(style),
       height: style.large ? 460 : 320,
       x: { domain: scan.layers.map((l) => l.layer), label: 'silenced MLP (layer)', padding: 0.15 },
-      y: { label: '↑ repaired · broken ↓', grid: true, tickFormat: (d: number) => String(Math.abs(d)) },
+      y: { label: '↑ repaired · broken ↓', grid: true, ticks: countTicks(scan), tickFormat: (d: number) => String(Math.abs(d)) },
       marks: [
         Plot.barY(scan.layers, { x: 'layer', y: 'repaired', fill: EFFECT_COLOR.repaired }),
         Plot.barY(scan.layers, { x: 'layer', y: (d: SilencingLayer) => -d.broken, fill: EFFECT_COLOR.broken }),

@@ -14,7 +14,7 @@ import type {
 import { BUILTIN_MODEL_ID } from '../backend';
 import { budgetOf } from '../lib/analysis';
 import { attemptsOf } from '../lib/estimate';
-import { DEFAULT_SCRIPT, scriptedQuestion, scriptedRun } from './scripted-run';
+import { DEFAULT_SCRIPT, scriptedQuestion, scriptedRun, scriptedText } from './scripted-run';
 
 export interface FakeOptions {
   /** Milliseconds between questions of a run (0: as fast as the event loop allows). */
@@ -152,8 +152,8 @@ export class FakeBackend implements AppBackend {
       }
       if (live.cancelled) return this.finish(live, 'cancelled', () => progress('cancelled', qi));
       m.status = 'running';
-      const text = `${p.a} ${p.op} ${p.b} =`;
-      for (const r of scriptedQuestion(script, qi, text, String(p.answer), m)) {
+      const { text, target } = scriptedText(qi, p);
+      for (const r of scriptedQuestion(script, qi, text, target, m)) {
         progress('running', qi, { doc_id: r.doc_id, text, probe: r.probe });
         const t0 = Date.now();
         await sleep(this.options.delayMs / m.probes.length);

@@ -82,7 +82,7 @@ function attempt(index: number, route: number[], silence: number[], answer: stri
     response: `The answer is ${answer}`,
     extracted: answer,
     correct: answer === target,
-    meanLogprob: -(0.2 + rng.next() * 2) + (answer === target ? 0.3 : 0),
+    meanLogprob: -(0.05 + rng.next() * 2) * (answer === target ? 0.7 : 1), // log-probs are ≤ 0
   };
   if (sample !== undefined) a.sample = sample;
   return a;
@@ -190,13 +190,17 @@ export interface ScriptedRun {
   records: QuestionRecord[];
 }
 
+/** The text and gold answer of scripted question qi: arithmetic, except question 1 (markup-looking text). */
+export function scriptedText(qi: number, p: { a: number; op: string; b: number; answer: number }): { text: string; target: string } {
+  return qi === 1 ? { text: MARKUP_QUESTION, target: '5' } : { text: `${p.a} ${p.op} ${p.b} =`, target: String(p.answer) };
+}
+
 export function scriptedRun(options: Partial<ScriptOptions> = {}): ScriptedRun {
   const o = { ...DEFAULT_SCRIPT, ...options };
   const manifest = scriptedManifest(o);
   const problems = generateArith('arith-2d', 'test', o.questions, 1); // same questions for every seed
   const records = problems.flatMap((p, qi) => {
-    const text = qi === 1 ? MARKUP_QUESTION : `${p.a} ${p.op} ${p.b} =`;
-    const target = qi === 1 ? '5' : String(p.answer);
+    const { text, target } = scriptedText(qi, p);
     return scriptedQuestion(o, qi, text, target, manifest);
   });
   return { manifest: { ...manifest, finishedAt: '2025-01-01T00:10:00.000Z' }, records };
