@@ -271,13 +271,14 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
       }
 
       // one-shot probes: every attempt of a question is known before running
+      const sharedSet = spec.probe === 'random-routes' && spec.shared ? sharedRoutes(spec) : null;
       const perQuestion = (q: Question): AttemptRequest[] => {
         const sampling = conditionSampling(cond, q.doc.id);
         switch (spec.probe) {
           case 'deployment':
             return [{ q, route: defaultRoute(st.info.numLayers), silence: [], sampling }];
           case 'random-routes':
-            return questionRoutes(spec, q.doc.id).map((route) => ({ q, route, silence: [], sampling }));
+            return (sharedSet ?? questionRoutes(spec, q.doc.id)).map((route) => ({ q, route, silence: [], sampling }));
           case 'sampling':
             return Array.from({ length: spec.budget }, (_, i) => ({
               q,
