@@ -1,6 +1,6 @@
 // Engine benchmark (Node, WASM EP). Prints one JSON object on stdout and a short table on stderr.
 //
-//   npm run -s bench:engine [-- --model DIR] [--skip-precision]
+//   npm run -s bench:engine [-- --model DIR] [--skip-precision] [--skip-speed]
 //
 // Without --model it generates (once, into .cache/) a checkpoint with Qwen2.5-0.5B per-layer
 // shapes (hidden 896, 14 heads, 2 KV heads, head_dim 64, intermediate 4864, vocab 151936) and 8
@@ -199,31 +199,37 @@ async function main() {
   const args = process.argv.slice(2);
   const mi = args.indexOf('--model');
   const dir = mi >= 0 ? resolve(args[mi + 1] ?? '') : ensureSyntheticCheckpoint();
-  const engine = createEngine();
-  const load = await timed(() => engine.load({ kind: 'fs', dir }, { ep: 'wasm', dtype: 'f32', maxSeqLen: 128 }));
-  const info = load.value;
-  const result: Record<string, unknown> = {
-    model: mi >= 0 ? info.name : 'synthetic Qwen2.5-0.5B shapes, 8 layers',
-    ep: info.ep,
-    dtype: info.dtype,
-    load_s: load.s,
-    ...(await speed(engine, info.numLayers, info.vocabSize)),
-  };
-  await engine.dispose();
-  if (!args.includes('--skip-precision')) result.precision = { q4: await precision('q4'), f16: await precision('f16') };
-  process.stdout.write(JSON.stringify(result) + '\n');
-  const r = result as ReturnType<typeof Object> & Awaited<ReturnType<typeof speed>>;
-  const f = (x: number) => x.toFixed(2);
-  process.stderr.write(
-    [
+  const result: Record<string, unknown> = {};
+  let table: string[] = [];
+  if (!args.includes('--skip-speed')) {
+    const engine = createEngine();
+    const load = await timed(() => engine.load({ kind: 'fs', dir }, { ep: 'wasm', dtype: 'f32', maxSeqLen: 128 }));
+    const info = load.value;
+    const r = await speed(engine, info.numLayers, info.vocabSize);
+    await engine.dispose();
+    Object.assign(result, { model: mi >= 0 ? info.name : 'synthetic Qwen2.5-0.5B shapes, 8 layers', ep: info.ep, dtype: info.dtype, load_s: load.s, ...r });
+    const f = (x: number) => x.toFixed(2);
+    table = [
       `model            ${result.model} (${info.ep}, ${info.dtype})`,
       `prefill          ${f(r.prefill_tokens_per_s)} tok/s`,
       `decode (batch 1) ${f(r.decode_tokens_per_s)} tok/s`,
       `attempts/s       single ${f(r.attempts_per_s.single)}  batched ${f(r.attempts_per_s.batched)}  ratio ${f(r.batched_vs_single_ratio)} (target ≥ 2)`,
       `runs/attempt     single ${f(r.runs_per_attempt.single)}  batched ${f(r.runs_per_attempt.batched)}  (target batched ≤ single/8)`,
-      '',
-    ].join('\n'),
-  );
+    ];
+  }
+  if (!args.includes('--skip-precision')) {
+    const precisionReport = { q4: await precision('q4'), f16: await precision('f16') };
+    result.precision = precisionReport;
+    for (const [dtype, rep] of Object.entries(precisionReport)) {
+      if (!rep.available) table.push(`${dtype} vs f32       unavailable: ${(rep as { reason: string }).reason}`);
+      else for (const m of REFERENCE) {
+        const x = (rep as unknown as Record<string, { top1_agreement: number; mean_kl: number }>)[m];
+        table.push(`${dtype} vs f32 ${m.padEnd(11)} top-1 agreement ${(x.top1_agreement * 100).toFixed(1)}%  mean KL ${x.mean_kl.toExponential(2)}`);
+      }
+    }
+  }
+  process.stdout.write(JSON.stringify(result) + '\n');
+  process.stderr.write(table.join('\n') + '\n');
 }
 
 main().catch((e) => {

@@ -9,12 +9,16 @@ import { buildLayerGraph, layerTensorKeys, type LayerWeights } from '../graph/la
 import { buildHeadGraph } from '../graph/head.ts';
 import type { WeightFormat } from '../graph/linear.ts';
 import { layerWeights, MODEL_WEIGHTS } from '../checkpoint.ts';
+import { SAFETENSORS_DTYPE_BYTES } from '../safetensors.ts';
 import { splitSlots, stackSlots, type KvSlot } from './kv.ts';
 
 /** What the model needs from a checkpoint (checkpoint.ts Checkpoint satisfies it). */
 export interface WeightSource {
   readonly config: ModelConfig;
+  /** Stored bytes of the tensors the architecture uses (progress total). */
+  readonly weightBytes: number;
   readF32(name: string): Promise<Float32Array>;
+  tensorInfo(name: string): { dtype: keyof typeof SAFETENSORS_DTYPE_BYTES; shape: number[] };
 }
 
 export interface ModelOptions {
@@ -60,30 +64,35 @@ export class RoutedModel {
     const c = src.config;
     checkHeadDim(c);
     const sessionOptions: InferenceSession.SessionOptions = { executionProviders: [opts.ep], graphOptimizationLevel: 'all' };
-    const total = c.numLayers + 2;
-    const progress = (phase: 'weights' | 'session', item: string, done: number) =>
-      opts.onProgress?.({ phase, item, loadedBytes: done, totalBytes: total });
+    // progress in stored weight bytes read so far
+    let loaded = 0;
+    const read = async (name: string) => {
+      const info = src.tensorInfo(name);
+      const t = await src.readF32(name);
+      loaded += info.shape.reduce((a, b) => a * b, 1) * SAFETENSORS_DTYPE_BYTES[info.dtype];
+      opts.onProgress?.({ phase: 'weights', item: name, loadedBytes: loaded, totalBytes: src.weightBytes });
+      return t;
+    };
+    const progress = (item: string) => opts.onProgress?.({ phase: 'session', item, loadedBytes: loaded, totalBytes: src.weightBytes });
     const created: InferenceSession[] = [];
     try {
-      progress('weights', MODEL_WEIGHTS.embed, 0);
-      const embedding = await src.readF32(MODEL_WEIGHTS.embed);
+      const embedding = await read(MODEL_WEIGHTS.embed);
       const layers: InferenceSession[] = [];
       for (let i = 0; i < c.numLayers; i++) {
         const names = layerWeights(i);
         const w: Partial<LayerWeights> = {};
-        for (const key of layerTensorKeys(c)) w[key] = await src.readF32(names[key]);
-        progress('session', `layer ${i}`, i + 1);
+        for (const key of layerTensorKeys(c)) w[key] = await read(names[key]);
+        progress(`layer ${i}`);
         const bytes = buildLayerGraph(c, i, w as LayerWeights, { format: opts.format, maxPositions: opts.maxSeqLen });
         const s = await ort.InferenceSession.create(bytes, sessionOptions);
         created.push(s);
         layers.push(s);
       }
-      const norm = await src.readF32(MODEL_WEIGHTS.norm);
-      const lmHead = c.tieWordEmbeddings ? embedding : await src.readF32(MODEL_WEIGHTS.lmHead);
-      progress('session', 'head', total - 1);
+      const norm = await read(MODEL_WEIGHTS.norm);
+      const lmHead = c.tieWordEmbeddings ? embedding : await read(MODEL_WEIGHTS.lmHead);
+      progress('head');
       const head = await ort.InferenceSession.create(buildHeadGraph(c, norm, lmHead, opts.format), sessionOptions);
       created.push(head);
-      progress('session', 'ready', total);
       return new RoutedModel(ort, c, opts.maxSeqLen, embedding, layers, head);
     } catch (e) {
       await Promise.all(created.map((s) => s.release()));
