@@ -41,20 +41,27 @@ async function main(): Promise<void> {
     padTokenId: EOS_ID,
   };
   validateConfig(c);
-  const trainSet = generateArith(o.level, 'train', ALL, o.seed);
+  const trainSplit = generateArith(o.level, 'train', ALL, o.seed); // seeded order
+  const validationSet = trainSplit.slice(0, o.validationQuestions);
+  const trainSet = trainSplit.slice(o.validationQuestions);
   const testSet = generateArith(o.level, 'test', ALL, o.seed);
   const curveSet = testSet.slice(0, o.evalCurveQuestions);
   const reachSet = testSet.slice(0, o.reachQuestions);
-  console.log(`micro-arith: ${parameterCount(c)} parameters, ${trainSet.length} train / ${testSet.length} test problems, backend ${tf.getBackend()}`);
+  console.log(`micro-arith: ${parameterCount(c)} parameters, ${trainSet.length} train / ${testSet.length} test problems (+ ${validationSet.length} validation held back from train), backend ${tf.getBackend()}`);
   console.log(JSON.stringify({ options: o, config: c }));
 
   const params = initParams(c, o.seed);
   const accuracy = (xs: { correct: boolean }[]) => xs.filter((s) => s.correct).length / xs.length;
   const t0 = performance.now();
-  const curve = await train(params, c, trainSet, o, () => accuracy(realized(curveSet, params, c)), (p) =>
-    console.log(`step ${p.step}  loss ${p.loss.toFixed(4)}  lr ${p.lr.toExponential(2)}  ${p.elapsedS.toFixed(0)}s` + (p.heldOut === undefined ? '' : `  held-out ${(100 * p.heldOut).toFixed(1)}%`)),
+  const cpu0 = process.cpuUsage();
+  const hooks = { validation: () => accuracy(realized(validationSet, params, c)), heldOut: () => accuracy(realized(curveSet, params, c)) };
+  const curve = await train(params, c, trainSet, o, hooks, (p) =>
+    console.log(`step ${p.step}  loss ${p.loss.toFixed(4)}  lr ${p.lr.toExponential(2)}  ${p.elapsedS.toFixed(0)}s` + (p.heldOut === undefined ? '' : `  validation ${(100 * p.validation!).toFixed(1)}%  held-out ${(100 * p.heldOut).toFixed(1)}%`)),
   );
+  const stepsRun = curve[curve.length - 1].step;
   const trainWallS = (performance.now() - t0) / 1000;
+  const cpu = process.cpuUsage(cpu0);
+  const trainCpuS = (cpu.user + cpu.system) / 1e6;
 
   roundParamsToF16(params);
   const t1 = performance.now();
@@ -65,7 +72,7 @@ async function main(): Promise<void> {
   console.log(`random routes (${reach.routes} one-edit blocks routes, budget ${reach.budget}) on ${reach.n} held-out questions: realized ${(100 * reach.realized).toFixed(2)}%  reachable@${reach.budget} ${(100 * reach.reachable).toFixed(2)}%  ceiling@${reach.budget} ${(100 * reach.ceiling).toFixed(2)}%  (${((performance.now() - t1) / 1000).toFixed(0)}s)`);
 
   const dir = resolve(o.out);
-  writeCheckpoint(dir, params, c, { trained_by: 'scripts/train-micro.ts', level: o.level, seed: String(o.seed), steps: String(o.steps) });
+  writeCheckpoint(dir, params, c, { trained_by: 'scripts/train-micro.ts', level: o.level, seed: String(o.seed), steps: String(stepsRun) });
   checkTokenizer(dir, testSet.map(arithText));
   const files = ['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
   const evalResults = {
@@ -79,8 +86,8 @@ async function main(): Promise<void> {
   files.push('eval_results.json');
   const fileBytes = Object.fromEntries(files.map((f) => [f, statSync(join(dir, f)).size]));
   const command = ['npm run train:micro', ...(argv.length ? ['--', ...argv] : [])].join(' ');
-  writeFileSync(join(dir, 'README.md'), modelCard({ config: c, options: o, parameters: parameterCount(c), trainProblems: trainSet.length, testProblems: testSet.length, trainWallS, realized: realizedAcc, reach, curve, fileBytes, command }));
-  console.log(JSON.stringify({ parameters: parameterCount(c), steps: o.steps, trainWallS: Math.round(trainWallS), realized: realizedAcc, reachable: reach.reachable, ceiling: reach.ceiling, fileBytes }));
+  writeFileSync(join(dir, 'README.md'), modelCard({ config: c, options: o, parameters: parameterCount(c), stepsRun, trainProblems: trainSet.length, validationProblems: validationSet.length, testProblems: testSet.length, trainWallS, trainCpuS, realized: realizedAcc, reach, curve, fileBytes, command }));
+  console.log(JSON.stringify({ parameters: parameterCount(c), steps: stepsRun, trainWallS: Math.round(trainWallS), trainCpuS: Math.round(trainCpuS), realized: realizedAcc, reachable: reach.reachable, ceiling: reach.ceiling, fileBytes }));
 }
 
 /** The shipped tokenizer must give exactly the ids the model was trained on. */

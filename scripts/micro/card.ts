@@ -9,9 +9,13 @@ export interface CardFacts {
   config: MicroConfig;
   options: TrainOptions;
   parameters: number;
+  stepsRun: number;
   trainProblems: number;
+  validationProblems: number;
   testProblems: number;
   trainWallS: number;
+  /** Process CPU seconds (user + system) of training; the wall time depends on what else ran. */
+  trainCpuS: number;
   realized: number;
   reach: ReachResult;
   curve: CurvePoint[];
@@ -27,7 +31,7 @@ export function modelCard(f: CardFacts): string {
   const total = Object.values(f.fileBytes).reduce((a, b) => a + b, 0);
   const curveRows = f.curve
     .filter((p) => p.heldOut !== undefined)
-    .map((p) => `| ${p.step} | ${p.loss.toFixed(4)} | ${pct(p.heldOut!)} | ${p.elapsedS.toFixed(0)} |`);
+    .map((p) => `| ${p.step} | ${p.loss.toFixed(4)} | ${pct(p.validation!)} | ${pct(p.heldOut!)} | ${p.elapsedS.toFixed(0)} |`);
   const best = [...f.reach.perRoute].sort((a, b) => b.accuracy - a.accuracy).slice(0, 3);
   return `---
 license: mit
@@ -71,25 +75,28 @@ and then \`<|endoftext|>\` (eos), e.g. \`46<|endoftext|>\`. One token per charac
 
 ## Training data
 
-\`generateArith('${o.level}', 'train', …, ${o.seed})\` from \`src/audit/tasks/arith.ts\`: all
-${f.trainProblems.toLocaleString('en-US')} problems of the train split (operands 10–99, \`+\` and \`-\`).
-The split is a hash of the operands, so no test problem is ever seen in training. Rows are
+\`generateArith('${o.level}', 'train', …, ${o.seed})\` from \`src/audit/tasks/arith.ts\`: the train split
+(operands 10–99, \`+\` and \`-\`) in its seeded order; the first ${f.validationProblems} problems are held back as a
+validation set and the other ${f.trainProblems.toLocaleString('en-US')} are trained on. The split is a hash of the
+operands, so no test problem is ever seen in training. Rows are
 \`question + answer + eos\`; the loss is the cross-entropy of the answer tokens and the eos.
 
 ## Training
 
-- ${o.steps} steps of AdamW (β = 0.9, 0.98; weight decay ${o.weightDecay} on matrices), batch ${o.batchSize},
-  peak learning rate ${o.lr} after ${o.warmupSteps} warmup steps, cosine decay to ${o.minLrRatio}× the peak,
-  gradient clipping at global norm ${o.gradClip}; seed ${o.seed}.
+- ${f.stepsRun} steps of AdamW (β = 0.9, 0.98; weight decay ${o.weightDecay} on matrices), batch ${o.batchSize},
+  peak learning rate ${o.lr} after ${o.warmupSteps} warmup steps, cosine decay over ${o.steps} steps to ${o.minLrRatio}× the
+  peak, gradient clipping at global norm ${o.gradClip}; seed ${o.seed}.
+- Stopping rule: ${o.stopAtAccuracy > 0 ? `training stops at the first evaluation (every ${o.evalEvery} steps) where greedy accuracy on the validation set reaches ${pct(o.stopAtAccuracy)}, so that the model keeps failures to study` : 'none (all steps run)'}. The rule sees only train-split problems.
 - LayerDrop-style routes: with probability ${o.routeProb} a step runs a uniformly drawn route that skips
   or repeats one contiguous block of 1–${o.maxBlock} layers (the one-edit "blocks" route space), otherwise
   the default route. This keeps the model sensible under the routes the audit's probes draw.
-- TensorFlow.js (${o.backend} backend, one thread), ${f.trainWallS.toFixed(0)} s wall time for training.
+- TensorFlow.js (${o.backend} backend, one thread): ${f.trainWallS.toFixed(0)} s wall time for training
+  (${f.trainCpuS.toFixed(0)} CPU seconds; the machine was shared with other work).
 - The forward pass is Hugging Face \`modeling_llama\` (RMSNorm, rotate-half rotary, causal GQA with
   1/√head_dim, SwiGLU), so the exported weights mean the same in any Llama implementation.
 
-| step | train loss | held-out greedy accuracy (first ${o.evalCurveQuestions} test questions) | seconds |
-| --- | --- | --- | --- |
+| step | train loss | validation accuracy | held-out accuracy (first ${o.evalCurveQuestions} test questions) | seconds |
+| --- | --- | --- | --- | --- |
 ${curveRows.join('\n')}
 
 ## Evaluation (held-out test split, weights as stored in F16)
@@ -113,8 +120,8 @@ ${Object.entries(f.fileBytes).map(([name, bytes]) => `- \`${name}\`: ${bytes.toL
 
 ## Retrain
 
-From the repository root (about ${Math.ceil(f.trainWallS / 60)} minutes on one core; the result is the same
-for the same options):
+From the repository root (about ${Math.ceil(f.trainCpuS / 60)} CPU minutes on one core; the same options give
+the same weights):
 
 \`\`\`
 ${f.command}

@@ -20,6 +20,10 @@ export interface TrainOptions {
   routeProb: number;
   /** Largest skipped/repeated block, as in the blocks route space. */
   maxBlock: number;
+  /** Train-split problems held back from training, for the stopping rule. */
+  validationQuestions: number;
+  /** Stop at the first eval step whose validation greedy accuracy reaches this (0: run all steps). */
+  stopAtAccuracy: number;
   logEvery: number;
   evalEvery: number;
   /** Held-out questions for the curve printed during training. */
@@ -36,19 +40,21 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   seed: 20241,
   level: 'arith-2d',
   hiddenSize: 64,
-  intermediateSize: 256,
+  intermediateSize: 128,
   numLayers: 6,
   numHeads: 4,
   numKvHeads: 2,
-  steps: 1200,
-  batchSize: 128,
-  lr: 3e-3,
+  steps: 4000,
+  batchSize: 64,
+  lr: 5e-3,
   warmupSteps: 50,
   minLrRatio: 0.1,
   weightDecay: 0.1,
   gradClip: 1,
-  routeProb: 0.5,
+  routeProb: 0.25,
   maxBlock: 4,
+  validationQuestions: 512,
+  stopAtAccuracy: 0.65,
   logEvery: 25,
   evalEvery: 100,
   evalCurveQuestions: 256,
@@ -74,6 +80,7 @@ export function parseOptions(argv: readonly string[]): TrainOptions {
     } else record[name] = raw;
   }
   if (opts.backend !== 'wasm' && opts.backend !== 'cpu') throw new Error(`train-micro: --backend must be wasm or cpu, got "${opts.backend}"`);
+  if (!(opts.stopAtAccuracy >= 0 && opts.stopAtAccuracy <= 1)) throw new Error(`train-micro: --stopAtAccuracy must be in [0, 1], got ${opts.stopAtAccuracy}`);
   if (!(opts.routeProb >= 0 && opts.routeProb <= 1)) throw new Error(`train-micro: --routeProb must be in [0, 1], got ${opts.routeProb}`);
   return opts;
 }

@@ -18,8 +18,15 @@ export interface CurvePoint {
   loss: number;
   lr: number;
   elapsedS: number;
-  /** Held-out greedy accuracy on the curve questions, at eval steps. */
+  /** Greedy accuracy on the validation questions (held back from the train split), at eval steps. */
+  validation?: number;
+  /** Held-out (test split) greedy accuracy on the curve questions, at eval steps. */
   heldOut?: number;
+}
+
+export interface EvalHooks {
+  validation(): number;
+  heldOut(): number;
 }
 
 export function learningRate(step: number, o: TrainOptions): number {
@@ -33,7 +40,7 @@ export async function train(
   c: MicroConfig,
   trainSet: readonly ArithProblem[],
   o: TrainOptions,
-  heldOut: (step: number) => number,
+  hooks: EvalHooks,
   log: (p: CurvePoint) => void,
 ): Promise<CurvePoint[]> {
   const rng = createPrng(o.seed, 10);
@@ -73,11 +80,15 @@ export async function train(
     const last = step === o.steps - 1;
     if ((step + 1) % o.logEvery === 0 || last) {
       const point: CurvePoint = { step: step + 1, loss: lossSum / lossCount, lr, elapsedS: (performance.now() - started) / 1000 };
-      if ((step + 1) % o.evalEvery === 0 || last) point.heldOut = heldOut(step + 1);
+      if ((step + 1) % o.evalEvery === 0 || last) {
+        point.validation = hooks.validation();
+        point.heldOut = hooks.heldOut();
+      }
       curve.push(point);
       log(point);
       lossSum = 0;
       lossCount = 0;
+      if (o.stopAtAccuracy > 0 && point.validation !== undefined && point.validation >= o.stopAtAccuracy) break;
     }
   }
   return curve;
