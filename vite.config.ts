@@ -1,5 +1,9 @@
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+import { readFileSync } from 'node:fs';
+
+const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
+process.env.VITE_APP_VERSION = pkg.version;
 
 export default defineConfig({
   plugins: [svelte()],

@@ -65,6 +65,8 @@ export interface EnvironmentInfo {
   online: boolean;
   /** navigator.deviceMemory in GiB when the browser exposes it. */
   deviceMemoryGiB?: number;
+  /** Set when IndexedDB could not be opened: runs stay in memory, so export before closing. */
+  storageWarning?: string;
 }
 
 /** Everything a run needs; the manifest records it. */

@@ -1,7 +1,313 @@
-// The AppBackend over the engine worker, the audit API and the IndexedDB store: wired by the lead.
+// The AppBackend over the engine worker (comlink), the audit core and the IndexedDB store.
+// The run controller lives on the page, not in the engine worker: a crashed worker or lost GPU is
+// detected here (src/engine/remote.ts), so the run can be marked interrupted and resumed on a
+// fresh engine without losing a record.
 
-import type { AppBackend } from './backend';
+import { loadTask, parseTaskFile, formatFromName } from '../audit/index';
+import type { LoadedTask, QuestionRecord, RunManifest } from '../audit/types';
+import { spawnEngine } from '../engine/spawn-worker';
+import type { RemoteEngine } from '../engine/remote';
+import { EngineError, type CheckpointSource, type LoadOptions, type LoadProgress, type ModelInfo } from '../engine/types';
+import { canonicalJson } from '../util/hash';
+import {
+  coreAudit,
+  coreRunRequest,
+  coreSummarize,
+  exportRunJson,
+  importLmEvalSamples,
+  importRunJson,
+  loadRun,
+  openRunStore,
+  ProgressChannel,
+  RunController,
+  type AuditFn,
+  type CoreAuditInput,
+  type RunProgress as StoreProgress,
+} from '../store/index';
+import {
+  BUILTIN_MODEL_ID,
+  type AppBackend,
+  type EnvironmentInfo,
+  type HubModelMeta,
+  type ModelChoice,
+  type RunHandle,
+  type RunProgress,
+  type RunSetup,
+  type StoredRun,
+  type TaskChoice,
+  type TaskFilePreview,
+} from './backend';
+
+const APP_VERSION: string = import.meta.env.VITE_APP_VERSION ?? '0.0.0';
+const HUB_API = 'https://huggingface.co/api/models';
+
+/** The app serves its built-in model (and the reference checkpoints) in Hub layout under /hub. */
+export function builtinEndpoint(): string {
+  return `${location.origin}${import.meta.env.BASE_URL}hub`;
+}
+
+export function sourceOf(model: ModelChoice): CheckpointSource {
+  switch (model.kind) {
+    case 'builtin':
+      return { kind: 'hub', repo: BUILTIN_MODEL_ID, revision: 'main', endpoint: builtinEndpoint() };
+    case 'hub':
+      return { kind: 'hub', repo: model.repo, revision: model.revision || 'main', ...(model.token ? { token: model.token } : {}) };
+    case 'files':
+      return { kind: 'files', files: model.files };
+  }
+}
+
+function sourceLabel(model: ModelChoice): string {
+  return model.kind === 'builtin' ? `builtin:${model.id}` : model.kind === 'hub' ? `hub:${model.repo}` : `files:${model.name}`;
+}
+
+async function taskOf(choice: TaskChoice): Promise<LoadedTask> {
+  switch (choice.kind) {
+    case 'builtin':
+      return loadTask(`builtin:${choice.id}`, { questions: choice.count, seed: choice.seed });
+    case 'hub':
+      return loadTask(`hub:${choice.preset}`, { questions: choice.count });
+    case 'file':
+      return loadTask(`file:${choice.file.name}`, {
+        questions: choice.count,
+        file: { text: await choice.file.text(), mapping: choice.mapping, answerFormat: choice.answerFormat, format: formatFromName(choice.file.name) },
+      });
+  }
+}
+
+const belongsTo = (r: QuestionRecord, m: RunManifest) =>
+  r.model_fingerprint === m.model.fingerprint && r.condition_key === m.condition_key && r.task_id === m.task.id;
+
+interface LiveRun {
+  manifest: RunManifest;
+  /** Question text by doc id, for "the question being worked on". */
+  texts: Map<string, string>;
+  onProgress: (p: RunProgress) => void;
+  onRecord: (r: QuestionRecord) => void;
+  settle: { resolve: (m: RunManifest) => void; reject: (e: unknown) => void };
+  totalAttemptsPerQuestion: number;
+  startedAt: number;
+}
+
+class RealBackend implements AppBackend {
+  private engine: RemoteEngine = spawnEngine();
+  private loaded: { key: string; info: ModelInfo } | null = null;
+  private readonly live = new Map<string, LiveRun>();
+  private readonly controller: RunController<CoreAuditInput>;
+
+  constructor(
+    controller: (audit: AuditFn<CoreAuditInput>, engine: RemoteEngine) => RunController<CoreAuditInput>,
+    /** Set when IndexedDB could not be opened and runs live in memory only. */
+    private readonly storageWarning?: string,
+  ) {
+    // Wrap the audit so each record, once persisted, also reaches the screen that started the run.
+    const audit: AuditFn<CoreAuditInput> = (engine, call) =>
+      coreAudit(engine, {
+        ...call,
+        onRecord: async (r) => {
+          await call.onRecord(r);
+          for (const run of this.live.values()) if (belongsTo(r, run.manifest)) run.onRecord(r);
+        },
+      });
+    this.controller = controller(audit, this.engine);
+    this.controller.subscribe((e) => {
+      if (e.type === 'progress') this.forward(e.progress);
+      if (e.type === 'status') {
+        const live = this.live.get(e.run.id);
+        const status = e.run.manifest.status;
+        if (!live) return;
+        if (status === 'finished' || status === 'cancelled') {
+          this.live.delete(e.run.id);
+          live.settle.resolve(e.run.manifest);
+        } else if (status === 'failed' || status === 'interrupted') {
+          this.live.delete(e.run.id);
+          live.settle.reject(new EngineError(status === 'interrupted' ? 'worker-crashed' : 'internal', e.run.counters.lastError ?? `run ${status}`));
+        }
+      }
+    });
+  }
+
+  private forward(p: StoreProgress): void {
+    const live = this.live.get(p.runId);
+    if (!live) return;
+    const phase: RunProgress['phase'] =
+      p.status === 'paused' ? 'paused' : p.status === 'finished' ? 'finished' : p.status === 'cancelled' ? 'cancelled' : p.status === 'failed' ? 'failed' : 'running';
+    live.onProgress({
+      runId: p.runId,
+      phase,
+      questionsDone: p.questionsDone,
+      questionsTotal: p.questionsTotal,
+      attemptsDone: p.attemptsDone,
+      attemptsTotal: p.questionsTotal * live.totalAttemptsPerQuestion,
+      current: p.currentDocId ? { doc_id: p.currentDocId, text: live.texts.get(p.currentDocId) ?? p.currentDocId, probe: p.currentProbe ?? '' } : undefined,
+      elapsedMs: performance.now() - live.startedAt,
+    });
+  }
+
+  async environment(): Promise<EnvironmentInfo> {
+    const storageWarning = this.storageWarning;
+    const online = navigator.onLine;
+    const deviceMemoryGiB = (navigator as { deviceMemory?: number }).deviceMemory;
+    const gpu = (navigator as { gpu?: GPU }).gpu;
+    const missing: EnvironmentInfo = { gpu: { status: 'missing', shaderF16: false }, online, deviceMemoryGiB, ...(storageWarning ? { storageWarning } : {}) };
+    if (!gpu) return missing;
+    const adapter = await gpu.requestAdapter().catch(() => null);
+    if (!adapter) return missing;
+    const info = (adapter as unknown as { info?: { vendor?: string; architecture?: string; description?: string; isFallbackAdapter?: boolean } }).info ?? {};
+    const fallback = info.isFallbackAdapter === true || /swiftshader/i.test(info.architecture ?? '');
+    return {
+      gpu: {
+        status: fallback ? 'fallback' : 'available',
+        adapter: [info.vendor, info.architecture, info.description].filter(Boolean).join(' ') || 'unknown adapter',
+        shaderF16: adapter.features.has('shader-f16'),
+        maxBufferBytes: adapter.limits.maxBufferSize,
+      },
+      online,
+      deviceMemoryGiB,
+      ...(storageWarning ? { storageWarning } : {}),
+    };
+  }
+
+  async hubModelInfo(repo: string, revision: string, token?: string): Promise<HubModelMeta> {
+    const url = `${HUB_API}/${repo.split('/').map(encodeURIComponent).join('/')}/revision/${encodeURIComponent(revision || 'main')}?blobs=true`;
+    let res: Response;
+    try {
+      res = await fetch(url, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
+    } catch {
+      throw new EngineError('network', `could not reach the Hugging Face Hub for ${repo} (offline or unreachable)`);
+    }
+    if (res.status === 401 || res.status === 403) throw new EngineError('gated', `${repo} is gated: a Hugging Face token with access to it is needed`);
+    if (res.status === 404) throw new EngineError('not-found', `${repo}@${revision} does not exist on the Hub (or is private)`);
+    if (!res.ok) throw new EngineError('network', `the Hub answered HTTP ${res.status} for ${repo}`);
+    const meta = (await res.json()) as {
+      sha?: string;
+      gated?: false | 'auto' | 'manual';
+      cardData?: { license?: string };
+      config?: { model_type?: string };
+      siblings?: { rfilename: string; size?: number }[];
+    };
+    const weights = (meta.siblings ?? []).filter((s) => s.rfilename.endsWith('.safetensors'));
+    const weightBytes = weights.every((s) => typeof s.size === 'number') && weights.length ? weights.reduce((a, s) => a + (s.size ?? 0), 0) : undefined;
+    return {
+      repo,
+      revision: revision || 'main',
+      sha: meta.sha,
+      license: meta.cardData?.license,
+      gated: meta.gated ?? false,
+      weightBytes,
+      modelType: meta.config?.model_type,
+    };
+  }
+
+  async resetEngine(): Promise<void> {
+    this.engine.terminate();
+    this.engine = spawnEngine();
+    this.loaded = null;
+    this.controller.setEngine(this.engine);
+  }
+
+  async loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo> {
+    const key = canonicalJson({ source: model.kind === 'files' ? { files: model.name } : sourceOf(model), opts });
+    if (this.loaded?.key === key) return this.loaded.info;
+    this.loaded = null;
+    const info = await this.engine.load(sourceOf(model), opts, onProgress);
+    this.loaded = { key, info };
+    return info;
+  }
+
+  async previewTaskFile(file: File): Promise<TaskFilePreview> {
+    const format = formatFromName(file.name);
+    const rows = parseTaskFile(await file.text(), format);
+    const columns = [...new Set(rows.slice(0, 50).flatMap((r) => Object.keys(r)))];
+    return { format, columns, rows: rows.slice(0, 5), total: rows.length };
+  }
+
+  async startRun(setup: RunSetup, onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void): Promise<RunHandle> {
+    const startedAt = performance.now();
+    const info = await this.loadModel(setup.model, setup.load, (load) =>
+      onProgress({ runId: '', phase: 'loading', questionsDone: 0, questionsTotal: setup.task.count, attemptsDone: 0, attemptsTotal: 0, load, elapsedMs: performance.now() - startedAt }),
+    );
+    const task = await taskOf(setup.task);
+    const input: CoreAuditInput = {
+      task,
+      condition: setup.condition,
+      probes: setup.probes,
+      questions: Math.min(setup.task.count, task.test.length),
+      selectors: ['majority', 'max-logprob', ...(setup.probes.some((p) => p.probe === 'random-routes' || p.probe === 'mcts-routes') && task.train.length ? (['fixed-route'] as const) : [])],
+    };
+    const req = await coreRunRequest(info, input, { appVersion: APP_VERSION, source: sourceLabel(setup.model), ...(setup.model.kind === 'hub' ? { revision: setup.model.revision } : {}) });
+    let settle!: LiveRun['settle'];
+    const done = new Promise<RunManifest>((resolve, reject) => (settle = { resolve, reject }));
+    done.catch(() => {}); // observed through handle.done
+    const perQuestion = setup.probes.reduce((n, p) => n + ('budget' in p ? p.budget : p.probe === 'mlp-silencing' ? p.layers.length : 1), 0);
+    const run = await this.controller.start(req);
+    const texts = new Map(task.test.map((d) => [d.id, d.text]));
+    this.live.set(run.id, { manifest: run.manifest, texts, onProgress, onRecord, settle, totalAttemptsPerQuestion: perQuestion, startedAt });
+    if (run.manifest.status === 'finished') {
+      this.live.delete(run.id);
+      settle.resolve(run.manifest);
+    }
+    return { runId: run.id, done };
+  }
+
+  async pauseRun(runId: string): Promise<void> {
+    await this.controller.pause(runId);
+  }
+
+  async resumeRun(runId: string): Promise<void> {
+    await this.controller.resume(runId);
+  }
+
+  async cancelRun(runId: string): Promise<void> {
+    await this.controller.cancel(runId);
+  }
+
+  async listRuns(): Promise<RunManifest[]> {
+    const runs = await this.controller.store.listRuns();
+    return runs.map((r) => r.manifest).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+  }
+
+  async getRun(runId: string): Promise<StoredRun> {
+    return loadRun(this.controller.store, runId);
+  }
+
+  async exportRun(runId: string): Promise<Blob> {
+    return new Blob([await exportRunJson(this.controller.store, runId)], { type: 'application/json' });
+  }
+
+  async deleteRun(runId: string): Promise<void> {
+    await this.controller.store.deleteRun(runId);
+  }
+
+  async importFile(file: File): Promise<RunManifest> {
+    const text = await file.text();
+    const store = this.controller.store;
+    const result = /^samples_.*\.jsonl$/i.test(file.name)
+      ? await importLmEvalSamples(store, text, {
+          runId: crypto.randomUUID(),
+          appVersion: APP_VERSION,
+          model: { fingerprint: `lm-eval:${file.name}`, name: file.name, source: `lm-eval:${file.name}` },
+          task: { id: `lm-eval:${file.name}`, version: 1 },
+          condition: {
+            promptTemplate: '{{question}}', chatTemplate: false, fewShot: { n: 0, seed: 0 }, decoding: { kind: 'greedy' },
+            maxNewTokens: 0, stopSequences: [], answerFormat: 'exact', graderVersion: 1, engineDtype: 'f32',
+          },
+          fileName: file.name,
+        })
+      : await importRunJson(store, text, file.name);
+    return (await loadRun(store, result.runId)).manifest;
+  }
+}
 
 export async function createRealBackend(): Promise<AppBackend> {
-  throw new Error('engine backend not wired: open the app with ?fake=1 for the scripted demo backend');
+  const { store, warning } = await openRunStore();
+  if (warning) console.warn(warning);
+  let controller!: RunController<CoreAuditInput>;
+  const backend = new RealBackend((audit, engine) => {
+    controller = new RunController<CoreAuditInput>({ store, engine, audit, summarize: coreSummarize, channel: new ProgressChannel() });
+    return controller;
+  }, warning);
+  // Runs a closed tab or crash left "running" become interrupted: resumable, never failed.
+  await controller.recoverInterrupted();
+  return backend;
 }
