@@ -1,7 +1,7 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
-import type { AnswerFormat, Condition, ProbeSpec } from '../../audit/types';
+import type { Condition, ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
@@ -35,7 +35,6 @@ export class SetupState {
   taskFile = $state.raw<File | null>(null);
   filePreview = $state.raw<TaskFilePreview | null>(null);
   mapping = $state<FieldMapping>({ question: '', answer: '' });
-  fileAnswerFormat = $state<AnswerFormat>('numeric');
 
   // condition
   condition = $state<Condition>(structuredClone(DEFAULT_CONDITION));
@@ -61,7 +60,7 @@ export class SetupState {
     if (this.taskKind === 'builtin') return { kind: 'builtin', id: this.builtinTask, count: this.count, seed: this.seed };
     if (this.taskKind === 'hub') return { kind: 'hub', preset: this.hubPreset, count: this.count };
     if (!this.taskFile || !this.mapping.question || !this.mapping.answer) return null;
-    return { kind: 'file', file: this.taskFile, mapping: { ...this.mapping }, answerFormat: this.fileAnswerFormat, count: this.count };
+    return { kind: 'file', file: this.taskFile, mapping: { ...this.mapping }, answerFormat: this.condition.answerFormat, count: this.count };
   });
 
   probes = $derived.by((): ProbeSpec[] | null => {
