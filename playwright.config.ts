@@ -15,6 +15,15 @@ export const CHROMIUM_ARGS = [
 ];
 
 const PORT = Number(process.env.E2E_PORT ?? 4173);
+/** A stand-in Hugging Face Hub on another origin: the reference checkpoints, one of them gated. */
+export const HUB_PORT = Number(process.env.E2E_HUB_PORT ?? 8788);
+export const HUB_TOKEN = 'hf_e2e_token';
+const refs = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'];
+const hubArgs = [
+  ...refs.map((r) => `--map reference/${r}=test/fixtures/reference/${r}`),
+  '--map reference/gated-qwen2=test/fixtures/reference/tiny-qwen2',
+  `--token ${HUB_TOKEN} --gated reference/gated-qwen2`,
+].join(' ');
 
 export default defineConfig({
   testDir: 'e2e',
@@ -30,10 +39,18 @@ export default defineConfig({
     headless: true,
     launchOptions: { executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS },
   },
-  webServer: {
-    command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort --bypass-lock`,
-    url: `http://127.0.0.1:${PORT}`,
-    reuseExistingServer: !process.env.CI,
-    timeout: 60_000,
-  },
+  webServer: [
+    {
+      command: `npx vite preview --host 127.0.0.1 --port ${PORT} --strictPort --bypass-lock`,
+      url: `http://127.0.0.1:${PORT}`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+    },
+    {
+      command: `npx tsx test/hub-server.ts --host 127.0.0.1 --port ${HUB_PORT} ${hubArgs}`,
+      url: `http://127.0.0.1:${HUB_PORT}/reference/tiny-qwen2/resolve/main/config.json`,
+      reuseExistingServer: !process.env.CI,
+      timeout: 60_000,
+    },
+  ],
 });
