@@ -20,6 +20,8 @@ createBackend(new URL(location.href)).then(
     const app = new AppState(backend, storage());
     app.linkProblems = app.setup.applyPermalink(parsePermalink(location.hash));
     void app.init();
+    // A promise nobody awaited still reaches the person, as a message.
+    window.addEventListener('unhandledrejection', (e) => app.fail(e.reason));
     mount(App, { target, props: { app } });
   },
   (e: unknown) => {
