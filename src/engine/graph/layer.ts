@@ -70,7 +70,9 @@ export function buildLayerGraph(config: ModelConfig, layer: number, w: LayerWeig
     qkv = g.op('Add', [qkv, bias]);
   }
   const split = g.init('qkv_split', 'int64', [3], BigInt64Array.from([qDim, kvDim, kvDim].map(BigInt)));
-  let [q, k, v] = g.node('Split', [qkv, split], { outputs: 3, attrs: { axis: -1 } }); // q [batch, seq, qDim], k/v [batch, seq, kvDim]
+  const [qRaw, kRaw, v] = g.node('Split', [qkv, split], { outputs: 3, attrs: { axis: -1 } }); // q [batch, seq, qDim], k/v [batch, seq, kvDim]
+  let q = qRaw;
+  let k = kRaw;
   if (w.qNorm && w.kNorm) {
     q = headNorm(g, q, 'q_norm', w.qNorm, nH, hd, eps); // [batch, seq, qDim]
     k = headNorm(g, k, 'k_norm', w.kNorm, nKv, hd, eps); // [batch, seq, kvDim]
