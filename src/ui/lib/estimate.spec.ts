@@ -41,3 +41,12 @@ describe('formatting', () => {
     expect(fitsDevice(1e9, undefined)).toBeNull();
   });
 });
+
+describe('preset budgets', () => {
+  it('cap route budgets at the size of the route space', () => {
+    const small = presetById('random-routes').probe(6);
+    expect(small.probe === 'random-routes' && small.budget).toBe(36); // 6 layers: 36 distinct block routes
+    const big = presetById('random-routes').probe(24);
+    expect(big.probe === 'random-routes' && big.budget).toBe(100);
+  });
+});

@@ -1,5 +1,6 @@
 // Defaults the Setup screen offers: conditions and probe presets reproducing DESIGN.md's protocols.
 
+import { routeSpaceSize } from '../../audit/routes';
 import type { Condition, ProbeSpec, RouteSpace } from '../../audit/types';
 
 export const DEFAULT_CONDITION: Condition = {
@@ -31,6 +32,12 @@ export function neighborhoodSpace(numLayers: number): RouteSpace {
   return { kind: 'neighborhood', numLayers, radius: 2, maxEdits: 3 };
 }
 
+/** A protocol's budget, capped at the number of distinct routes the space holds (small models). */
+export function cappedBudget(space: RouteSpace, budget: number): number {
+  const size = routeSpaceSize(space);
+  return BigInt(budget) <= size ? budget : Number(size);
+}
+
 export type PresetId = 'cola-mcts' | 'program-selection-mcts' | 'sampling-ceiling' | 'random-routes' | 'silencing-scan';
 
 export interface ProbePreset {
@@ -46,8 +53,8 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'random-routes',
     label: 'Random routes (100)',
-    description: 'Uniformly drawn block routes per question, 100 attempts.',
-    probe: (L) => ({ probe: 'random-routes', space: blocksSpace(L), budget: 100, seed: 1, shared: false }),
+    description: 'Uniformly drawn block routes per question, 100 attempts (or every route, when the space is smaller).',
+    probe: (L) => ({ probe: 'random-routes', space: blocksSpace(L), budget: cappedBudget(blocksSpace(L), 100), seed: 1, shared: false }),
   },
   {
     id: 'cola-mcts',
@@ -56,7 +63,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
     probe: (L) => ({
       probe: 'mcts-routes',
       space: blocksSpace(L, 3),
-      budget: 100,
+      budget: cappedBudget(blocksSpace(L, 3), 100),
       seed: 1,
       preset: 'cola',
       exploration: Math.SQRT2, // √2 · √(ln(N+1)/n) = √(2·ln(N+1)/n)
@@ -74,7 +81,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
     probe: (L) => ({
       probe: 'mcts-routes',
       space: neighborhoodSpace(L),
-      budget: 200,
+      budget: cappedBudget(neighborhoodSpace(L), 200),
       seed: 1,
       preset: 'program-selection',
       exploration: 1.8,
@@ -118,4 +125,14 @@ export const HUB_TASK_PRESETS = [
   { id: 'arc-challenge', label: 'ARC-Challenge (allenai/ai2_arc test, 1172)', total: 1172 },
   { id: 'mmlu', label: 'MMLU (cais/mmlu all/test, 14042)', total: 14042 },
   { id: 'commonsense-qa', label: 'CommonsenseQA (validation, 1221)', total: 1221 },
+] as const;
+
+/** Small Hub checkpoints the protocols use (DESIGN.md's training-audit pairs), offered as suggestions. */
+export const SUGGESTED_MODELS = [
+  'Qwen/Qwen2.5-0.5B',
+  'Qwen/Qwen2.5-0.5B-Instruct',
+  'hkust-nlp/Qwen-2.5-0.5B-SimpleRL-Zoo',
+  'Qwen/Qwen2.5-Math-1.5B',
+  'sail/Qwen2.5-Math-1.5B-Oat-Zero',
+  'meta-llama/Llama-3.2-1B',
 ] as const;

@@ -1,11 +1,12 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
+import { routeSpaceSize, routeSpaceToString } from '../../audit/routes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
-import { encodePermalink, linkModelOf, linkTaskOf, type ParsedPermalink } from '../lib/permalink';
+import { encodePermalink, linkModelOf, linkTaskOf, validateCondition, type ParsedPermalink } from '../lib/permalink';
 import { DEFAULT_CONDITION, PROBE_PRESETS, presetById, type PresetId } from '../lib/presets';
 
 export type ModelKind = ModelChoice['kind'];
@@ -82,12 +83,17 @@ export class SetupState {
       if (!this.taskFile) out.push('Choose a task file.');
       else if (!this.mapping.question || !this.mapping.answer) out.push('Map the question and answer columns of the task file.');
     }
-    if (!this.condition.promptTemplate.includes('{{question}}')) out.push('The prompt template must contain {{question}}.');
-    if (!Number.isInteger(this.condition.maxNewTokens) || this.condition.maxNewTokens < 1) out.push('Max new tokens must be a whole number ≥ 1.');
-    if (!Number.isInteger(this.condition.fewShot.n) || this.condition.fewShot.n < 0) out.push('Few-shot count must be a whole number ≥ 0.');
+    const checked = validateCondition($state.snapshot(this.condition));
+    if (Array.isArray(checked)) out.push(...checked.map((e) => `Condition: ${e}.`));
     for (const id of this.presets) {
       const b = this.budgets[id];
       if (b !== undefined && (!Number.isInteger(b) || b < 1)) out.push(`${presetById(id).label}: budget must be a whole number ≥ 1.`);
+    }
+    for (const p of this.probes ?? []) {
+      // distinct routes cannot outnumber the route space
+      if ((p.probe === 'random-routes' || p.probe === 'mcts-routes') && Number.isInteger(p.budget) && BigInt(p.budget) > routeSpaceSize(p.space)) {
+        out.push(`${p.probe}: budget ${p.budget} exceeds the ${routeSpaceSize(p.space)} distinct routes of ${routeSpaceToString(p.space)}.`);
+      }
     }
     return out;
   });

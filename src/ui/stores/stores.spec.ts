@@ -31,7 +31,7 @@ describe('SetupState', () => {
 
   it('derives probes, budgets and the attempt estimate once layers are known', () => {
     const s = new SetupState();
-    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 8 };
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 24 };
     expect(s.probes!.map((p) => p.probe)).toEqual(['deployment', 'random-routes', 'sampling']);
     expect(s.attempts).toBe(20 * (1 + 100 + 64));
     s.budgets = { 'random-routes': 10 };
@@ -40,7 +40,7 @@ describe('SetupState', () => {
     s.togglePreset('silencing-scan', true);
     s.togglePreset('sampling-ceiling', false);
     expect(s.probes!.map((p) => p.probe)).toEqual(['deployment', 'random-routes', 'mlp-silencing']);
-    expect(s.attempts).toBe(5 * (1 + 10 + 8));
+    expect(s.attempts).toBe(5 * (1 + 10 + 24));
     expect(s.problems).toEqual([]);
   });
 
@@ -64,6 +64,24 @@ describe('SetupState', () => {
       'Choose a task file.',
     ]));
     expect(() => s.setup()).toThrow(/setup incomplete/);
+  });
+
+  it('refuses a route budget larger than the route space', () => {
+    const s = new SetupState();
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 2 };
+    expect(s.problems.find((p) => p.startsWith('random-routes:'))).toBeUndefined(); // the preset caps itself
+    s.budgets = { 'random-routes': 100 };
+    expect(s.problems.find((p) => p.startsWith('random-routes:'))).toMatch(/^random-routes: budget 100 exceeds the \d+ distinct routes of blocks\(L=2,/);
+    s.budgets = { 'random-routes': 1 };
+    expect(s.problems.find((p) => p.startsWith('random-routes:'))).toBeUndefined();
+  });
+
+  it('checks the condition field by field', () => {
+    const s = new SetupState();
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 4 };
+    s.condition.promptTemplate = 'no slot';
+    s.condition.decoding = { kind: 'sample', temperature: 0, topP: 0.9, seed: 1 };
+    expect(s.problems).toEqual(['Condition: promptTemplate must contain {{question}}.', 'Condition: decoding.temperature must be in (0, 5].']);
   });
 
   it('writes a permalink without the token and reads it back', () => {
