@@ -94,6 +94,12 @@ export interface RunProgress {
   load?: LoadProgress;
   /** Milliseconds spent running (pauses excluded). */
   elapsedMs: number;
+  /** Where records go (store progress): 'memory' after IndexedDB failed, so export before closing. */
+  storage?: 'indexeddb' | 'memory';
+  /** Records taken from earlier sessions or other runs under the same keys. */
+  reused?: number;
+  /** Why the run stopped, for failed runs. */
+  message?: string;
 }
 
 export interface RunHandle {

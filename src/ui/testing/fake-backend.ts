@@ -143,7 +143,7 @@ export class FakeBackend implements AppBackend {
     let elapsedMs = 0;
     const script = { ...DEFAULT_SCRIPT, id: m.id, numLayers, questions: problems.length, seed: 5 };
     const progress = (phase: RunProgress['phase'], qi: number, current?: RunProgress['current']) =>
-      onProgress({ runId: m.id, phase, questionsDone: qi, questionsTotal: problems.length, attemptsDone, attemptsTotal, current, elapsedMs });
+      onProgress({ runId: m.id, phase, questionsDone: qi, questionsTotal: problems.length, attemptsDone, attemptsTotal, current, elapsedMs, storage: 'memory', reused: 0 });
     for (const [qi, p] of problems.entries()) {
       while (live.paused && !live.cancelled) {
         m.status = 'paused';
