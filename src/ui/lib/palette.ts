@@ -32,12 +32,6 @@ export const PROBE_DASH: Record<ProbeName, string> = {
   'mlp-silencing': '1,2',
 };
 
-export const OUTCOME_COLOR = {
-  realized: OKABE_ITO.blue,
-  'reachable-only': OKABE_ITO.orange,
-  unreachable: OKABE_ITO.grey,
-} as const;
-
 export const EFFECT_COLOR = { repaired: OKABE_ITO.bluishGreen, broken: OKABE_ITO.vermillion } as const;
 
 export const PROBE_LABEL: Record<ProbeName, string> = {
