@@ -1,6 +1,5 @@
 // Copies run-time assets into public/ before dev/build (not committed; see .gitignore):
-// - the onnxruntime-web files its WebGPU bundle loads at run time → public/ort/
-// - the reference checkpoints → public/hub/reference/{name}/resolve/main/, so the self-test page
+// the reference checkpoints → public/hub/reference/{name}/resolve/main/, so the self-test page
 //   can check this browser's GPU against expected.json through the same Hub code path.
 import { copyFileSync, existsSync, mkdirSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -9,14 +8,9 @@ import { fileURLToPath } from 'node:url';
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 function copyIfChanged(from: string, to: string): void {
-  if (!existsSync(from)) throw new Error(`missing ${from}; run npm ci`);
+  if (!existsSync(from)) throw new Error(`missing ${from}`);
   mkdirSync(dirname(to), { recursive: true });
   if (!existsSync(to) || statSync(to).size !== statSync(from).size) copyFileSync(from, to);
-}
-
-const ortDist = join(root, 'node_modules', 'onnxruntime-web', 'dist');
-for (const f of ['ort-wasm-simd-threaded.asyncify.wasm', 'ort-wasm-simd-threaded.asyncify.mjs']) {
-  copyIfChanged(join(ortDist, f), join(root, 'public', 'ort', f));
 }
 
 const refDir = join(root, 'test', 'fixtures', 'reference');

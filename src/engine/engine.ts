@@ -37,11 +37,18 @@ interface Loaded {
   info: ModelInfo;
 }
 
-export function createEngine(): LocalEngine {
-  return new LocalEngine();
+export interface EngineOptions {
+  /** How a source becomes a reader; the browser worker wraps Hub sources in the weight cache. */
+  openReader?: typeof openReader;
+}
+
+export function createEngine(opts: EngineOptions = {}): LocalEngine {
+  return new LocalEngine(opts);
 }
 
 export class LocalEngine implements Engine {
+  constructor(private readonly opts: EngineOptions = {}) {}
+
   private loaded: Loaded | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   /** Bumped by cancel(): calls issued before it reject at their next check. */
@@ -65,7 +72,7 @@ export class LocalEngine implements Engine {
       }
       const ort = await getOrt();
       const ep = await chooseEp(ort, opts.ep ?? 'auto');
-      const reader = openReader(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }));
+      const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }));
       const ckpt = await openCheckpoint(reader, onProgress);
       const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig);
       await this.unload();

@@ -9,14 +9,7 @@ export type Ort = typeof OrtModule;
 const isNode = typeof process !== 'undefined' && !!process.versions?.node && typeof window === 'undefined'
   && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined';
 
-/** Where the browser build fetches its .wasm/.mjs runtime files; the app copies them to public/ort/. */
-let wasmPaths = '/ort/';
 let ortPromise: Promise<Ort> | null = null;
-
-/** Sets the URL prefix of ORT's wasm files (browser only); call before the first getOrt(). */
-export function setOrtWasmPaths(prefix: string): void {
-  wasmPaths = prefix;
-}
 
 /** Execution providers this environment's build can offer. */
 export function availableEps(): ('webgpu' | 'wasm')[] {
@@ -31,9 +24,9 @@ export function getOrt(): Promise<Ort> {
         const mod = (await import(/* @vite-ignore */ spec)) as Ort & { default?: Ort };
         return (mod.InferenceSession ? mod : mod.default) as Ort;
       }
-      const mod = (await import('onnxruntime-web/webgpu')) as unknown as Ort;
-      mod.env.wasm.wasmPaths = wasmPaths;
-      return mod;
+      // The .wasm runtime is the bundler-emitted asset beside ORT's chunk (Vite resolves ORT's
+      // `new URL(..., import.meta.url)`), so the app serves and precaches it itself.
+      return (await import('onnxruntime-web/webgpu')) as unknown as Ort;
     })();
   }
   return ortPromise;

@@ -100,3 +100,23 @@ export class CachedHubReader implements CheckpointReader {
     }
   }
 }
+
+/**
+ * A reader that goes through the weight cache once `cache` opens, or straight to the Hub when it
+ * cannot (no Cache API): the engine worker builds readers synchronously while the cache opens.
+ */
+export function cachingHubReader(
+  hub: HubFileReader,
+  cache: Promise<WeightCache | null>,
+  opts: { token?: string; onBytes?: BytesListener } = {},
+): CheckpointReader {
+  const inner: Promise<CheckpointReader> = cache.then((c) => (c ? new CachedHubReader(hub, c, opts) : hub));
+  return {
+    label: hub.label,
+    hubRef: hub.hubRef,
+    exists: async (file) => (await inner).exists(file),
+    size: async (file) => (await inner).size(file),
+    text: async (file) => (await inner).text(file),
+    range: async (file, start, end) => (await inner).range(file, start, end),
+  };
+}
