@@ -12,7 +12,8 @@ export const BUILTIN_MODEL_ID = 'reachlab/micro-arith';
 
 export type ModelChoice =
   | { kind: 'builtin'; id: typeof BUILTIN_MODEL_ID }
-  | { kind: 'hub'; repo: string; revision: string; token?: string }
+  /** endpoint: a Hub mirror or local stand-in; default https://huggingface.co. */
+  | { kind: 'hub'; repo: string; revision: string; token?: string; endpoint?: string }
   /** A folder the user picked or dropped; `name` is the folder name. */
   | { kind: 'files'; name: string; files: File[] };
 
@@ -115,7 +116,7 @@ export interface StoredRun {
 
 export interface AppBackend {
   environment(): Promise<EnvironmentInfo>;
-  hubModelInfo(repo: string, revision: string, token?: string): Promise<HubModelMeta>;
+  hubModelInfo(repo: string, revision: string, token?: string, endpoint?: string): Promise<HubModelMeta>;
   /** Disposes the engine (worker included) and starts a fresh one: the way out of 'device-lost'
    *  and 'worker-crashed'. The next loadModel loads again. */
   resetEngine(): Promise<void>;

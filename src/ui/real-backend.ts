@@ -39,7 +39,7 @@ import {
 } from './backend';
 
 const APP_VERSION: string = import.meta.env.VITE_APP_VERSION ?? '0.0.0';
-const HUB_API = 'https://huggingface.co/api/models';
+const HUB = 'https://huggingface.co';
 
 /** The app serves its built-in model (and the reference checkpoints) in Hub layout under /hub. */
 export function builtinEndpoint(): string {
@@ -51,7 +51,7 @@ export function sourceOf(model: ModelChoice): CheckpointSource {
     case 'builtin':
       return { kind: 'hub', repo: BUILTIN_MODEL_ID, revision: 'main', endpoint: builtinEndpoint() };
     case 'hub':
-      return { kind: 'hub', repo: model.repo, revision: model.revision || 'main', ...(model.token ? { token: model.token } : {}) };
+      return { kind: 'hub', repo: model.repo, revision: model.revision || 'main', ...(model.token ? { token: model.token } : {}), ...(model.endpoint ? { endpoint: model.endpoint } : {}) };
     case 'files':
       return { kind: 'files', files: model.files };
   }
@@ -168,8 +168,8 @@ class RealBackend implements AppBackend {
     };
   }
 
-  async hubModelInfo(repo: string, revision: string, token?: string): Promise<HubModelMeta> {
-    const url = `${HUB_API}/${repo.split('/').map(encodeURIComponent).join('/')}/revision/${encodeURIComponent(revision || 'main')}?blobs=true`;
+  async hubModelInfo(repo: string, revision: string, token?: string, endpoint = HUB): Promise<HubModelMeta> {
+    const url = `${endpoint}/api/models/${repo.split('/').map(encodeURIComponent).join('/')}/revision/${encodeURIComponent(revision || 'main')}?blobs=true`;
     let res: Response;
     try {
       res = await fetch(url, token ? { headers: { Authorization: `Bearer ${token}` } } : {});

@@ -1,19 +1,28 @@
 // Defaults the Setup screen offers: conditions and probe presets reproducing DESIGN.md's protocols.
 
 import { routeSpaceSize } from '../../audit/routes';
-import type { Condition, ProbeSpec, RouteSpace } from '../../audit/types';
+import { defaultCondition } from '../../audit/condition';
+import { builtinTask } from '../../audit/tasks/builtin';
+import { hubPreset } from '../../audit/tasks/hub';
+import type { Condition, ProbeSpec, RouteSpace, TaskSpec } from '../../audit/types';
+import type { EngineDtype } from '../../engine/types';
 
-export const DEFAULT_CONDITION: Condition = {
-  promptTemplate: 'Question: {{question}}\nAnswer:',
-  chatTemplate: false,
-  fewShot: { n: 0, seed: 0 },
-  decoding: { kind: 'greedy' },
-  maxNewTokens: 16,
-  stopSequences: ['\n'],
-  answerFormat: 'numeric',
-  graderVersion: 1,
-  engineDtype: 'f32',
-};
+/** The condition the audit core prescribes for a task (its template, format, decoding defaults). */
+export function taskCondition(taskId: string, engineDtype: EngineDtype = 'f32'): Condition {
+  const [kind, ...rest] = taskId.split(':');
+  const name = rest.join(':');
+  const spec: TaskSpec =
+    kind === 'hub'
+      ? (() => {
+          const p = hubPreset(name);
+          return { id: taskId, name: p.name, answerFormat: p.answerFormat, promptTemplate: p.promptTemplate, metadata: { version: 1 }, numTest: 0, numTrain: 0 };
+        })()
+      : builtinTask(name, { questions: 1, trainQuestions: 0, seed: 1 }).spec;
+  return defaultCondition(spec, engineDtype);
+}
+
+/** The default audit's condition: the built-in arithmetic task as the micro model was trained on it. */
+export const DEFAULT_CONDITION: Condition = taskCondition('builtin:arith-2d');
 
 /** CoLa's condition: greedy, 50 new tokens, the answer in \boxed{}. */
 export const BOXED_CONDITION: Condition = {
@@ -123,8 +132,8 @@ export const HUB_TASK_PRESETS = [
   { id: 'gsm8k', label: 'GSM8K (openai/gsm8k main/test, 1319)', total: 1319 },
   { id: 'arc-easy', label: 'ARC-Easy (allenai/ai2_arc test, 2376)', total: 2376 },
   { id: 'arc-challenge', label: 'ARC-Challenge (allenai/ai2_arc test, 1172)', total: 1172 },
-  { id: 'mmlu', label: 'MMLU (cais/mmlu all/test, 14042)', total: 14042 },
-  { id: 'commonsense-qa', label: 'CommonsenseQA (validation, 1221)', total: 1221 },
+  { id: 'mmlu:all', label: 'MMLU (cais/mmlu all/test, 14042)', total: 14042 },
+  { id: 'commonsense_qa', label: 'CommonsenseQA (tau/commonsense_qa validation, 1221)', total: 1221 },
 ] as const;
 
 /** Small Hub checkpoints the protocols use (DESIGN.md's training-audit pairs), offered as suggestions. */

@@ -7,7 +7,7 @@ import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '..
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
 import { encodePermalink, linkModelOf, linkTaskOf, validateCondition, type ParsedPermalink } from '../lib/permalink';
-import { DEFAULT_CONDITION, PROBE_PRESETS, presetById, type PresetId } from '../lib/presets';
+import { DEFAULT_CONDITION, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
 
 export type ModelKind = ModelChoice['kind'];
 export type TaskKind = TaskChoice['kind'];
@@ -20,6 +20,8 @@ export class SetupState {
   hubRepo = $state('');
   hubRevision = $state('main');
   hubToken = $state('');
+  /** Hub (or mirror) base URL; blank means https://huggingface.co. */
+  hubEndpoint = $state('');
   folderName = $state('');
   folderFiles = $state.raw<File[]>([]);
   hubMeta = $state.raw<HubModelMeta | null>(null);
@@ -44,6 +46,13 @@ export class SetupState {
   presets = $state<PresetId[]>(['random-routes', 'sampling-ceiling']);
   budgets = $state<Partial<Record<PresetId, number>>>({});
 
+  /** Takes the chosen task's prescribed condition (template, answer format, decoding defaults). */
+  applyTaskDefaults(): void {
+    if (this.taskKind === 'file') return;
+    const id = this.taskKind === 'hub' ? `hub:${this.hubPreset}` : `builtin:${this.builtinTask}`;
+    this.condition = taskCondition(id, this.condition.engineDtype);
+  }
+
   /** Layers of the chosen model, once loaded (or announced by the Hub API). */
   numLayers = $derived(this.modelInfo?.numLayers ?? this.hubMeta?.numLayers ?? null);
 
@@ -52,7 +61,8 @@ export class SetupState {
     if (this.modelKind === 'hub') {
       if (!REPO_RE.test(this.hubRepo.trim())) return null;
       const token = this.hubToken.trim();
-      return { kind: 'hub', repo: this.hubRepo.trim(), revision: this.hubRevision.trim() || 'main', ...(token ? { token } : {}) };
+      const endpoint = this.hubEndpoint.trim().replace(/\/+$/, '');
+      return { kind: 'hub', repo: this.hubRepo.trim(), revision: this.hubRevision.trim() || 'main', ...(token ? { token } : {}), ...(endpoint ? { endpoint } : {}) };
     }
     return this.folderFiles.length ? { kind: 'files', name: this.folderName || 'folder', files: this.folderFiles } : null;
   });
