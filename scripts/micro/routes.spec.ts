@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { enumerateRoutes } from '../../src/audit/routes';
 import { blockRoutes, defaultRoute } from './routes';
 
 describe('blockRoutes', () => {
@@ -29,5 +30,11 @@ describe('blockRoutes', () => {
   it('rejects bad sizes', () => {
     expect(() => blockRoutes(0, 2)).toThrow(/numLayers/);
     expect(() => blockRoutes(4, 0)).toThrow(/maxBlock/);
+  });
+
+  it('is the audit\'s default blocks space (one edit, blocks of 1–4, length L ± 4) for the micro model', () => {
+    const L = 6;
+    const audit = enumerateRoutes({ kind: 'blocks', numLayers: L, minLen: L - 4, maxLen: L + 4, maxBlock: 4, maxEdits: 1 });
+    expect(blockRoutes(L, 4).map((r) => r.join(',')).sort()).toEqual(audit.map((r) => r.join(',')).sort());
   });
 });
