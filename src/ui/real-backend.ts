@@ -80,6 +80,7 @@ const belongsTo = (r: QuestionRecord, m: RunManifest) =>
 
 interface LiveRun {
   manifest: RunManifest;
+  lastError?: string;
   /** Question text by doc id, for "the question being worked on". */
   texts: Map<string, string>;
   onProgress: (p: RunProgress) => void;
@@ -111,27 +112,26 @@ class RealBackend implements AppBackend {
       });
     this.controller = controller(audit, this.engine);
     this.controller.subscribe((e) => {
-      if (e.type === 'progress') this.forward(e.progress);
       if (e.type === 'status') {
         const live = this.live.get(e.run.id);
-        const status = e.run.manifest.status;
-        if (!live) return;
-        if (status === 'finished' || status === 'cancelled') {
-          this.live.delete(e.run.id);
-          live.settle.resolve(e.run.manifest);
-        } else if (status === 'failed' || status === 'interrupted') {
-          this.live.delete(e.run.id);
-          live.settle.reject(new EngineError(status === 'interrupted' ? 'worker-crashed' : 'internal', e.run.counters.lastError ?? `run ${status}`));
-        }
+        if (live) live.manifest = e.run.manifest;
+        if (live) live.lastError = e.run.counters.lastError;
       }
+      if (e.type === 'progress') this.forward(e.progress);
     });
   }
 
+  /** Passes progress on; the run's last progress (a final status) settles its handle. */
   private forward(p: StoreProgress): void {
     const live = this.live.get(p.runId);
     if (!live) return;
+    const settle = () => {
+      this.live.delete(p.runId);
+      if (p.status === 'finished' || p.status === 'cancelled') live.settle.resolve(live.manifest);
+      else live.settle.reject(new EngineError(p.status === 'interrupted' ? 'worker-crashed' : 'internal', p.message ?? live.lastError ?? `run ${p.status}`));
+    };
     const phase: RunProgress['phase'] =
-      p.status === 'paused' ? 'paused' : p.status === 'finished' ? 'finished' : p.status === 'cancelled' ? 'cancelled' : p.status === 'failed' ? 'failed' : 'running';
+      p.status === 'paused' ? 'paused' : p.status === 'finished' ? 'finished' : p.status === 'cancelled' ? 'cancelled' : p.status === 'failed' || p.status === 'interrupted' ? 'failed' : 'running';
     live.onProgress({
       runId: p.runId,
       phase,
@@ -141,7 +141,11 @@ class RealBackend implements AppBackend {
       attemptsTotal: p.questionsTotal * live.totalAttemptsPerQuestion,
       current: p.currentDocId ? { doc_id: p.currentDocId, text: live.texts.get(p.currentDocId) ?? p.currentDocId, probe: p.currentProbe ?? '' } : undefined,
       elapsedMs: performance.now() - live.startedAt,
+      storage: p.storage,
+      reused: p.reused,
+      ...(p.message ? { message: p.message } : {}),
     });
+    if (['finished', 'cancelled', 'failed', 'interrupted'].includes(p.status)) settle();
   }
 
   async environment(): Promise<EnvironmentInfo> {
@@ -197,6 +201,11 @@ class RealBackend implements AppBackend {
       weightBytes,
       modelType: meta.config?.model_type,
     };
+  }
+
+  /** Ends the engine worker as a crash would (e2e crash tests; the app never calls it). */
+  crashEngineForTest(): void {
+    this.engine.terminate();
   }
 
   async resetEngine(): Promise<void> {
@@ -309,5 +318,7 @@ export async function createRealBackend(): Promise<AppBackend> {
   }, warning);
   // Runs a closed tab or crash left "running" become interrupted: resumable, never failed.
   await controller.recoverInterrupted();
+  // A handle for end-to-end tests to kill the worker mid-run, as a crash would.
+  (globalThis as { __reachlabTest?: unknown }).__reachlabTest = { crashEngine: () => backend.crashEngineForTest() };
   return backend;
 }
