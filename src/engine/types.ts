@@ -135,10 +135,6 @@ export interface LogitsOptions {
   allPositions?: boolean;
 }
 
-export type EngineEvent =
-  | { type: 'load'; progress: LoadProgress }
-  | { type: 'generate'; rowsDone: number; rowsTotal: number; tokensDone: number };
-
 export interface Engine {
   load(source: CheckpointSource, opts?: LoadOptions, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo>;
   info(): Promise<ModelInfo | null>;
@@ -155,8 +151,6 @@ export interface Engine {
   cancel(): Promise<void>;
   dispose(): Promise<void>;
 }
-
-/** Async methods return promises even in-process so the comlink proxy and the object share a type. */
 
 export type EngineErrorCode =
   | 'bad-checkpoint' // malformed safetensors, index, config or tokenizer; missing tensor; shape mismatch
