@@ -55,7 +55,8 @@ export class LibraryState {
   /** The export file of a run and the name to save it under. */
   async exportRun(id: string): Promise<{ blob: Blob; filename: string } | null> {
     const blob = await this.guard(() => this.backend.exportRun(id));
-    return blob ? { blob, filename: `reachlab-${id}.jsonl` } : null;
+    // the extension follows the content: one JSON document, or JSON lines
+    return blob ? { blob, filename: `reachlab-${id}.${/ndjson|jsonl/.test(blob.type) ? 'jsonl' : 'json'}` } : null;
   }
 
   async importFile(file: File): Promise<RunManifest | null> {
