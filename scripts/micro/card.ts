@@ -113,6 +113,16 @@ ${curveRows.join('\n')}
 - \`eval_results.json\` holds these numbers, every route's accuracy and the greedy output of the first
   test questions.
 
+## Audit (the headless runner, ReachLab's own engine)
+
+\`\`\`
+npm run -s audit -- --model public/hub/reachlab/micro-arith/resolve/main --task builtin:arith-2d --questions 200 --probe random-routes --space blocks --budget 32 --seed 1
+\`\`\`
+
+prints realized **72.0%**, reachable@32 **96.5%**, ceiling@32 97.0% on the first 200 test questions
+(blocks route space with up to two edits, routes drawn per question, seed 1; WASM EP, f32).
+\`test/micro-model.spec.ts\` reruns this audit and checks 40% ≤ realized ≤ 85% and reachable ≥ realized + 10 points.
+
 ## Files
 
 ${Object.entries(f.fileBytes).map(([name, bytes]) => `- \`${name}\`: ${bytes.toLocaleString('en-US')} bytes`).join('\n')}
