@@ -333,5 +333,9 @@ async function chooseEp(ort: Ort, wanted: ExecutionProvider | 'auto'): Promise<E
   (ort.env.webgpu as { adapter: unknown }).adapter = adapter;
   const info = adapter.info ?? {};
   const name = info.architecture || info.vendor || 'unknown adapter';
+  // A software adapter (SwiftShader) emulates the GPU on the CPU: WASM is faster, so 'auto' takes it.
+  if (wanted === 'auto' && info.isFallbackAdapter) {
+    return { ep: 'wasm', fallbackReason: `the WebGPU adapter is a software fallback (${name}); WebAssembly is faster here` };
+  }
   return { ep: 'webgpu', adapter: info.isFallbackAdapter ? `${name} (fallback adapter)` : name };
 }
