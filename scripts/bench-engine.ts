@@ -7,7 +7,8 @@
 // layers of seeded random BF16 weights. It measures prefill and batch-1 decode speed, then one
 // 64-token prompt under 32 distinct routes drawn from the blocks route space, 16 new tokens each,
 // run one route at a time vs all 32 rows in one generate() (attempts/s and session runs per
-// attempt), and a precision report of q4 against f32 on the three reference checkpoints.
+// attempt), and a precision report of q4 against f32 on the three reference checkpoints and the
+// built-in micro model (trained weights: the more telling case).
 import { existsSync, mkdirSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,10 +16,12 @@ import { createEngine, type LocalEngine } from '../src/engine/engine.ts';
 import { encodeSafetensors, type TensorToWrite } from '../src/engine/safetensors.ts';
 import { f32ToBf16 } from '../src/engine/dtype.ts';
 import { createPrng, type Prng } from '../src/util/prng.ts';
-import { isEngineError, type EngineDtype, type GenerateRow } from '../src/engine/types.ts';
+import { isEngineError, type EngineDtype, type ForwardRow, type GenerateRow } from '../src/engine/types.ts';
+import { arithText, generateArith } from '../src/audit/tasks/arith.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REFERENCE = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'];
+const MICRO_DIR = 'public/hub/reachlab/micro-arith/resolve/main';
 const PROMPT_LEN = 64;
 const NEW_TOKENS = 16;
 const ROUTES = 32;
@@ -147,12 +150,29 @@ async function speed(engine: LocalEngine, numLayers: number, vocab: number) {
   };
 }
 
-/** Top-1 agreement and mean KL(f32 ‖ dtype) over every prompt position of every reference case. */
-async function precision(dtype: EngineDtype) {
-  const perModel: Record<string, { top1_agreement: number; mean_kl: number; positions: number }> = {};
-  for (const m of REFERENCE) {
+/** Rows to compare precision on: every reference case, and 100 held-out questions for the micro model. */
+function precisionSets(): { name: string; dir: string; rows: ForwardRow[] }[] {
+  const sets = REFERENCE.map((m) => {
     const dir = join(root, 'test/fixtures/reference', m);
     const expected = JSON.parse(readFileSync(join(dir, 'expected.json'), 'utf8')) as { input_ids: number[]; cases: { route: number[]; silence: number[] }[] };
+    return { name: m, dir, rows: expected.cases.map((c) => ({ promptIds: expected.input_ids, route: c.route, silence: c.silence })) };
+  });
+  // The micro model's tokenizer is one id per character, in the order of its vocabulary (tokenizer.json).
+  const micro = join(root, MICRO_DIR);
+  const vocab = (JSON.parse(readFileSync(join(micro, 'tokenizer.json'), 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab;
+  const L = (JSON.parse(readFileSync(join(micro, 'config.json'), 'utf8')) as { num_hidden_layers: number }).num_hidden_layers;
+  const rows = generateArith('arith-2d', 'test', 100, 1).map((q) => ({
+    promptIds: Array.from(arithText(q), (ch) => vocab[ch]),
+    route: Array.from({ length: L }, (_, i) => i),
+    silence: [],
+  }));
+  return [...sets, { name: 'micro-arith', dir: micro, rows }];
+}
+
+/** Top-1 agreement and mean KL(f32 ‖ dtype) over every prompt position of every precision row. */
+async function precision(dtype: EngineDtype) {
+  const perModel: Record<string, { top1_agreement: number; mean_kl: number; positions: number }> = {};
+  for (const { name, dir, rows } of precisionSets()) {
     const ref = createEngine();
     const low = createEngine();
     try {
@@ -167,8 +187,7 @@ async function precision(dtype: EngineDtype) {
     let agree = 0;
     let kl = 0;
     let n = 0;
-    for (const c of expected.cases) {
-      const row = { promptIds: expected.input_ids, route: c.route, silence: c.silence };
+    for (const row of rows) {
       const a = await ref.logits(row, { allPositions: true });
       const b = await low.logits(row, { allPositions: true });
       a.forEach((la, p) => {
@@ -179,7 +198,7 @@ async function precision(dtype: EngineDtype) {
         n++;
       });
     }
-    perModel[m] = { top1_agreement: agree / n, mean_kl: kl / n, positions: n };
+    perModel[name] = { top1_agreement: agree / n, mean_kl: kl / n, positions: n };
     await ref.dispose();
     await low.dispose();
   }
@@ -227,7 +246,7 @@ async function main() {
     result.precision = precisionReport;
     for (const [dtype, rep] of Object.entries(precisionReport)) {
       if (!rep.available) table.push(`${dtype} vs f32       unavailable: ${(rep as { reason: string }).reason}`);
-      else for (const m of REFERENCE) {
+      else for (const m of [...REFERENCE, 'micro-arith']) {
         const x = (rep as unknown as Record<string, { top1_agreement: number; mean_kl: number }>)[m];
         table.push(`${dtype} vs f32 ${m.padEnd(11)} top-1 agreement ${(x.top1_agreement * 100).toFixed(1)}%  mean KL ${x.mean_kl.toExponential(2)}`);
       }
