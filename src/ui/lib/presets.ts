@@ -2,6 +2,7 @@
 
 import { routeSpaceSize } from '../../audit/routes';
 import { defaultCondition } from '../../audit/condition';
+import { blocksSpace, colaCondition, colaMcts, neighborhoodSpace, programSelectionMcts, randomRoutes, samplingCeiling, silencingAllLayers } from '../../audit/presets';
 import { builtinTask } from '../../audit/tasks/builtin';
 import { hubPreset } from '../../audit/tasks/hub';
 import type { Condition, ProbeSpec, RouteSpace, TaskSpec } from '../../audit/types';
@@ -24,22 +25,11 @@ export function taskCondition(taskId: string, engineDtype: EngineDtype = 'f32'):
 /** The default audit's condition: the built-in arithmetic task as the micro model was trained on it. */
 export const DEFAULT_CONDITION: Condition = taskCondition('builtin:arith-2d');
 
-/** CoLa's condition: greedy, 50 new tokens, the answer in \boxed{}. */
-export const BOXED_CONDITION: Condition = {
-  ...DEFAULT_CONDITION,
-  promptTemplate: '{{question}}\nPut the final answer in \\boxed{}.',
-  maxNewTokens: 50,
-  stopSequences: [],
-};
+/** CoLa's condition for the built-in task: greedy, 50 new tokens, the answer in \boxed{}. */
+export const BOXED_CONDITION: Condition = colaCondition(builtinTask('arith-2d', { questions: 1, trainQuestions: 0, seed: 1 }).spec, 'f32');
 
-/** Blocks space: skip or repeat contiguous blocks of 1–4 layers (maxEdits of them), length within L ± 4. */
-export function blocksSpace(numLayers: number, maxEdits = 1): RouteSpace {
-  return { kind: 'blocks', numLayers, minLen: Math.max(1, numLayers - 4), maxLen: numLayers + 4, maxBlock: 4, maxEdits };
-}
-
-export function neighborhoodSpace(numLayers: number): RouteSpace {
-  return { kind: 'neighborhood', numLayers, radius: 2, maxEdits: 3 };
-}
+// Route spaces are the audit core's (src/audit/presets.ts), so the app and the headless runner agree.
+export { blocksSpace, neighborhoodSpace };
 
 /** A protocol's budget, capped at the number of distinct routes the space holds (small models). */
 export function cappedBudget(space: RouteSpace, budget: number): number {
@@ -62,55 +52,33 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'random-routes',
     label: 'Random routes (100)',
-    description: 'Uniformly drawn block routes per question, 100 attempts (or every route, when the space is smaller).',
-    probe: (L) => ({ probe: 'random-routes', space: blocksSpace(L), budget: cappedBudget(blocksSpace(L), 100), seed: 1, shared: false }),
+    description: 'Uniformly drawn block routes per question, 100 attempts.',
+    probe: (L) => randomRoutes(blocksSpace(L), cappedBudget(blocksSpace(L), 100), 1, false),
   },
   {
     id: 'cola-mcts',
     label: 'CoLa-style MCTS (100 simulations)',
     description: 'Blocks route space; UCB = mean − 5·len/L + √(2·ln(N+1)/n); random child with p = 0.1; greedy, 50 tokens, \\boxed{}.',
-    probe: (L) => ({
-      probe: 'mcts-routes',
-      space: blocksSpace(L, 3),
-      budget: cappedBudget(blocksSpace(L, 3), 100),
-      seed: 1,
-      preset: 'cola',
-      exploration: Math.SQRT2, // √2 · √(ln(N+1)/n) = √(2·ln(N+1)/n)
-      lengthPenalty: 5,
-      randomChildProb: 0.1,
-      simulations: 100,
-      rootBlockEdits: true,
-    }),
+    probe: (L) => colaMcts(blocksSpace(L, { maxEdits: 3 }), cappedBudget(blocksSpace(L, { maxEdits: 3 }), 100), 1),
     condition: BOXED_CONDITION,
   },
   {
     id: 'program-selection-mcts',
     label: 'Program-selection MCTS (200 simulations)',
     description: 'Neighborhood route space, radius 2, at most 3 edits, exploration 1.8.',
-    probe: (L) => ({
-      probe: 'mcts-routes',
-      space: neighborhoodSpace(L),
-      budget: cappedBudget(neighborhoodSpace(L), 200),
-      seed: 1,
-      preset: 'program-selection',
-      exploration: 1.8,
-      lengthPenalty: 0,
-      randomChildProb: 0,
-      simulations: 200,
-      rootBlockEdits: false,
-    }),
+    probe: (L) => programSelectionMcts(L, cappedBudget(neighborhoodSpace(L), 200), 1),
   },
   {
     id: 'sampling-ceiling',
     label: 'Sampling ceiling (pass@64, T = 0.6)',
     description: 'Temperature 0.6, top-p 0.95, unbiased pass@k.',
-    probe: () => ({ probe: 'sampling', budget: 64, temperature: 0.6, topP: 0.95, seed: 1 }),
+    probe: () => samplingCeiling(64, 1),
   },
   {
     id: 'silencing-scan',
     label: 'MLP-silencing scan (every layer)',
     description: 'Silence one MLP block at a time on every question: repairs on the failure set, breaks on realized ones.',
-    probe: (L) => ({ probe: 'mlp-silencing', layers: Array.from({ length: L }, (_, i) => i) }),
+    probe: (L) => silencingAllLayers(L),
   },
 ];
 

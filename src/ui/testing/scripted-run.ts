@@ -43,7 +43,7 @@ export function scriptedProbes(o: ScriptOptions): ProbeSpec[] {
     { probe: 'random-routes', space, budget: o.budgets.random, seed: 1, shared: false },
     {
       probe: 'mcts-routes',
-      space: blocksSpace(o.numLayers, 3),
+      space: blocksSpace(o.numLayers, { maxEdits: 3 }),
       budget: o.budgets.mcts,
       seed: 1,
       preset: 'cola',
