@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../src/engine/engine.ts';
 import { blocksSpace, defaultCondition, loadTask, randomRoutes, runAudit } from '../src/audit/index.ts';
-import { AUDIT_BENCH_SHAPE, writeAuditCheckpoint } from './lib/make-checkpoint-audit.ts';
+import { AUDIT_BENCH_SHAPE, writeCheckpoint } from './lib/make-checkpoint.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -39,7 +39,7 @@ async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'reachlab-bench-audit-'));
   try {
     const tokDir = join(root, 'test/fixtures/reference/tiny-qwen2');
-    writeAuditCheckpoint(dir, tokDir, 379);
+    writeCheckpoint(dir, tokDir, AUDIT_BENCH_SHAPE);
     const engine = createEngine();
     const info = await engine.load({ kind: 'fs', dir }, { ep: 'wasm', dtype: 'f32' });
     const task = await loadTask('builtin:arith-2d', { questions, trainQuestions: 0, seed: 1 });
@@ -59,7 +59,7 @@ async function main() {
     await engine.dispose();
     const out = {
       bench: 'audit random-routes',
-      checkpoint: { kind: 'generated llama', ...AUDIT_BENCH_SHAPE, vocab: 379, dtype: 'f32', ep: info.ep },
+      checkpoint: { kind: 'generated', ...AUDIT_BENCH_SHAPE, engineDtype: info.dtype, ep: info.ep },
       task: task.spec.id,
       questions,
       budget,

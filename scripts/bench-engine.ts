@@ -9,13 +9,14 @@
 // run one route at a time vs all 32 rows in one generate() (attempts/s and session runs per
 // attempt), and a precision report of q4 against f32 on the three reference checkpoints and the
 // built-in micro model (trained weights: the more telling case).
-import { existsSync, mkdirSync, readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { blocksSpace } from '../src/audit/presets.ts';
+import { sampleRoutes } from '../src/audit/routes.ts';
 import { createEngine, type LocalEngine } from '../src/engine/engine.ts';
-import { encodeSafetensors, type TensorToWrite } from '../src/engine/safetensors.ts';
-import { f32ToBf16 } from '../src/engine/dtype.ts';
-import { createPrng, type Prng } from '../src/util/prng.ts';
+import { createPrng } from '../src/util/prng.ts';
+import { QWEN25_05B_8_LAYERS, writeCheckpoint } from './lib/make-checkpoint.ts';
 import { isEngineError, type EngineDtype, type ForwardRow, type GenerateRow } from '../src/engine/types.ts';
 import { arithText, generateArith } from '../src/audit/tasks/arith.ts';
 
@@ -27,84 +28,11 @@ const NEW_TOKENS = 16;
 const ROUTES = 32;
 const DECODE_STEPS = 32;
 
-const SHAPES = { hidden: 896, heads: 14, kvHeads: 2, headDim: 64, intermediate: 4864, vocab: 151936, layers: 8 };
-
-function uniform(n: number, scale: number, rng: Prng): Float32Array {
-  const out = new Float32Array(n);
-  for (let i = 0; i < n; i++) out[i] = (rng.next() * 2 - 1) * scale;
-  return out;
-}
-
 /** Writes the synthetic checkpoint unless it is already there. */
 function ensureSyntheticCheckpoint(): string {
   const dir = join(root, '.cache', 'bench-qwen2.5-0.5b-shapes-8-layers');
-  if (existsSync(join(dir, 'model.safetensors'))) return dir;
-  mkdirSync(dir, { recursive: true });
-  const s = SHAPES;
-  const rng = createPrng(20250101);
-  const bf16 = (name: string, shape: number[], scale: number, offset = 0): TensorToWrite => {
-    const n = shape.reduce((a, b) => a * b, 1);
-    const v = uniform(n, scale, rng);
-    if (offset) for (let i = 0; i < n; i++) v[i] += offset;
-    const bits = f32ToBf16(v);
-    return { name, dtype: 'BF16', shape, data: new Uint8Array(bits.buffer) };
-  };
-  const q = s.heads * s.headDim;
-  const kv = s.kvHeads * s.headDim;
-  const w = 0.035; // uniform(-w, w): std ≈ 0.02
-  const tensors: TensorToWrite[] = [bf16('model.embed_tokens.weight', [s.vocab, s.hidden], w)];
-  for (let i = 0; i < s.layers; i++) {
-    const p = `model.layers.${i}`;
-    tensors.push(
-      bf16(`${p}.input_layernorm.weight`, [s.hidden], 0.1, 1),
-      bf16(`${p}.self_attn.q_proj.weight`, [q, s.hidden], w),
-      bf16(`${p}.self_attn.k_proj.weight`, [kv, s.hidden], w),
-      bf16(`${p}.self_attn.v_proj.weight`, [kv, s.hidden], w),
-      bf16(`${p}.self_attn.q_proj.bias`, [q], w),
-      bf16(`${p}.self_attn.k_proj.bias`, [kv], w),
-      bf16(`${p}.self_attn.v_proj.bias`, [kv], w),
-      bf16(`${p}.self_attn.o_proj.weight`, [s.hidden, q], w),
-      bf16(`${p}.post_attention_layernorm.weight`, [s.hidden], 0.1, 1),
-      bf16(`${p}.mlp.gate_proj.weight`, [s.intermediate, s.hidden], w),
-      bf16(`${p}.mlp.up_proj.weight`, [s.intermediate, s.hidden], w),
-      bf16(`${p}.mlp.down_proj.weight`, [s.hidden, s.intermediate], w),
-    );
-  }
-  tensors.push(bf16('model.norm.weight', [s.hidden], 0.1, 1));
-  writeFileSync(join(dir, 'model.safetensors'), encodeSafetensors(tensors));
-  const config = {
-    architectures: ['Qwen2ForCausalLM'], model_type: 'qwen2', hidden_size: s.hidden, intermediate_size: s.intermediate,
-    num_hidden_layers: s.layers, num_attention_heads: s.heads, num_key_value_heads: s.kvHeads, vocab_size: s.vocab,
-    max_position_embeddings: 32768, rope_theta: 1000000.0, rms_norm_eps: 1e-6, tie_word_embeddings: true,
-    hidden_act: 'silu', use_sliding_window: false, torch_dtype: 'bfloat16', bos_token_id: null, eos_token_id: 151643,
-  };
-  writeFileSync(join(dir, 'config.json'), JSON.stringify(config, null, 2));
-  // the engine loads a tokenizer with every checkpoint; the bench feeds token ids, so any small one does
-  for (const f of ['tokenizer.json', 'tokenizer_config.json']) copyFileSync(join(root, 'test/fixtures/reference/tiny-qwen2', f), join(dir, f));
+  if (!existsSync(join(dir, 'model.safetensors'))) writeCheckpoint(dir, join(root, 'test/fixtures/reference/tiny-qwen2'), QWEN25_05B_8_LAYERS, 20250101);
   return dir;
-}
-
-/** `count` distinct routes of the blocks route space over L layers: skip or repeat one
- *  contiguous block of 1–4 layers (a layer at most twice). */
-export function drawBlockRoutes(L: number, count: number, rng: Prng): number[][] {
-  const seen = new Set<string>();
-  const out: number[][] = [];
-  const base = Array.from({ length: L }, (_, i) => i);
-  for (let tries = 0; out.length < count && tries < 100_000; tries++) {
-    const len = 1 + rng.int(Math.min(4, L - 1));
-    const start = rng.int(L - len + 1);
-    const block = base.slice(start, start + len);
-    const route = rng.int(2) === 0
-      ? [...base.slice(0, start), ...base.slice(start + len)]
-      : [...base.slice(0, start + len), ...block, ...base.slice(start + len)];
-    const key = route.join(',');
-    if (!seen.has(key)) {
-      seen.add(key);
-      out.push(route);
-    }
-  }
-  if (out.length < count) throw new Error(`the blocks route space over ${L} layers has fewer than ${count} routes`);
-  return out;
 }
 
 async function timed<T>(fn: () => Promise<T>): Promise<{ value: T; s: number }> {
@@ -128,7 +56,8 @@ async function speed(engine: LocalEngine, numLayers: number, vocab: number) {
   const oneS = await best(() => gen([defaultRow], 1));
   const manyS = await best(() => gen([defaultRow], 1 + DECODE_STEPS));
 
-  const routes = drawBlockRoutes(numLayers, ROUTES, createPrng(11));
+  // one edit: skip or repeat one contiguous block of 1–4 layers
+  const routes = sampleRoutes(blocksSpace(numLayers, { maxEdits: 1 }), ROUTES, createPrng(11));
   const rows = routes.map((r) => ({ promptIds: prompt, route: r, silence: [], sampling: greedy }));
   let runs0 = engine.runs;
   const single = await timed(async () => {
