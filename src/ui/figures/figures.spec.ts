@@ -62,6 +62,14 @@ describe('figure specs', () => {
     expect(svgOf(spec)).not.toContain('best');
   });
 
+  it('silencing scan with nothing repaired or broken draws no bar height', () => {
+    const layers = [0, 1, 2].map((layer) => ({ layer, repaired: 0, broken: 0 }));
+    const svg = renderFigure(silencingSpec({ layers, nFailure: 3, nRealized: 0, best: null }, small), document);
+    const heights = [...svg.querySelectorAll('g[aria-label="bar"] rect')].map((r) => Number(r.getAttribute('height') ?? 0));
+    expect(heights.length).toBe(2 * layers.length);
+    expect(heights.every((h) => h === 0)).toBe(true);
+  });
+
   it('layer usage heatmap with a quantized legend and the default diagonal', async () => {
     const cells = layerUsage(questions);
     const svg = svgOf(layerUsageSpec(cells, L, small));

@@ -17,6 +17,7 @@ function countTicks(scan: SilencingScan): number[] {
 }
 
 export function silencingSpec(scan: SilencingScan, style: FigureStyle): FigureSpec {
+  const ticks = countTicks(scan);
   const best = scan.layers.find((l) => l.layer === scan.best);
   const rate = best && scan.nFailure ? ` repairs ${best.repaired}/${scan.nFailure} (${((100 * best.repaired) / scan.nFailure).toFixed(0)}%)` : '';
   return {
@@ -29,7 +30,8 @@ export function silencingSpec(scan: SilencingScan, style: FigureStyle): FigureSp
       ...baseOptions(style),
       height: style.large ? 460 : 320,
       x: { domain: scan.layers.map((l) => l.layer), label: 'silenced MLP (layer)', padding: 0.15 },
-      y: { label: '↑ repaired · broken ↓', grid: true, ticks: countTicks(scan), tickFormat: (d: number) => String(Math.abs(d)) },
+      // an explicit domain: with no repair and no break the data alone spans [0, 0] and bars fill the plot
+      y: { domain: [ticks[0], Math.max(1, ...scan.layers.map((l) => l.repaired))], label: '↑ repaired · broken ↓', grid: true, ticks, tickFormat: (d: number) => String(Math.abs(d)) },
       marks: [
         Plot.barY(scan.layers, { x: 'layer', y: 'repaired', fill: EFFECT_COLOR.repaired }),
         Plot.barY(scan.layers, { x: 'layer', y: (d: SilencingLayer) => -d.broken, fill: EFFECT_COLOR.broken }),
