@@ -44,6 +44,8 @@ export interface ProbePreset {
   label: string;
   description: string;
   probe: (numLayers: number) => ProbeSpec;
+  /** The protocol's budget before a model caps it to its route space (probes that take a budget). */
+  nominalBudget?: number;
   /** The condition the protocol prescribes, when it prescribes one. */
   condition?: Condition;
 }
@@ -52,12 +54,14 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'random-routes',
     label: 'Random routes (100)',
+    nominalBudget: 100,
     description: 'Uniformly drawn block routes per question, 100 attempts.',
     probe: (L) => randomRoutes(blocksSpace(L), cappedBudget(blocksSpace(L), 100), 1, false),
   },
   {
     id: 'cola-mcts',
     label: 'CoLa-style MCTS (100 simulations)',
+    nominalBudget: 100,
     description: 'Blocks route space; UCB = mean − 5·len/L + √(2·ln(N+1)/n); random child with p = 0.1; greedy, 50 tokens, \\boxed{}.',
     probe: (L) => colaMcts(blocksSpace(L, { maxEdits: 3 }), cappedBudget(blocksSpace(L, { maxEdits: 3 }), 100), 1),
     condition: BOXED_CONDITION,
@@ -65,12 +69,14 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'program-selection-mcts',
     label: 'Program-selection MCTS (200 simulations)',
+    nominalBudget: 200,
     description: 'Neighborhood route space, radius 2, at most 3 edits, exploration 1.8.',
     probe: (L) => programSelectionMcts(L, cappedBudget(neighborhoodSpace(L), 200), 1),
   },
   {
     id: 'sampling-ceiling',
     label: 'Sampling ceiling (pass@64, T = 0.6)',
+    nominalBudget: 64,
     description: 'Temperature 0.6, top-p 0.95, unbiased pass@k.',
     probe: () => samplingCeiling(64, 1),
   },

@@ -141,9 +141,12 @@ export class SetupState {
   }
 
   budgetOf(id: PresetId): number | null {
-    const spec = presetById(id).probe(this.numLayers ?? 1);
-    if (spec.probe === 'mlp-silencing' || spec.probe === 'deployment') return null;
-    return this.budgets[id] ?? spec.budget;
+    const preset = presetById(id);
+    if (preset.nominalBudget === undefined) return null;
+    if (this.budgets[id] !== undefined) return this.budgets[id];
+    // before a model is loaded its route space is unknown: the protocol's own budget
+    const spec = this.numLayers === null ? null : preset.probe(this.numLayers);
+    return spec && 'budget' in spec ? spec.budget : preset.nominalBudget;
   }
 
   setModelKind(kind: ModelKind): void {

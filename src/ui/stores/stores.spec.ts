@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
-import { BOXED_CONDITION } from '../lib/presets';
+import { BOXED_CONDITION, type PresetId } from '../lib/presets';
 import { FakeBackend } from '../testing/fake-backend';
 import { LibraryState } from './library.svelte';
 import { Prefs } from './prefs.svelte';
@@ -42,6 +42,18 @@ describe('SetupState', () => {
     expect(s.probes!.map((p) => p.probe)).toEqual(['deployment', 'random-routes', 'mlp-silencing']);
     expect(s.attempts).toBe(5 * (1 + 10 + 24));
     expect(s.problems).toEqual([]);
+  });
+
+  it("shows each protocol's budget before a model caps it to its route space", () => {
+    const s = new SetupState();
+    const ids: PresetId[] = ['random-routes', 'cola-mcts', 'program-selection-mcts', 'sampling-ceiling', 'silencing-scan'];
+    expect(ids.map((id) => s.budgetOf(id))).toEqual([100, 100, 200, 64, null]);
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 2 };
+    const routes = s.probes!.find((p) => p.probe === 'random-routes');
+    expect(s.budgetOf('random-routes')).toBe(routes && 'budget' in routes ? routes.budget : null);
+    expect(s.budgetOf('random-routes')).toBeLessThan(100); // two layers hold fewer distinct routes
+    s.budgets = { 'random-routes': 3 };
+    expect(s.budgetOf('random-routes')).toBe(3);
   });
 
   it('applies a protocol with its prescribed condition', () => {
