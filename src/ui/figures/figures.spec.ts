@@ -8,7 +8,7 @@ import { scriptedRun } from '../testing/scripted-run';
 import { pairedBarsSpec } from './checkpoint';
 import { renderFigure, type FigureSpec } from './figure';
 import { layerUsageSpec } from './layer-usage';
-import { reachCurvesSpec, spreadLabels } from './reach-curves';
+import { budgetTicks, reachCurvesSpec, spreadLabels } from './reach-curves';
 import { silencingSpec } from './silencing';
 
 const { document } = new JSDOM('').window;
@@ -39,6 +39,17 @@ describe('figure specs', () => {
     for (const label of ['random routes', 'MCTS routes', 'sampling', 'realized', 'majority (random routes)', 'max-logprob (sampling)']) expect(svg).toContain(label);
     expect(spec.alt).toMatch(/answer-blind selectors \(majority, max-logprob\)/);
     await expect(svg).toMatchFileSnapshot('__snapshots__/reach-curves.svg');
+  });
+
+  it('reachability@k ticks whole budgets only', () => {
+    expect(budgetTicks(2)).toEqual([1, 2]);
+    expect(budgetTicks(4)).toEqual([1, 2, 4]);
+    expect(budgetTicks(100)).toEqual([1, 2, 4, 8, 16, 32, 64, 100]);
+    expect(budgetTicks(70)).toEqual([1, 2, 4, 8, 16, 32, 64]);
+    const curves = [1, 2].map((k) => ({ probe: 'random-routes' as const, k, reach: k / 4 }));
+    const svg = renderFigure(reachCurvesSpec({ curves, selectors: [], realized: 0 }, small), document);
+    const xTicks = [...svg.querySelectorAll('g[aria-label="x-axis tick label"] text')].map((t) => t.textContent);
+    expect(xTicks).toEqual(['1', '2']);
   });
 
   it('reachability@k in large-text mode is wider with bigger type', async () => {

@@ -29,6 +29,15 @@ export function spreadLabels(ys: readonly number[], gap = LABEL_GAP): number[] {
   return out;
 }
 
+/** Whole-number budgets to tick on the log axis: the powers of two up to maxK, and maxK itself. */
+export function budgetTicks(maxK: number): number[] {
+  const ticks: number[] = [];
+  for (let k = 1; k <= maxK; k *= 2) ticks.push(k);
+  // maxK too, unless it crowds the last power of two (within a factor 1.25 on the log axis)
+  if (maxK >= 1 && ticks[ticks.length - 1] * 1.25 <= maxK) ticks.push(Math.floor(maxK));
+  return ticks;
+}
+
 export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): FigureSpec {
   const probes = [...new Set(data.curves.map((c) => c.probe))];
   const maxK = Math.max(1, ...data.curves.map((c) => c.k), ...data.selectors.map((s) => s.k));
@@ -87,7 +96,7 @@ export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): Figu
       ...baseOptions(style),
       height: style.large ? 520 : 360,
       marginRight: style.large ? 170 : 120,
-      x: { type: 'log', base: 2, domain: [1, maxK], label: 'budget k (attempts)', grid: true },
+      x: { type: 'log', base: 2, domain: [1, maxK], ticks: budgetTicks(maxK), tickFormat: 'd', label: 'budget k (attempts)', grid: true },
       y: { domain: [0, 1], tickFormat: '%', label: 'reachable', grid: true },
       symbol: { domain: selectorNames, range: SELECTOR_SYMBOLS.slice(0, Math.max(1, selectorNames.length)) },
       marks,
