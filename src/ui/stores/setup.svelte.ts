@@ -149,16 +149,19 @@ export class SetupState {
     return spec && 'budget' in spec ? spec.budget : preset.nominalBudget;
   }
 
+  /** Counts changes of the model choice: a load that settles under an older count is stale. */
+  modelEpoch = 0;
+
   setModelKind(kind: ModelKind): void {
     this.modelKind = kind;
-    this.modelInfo = null;
-    this.hubMeta = null;
+    this.invalidateModel();
   }
 
   /** A model field changed: what was loaded no longer describes the choice. */
   invalidateModel(): void {
     this.modelInfo = null;
     this.hubMeta = null;
+    this.modelEpoch++;
   }
 
   /** Adopt what a permalink carries; the returned list names what it could not apply. */

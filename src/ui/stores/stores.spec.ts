@@ -56,6 +56,16 @@ describe('SetupState', () => {
     expect(s.budgetOf('random-routes')).toBe(3);
   });
 
+  it('counts model-choice changes, so a load that settles after one is known to be stale', () => {
+    const s = new SetupState();
+    const before = s.modelEpoch;
+    s.setModelKind('hub');
+    s.hubRepo = 'a/b';
+    s.invalidateModel();
+    expect(s.modelEpoch).toBe(before + 2);
+    expect(s.modelInfo).toBeNull();
+  });
+
   it('applies a protocol with its prescribed condition', () => {
     const s = new SetupState();
     s.applyProtocol('cola-mcts');
