@@ -107,6 +107,14 @@ describe('figure specs', () => {
 });
 
 describe('spreadLabels', () => {
+  it('keeps labels at the bottom of the axis above it, still apart', () => {
+    const ys = spreadLabels([0, 0.01, 0]);
+    expect(Math.min(...ys)).toBe(0);
+    const sorted = [...ys].sort((a, b) => a - b);
+    for (let i = 1; i < sorted.length; i++) expect(sorted[i] - sorted[i - 1]).toBeGreaterThanOrEqual(0.06 - 1e-12);
+    expect(ys[1]).toBe(Math.max(...ys)); // the highest value keeps the top place
+  });
+
   it('pushes close labels apart, keeps far ones, preserves order', () => {
     const ys = spreadLabels([0.75, 0.74, 0.2, 0.745]);
     expect(ys[0]).toBe(0.75);

@@ -17,15 +17,16 @@ const SELECTOR_SYMBOLS = ['triangle', 'square', 'diamond', 'star', 'cross'];
 /** Minimum vertical distance between labels, in data units of the [0, 1] axis. */
 const LABEL_GAP = 0.06;
 
-/** Label heights pushed apart (top down) so labels at the same x never overlap. */
-export function spreadLabels(ys: readonly number[], gap = LABEL_GAP): number[] {
+/** Label heights pushed apart (top down) so labels at the same x never overlap; labels that would
+ *  fall below `floor` (the axis) move back up, still `gap` apart. */
+export function spreadLabels(ys: readonly number[], gap = LABEL_GAP, floor = 0): number[] {
   const order = ys.map((y, i) => [y, i] as const).sort((a, b) => b[0] - a[0]);
-  const out = new Array<number>(ys.length);
+  const placed: number[] = [];
   let prev = Infinity;
-  for (const [y, i] of order) {
-    prev = Math.min(y, prev - gap);
-    out[i] = prev;
-  }
+  for (const [y] of order) placed.push((prev = Math.min(y, prev - gap)));
+  for (let j = placed.length - 1; j >= 0; j--) placed[j] = Math.max(placed[j], j === placed.length - 1 ? floor : placed[j + 1] + gap);
+  const out = new Array<number>(ys.length);
+  order.forEach(([, i], j) => (out[i] = placed[j]));
   return out;
 }
 
