@@ -7,8 +7,9 @@ export const HUB_PORT = Number(process.env.E2E_HUB_PORT ?? 8788);
 export const HUB_URL = `http://127.0.0.1:${HUB_PORT}`;
 /** The token the stand-in Hub's gated repo (reference/gated-qwen2) accepts. */
 export const HUB_TOKEN = 'hf_e2e_token';
-/** Folder the app screenshots go to (relative to the repo root, where Playwright runs). */
-export const SCREENS_DIR = 'test-results/screens';
+/** Folder the app screenshots go to (relative to the repo root, where Playwright runs); E2E_SCREENS_DIR
+ * moves it out of test-results/, which every Playwright run empties when it starts. */
+export const SCREENS_DIR = process.env.E2E_SCREENS_DIR ?? 'test-results/screens';
 
 /** Loading and running on SwiftShader WebGPU is slow: generous waits for model load and runs. */
 export const LOAD_TIMEOUT = 120_000;
