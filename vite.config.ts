@@ -25,7 +25,7 @@ export default defineConfig({
         icons: [],
       },
       workbox: {
-        globPatterns: ['**/*.{js,css,html,wasm,mjs,webmanifest}'],
+        globPatterns: ['**/*.{js,css,html,wasm,mjs,webmanifest,svg}'],
         globIgnores: ['hub/**'],
         // ORT's WebGPU+wasm runtime is ~28 MB.
         maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
