@@ -115,7 +115,7 @@ export class RunController<T> {
     const mine = [...this.jobs.values()].find((j) => j.run.manifestKey === mk);
     if (mine && (this.active?.job === mine || this.queue.includes(mine))) return mine.run;
     if (await this.locks.isHeld(auditLockName(mk))) {
-      throw new StoreError('locked', 'This audit is already running in another tab; its progress is shown here. Pause it there to run it in this tab.');
+      throw new StoreError('locked', 'This audit is already running in another tab; its progress shows in the Library here. Pause it there to run it in this tab.');
     }
     const previous = (await this.storeRef.runsByManifestKey(mk)).sort((a, b) => a.manifest.startedAt.localeCompare(b.manifest.startedAt)).at(-1);
     if (previous?.manifest.status === 'finished') return previous;

@@ -103,6 +103,15 @@ export interface RunProgress {
   message?: string;
 }
 
+/** A run going on in another tab of this browser, as that tab publishes it. */
+export interface OtherTabProgress {
+  runId: string;
+  phase: RunPhase;
+  questionsDone: number;
+  questionsTotal: number;
+  attemptsDone: number;
+}
+
 export interface RunHandle {
   runId: string;
   /** Settles when the run ends: resolves with the final manifest (finished or cancelled), rejects on failure. */
@@ -138,4 +147,6 @@ export interface AppBackend {
   exportRun(runId: string): Promise<Blob>;
   deleteRun(runId: string): Promise<void>;
   importFile(file: File): Promise<RunManifest>;
+  /** Calls `listener` with the progress of runs other tabs are running; returns the unsubscribe. */
+  watchOtherTabs(listener: (p: OtherTabProgress) => void): () => void;
 }

@@ -30,6 +30,7 @@ import {
   type EnvironmentInfo,
   type HubModelMeta,
   type ModelChoice,
+  type OtherTabProgress,
   type RunHandle,
   type RunProgress,
   type RunSetup,
@@ -75,6 +76,12 @@ async function taskOf(choice: TaskChoice): Promise<LoadedTask> {
   }
 }
 
+/** The UI's phase of a stored run status. */
+function phaseOf(status: StoreProgress['status']): RunProgress['phase'] {
+  if (status === 'paused' || status === 'finished' || status === 'cancelled') return status;
+  return status === 'failed' || status === 'interrupted' ? 'failed' : 'running';
+}
+
 const belongsTo = (r: QuestionRecord, m: RunManifest) =>
   r.model_fingerprint === m.model.fingerprint && r.condition_key === m.condition_key && r.task_id === m.task.id;
 
@@ -98,6 +105,8 @@ class RealBackend implements AppBackend {
 
   constructor(
     controller: (audit: AuditFn<CoreAuditInput>, engine: RemoteEngine) => RunController<CoreAuditInput>,
+    /** This tab's end of the cross-tab progress channel (the controller publishes on it). */
+    private readonly channel: ProgressChannel,
     /** Set when IndexedDB could not be opened and runs live in memory only. */
     private readonly storageWarning?: string,
   ) {
@@ -130,11 +139,9 @@ class RealBackend implements AppBackend {
       if (p.status === 'finished' || p.status === 'cancelled') live.settle.resolve(live.manifest);
       else live.settle.reject(new EngineError(p.status === 'interrupted' ? 'worker-crashed' : 'internal', p.message ?? live.lastError ?? `run ${p.status}`));
     };
-    const phase: RunProgress['phase'] =
-      p.status === 'paused' ? 'paused' : p.status === 'finished' ? 'finished' : p.status === 'cancelled' ? 'cancelled' : p.status === 'failed' || p.status === 'interrupted' ? 'failed' : 'running';
     live.onProgress({
       runId: p.runId,
-      phase,
+      phase: phaseOf(p.status),
       questionsDone: p.questionsDone,
       questionsTotal: p.questionsTotal,
       attemptsDone: p.attemptsDone,
@@ -288,6 +295,13 @@ class RealBackend implements AppBackend {
     await this.controller.store.deleteRun(runId);
   }
 
+  watchOtherTabs(listener: (p: OtherTabProgress) => void): () => void {
+    // A BroadcastChannel never hears its own messages: this tab's runs do not come back here.
+    return this.channel.subscribe((p) =>
+      listener({ runId: p.runId, phase: phaseOf(p.status), questionsDone: p.questionsDone, questionsTotal: p.questionsTotal, attemptsDone: p.attemptsDone }),
+    );
+  }
+
   async importFile(file: File): Promise<RunManifest> {
     const text = await file.text();
     const store = this.controller.store;
@@ -312,10 +326,15 @@ export async function createRealBackend(): Promise<AppBackend> {
   const { store, warning } = await openRunStore();
   if (warning) console.warn(warning);
   let controller!: RunController<CoreAuditInput>;
-  const backend = new RealBackend((audit, engine) => {
-    controller = new RunController<CoreAuditInput>({ store, engine, audit, summarize: coreSummarize, channel: new ProgressChannel() });
-    return controller;
-  }, warning);
+  const channel = new ProgressChannel();
+  const backend = new RealBackend(
+    (audit, engine) => {
+      controller = new RunController<CoreAuditInput>({ store, engine, audit, summarize: coreSummarize, channel });
+      return controller;
+    },
+    channel,
+    warning,
+  );
   // Runs a closed tab or crash left "running" become interrupted: resumable, never failed.
   await controller.recoverInterrupted();
   // A handle for end-to-end tests to kill the worker mid-run, as a crash would.

@@ -1,7 +1,7 @@
 // The Library screen's state: stored runs, selection for comparison, export, import, delete.
 
 import type { RunManifest } from '../../audit/types';
-import type { AppBackend, StoredRun } from '../backend';
+import type { AppBackend, OtherTabProgress, StoredRun } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 
 export class LibraryState {
@@ -10,10 +10,23 @@ export class LibraryState {
   selected = $state<string[]>([]);
   loading = $state(false);
   error = $state.raw<UserMessage | null>(null);
+  /** Runs going on in other tabs, by run id, with their latest progress (until they end). */
+  elsewhere = $state.raw<Record<string, OtherTabProgress>>({});
   private backend: AppBackend;
 
   constructor(backend: AppBackend) {
     this.backend = backend;
+    backend.watchOtherTabs((p) => this.heard(p));
+  }
+
+  /** Another tab's progress: kept while its run goes on; the list is read again when a run
+   *  first shows up or ends, so its stored status follows. */
+  private heard(p: OtherTabProgress): void {
+    const known = p.runId in this.elsewhere;
+    const { [p.runId]: _, ...rest } = this.elsewhere;
+    const going = p.phase === 'running' || p.phase === 'loading' || p.phase === 'paused';
+    this.elsewhere = going ? { ...rest, [p.runId]: p } : rest;
+    if (!known || !going) void this.refresh();
   }
 
   canCompare = $derived(this.selected.length === 2);

@@ -210,6 +210,21 @@ describe('LibraryState', () => {
     expect(lib.selected).toEqual(['fake-rl']);
   });
 
+  it("keeps another tab's live progress while its run goes on and reads the list again as it starts and ends", async () => {
+    const backend = new FakeBackend({ delayMs: 0 });
+    const lib = new LibraryState(backend);
+    const refresh = vi.spyOn(lib, 'refresh');
+    const p = { runId: 'fake-base', phase: 'running' as const, questionsDone: 1, questionsTotal: 4, attemptsDone: 20 };
+    backend.progressFromOtherTab(p);
+    expect(lib.elsewhere).toEqual({ 'fake-base': p });
+    backend.progressFromOtherTab({ ...p, questionsDone: 2, attemptsDone: 40 });
+    expect(lib.elsewhere['fake-base'].questionsDone).toBe(2);
+    expect(refresh).toHaveBeenCalledTimes(1);
+    backend.progressFromOtherTab({ ...p, phase: 'finished', questionsDone: 4, attemptsDone: 80 });
+    expect(lib.elsewhere).toEqual({});
+    expect(refresh).toHaveBeenCalledTimes(2);
+  });
+
   it('reports a bad import and a missing run as messages', async () => {
     const lib = new LibraryState(new FakeBackend({ delayMs: 0 }));
     expect(await lib.importFile(new File(['hello'], 'x.jsonl'))).toBeNull();

@@ -9,7 +9,7 @@ import { generateArith } from '../../audit/tasks/arith';
 import { EngineError, type LoadOptions, type LoadProgress, type ModelInfo } from '../../engine/types';
 import { StoreError } from '../../store/errors';
 import type {
-  AppBackend, EnvironmentInfo, HubModelMeta, ModelChoice, RunHandle, RunProgress, RunSetup, StoredRun, TaskFilePreview,
+  AppBackend, EnvironmentInfo, HubModelMeta, ModelChoice, OtherTabProgress, RunHandle, RunProgress, RunSetup, StoredRun, TaskFilePreview,
 } from '../backend';
 import { BUILTIN_MODEL_ID } from '../backend';
 import { budgetOf } from '../lib/analysis';
@@ -212,6 +212,18 @@ export class FakeBackend implements AppBackend {
   async deleteRun(runId: string): Promise<void> {
     this.live(runId);
     this.runs.delete(runId);
+  }
+
+  private readonly otherTabListeners = new Set<(p: OtherTabProgress) => void>();
+
+  watchOtherTabs(listener: (p: OtherTabProgress) => void): () => void {
+    this.otherTabListeners.add(listener);
+    return () => this.otherTabListeners.delete(listener);
+  }
+
+  /** Plays a progress message as if another tab published it (tests). */
+  progressFromOtherTab(p: OtherTabProgress): void {
+    for (const l of this.otherTabListeners) l(p);
   }
 
   async importFile(file: File): Promise<RunManifest> {
