@@ -1,5 +1,5 @@
-// Two tabs, one audit (issue 4): while tab A runs an audit, tab B hears its progress (the app's
-// BroadcastChannel), lists it as running, and is refused when it starts the same audit (Web Lock).
+// Two tabs, one audit (issue 4): while tab A runs an audit, tab B shows its live progress in the
+// Library (BroadcastChannel), and is refused when it starts the same audit (Web Lock).
 // Then the finished run, exported from A's Library and imported into a fresh browser profile, shows
 // the same summary tables there. Plus: a larger audit over the same questions reuses the stored
 // records and says so.
@@ -55,8 +55,10 @@ test('a second tab sees the progress and cannot start the same audit; export →
   expect(run.source).toBe('hub:reference/tiny-qwen2');
   await b.getByTestId('start-run').click();
   await expect(b.getByTestId('error-message')).toContainText('An audit is running in another ReachLab tab');
+  // B's Library lists the run as running and shows its live progress from A.
   await b.getByTestId('nav-library').click();
   await expect(b.getByTestId(`library-row-${run.id}`)).toContainText('running');
+  await expect(b.getByTestId(`library-live-${run.id}`)).toContainText(new RegExp(`in another tab: \\d+ / ${QUESTIONS} questions`));
   expect((await readStore(b)).runs.map((r) => r.id), 'the refused start stored no second run').toEqual([run.id]);
 
   await expect(a.getByTestId('run-view-results')).toBeVisible({ timeout: 240_000 });
@@ -67,10 +69,9 @@ test('a second tab sees the progress and cannot start the same audit; export →
   const done = mine.map((p) => p.recordsDone);
   expect(done).toEqual([...done].sort((x, y) => x - y));
   expect(mine.at(-1)).toEqual({ runId: run.id, status: 'finished', recordsDone: TOTAL, recordsTotal: TOTAL });
-  // B's Library, opened again, shows the run finished.
-  await b.getByTestId('nav-setup').click();
-  await b.getByTestId('nav-library').click();
+  // B's Library follows: the run is finished there, with no live progress left.
   await expect(b.getByTestId(`library-row-${run.id}`)).toContainText('finished');
+  await expect(b.getByTestId(`library-live-${run.id}`)).toHaveCount(0);
 
   await viewResults(a);
   const summary = await summaryText(a);
