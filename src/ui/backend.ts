@@ -80,7 +80,8 @@ export interface RunSetup {
   load: LoadOptions;
 }
 
-export type RunPhase = 'loading' | 'running' | 'paused' | 'finished' | 'cancelled' | 'failed';
+/** interrupted: the engine was lost (GPU lost, worker crashed); finished records are kept and the run resumes. */
+export type RunPhase = 'loading' | 'running' | 'paused' | 'finished' | 'cancelled' | 'failed' | 'interrupted';
 
 export interface RunProgress {
   runId: string;

@@ -79,7 +79,7 @@ async function taskOf(choice: TaskChoice): Promise<LoadedTask> {
 /** The UI's phase of a stored run status. */
 function phaseOf(status: StoreProgress['status']): RunProgress['phase'] {
   if (status === 'paused' || status === 'finished' || status === 'cancelled') return status;
-  return status === 'failed' || status === 'interrupted' ? 'failed' : 'running';
+  return status === 'failed' || status === 'interrupted' ? status : 'running';
 }
 
 const belongsTo = (r: QuestionRecord, m: RunManifest) =>

@@ -11,6 +11,8 @@ export class RunState {
   manifest = $state.raw<RunManifest | null>(null);
   error = $state.raw<UserMessage | null>(null);
   runId = $state<string | null>(null);
+  /** The setup of the run started last: starting it again resumes that run under its id. */
+  lastSetup = $state.raw<RunSetup | null>(null);
   private backend: AppBackend;
 
   constructor(backend: AppBackend) {
@@ -45,6 +47,7 @@ export class RunState {
     this.progress = null;
     this.manifest = null;
     this.error = null;
+    this.lastSetup = setup;
     let handle: RunHandle;
     try {
       handle = await this.backend.startRun(
@@ -61,7 +64,8 @@ export class RunState {
       (m) => (this.manifest = m),
       (e) => {
         this.error = toUserMessage(e);
-        if (this.progress) this.progress = { ...this.progress, phase: 'failed' };
+        const lost = e instanceof Error && ['device-lost', 'worker-crashed'].includes((e as { code?: string }).code ?? '');
+        if (this.progress) this.progress = { ...this.progress, phase: lost ? 'interrupted' : 'failed' };
       },
     );
   }

@@ -175,8 +175,9 @@ describe('RunState', () => {
     const s = quickSetup(10);
     await run.start({ ...s, model: { kind: 'hub', repo: 'fake/device-lost', revision: 'main' } });
     await vi.waitFor(() => expect(run.error).not.toBeNull());
-    expect(run.error).toMatchObject({ title: 'GPU lost; reload the engine.', action: 'reload-engine' });
-    expect(run.phase).toBe('failed');
+    expect(run.error).toMatchObject({ title: 'GPU lost. Finished records are kept: reload the engine to resume the run.', action: 'reload-engine' });
+    expect(run.phase).toBe('interrupted');
+    expect(run.lastSetup?.model).toEqual({ kind: 'hub', repo: 'fake/device-lost', revision: 'main' });
     await run.start({ ...s, model: { kind: 'hub', repo: 'fake/gated', revision: 'main' } });
     expect(run.error?.action).toBe('add-token');
   });

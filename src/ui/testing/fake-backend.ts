@@ -159,8 +159,8 @@ export class FakeBackend implements AppBackend {
         await sleep(this.options.delayMs / m.probes.length);
         elapsedMs += Date.now() - t0;
         if (qi >= failAfter) {
-          m.status = 'failed';
-          progress('failed', qi);
+          m.status = 'interrupted';
+          progress('interrupted', qi);
           throw new EngineError('device-lost', 'WebGPU device was lost (fake)');
         }
         attemptsDone += r.probe === 'deployment' ? 1 : budgetOf(r.probe_spec);
