@@ -74,7 +74,7 @@ test.describe('a run survives interruptions', () => {
     await tapEngineCalls(page);
   });
 
-  test('reload mid-run: starting the same setup again resumes it, finished records intact and not recomputed', async ({ page }) => {
+  test('reload mid-run: Resume in the Library continues the run, finished records intact and not recomputed', async ({ page }) => {
     await setupHubRun(page, SETUP);
     const partial = await startAndWaitForRecords(page, 1, TOTAL);
     await page.reload();
@@ -94,9 +94,10 @@ test.describe('a run survives interruptions', () => {
     await page.getByTestId('nav-library').click();
     await expect(page.getByTestId(`library-row-${run1.id}`)).toContainText('interrupted');
 
-    // The user sets up the same audit and starts it: the stored run resumes under its id.
-    await setupHubRun(page, SETUP);
-    await page.getByTestId('start-run').click();
+    // One click in the Library resumes it: the setup kept at its start is started again, and the
+    // stored run goes on under its id.
+    await page.getByTestId(`library-resume-${run1.id}`).click();
+    await expect(page.getByTestId('screen-run')).toBeVisible();
     await expect(page.getByTestId('run-view-results')).toBeVisible({ timeout: 240_000 });
     await expect(page.getByTestId('run-phase')).toHaveText('Finished');
 

@@ -29,7 +29,7 @@ export class AppState {
   constructor(backend: AppBackend, storage: Pick<Storage, 'getItem' | 'setItem'> | null) {
     this.backend = backend;
     this.prefs = new Prefs(storage);
-    this.run = new RunState(backend);
+    this.run = new RunState(backend, storage);
     this.library = new LibraryState(backend);
   }
 

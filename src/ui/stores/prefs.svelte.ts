@@ -4,7 +4,7 @@ const KEY = 'reachlab.prefs.v1';
 
 export class Prefs {
   largeText = $state(false);
-  private storage: Pick<Storage, 'getItem' | 'setItem'> | null;
+  readonly storage: Pick<Storage, 'getItem' | 'setItem'> | null;
 
   constructor(storage: Pick<Storage, 'getItem' | 'setItem'> | null) {
     this.storage = storage;

@@ -4,6 +4,7 @@ import type { QuestionRecord, RunManifest } from '../../audit/types';
 import type { AppBackend, RunHandle, RunProgress, RunSetup } from '../backend';
 import { groupByQuestion, isReachable, REACH_PROBES } from '../lib/analysis';
 import { toUserMessage, type UserMessage } from '../lib/errors';
+import { saveSetup } from '../lib/resumable';
 
 export class RunState {
   progress = $state.raw<RunProgress | null>(null);
@@ -15,8 +16,12 @@ export class RunState {
   lastSetup = $state.raw<RunSetup | null>(null);
   private backend: AppBackend;
 
-  constructor(backend: AppBackend) {
+  /** Where run setups are kept for resuming after a reload (localStorage in the app). */
+  private storage: Pick<Storage, 'getItem' | 'setItem'> | null;
+
+  constructor(backend: AppBackend, storage: Pick<Storage, 'getItem' | 'setItem'> | null = null) {
     this.backend = backend;
+    this.storage = storage;
   }
 
   questions = $derived(groupByQuestion(this.records));
@@ -60,6 +65,7 @@ export class RunState {
       return;
     }
     this.runId = handle.runId;
+    saveSetup(this.storage, handle.runId, setup);
     handle.done.then(
       (m) => (this.manifest = m),
       (e) => {

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import type { RunSetup } from '../backend';
+import { DEFAULT_CONDITION } from './presets';
+import { keepableSetup, loadSetup, saveSetup } from './resumable';
+
+const setup: RunSetup = {
+  model: { kind: 'hub', repo: 'org/m', revision: 'main', token: 'hf_secret', endpoint: 'http://127.0.0.1:8788' },
+  task: { kind: 'builtin', id: 'arith-2d', count: 5, seed: 1 },
+  condition: DEFAULT_CONDITION,
+  probes: [{ probe: 'deployment' }],
+  load: { ep: 'wasm', dtype: 'f32' },
+};
+
+function memory(): Pick<Storage, 'getItem' | 'setItem'> {
+  const m = new Map<string, string>();
+  return { getItem: (k) => m.get(k) ?? null, setItem: (k, v) => void m.set(k, v) };
+}
+
+describe('resumable setups', () => {
+  it('keeps a setup without its token and reads it back', () => {
+    const s = memory();
+    saveSetup(s, 'run-1', setup);
+    const back = loadSetup(s, 'run-1');
+    expect(back?.model).toEqual({ kind: 'hub', repo: 'org/m', revision: 'main', endpoint: 'http://127.0.0.1:8788' });
+    expect(back?.task).toEqual(setup.task);
+    expect(loadSetup(s, 'run-2')).toBeNull();
+  });
+  it('does not keep setups that need picked files', () => {
+    expect(keepableSetup({ ...setup, model: { kind: 'files', name: 'f', files: [] } })).toBeNull();
+  });
+  it('reads unreadable or foreign entries as none', () => {
+    const s = memory();
+    s.setItem('reachlab:setup:x', '{not json');
+    s.setItem('reachlab:setup:y', JSON.stringify({ model: { kind: 'files' } }));
+    expect(loadSetup(s, 'x')).toBeNull();
+    expect(loadSetup(s, 'y')).toBeNull();
+    expect(loadSetup(null, 'x')).toBeNull();
+  });
+});
