@@ -16,6 +16,7 @@ import {
   startRun,
   viewResults,
 } from './helpers/app';
+import { parseCsvRecords as parseCsv } from '../src/audit/tasks/file';
 
 const QUESTIONS = 3;
 const ROUTE_BUDGET = 4;
@@ -43,27 +44,6 @@ function watchErrors(page: Page): string[] {
     if (m.type() === 'error' && !KNOWN_CONSOLE.some((known) => known(m.text(), m.location().url))) errors.push(`console: ${m.text()} (${m.location().url})`);
   });
   return errors;
-}
-
-/** CSV per RFC 4180 into rows of cells (quoted fields with commas, doubled quotes, CRLF). */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (c === '"') quoted = false;
-      else cell += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') row.push(cell), (cell = '');
-    else if (c === '\n') row.push(cell.replace(/\r$/, '')), rows.push(row), (row = []), (cell = '');
-    else cell += c;
-  }
-  if (cell || row.length) rows.push([...row, cell]);
-  return rows;
 }
 
 interface RunFileShape {

@@ -12,6 +12,7 @@ import { RunController } from './run-controller.ts';
 import type { RunStore } from './store.ts';
 import { InProcessLocks, TabLocks } from './tab-lock.ts';
 import { condition, freshIdbStore } from './test-helpers.ts';
+import { parseCsvRecords as parseCsv } from '../audit/tasks/file.ts';
 
 const L = 3;
 const docs: Doc[] = [
@@ -48,26 +49,6 @@ async function refusal(p: Promise<unknown>): Promise<StoreError> {
 async function expectEmpty(store: RunStore) {
   expect(await store.listRuns()).toEqual([]);
   expect(await store.recordsForRun('run-x')).toEqual([]);
-}
-
-/** RFC 4180 reader for checking the writer. */
-function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"' && text[i + 1] === '"') (cell += '"'), i++;
-      else if (ch === '"') quoted = false;
-      else cell += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ',') row.push(cell), (cell = '');
-    else if (ch === '\r' && text[i + 1] === '\n') row.push(cell), rows.push(row), (row = []), (cell = ''), i++;
-    else cell += ch;
-  }
-  return rows;
 }
 
 describe('export and import of a run', () => {

@@ -41,7 +41,8 @@ export function parseJsonl(text: string): Row[] {
 }
 
 /** RFC 4180 CSV: a header row, quoted fields with "" escapes, CRLF or LF line ends. */
-export function parseCsv(text: string): Row[] {
+/** RFC 4180 records (quoted fields, "" escapes, CRLF or LF), blank lines dropped. */
+export function parseCsvRecords(text: string): string[][] {
   const records: string[][] = [];
   let field = '';
   let record: string[] = [];
@@ -66,7 +67,11 @@ export function parseCsv(text: string): Row[] {
   }
   if (quoted) throw badTask('CSV ends inside a quoted field');
   if (field !== '' || record.length) records.push([...record, field]);
-  const nonEmpty = records.filter((r) => !(r.length === 1 && r[0] === ''));
+  return records.filter((r) => !(r.length === 1 && r[0] === ''));
+}
+
+export function parseCsv(text: string): Row[] {
+  const nonEmpty = parseCsvRecords(text);
   if (nonEmpty.length === 0) throw badTask('CSV file is empty');
   const [header, ...body] = nonEmpty;
   return body.map((r, n) => {
