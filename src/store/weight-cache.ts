@@ -4,7 +4,9 @@
 // a Blob: `blob.slice(start, end)` reads a tensor without holding the multi-GB file in memory.
 
 import { formatBytes, isQuotaError, StoreError } from './errors.ts';
-import { Sha256 } from './sha256.ts';
+// Incremental SHA-256 checks a multi-GB download as it streams (WebCrypto's digest() needs it whole).
+import { sha256 } from '@noble/hashes/sha2.js';
+import { bytesToHex } from '@noble/hashes/utils.js';
 
 /** Bump when the stored layout changes; older caches are deleted by `open`. */
 export const WEIGHT_CACHE_NAME = 'reachlab-weights-v1';
@@ -202,7 +204,7 @@ export class WeightCache {
         throw e;
       }
     }
-    const hash = req.sha256 !== undefined ? new Sha256() : null;
+    const hash = req.sha256 !== undefined ? sha256.create() : null;
     let loaded = 0;
     // Checks run in flush: an incomplete or wrong body errors the stream, so put() stores nothing.
     const check = new TransformStream<Uint8Array, Uint8Array>({
@@ -217,7 +219,7 @@ export class WeightCache {
           ctl.error(new StoreError('download-failed', `${where} arrived with ${loaded} bytes, ${req.expectedSize} expected`));
           return;
         }
-        const digest = hash?.hex();
+        const digest = hash ? bytesToHex(hash.digest()) : undefined;
         if (digest !== undefined && digest !== req.sha256) {
           ctl.error(new StoreError('download-failed', `${where} arrived with SHA-256 ${digest}, ${req.sha256} expected`));
         }
