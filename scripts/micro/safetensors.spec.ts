@@ -1,30 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { encodeSafetensorsF16, f16BitsToF32, f32ToF16Bits, roundToF16 } from './safetensors';
+import { decodeSafetensors, encodeSafetensorsF16, roundToF16 } from './safetensors';
 
-describe('float16 conversion', () => {
-  it('encodes known values bit-exactly', () => {
-    expect(f32ToF16Bits(1)).toBe(0x3c00);
-    expect(f32ToF16Bits(-2)).toBe(0xc000);
-    expect(f32ToF16Bits(65504)).toBe(0x7bff);
-    expect(f32ToF16Bits(2 ** -24)).toBe(0x0001); // smallest subnormal
-    expect(f32ToF16Bits(0.1)).toBe(0x2e66);
-    expect(f32ToF16Bits(1 + 2 ** -11)).toBe(0x3c00); // halfway rounds to even
-    expect(f32ToF16Bits(1 + 3 * 2 ** -11)).toBe(0x3c02);
-  });
-
-  it('round-trips every finite float16', () => {
-    for (let h = 0; h < 0x10000; h++) {
-      if ((h & 0x7c00) === 0x7c00) continue;
-      const back = f32ToF16Bits(f16BitsToF32(h));
-      expect(back === h || (h === 0x8000 && back === 0x8000)).toBe(true);
-    }
-  });
-
-  it('rejects NaN and out-of-range values', () => {
-    expect(() => f32ToF16Bits(NaN)).toThrow(/NaN/);
-    expect(() => f32ToF16Bits(70000)).toThrow(/range/);
-  });
-
+describe('f16 values', () => {
   it('roundToF16 keeps values within half an ulp', () => {
     const v = new Float32Array([0.0123, -0.98765, 3.14159]);
     roundToF16(v).forEach((r, i) => expect(Math.abs(r - v[i])).toBeLessThanOrEqual(Math.abs(v[i]) * 2 ** -11));
@@ -51,5 +28,18 @@ describe('encodeSafetensorsF16', () => {
     expect(() => encodeSafetensorsF16([{ name: 'w', shape: [3], values: new Float32Array(2) }])).toThrow(/w has 2 values/);
     const t = { name: 'x', shape: [1], values: new Float32Array(1) };
     expect(() => encodeSafetensorsF16([t, t])).toThrow(/duplicate tensor name x/);
+  });
+
+  it('refuses NaN and values beyond the f16 range, naming the element', () => {
+    expect(() => encodeSafetensorsF16([{ name: 'w', shape: [2], values: new Float32Array([1, NaN]) }])).toThrow(/w\[1\] = NaN/);
+    expect(() => encodeSafetensorsF16([{ name: 'w', shape: [1], values: new Float32Array([70000]) }])).toThrow(/w\[0\] = 70000/);
+  });
+
+  it('reads back what it wrote, as F16 rounds it', () => {
+    const values = new Float32Array([0.1, -3.25, 1e-5]);
+    const [t] = decodeSafetensors(encodeSafetensorsF16([{ name: 'a', shape: [3], values }]));
+    expect(t.name).toBe('a');
+    expect(t.shape).toEqual([3]);
+    expect(Array.from(t.values)).toEqual(Array.from(roundToF16(values)));
   });
 });
