@@ -38,16 +38,17 @@ import {
   type TaskChoice,
   type TaskFilePreview,
 } from './backend';
+import { attemptsOf } from './lib/estimate';
 
 const APP_VERSION: string = import.meta.env.VITE_APP_VERSION ?? '0.0.0';
 const HUB = 'https://huggingface.co';
 
 /** The app serves its built-in model (and the reference checkpoints) in Hub layout under /hub. */
-export function builtinEndpoint(): string {
+function builtinEndpoint(): string {
   return `${location.origin}${import.meta.env.BASE_URL}hub`;
 }
 
-export function sourceOf(model: ModelChoice): CheckpointSource {
+function sourceOf(model: ModelChoice): CheckpointSource {
   switch (model.kind) {
     case 'builtin':
       return { kind: 'hub', repo: BUILTIN_MODEL_ID, revision: 'main', endpoint: builtinEndpoint() };
@@ -255,7 +256,7 @@ class RealBackend implements AppBackend {
     let settle!: LiveRun['settle'];
     const done = new Promise<RunManifest>((resolve, reject) => (settle = { resolve, reject }));
     done.catch(() => {}); // observed through handle.done
-    const perQuestion = setup.probes.reduce((n, p) => n + ('budget' in p ? p.budget : p.probe === 'mlp-silencing' ? p.layers.length : 1), 0);
+    const perQuestion = attemptsOf(1, setup.probes);
     const run = await this.controller.start(req);
     const texts = new Map(task.test.map((d) => [d.id, d.text]));
     this.live.set(run.id, { manifest: run.manifest, texts, onProgress, onRecord, settle, totalAttemptsPerQuestion: perQuestion, startedAt });
