@@ -4,7 +4,7 @@ import { expect, test } from '@playwright/test';
 
 interface Result {
   repo: string;
-  info: { ep: string; adapter?: string; dtype: string };
+  info: { ep: string; adapter?: string; dtype: string; dtypeFallbackReason?: string };
   report: { pass: boolean; cases: { name: string; maxAbsDiff: number; pass: boolean }[]; defaultAllMaxAbsDiff: number; batchedEqualsSingle: boolean };
 }
 
@@ -27,4 +27,17 @@ test('reference checkpoints conform on the WebGPU EP', async ({ page }) => {
     for (const c of r.report.cases) expect(c.pass, `${r.repo} ${c.name}: max |Δ| ${c.maxAbsDiff}`).toBe(true);
     expect(r.report.batchedEqualsSingle).toBe(true);
   }
+});
+
+test('dtype f16 on an adapter without shader-f16 computes in f32 and says so', async ({ page }) => {
+  test.setTimeout(600_000);
+  await page.goto('/selftest.html?ep=webgpu&dtype=f16&repos=reference/tiny-qwen3');
+  // SwiftShader offers no shader-f16; were that to change, this test must move to the f16 criteria
+  expect(await page.evaluate(async () => (await navigator.gpu.requestAdapter())?.features.has('shader-f16'))).toBe(false);
+  const status = page.getByTestId('selftest-status');
+  await expect(status).toHaveAttribute('data-done', /.+/, { timeout: 540_000 });
+  const [r] = (await page.evaluate(() => (window as unknown as { __selftest?: unknown }).__selftest)) as Result[];
+  expect(r.info).toMatchObject({ ep: 'webgpu', dtype: 'f32', dtypeFallbackReason: expect.stringMatching(/dtype f16 needs .*shader-f16.* runs as f32/) });
+  expect(await status.textContent()).toBe('all checks pass');
+  expect(r.report.pass).toBe(true);
 });

@@ -4,7 +4,7 @@
 //         [--space blocks|neighborhood] [--budget 16] [--seed 1] [--radius 2] [--max-edits 3]
 //         [--max-block 4] [--min-len N] [--max-len N] [--shared] [--temperature 0.6] [--top-p 0.95]
 //         [--selectors majority,max-logprob,fixed-route] [--scan] [--split-half SEED]
-//         [--compare DIR2] [--dtype f32|q4] [--max-new-tokens N] [--few-shot N] [--chat]
+//         [--compare DIR2] [--dtype f32|f16|q4|q4f16] [--max-new-tokens N] [--few-shot N] [--chat]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
 //   audit grade --format numeric|mc-letter|exact --gold G --response R [--choices A,B,C,D]

@@ -1,14 +1,15 @@
 // Engine benchmark (Node, WASM EP). Prints one JSON object on stdout and a short table on stderr.
 //
-//   npm run -s bench:engine [-- --model DIR] [--skip-precision] [--skip-speed]
+//   npm run -s bench:engine [-- --model DIR] [--dtype f32|f16|q4|q4f16] [--skip-precision] [--skip-speed]
 //
 // Without --model it generates (once, into .cache/) a checkpoint with Qwen2.5-0.5B per-layer
 // shapes (hidden 896, 14 heads, 2 KV heads, head_dim 64, intermediate 4864, vocab 151936) and 8
 // layers of seeded random BF16 weights. It measures prefill and batch-1 decode speed, then one
 // 64-token prompt under 32 distinct routes drawn from the blocks route space, 16 new tokens each,
 // run one route at a time vs all 32 rows in one generate() (attempts/s and session runs per
-// attempt), and a precision report of q4 against f32 on the three reference checkpoints and the
-// built-in micro model (trained weights: the more telling case).
+// attempt) in the --dtype mode (default f32), and a precision report of f16, q4 and q4f16 against
+// f32 on the three reference checkpoints and the built-in micro model (trained weights: the more
+// telling case).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,7 +18,7 @@ import { sampleRoutes } from '../src/audit/routes.ts';
 import { createEngine, type LocalEngine } from '../src/engine/engine.ts';
 import { createPrng } from '../src/util/prng.ts';
 import { QWEN25_05B_8_LAYERS, writeCheckpoint } from './lib/make-checkpoint.ts';
-import { isEngineError, type EngineDtype, type ForwardRow, type GenerateRow } from '../src/engine/types.ts';
+import { ENGINE_DTYPES, type EngineDtype, type ForwardRow, type GenerateRow } from '../src/engine/types.ts';
 import { arithText, generateArith } from '../src/audit/tasks/arith.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -104,15 +105,8 @@ async function precision(dtype: EngineDtype) {
   for (const { name, dir, rows } of precisionSets()) {
     const ref = createEngine();
     const low = createEngine();
-    try {
-      await ref.load({ kind: 'fs', dir }, { ep: 'wasm', dtype: 'f32', maxSeqLen: 64 });
-      await low.load({ kind: 'fs', dir }, { ep: 'wasm', dtype, maxSeqLen: 64 });
-    } catch (e) {
-      await ref.dispose();
-      await low.dispose();
-      if (isEngineError(e) && e.code === 'unsupported-dtype') return { available: false, reason: e.message };
-      throw e;
-    }
+    await ref.load({ kind: 'fs', dir }, { ep: 'wasm', dtype: 'f32', maxSeqLen: 64 });
+    await low.load({ kind: 'fs', dir }, { ep: 'wasm', dtype, maxSeqLen: 64 });
     let agree = 0;
     let kl = 0;
     let n = 0;
@@ -131,7 +125,7 @@ async function precision(dtype: EngineDtype) {
     await ref.dispose();
     await low.dispose();
   }
-  return { available: true, ...perModel };
+  return perModel;
 }
 
 function softmax(l: Float32Array): Float64Array {
@@ -152,11 +146,14 @@ async function main() {
   const args = process.argv.slice(2);
   const mi = args.indexOf('--model');
   const dir = mi >= 0 ? resolve(args[mi + 1] ?? '') : ensureSyntheticCheckpoint();
+  const di = args.indexOf('--dtype');
+  const speedDtype = (di >= 0 ? args[di + 1] : 'f32') as EngineDtype;
+  if (!ENGINE_DTYPES.includes(speedDtype)) throw new Error(`--dtype must be one of ${ENGINE_DTYPES.join(', ')}, got ${speedDtype}`);
   const result: Record<string, unknown> = {};
   let table: string[] = [];
   if (!args.includes('--skip-speed')) {
     const engine = createEngine();
-    const load = await timed(() => engine.load({ kind: 'fs', dir }, { ep: 'wasm', dtype: 'f32', maxSeqLen: 128 }));
+    const load = await timed(() => engine.load({ kind: 'fs', dir }, { ep: 'wasm', dtype: speedDtype, maxSeqLen: 128 }));
     const info = load.value;
     const r = await speed(engine, info.numLayers, info.vocabSize);
     await engine.dispose();
@@ -171,13 +168,11 @@ async function main() {
     ];
   }
   if (!args.includes('--skip-precision')) {
-    const precisionReport = { q4: await precision('q4'), f16: await precision('f16') };
+    const precisionReport = { f16: await precision('f16'), q4: await precision('q4'), q4f16: await precision('q4f16') };
     result.precision = precisionReport;
     for (const [dtype, rep] of Object.entries(precisionReport)) {
-      if (!rep.available) table.push(`${dtype} vs f32       unavailable: ${(rep as { reason: string }).reason}`);
-      else for (const m of [...REFERENCE, 'micro-arith']) {
-        const x = (rep as unknown as Record<string, { top1_agreement: number; mean_kl: number }>)[m];
-        table.push(`${dtype} vs f32 ${m.padEnd(11)} top-1 agreement ${(x.top1_agreement * 100).toFixed(1)}%  mean KL ${x.mean_kl.toExponential(2)}`);
+      for (const [m, x] of Object.entries(rep)) {
+        table.push(`${dtype.padEnd(5)} vs f32 ${m.padEnd(11)} top-1 agreement ${(x.top1_agreement * 100).toFixed(1)}%  mean KL ${x.mean_kl.toExponential(2)}`);
       }
     }
   }

@@ -6,6 +6,7 @@ import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
 import { RoutedModel } from './runtime/model.ts';
+import { precisionOf } from './graph/linear.ts';
 import { decodeStep, prefill, type DecodeStream, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
 import { checkFinite, createSampler, logSoftmaxAt, validateSampling } from './sampling.ts';
 import {
@@ -23,6 +24,8 @@ import {
   type LoadProgress,
   type LogitsOptions,
   type ModelInfo,
+  type EngineDtype,
+  ENGINE_DTYPES,
   type ScoreRow,
 } from './types.ts';
 
@@ -66,17 +69,19 @@ export class LocalEngine implements Engine {
       if (!Number.isInteger(maxSeqLen) || maxSeqLen < 2 || maxSeqLen > 131072) {
         throw new EngineError('bad-input', `maxSeqLen must be an integer in [2, 131072], got ${maxSeqLen}`);
       }
-      const dtype = opts.dtype ?? 'f32';
-      if (dtype !== 'f32' && dtype !== 'q4') {
-        throw new EngineError('unsupported-dtype', `engine dtype ${dtype} is not available: this engine runs f32 and q4 (f16 activations are not implemented)`);
+      const wanted = opts.dtype ?? 'f32';
+      if (!ENGINE_DTYPES.includes(wanted)) {
+        throw new EngineError('unsupported-dtype', `engine dtype ${JSON.stringify(wanted)} is unknown (supported: ${ENGINE_DTYPES.join(', ')})`);
       }
       const ort = await getOrt();
       const ep = await chooseEp(ort, opts.ep ?? 'auto');
+      // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
+      const dtype: EngineDtype = ep.f16 ? wanted : wanted === 'f16' ? 'f32' : wanted === 'q4f16' ? 'q4' : wanted;
       const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }));
       const ckpt = await openCheckpoint(reader, onProgress);
       const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig);
       await this.unload();
-      const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, format: dtype, maxSeqLen, onProgress });
+      const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, precision: precisionOf(dtype), maxSeqLen, onProgress });
       if (ep.ep === 'webgpu') await this.watchDevice(ort);
       const c = ckpt.config;
       const info: ModelInfo = {
@@ -89,6 +94,7 @@ export class LocalEngine implements Engine {
         ep: ep.ep,
         dtype,
         ...(ep.fallbackReason ? { fallbackReason: ep.fallbackReason } : {}),
+        ...(dtype !== wanted ? { dtypeFallbackReason: `dtype ${wanted} needs the WebGPU feature shader-f16, which this adapter lacks, so it runs as ${dtype} (f32 activations)` } : {}),
         ...(ep.adapter ? { adapter: ep.adapter } : {}),
         hasChatTemplate: tokenizer.hasChatTemplate,
         eosTokenIds: c.eosTokenIds,
@@ -316,26 +322,32 @@ function firstStop(text: string, stops: string[]): number {
 
 interface EpChoice {
   ep: ExecutionProvider;
+  /** Whether f16 activations run: always on WASM, on WebGPU only with shader-f16. */
+  f16: boolean;
   fallbackReason?: string;
   adapter?: string;
 }
 
 /** 'auto' (or 'webgpu') uses WebGPU when this build has it and navigator.gpu gives an adapter. */
 async function chooseEp(ort: Ort, wanted: ExecutionProvider | 'auto'): Promise<EpChoice> {
-  if (wanted === 'wasm') return { ep: 'wasm' };
+  if (wanted === 'wasm') return { ep: 'wasm', f16: true };
   if (wanted !== 'auto' && wanted !== 'webgpu') throw new EngineError('bad-input', `unknown execution provider ${JSON.stringify(wanted)}`);
   const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
   if (!gpu || typeof window === 'undefined' && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined') {
-    return { ep: 'wasm', fallbackReason: 'WebGPU unavailable in this environment' };
+    return { ep: 'wasm', f16: true, fallbackReason: 'WebGPU unavailable in this environment' };
   }
-  const adapter = (await gpu.requestAdapter().catch(() => null)) as { info?: { architecture?: string; vendor?: string; isFallbackAdapter?: boolean } } | null;
-  if (!adapter) return { ep: 'wasm', fallbackReason: 'WebGPU unavailable: navigator.gpu.requestAdapter() returned no adapter' };
+  const adapter = (await gpu.requestAdapter().catch(() => null)) as {
+    info?: { architecture?: string; vendor?: string; isFallbackAdapter?: boolean };
+    features?: { has(f: string): boolean };
+  } | null;
+  if (!adapter) return { ep: 'wasm', f16: true, fallbackReason: 'WebGPU unavailable: navigator.gpu.requestAdapter() returned no adapter' };
   (ort.env.webgpu as { adapter: unknown }).adapter = adapter;
   const info = adapter.info ?? {};
   const name = info.architecture || info.vendor || 'unknown adapter';
   // A software adapter (SwiftShader) emulates the GPU on the CPU: WASM is faster, so 'auto' takes it.
   if (wanted === 'auto' && info.isFallbackAdapter) {
-    return { ep: 'wasm', fallbackReason: `the WebGPU adapter is a software fallback (${name}); WebAssembly is faster here` };
+    return { ep: 'wasm', f16: true, fallbackReason: `the WebGPU adapter is a software fallback (${name}); WebAssembly is faster here` };
   }
-  return { ep: 'webgpu', adapter: info.isFallbackAdapter ? `${name} (fallback adapter)` : name };
+  // onnxruntime-web requests shader-f16 for its device whenever the adapter offers it
+  return { ep: 'webgpu', f16: adapter.features?.has('shader-f16') ?? false, adapter: info.isFallbackAdapter ? `${name} (fallback adapter)` : name };
 }

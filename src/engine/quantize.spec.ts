@@ -32,7 +32,7 @@ describe('quantizeQ4', () => {
     const x = randomMatrix(m * k, 3);
     const g = new GraphBuilder('q4');
     g.input('x', 'float32', [m, k]);
-    g.node('Identity', [linear(g, 'x', 'proj', w, n, k, 'q4')], { outputs: ['y'] });
+    g.node('Identity', [linear(g, 'x', 'proj', w, n, k, { act: 'float32', q4: true })], { outputs: ['y'] });
     g.output('y', 'float32', [m, n]);
     const session = await ort.InferenceSession.create(g.toBytes(), { executionProviders: ['wasm'] });
     const y = (await session.run({ x: new ort.Tensor('float32', x, [m, k]) })).y.data as Float32Array;

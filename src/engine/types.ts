@@ -12,9 +12,11 @@ export type CheckpointSource =
   | { kind: 'fs'; dir: string };
 
 export type ExecutionProvider = 'webgpu' | 'wasm';
-/** f32: weights and activations f32. f16: f16 weights and activations (needs shader-f16).
+/** f32: weights and activations f32. f16: f16 weights and activations (on WebGPU only with
+ *  shader-f16; without it f16 runs as f32 and q4f16 as q4, ModelInfo.dtypeFallbackReason says so).
  *  q4: 4-bit MatMulNBits weights (block 32) with f32 activations. q4f16: 4-bit weights, f16 activations. */
-export type EngineDtype = 'f32' | 'f16' | 'q4' | 'q4f16';
+export const ENGINE_DTYPES = ['f32', 'f16', 'q4', 'q4f16'] as const;
+export type EngineDtype = (typeof ENGINE_DTYPES)[number];
 export type ModelType = 'llama' | 'qwen2' | 'qwen3';
 
 export interface LoadOptions {
@@ -74,7 +76,10 @@ export interface ModelInfo {
   vocabSize: number;
   config: ModelConfig;
   ep: ExecutionProvider;
+  /** The dtype the model computes in (may differ from the requested one: dtypeFallbackReason). */
   dtype: EngineDtype;
+  /** Why the requested dtype is not the one in use (f16 on a WebGPU adapter without shader-f16). */
+  dtypeFallbackReason?: string;
   /** Why the requested EP is not the one in use (e.g. "WebGPU unavailable"). */
   fallbackReason?: string;
   /** WebGPU adapter description, e.g. "swiftshader (fallback adapter)". */

@@ -1,12 +1,15 @@
 // The self-test page: loads each reference checkpoint through the Hub source (served by the app
 // itself, or by ?endpoint=) in a fresh engine worker, and checks it against its expected.json.
-// Query: ?ep=webgpu|wasm|auto  &repos=reference/tiny-qwen2,...  &endpoint=URL
+// Query: ?ep=webgpu|wasm|auto  &dtype=f32|f16|...  &repos=reference/tiny-qwen2,...  &endpoint=URL
+// The tolerance is the f32 one: a dtype that really computes in f16 or q4 shows its deviations as
+// FAIL (bench:engine reports those modes against f32; src/engine/precision.spec.ts bounds f16).
 import { checkConformance, type ConformanceReport, type Expected } from '../engine/conformance';
 import { spawnEngine } from '../engine/spawn-worker';
-import type { ExecutionProvider, ModelInfo } from '../engine/types';
+import { ENGINE_DTYPES, type EngineDtype, type ExecutionProvider, type ModelInfo } from '../engine/types';
 
 const params = new URLSearchParams(location.search);
 const ep = (params.get('ep') ?? 'auto') as ExecutionProvider | 'auto';
+const dtype = (params.get('dtype') ?? 'f32') as EngineDtype;
 const endpoint = params.get('endpoint') ?? `${location.origin}${import.meta.env.BASE_URL}hub`;
 const repos = (params.get('repos') ?? 'reference/tiny-qwen2,reference/tiny-llama,reference/tiny-qwen3').split(',');
 
@@ -23,6 +26,11 @@ function render(repo: string, info: ModelInfo, r: ConformanceReport): void {
   const h = document.createElement('h2');
   h.textContent = `${repo} — ${info.ep}${info.adapter ? ` (${info.adapter})` : ''}, ${info.dtype}: ${r.pass ? 'PASS' : 'FAIL'}`;
   h.className = r.pass ? 'pass' : 'fail';
+  if (info.dtypeFallbackReason) {
+    const note = document.createElement('p');
+    note.textContent = info.dtypeFallbackReason;
+    reportsEl.append(note);
+  }
   const table = document.createElement('table');
   const head = table.createTHead().insertRow();
   for (const t of ['case', 'max |Δ logit|', 'argmax', 'greedy', 'cache = recompute']) cell(head, t);
@@ -38,12 +46,13 @@ function render(repo: string, info: ModelInfo, r: ConformanceReport): void {
 }
 
 async function main(): Promise<void> {
+  if (!ENGINE_DTYPES.includes(dtype)) throw new Error(`dtype must be one of ${ENGINE_DTYPES.join(', ')}, got ${dtype}`);
   const results: { repo: string; info: ModelInfo; report: ConformanceReport }[] = [];
   for (const repo of repos) {
     statusEl.textContent = `checking ${repo}…`;
     const engine = spawnEngine();
     try {
-      const info = await engine.load({ kind: 'hub', repo, revision: 'main', endpoint }, { ep, dtype: 'f32' });
+      const info = await engine.load({ kind: 'hub', repo, revision: 'main', endpoint }, { ep, dtype });
       const res = await fetch(`${endpoint}/${repo}/resolve/main/expected.json`);
       if (!res.ok) throw new Error(`${repo}: expected.json answered HTTP ${res.status}`);
       const report = await checkConformance(engine, (await res.json()) as Expected);

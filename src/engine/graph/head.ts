@@ -1,30 +1,29 @@
 // The ONNX graph of the final norm + LM head, over the positions whose logits are wanted.
 // inputs  hidden [n, H] f32 (n = rows × positions gathered by the caller)
-// outputs logits [n, vocab] f32
-// The head weight stays in Hugging Face layout [vocab, H] (Gemm transB=1), so a tied head uses
-// embed_tokens as stored, without a transposed copy.
+// outputs logits [n, vocab] f32 (computed in the precision's activation type, cast back)
+// The dense head weight stays in Hugging Face layout [vocab, H] (Gemm transB=1), so a tied head
+// uses embed_tokens as stored, without a transposed copy.
 import type { ModelConfig } from '../types.ts';
-import { GraphBuilder, MS_DOMAIN } from './onnx.ts';
-import { quantizeQ4, Q4_BLOCK } from '../quantize.ts';
-import type { WeightFormat } from './linear.ts';
+import { GraphBuilder, ONNX_TYPE_CODE } from './onnx.ts';
+import { matMulQ4, type Precision } from './linear.ts';
 
-export function buildHeadGraph(config: ModelConfig, norm: Float32Array, head: Float32Array, format: WeightFormat): Uint8Array {
+export function buildHeadGraph(config: ModelConfig, norm: Float32Array, head: Float32Array, p: Precision): Uint8Array {
   const { hiddenSize: H, vocabSize: V } = config;
+  const act = p.act;
+  const f32 = act === 'float32';
   const g = new GraphBuilder('head');
-  const hidden = g.input('hidden', 'float32', ['n', H]);
-  const w = g.init('model.norm.weight', 'float32', [H], norm);
+  const hiddenIn = g.input('hidden', 'float32', ['n', H]);
+  const hidden = f32 ? hiddenIn : g.op('Cast', [hiddenIn], { to: ONNX_TYPE_CODE[act] }); // [n, H] act
+  const w = g.floats('model.norm.weight', act, [H], norm);
   const x = g.op('SimplifiedLayerNormalization', [hidden, w], { axis: -1, epsilon: { float: config.rmsNormEps } }); // [n, H]
-  if (format === 'f32') {
-    const wh = g.init('lm_head.weight', 'float32', [V, H], head);
-    g.node('Gemm', [x, wh], { outputs: ['logits'], attrs: { transB: 1 } });
+  const out = f32 ? 'logits' : 'logits_act';
+  if (!p.q4) {
+    const wh = g.floats('lm_head.weight', act, [V, H], head);
+    g.node('Gemm', [x, wh], { outputs: [out], attrs: { transB: 1 } }); // [n, V]
   } else {
-    const q = quantizeQ4(head, V, H);
-    const kBlocks = Math.ceil(H / Q4_BLOCK);
-    const b = g.init('lm_head.q4', 'uint8', [V, kBlocks, Q4_BLOCK / 2], q.packed);
-    const s = g.init('lm_head.scales', 'float32', [V * kBlocks], q.scales);
-    const z = g.init('lm_head.zp', 'uint8', [q.zeroPoints.length], q.zeroPoints);
-    g.node('MatMulNBits', [x, b, s, z], { outputs: ['logits'], attrs: { K: H, N: V, bits: 4, block_size: Q4_BLOCK }, domain: MS_DOMAIN });
+    matMulQ4(g, x, 'lm_head', head, V, H, act, out); // [n, V]
   }
+  if (!f32) g.node('Cast', [out], { outputs: ['logits'], attrs: { to: ONNX_TYPE_CODE.float32 } });
   g.output('logits', 'float32', ['n', V]);
   return g.toBytes();
 }

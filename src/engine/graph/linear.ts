@@ -1,9 +1,19 @@
-// A projection y = x · Wᵀ for a Hugging Face weight W [out, in]: f32 MatMul over the transposed
-// weight, or com.microsoft MatMulNBits (4-bit, block 32) over the quantized weight.
+// A projection y = x · Wᵀ for a Hugging Face weight W [out, in]: a dense MatMul over the
+// transposed weight, or com.microsoft MatMulNBits (4-bit, block 32) over the quantized weight;
+// activations, dense weights and q4 scales in the precision's float type.
 import { quantizeQ4, Q4_BLOCK } from '../quantize.ts';
-import { MS_DOMAIN, type GraphBuilder } from './onnx.ts';
+import type { EngineDtype } from '../types.ts';
+import { MS_DOMAIN, type FloatType, type GraphBuilder } from './onnx.ts';
 
-export type WeightFormat = 'f32' | 'q4';
+/** How an engine dtype computes: the activation type and whether projections are 4-bit. */
+export interface Precision {
+  act: FloatType;
+  q4: boolean;
+}
+
+export function precisionOf(dtype: EngineDtype): Precision {
+  return { act: dtype === 'f16' || dtype === 'q4f16' ? 'float16' : 'float32', q4: dtype === 'q4' || dtype === 'q4f16' };
+}
 
 /** Transpose a row-major [rows, cols] matrix. */
 export function transpose(w: Float32Array, rows: number, cols: number): Float32Array {
@@ -13,17 +23,22 @@ export function transpose(w: Float32Array, rows: number, cols: number): Float32A
 }
 
 /** Adds the projection of `x` [..., inF] by `w` [outF, inF]; returns the [..., outF] value. */
-export function linear(g: GraphBuilder, x: string, name: string, w: Float32Array, outF: number, inF: number, format: WeightFormat): string {
-  if (format === 'f32') {
-    const wt = g.init(`${name}.weight`, 'float32', [inF, outF], transpose(w, outF, inF));
-    return g.op('MatMul', [x, wt]);
+export function linear(g: GraphBuilder, x: string, name: string, w: Float32Array, outF: number, inF: number, p: Precision, output?: string): string {
+  if (!p.q4) {
+    const wt = g.floats(`${name}.weight`, p.act, [inF, outF], transpose(w, outF, inF));
+    return g.node('MatMul', [x, wt], { outputs: output ? [output] : 1 })[0];
   }
+  return matMulQ4(g, x, name, w, outF, inF, p.act, output);
+}
+
+/** MatMulNBits over `w` [outF, inF] quantized on load; scales in the activation type. */
+export function matMulQ4(g: GraphBuilder, x: string, name: string, w: Float32Array, outF: number, inF: number, act: FloatType, output?: string): string {
   const q = quantizeQ4(w, outF, inF);
   const kBlocks = Math.ceil(inF / Q4_BLOCK);
   const b = g.init(`${name}.q4`, 'uint8', [outF, kBlocks, Q4_BLOCK / 2], q.packed);
-  const s = g.init(`${name}.scales`, 'float32', [outF * kBlocks], q.scales);
+  const s = g.floats(`${name}.scales`, act, [outF * kBlocks], q.scales);
   const z = g.init(`${name}.zp`, 'uint8', [q.zeroPoints.length], q.zeroPoints);
-  return g.op('MatMulNBits', [x, b, s, z], { K: inF, N: outF, bits: 4, block_size: Q4_BLOCK }, MS_DOMAIN);
+  return g.node('MatMulNBits', [x, b, s, z], { outputs: output ? [output] : 1, attrs: { K: inF, N: outF, bits: 4, block_size: Q4_BLOCK }, domain: MS_DOMAIN })[0];
 }
 
 /** Row-wise concatenation of [rows_i, cols] matrices (fusing q/k/v or gate/up projections). */

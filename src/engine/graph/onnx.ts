@@ -1,15 +1,20 @@
 // A small builder over onnx-proto: named values, initializers, nodes, and ModelProto encoding.
 // Standard ops are stamped with opset 17 (≤ 20 keeps them on the WebGPU EP); com.microsoft is v1.
 import onnxProto from 'onnx-proto';
+import { f32ToF16 } from '../dtype.ts';
 
 const { onnx } = onnxProto;
 const DT = onnx.TensorProto.DataType;
 const AT = onnx.AttributeProto.AttributeType;
+/** ONNX TensorProto data type codes (Cast's `to`). */
+export const ONNX_TYPE_CODE: Record<FloatType, number> = { float32: DT.FLOAT, float16: DT.FLOAT16 };
 
 export const ONNX_OPSET = 17;
 export const MS_DOMAIN = 'com.microsoft';
 
 export type ElemType = 'float32' | 'float16' | 'int32' | 'int64' | 'bool' | 'uint8';
+/** The activation (and dense weight) type of a graph. */
+export type FloatType = 'float32' | 'float16';
 const ELEM: Record<ElemType, number> = {
   float32: DT.FLOAT,
   float16: DT.FLOAT16,
@@ -46,6 +51,11 @@ export class GraphBuilder {
     const rawData = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
     this.inits.push({ name, dataType: ELEM[type], dims, rawData });
     return name;
+  }
+
+  /** A float initializer from f32 values, stored as `type` (f16 rounds to nearest even). */
+  floats(name: string, type: FloatType, dims: number[], data: Float32Array): string {
+    return this.init(name, type, dims, type === 'float16' ? f32ToF16(data) : data);
   }
 
   /** Adds a node; returns its output names (fresh names unless given). */

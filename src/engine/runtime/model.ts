@@ -7,10 +7,10 @@ import type { Ort } from '../ort.ts';
 import { EngineError, type ModelConfig, type LoadProgress } from '../types.ts';
 import { buildLayerGraph, layerTensorKeys, type LayerWeights } from '../graph/layer.ts';
 import { buildHeadGraph } from '../graph/head.ts';
-import type { WeightFormat } from '../graph/linear.ts';
+import type { Precision } from '../graph/linear.ts';
 import { layerWeights, MODEL_WEIGHTS } from '../checkpoint.ts';
 import { SAFETENSORS_DTYPE_BYTES } from '../safetensors.ts';
-import { splitSlots, stackSlots, type KvSlot } from './kv.ts';
+import { splitSlots, stackSlots, type KvAlloc, type KvArray, type KvSlot } from './kv.ts';
 
 /** What the model needs from a checkpoint (checkpoint.ts Checkpoint satisfies it). */
 export interface WeightSource {
@@ -23,7 +23,7 @@ export interface WeightSource {
 
 export interface ModelOptions {
   ep: 'webgpu' | 'wasm';
-  format: WeightFormat;
+  precision: Precision;
   /** Longest sequence (prompt + generated) a KV cache can hold; rotary caches cover it. */
   maxSeqLen: number;
   onProgress?: (p: LoadProgress) => void;
@@ -58,6 +58,7 @@ export class RoutedModel {
     private readonly embedding: Float32Array, // [vocab, H]
     private readonly layers: InferenceSession[],
     private readonly head: InferenceSession,
+    private readonly precision: Precision,
   ) {}
 
   static async create(ort: Ort, src: WeightSource, opts: ModelOptions): Promise<RoutedModel> {
@@ -83,7 +84,7 @@ export class RoutedModel {
         const w: Partial<LayerWeights> = {};
         for (const key of layerTensorKeys(c)) w[key] = await read(names[key]);
         progress(`layer ${i}`);
-        const bytes = buildLayerGraph(c, i, w as LayerWeights, { format: opts.format, maxPositions: opts.maxSeqLen });
+        const bytes = buildLayerGraph(c, i, w as LayerWeights, { precision: opts.precision, maxPositions: opts.maxSeqLen });
         const s = await ort.InferenceSession.create(bytes, sessionOptions);
         created.push(s);
         layers.push(s);
@@ -91,9 +92,9 @@ export class RoutedModel {
       const norm = await read(MODEL_WEIGHTS.norm);
       const lmHead = c.tieWordEmbeddings ? embedding : await read(MODEL_WEIGHTS.lmHead);
       progress('head');
-      const head = await ort.InferenceSession.create(buildHeadGraph(c, norm, lmHead, opts.format), sessionOptions);
+      const head = await ort.InferenceSession.create(buildHeadGraph(c, norm, lmHead, opts.precision), sessionOptions);
       created.push(head);
-      return new RoutedModel(ort, c, opts.maxSeqLen, embedding, layers, head);
+      return new RoutedModel(ort, c, opts.maxSeqLen, embedding, layers, head, opts.precision);
     } catch (e) {
       await Promise.all(created.map((s) => s.release()));
       throw e;
@@ -127,10 +128,12 @@ export class RoutedModel {
     });
     const totals = rows.map((r) => r.pastLen + seq);
     const T = this.ort.Tensor;
+    const act = this.precision.act;
+    const alloc: KvAlloc = act === 'float16' ? (n) => new Uint16Array(n) : (n) => new Float32Array(n);
     const feeds: Record<string, Tensor> = {
       hidden: new T('float32', hidden, [B, seq, H]),
-      past_key: new T('float32', stackSlots(slots, slotSize, 'key'), [B, nKv, cap, hd]),
-      past_value: new T('float32', stackSlots(slots, slotSize, 'value'), [B, nKv, cap, hd]),
+      past_key: new T(act, stackSlots(slots, slotSize, 'key', alloc), [B, nKv, cap, hd]),
+      past_value: new T(act, stackSlots(slots, slotSize, 'value', alloc), [B, nKv, cap, hd]),
       seqlens_k: new T('int32', Int32Array.from(totals, (t) => t - 1), [B]),
       total_seq_len: new T('int32', Int32Array.of(Math.max(...totals)), [1]),
       position_ids: new T('int64', positions, [B, seq]),
@@ -141,7 +144,7 @@ export class RoutedModel {
     const h = out.hidden_out.data as Float32Array;
     return {
       hidden: rows.map((_, i) => h.subarray(i * seq * H, (i + 1) * seq * H)),
-      kv: splitSlots(out.present_key.data as Float32Array, out.present_value.data as Float32Array, B, slotSize),
+      kv: splitSlots(out.present_key.data as KvArray, out.present_value.data as KvArray, B, slotSize),
     };
   }
 

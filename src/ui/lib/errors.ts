@@ -15,7 +15,7 @@ export interface UserMessage {
 const ENGINE_TITLES: Record<EngineErrorCode, [string, ErrorAction]> = {
   'bad-checkpoint': ['The checkpoint files are malformed or incomplete. Check the folder or repo has config.json, tokenizer files and *.safetensors.', 'none'],
   'unsupported-architecture': ['This model architecture is not supported (ReachLab runs dense Llama, Qwen2 and Qwen3 checkpoints).', 'none'],
-  'unsupported-dtype': ['This weight or engine dtype is not available here. Try dtype f32 or q4.', 'none'],
+  'unsupported-dtype': ['This weight or engine dtype is not available here. Try dtype f32.', 'none'],
   gated: ['This model is gated: it needs a Hugging Face token with access. Accept the license on the model page, then paste a token.', 'add-token'],
   'not-found': ['Not found: check the repo id, revision and that the folder holds every file.', 'none'],
   network: ['Network unavailable: you seem to be offline. Use the built-in model or a local folder, or retry when online.', 'retry'],

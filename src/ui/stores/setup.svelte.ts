@@ -157,6 +157,13 @@ export class SetupState {
     this.invalidateModel();
   }
 
+  /** A model finished loading: show it, and take the dtype it really computes in (f16 runs as
+   *  f32 on a WebGPU adapter without shader-f16), so the audit's condition says what ran. */
+  modelLoaded(info: ModelInfo): void {
+    this.modelInfo = info;
+    this.condition.engineDtype = info.dtype;
+  }
+
   /** A model field changed: what was loaded no longer describes the choice. */
   invalidateModel(): void {
     this.modelInfo = null;

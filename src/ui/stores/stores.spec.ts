@@ -66,6 +66,16 @@ describe('SetupState', () => {
     expect(s.modelInfo).toBeNull();
   });
 
+  it('takes the dtype the engine really runs, so the condition says what ran', async () => {
+    const s = new SetupState();
+    s.condition.engineDtype = 'f16';
+    const info = await new FakeBackend({ delayMs: 0, seedLibrary: false }).loadModel({ kind: 'builtin', id: 'reachlab/micro-arith' }, { ep: 'auto', dtype: 'f16' }, () => {});
+    s.modelLoaded({ ...info, dtype: 'f32', dtypeFallbackReason: 'dtype f16 needs the WebGPU feature shader-f16' });
+    expect(s.condition.engineDtype).toBe('f32');
+    expect(s.modelInfo?.dtypeFallbackReason).toMatch(/shader-f16/);
+    expect(s.setup().load.dtype).toBe('f32');
+  });
+
   it('applies a protocol with its prescribed condition', () => {
     const s = new SetupState();
     s.applyProtocol('cola-mcts');
