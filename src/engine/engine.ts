@@ -6,7 +6,7 @@ import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
 import { RoutedModel } from './runtime/model.ts';
-import { precisionOf } from './graph/linear.ts';
+import { precisionOf, withF32Activations } from './graph/linear.ts';
 import { decodeStep, prefill, type DecodeStream, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
 import { checkFinite, createSampler, logSoftmaxAt, validateSampling } from './sampling.ts';
 import {
@@ -24,7 +24,6 @@ import {
   type LoadProgress,
   type LogitsOptions,
   type ModelInfo,
-  type EngineDtype,
   ENGINE_DTYPES,
   type ScoreRow,
 } from './types.ts';
@@ -76,7 +75,7 @@ export class LocalEngine implements Engine {
       const ort = await getOrt();
       const ep = await chooseEp(ort, opts.ep ?? 'auto');
       // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
-      const dtype: EngineDtype = ep.f16 ? wanted : wanted === 'f16' ? 'f32' : wanted === 'q4f16' ? 'q4' : wanted;
+      const dtype = ep.f16 ? wanted : withF32Activations(wanted);
       const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }));
       const ckpt = await openCheckpoint(reader, onProgress);
       const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig);

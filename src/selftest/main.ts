@@ -5,7 +5,7 @@
 // FAIL (bench:engine reports those modes against f32; src/engine/precision.spec.ts bounds f16).
 import { checkConformance, type ConformanceReport, type Expected } from '../engine/conformance';
 import { spawnEngine } from '../engine/spawn-worker';
-import { ENGINE_DTYPES, type EngineDtype, type ExecutionProvider, type ModelInfo } from '../engine/types';
+import { type EngineDtype, type ExecutionProvider, type ModelInfo } from '../engine/types';
 
 const params = new URLSearchParams(location.search);
 const ep = (params.get('ep') ?? 'auto') as ExecutionProvider | 'auto';
@@ -46,7 +46,6 @@ function render(repo: string, info: ModelInfo, r: ConformanceReport): void {
 }
 
 async function main(): Promise<void> {
-  if (!ENGINE_DTYPES.includes(dtype)) throw new Error(`dtype must be one of ${ENGINE_DTYPES.join(', ')}, got ${dtype}`);
   const results: { repo: string; info: ModelInfo; report: ConformanceReport }[] = [];
   for (const repo of repos) {
     statusEl.textContent = `checking ${repo}…`;

@@ -15,6 +15,11 @@ export function precisionOf(dtype: EngineDtype): Precision {
   return { act: dtype === 'f16' || dtype === 'q4f16' ? 'float16' : 'float32', q4: dtype === 'q4' || dtype === 'q4f16' };
 }
 
+/** The same weights with f32 activations (where f16 cannot run). */
+export function withF32Activations(dtype: EngineDtype): EngineDtype {
+  return dtype === 'f16' ? 'f32' : dtype === 'q4f16' ? 'q4' : dtype;
+}
+
 /** Transpose a row-major [rows, cols] matrix. */
 export function transpose(w: Float32Array, rows: number, cols: number): Float32Array {
   const t = new Float32Array(rows * cols);

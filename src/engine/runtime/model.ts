@@ -50,6 +50,8 @@ export function checkHeadDim(config: ModelConfig): void {
 export class RoutedModel {
   /** session.run() calls so far. */
   runs = 0;
+  /** KV buffers in the activation type (f16 as bit patterns). */
+  private readonly kvAlloc: KvAlloc;
 
   private constructor(
     private readonly ort: Ort,
@@ -59,7 +61,9 @@ export class RoutedModel {
     private readonly layers: InferenceSession[],
     private readonly head: InferenceSession,
     private readonly precision: Precision,
-  ) {}
+  ) {
+    this.kvAlloc = precision.act === 'float16' ? (n) => new Uint16Array(n) : (n) => new Float32Array(n);
+  }
 
   static async create(ort: Ort, src: WeightSource, opts: ModelOptions): Promise<RoutedModel> {
     const c = src.config;
@@ -129,7 +133,7 @@ export class RoutedModel {
     const totals = rows.map((r) => r.pastLen + seq);
     const T = this.ort.Tensor;
     const act = this.precision.act;
-    const alloc: KvAlloc = act === 'float16' ? (n) => new Uint16Array(n) : (n) => new Float32Array(n);
+    const alloc = this.kvAlloc;
     const feeds: Record<string, Tensor> = {
       hidden: new T('float32', hidden, [B, seq, H]),
       past_key: new T(act, stackSlots(slots, slotSize, 'key', alloc), [B, nKv, cap, hd]),
