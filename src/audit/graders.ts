@@ -1,10 +1,13 @@
 // Answer formats and graders: extract an answer from a response, compare it with the gold answer.
 // Every grader returns "[invalid]" when nothing can be extracted; that counts as wrong.
 // Bump GRADER_VERSION whenever a rule changes what is extracted: it is part of the condition.
+// v2: leading-dot decimals (".5"); the number after an answer marker is the last of its clause
+// ("answer is 2 + 3 = 5" → 5); letters stated correct, "option X", "answer is: X)", negated "(X)"
+// skipped, option text inside the response; GradeOptions.requireBoxed.
 
 import type { AnswerFormat } from './types';
 
-export const GRADER_VERSION = 1;
+export const GRADER_VERSION = 2;
 export const INVALID = '[invalid]';
 
 export interface Grade {
@@ -15,29 +18,21 @@ export interface Grade {
 export interface GradeOptions {
   /** Option texts for multiple choice; their count bounds the valid letters. */
   choices?: string[];
+  /** Read the answer only from the last \boxed{...}; a response without one is invalid. */
+  requireBoxed?: boolean;
 }
 
 export function grade(format: AnswerFormat, gold: string, response: string, opts: GradeOptions = {}): Grade {
-  switch (format) {
-    case 'numeric': {
-      const g = normalizeGold('numeric', gold);
-      const extracted = extractNumeric(response);
-      return { extracted, correct: extracted !== INVALID && extracted === g };
-    }
-    case 'mc-letter': {
-      const g = normalizeGold('mc-letter', gold);
-      const n = opts.choices?.length ?? Math.max(5, letterIndex(g) + 1);
-      const extracted = extractLetter(response, n, opts.choices);
-      return { extracted, correct: extracted !== INVALID && extracted === g };
-    }
-    case 'exact': {
-      const g = normalizeGold('exact', gold);
-      const extracted = extractExact(response);
-      return { extracted, correct: extracted !== INVALID && extracted === g };
-    }
-    default:
-      throw new Error(`unknown answer format "${format as string}" (known: numeric, mc-letter, exact)`);
-  }
+  const g = normalizeGold(format, gold);
+  const n = opts.choices?.length ?? Math.max(5, letterIndex(g) + 1); // used by mc-letter only
+  const extracted = opts.requireBoxed
+    ? extractBoxed(format, response, n)
+    : format === 'numeric'
+      ? extractNumeric(response)
+      : format === 'mc-letter'
+        ? extractLetter(response, n, opts.choices)
+        : extractExact(response);
+  return { extracted, correct: extracted !== INVALID && extracted === g };
 }
 
 /** The canonical form of a gold answer; throws when the gold answer itself cannot be read. */
@@ -45,8 +40,7 @@ export function normalizeGold(format: AnswerFormat, gold: string): string {
   if (format === 'numeric') {
     const hash = gold.lastIndexOf('####');
     const text = hash >= 0 ? gold.slice(hash + 4) : gold;
-    const whole = parseNumber(text.trim());
-    const v = whole ?? firstNumber(text);
+    const v = parseNumber(text.trim()) ?? numbersIn(text)[0] ?? null;
     if (v === null) throw new Error(`numeric gold answer "${gold}" holds no number`);
     return v;
   }
@@ -63,15 +57,29 @@ export function normalizeGold(format: AnswerFormat, gold: string): string {
   throw new Error(`unknown answer format "${format as string}" (known: numeric, mc-letter, exact)`);
 }
 
+/** The answer read only from the last \boxed{...} (GradeOptions.requireBoxed); n bounds the valid letters. */
+export function extractBoxed(format: AnswerFormat, response: string, n: number): string {
+  const b = lastBoxed(response);
+  if (b === null) return INVALID;
+  if (format === 'numeric') return numbersIn(b).at(-1) ?? INVALID;
+  if (format === 'mc-letter') {
+    const l = boxedLetter(b);
+    return l !== null && letterIndex(l) < n ? l.toUpperCase() : INVALID;
+  }
+  return normalizeText(unwrapTex(b)) || INVALID;
+}
+
 // ---------------------------------------------------------------- numbers
 
-/** One number token: optional sign, optional $, digits with optional thousands groups, decimals, /denominator.
- *  The sign counts only when not glued to a preceding word or digit ("12-5" holds 12 and 5). */
-const NUMBER_RE = /(?<![\w.])([+-]?)\$?((?:\d{1,3}(?:,\d{3})+(?!\d))|\d+)(?:\.(\d+))?(?:\/(\d+)(?![\d.]))?/g;
+/** One number token: optional sign, optional $, digits with optional thousands groups and decimals
+ *  (or a bare ".5"), optional /denominator. The sign counts only when not glued to a preceding word
+ *  or digit ("12-5" holds 12 and 5); nothing glued to a preceding word or "." starts a number. */
+const NUMBER_RE = /(?<![\w.])([+-]?)\$?(?=\.?\d)((?:\d{1,3}(?:,\d{3})+(?!\d))|\d*)(?:\.(\d+))?(?:\/(\d+)(?!\d|\.\d))?/g;
 
 function prepNumeric(s: string): string {
   return s
     .replace(/[\u2212\u2013]/g, '-') // unicode minus and en dash as minus
+    .replace(/\{,\}/g, ',') // LaTeX thousands separator 1{,}234
     .replace(/\\[dt]?frac\{([^{}]*)\}\{([^{}]*)\}/g, '$1/$2');
 }
 
@@ -84,14 +92,10 @@ function numbersIn(s: string): string[] {
   return out;
 }
 
-function firstNumber(s: string): string | null {
-  return numbersIn(s)[0] ?? null;
-}
-
-/** The whole string as one number ("-1,234.50", "1/2", "$3"), or null. */
+/** The whole string as one number ("-1,234.50", "1/2", ".5", "$3"), or null. */
 export function parseNumber(s: string): string | null {
   const t = prepNumeric(s).trim();
-  const m = /^([+-]?)\$?((?:\d{1,3}(?:,\d{3})+)|\d+)(?:\.(\d+))?(?:\/(\d+))?$/.exec(t);
+  const m = /^([+-]?)\$?(?=\.?\d)((?:\d{1,3}(?:,\d{3})+)|\d*)(?:\.(\d+))?(?:\/(\d+))?$/.exec(t);
   return m ? rationalString(m[1], m[2], m[3], m[4]) : null;
 }
 
@@ -142,28 +146,35 @@ function lastBoxed(s: string): string | null {
   return null;
 }
 
-/** Rules in order: last \boxed{}, text after the last "####", after the last "answer is"/"answer:",
- *  then the last number anywhere. */
+/** \text{x}, \textbf{x}, \mathrm{x}, \mbox{x} → x. */
+function unwrapTex(s: string): string {
+  return s.replace(/\\(?:text(?:bf)?|math(?:rm|bf)|mbox)\s*\{([^{}]*)\}/g, '$1');
+}
+
+/** The text after the last "answer is"/"answer:"/"answer =" up to its sentence end (a newline, or
+ *  . ! ? not followed by a digit), leading whitespace skipped; null when there is no marker. */
+function answerClause(response: string): string | null {
+  let at = -1;
+  for (const m of response.matchAll(/answer\s*(?:is\b|[:=])/gi)) at = m.index + m[0].length;
+  if (at < 0) return null;
+  const rest = response.slice(at).replace(/^\s+/, '');
+  const end = rest.search(/\n|[.!?](?!\d)/);
+  return end < 0 ? rest : rest.slice(0, end);
+}
+
+/** Rules in order: the last number in the last \boxed{} (invalid when it holds none); the first number
+ *  after the last "####"; the last number of the answer clause (see answerClause); the last number anywhere. */
 export function extractNumeric(response: string): string {
   const boxed = lastBoxed(response);
-  if (boxed !== null) {
-    const nums = numbersIn(boxed);
-    return nums.length ? nums[nums.length - 1] : INVALID;
-  }
+  if (boxed !== null) return numbersIn(boxed).at(-1) ?? INVALID;
   const hash = response.lastIndexOf('####');
   if (hash >= 0) {
-    const v = firstNumber(response.slice(hash + 4));
-    if (v !== null) return v;
+    const v = numbersIn(response.slice(hash + 4))[0];
+    if (v !== undefined) return v;
   }
-  const answerRe = /answer\s*(?:is|:|=)/gi;
-  let lastAnswer = -1;
-  for (const m of response.matchAll(answerRe)) lastAnswer = m.index + m[0].length;
-  if (lastAnswer >= 0) {
-    const v = firstNumber(response.slice(lastAnswer));
-    if (v !== null) return v;
-  }
-  const nums = numbersIn(response);
-  return nums.length ? nums[nums.length - 1] : INVALID;
+  const clause = answerClause(response);
+  const v = clause === null ? undefined : numbersIn(clause).at(-1);
+  return v ?? numbersIn(response).at(-1) ?? INVALID;
 }
 
 // ---------------------------------------------------------------- letters
@@ -179,46 +190,67 @@ export function indexLetter(i: number): string {
   return LETTERS[i];
 }
 
+/** "answer is (B)", "answer is: C) Paris", "answer: option c", "correct option is B". */
+const ANSWER_LETTER_RE =
+  /(?:answer|(?:correct|right|best)\s+(?:option|choice))\s*(?:is\b\s*:?|[:=])?\s*(?:(?:option|choice)\s*)?[([]?\s*([A-Za-z])\s*[)\]]?(?![A-Za-z])/gi;
+/** "B is correct", "(D) is the right answer", "C is the answer" (a bare "C is right" is not: "angle C is right"). */
+const STATED_CORRECT_RE =
+  /(?<![A-Za-z])[([]?([A-Z])[)\]]?\s+is\s+(?:correct|the\s+(?:(?:correct|right)\s+(?:answer|option|choice)|answer))\b/g;
+/** "option B", "choice (c)". */
+const OPTION_RE = /\b(?:option|choice)(?:\s*[([]\s*|\s+)([A-Za-z])\s*[)\]]?(?![A-Za-z])/gi;
+/** A capital after a colon that ends its phrase: "Final choice: B", "Result: (C)." */
+const COLON_LETTER_RE = /:[ \t]*[([]?([A-Z])(?=[)\].,;]|[ \t]*(?:\n|$))/g;
+
+function boxedLetter(b: string): string | null {
+  return /^\s*[([]?\s*([A-Za-z])\s*(?:[)\].:]|$)/.exec(unwrapTex(b))?.[1] ?? null;
+}
+
 /**
- * Rules in order, each taking its last match whose letter is one of the first n:
- * "answer is (B)" / "answer: c" (lower case only when nothing but punctuation follows),
- * \boxed{B}, a parenthesized capital "(B)", a leading capital followed by punctuation ("B." "B)"),
- * the whole response being one letter, and finally the response equal to one option's text.
+ * Rules in order, each taking its last match (by position) whose letter is one of the first n:
+ * 1. a stated answer: "answer is (B)", "answer is: C) Paris", "answer: c" (lower case only when nothing
+ *    but punctuation follows), "B is correct", "D is the right answer" (not after "not");
+ * 2. \boxed{B}; 3. "option B" not after "not"; 4. a parenthesized capital "(B)" not after "not";
+ * 5. a leading capital followed by punctuation ("B." "B)"); 6. the whole response one letter;
+ * 7. the response equal to one option's text, else exactly one option's text inside the response;
+ * 8. a capital closing a phrase after a colon ("Final choice: B").
  */
 export function extractLetter(response: string, n: number, choices?: string[]): string {
   const valid = (l: string) => letterIndex(l) >= 0 && letterIndex(l) < n;
-  const pick = (cands: string[]) => {
-    for (let i = cands.length - 1; i >= 0; i--) if (valid(cands[i])) return cands[i].toUpperCase();
-    return null;
-  };
+  const pick = (cands: string[]) => cands.filter(valid).at(-1)?.toUpperCase() ?? null;
+  const notNegated = (m: RegExpExecArray) => !/\bnot\s*$/i.test(response.slice(0, m.index));
+  const all = (re: RegExp) => [...response.matchAll(re)];
   const rules: (() => string[])[] = [
     () =>
-      [...response.matchAll(/answer\s*(?:is|:|=)?\s*(?:option\s*)?[([]?\s*([A-Za-z])\s*[)\]]?(?![A-Za-z])/gi)]
-        .filter((m) => /[A-Z]/.test(m[1]) || /^\s*(?:$|[.,;:!)\]])/.test(response.slice(m.index + m[0].length)))
+      [
+        ...all(ANSWER_LETTER_RE).filter(
+          (m) => /[A-Z]/.test(m[1]) || /^\s*(?:$|[.,;:!)\]])/.test(response.slice(m.index + m[0].length)),
+        ),
+        ...all(STATED_CORRECT_RE).filter(notNegated),
+      ]
+        .sort((a, b) => a.index - b.index)
         .map((m) => m[1]),
     () => {
       const b = lastBoxed(response);
-      const m = b === null ? null : /^\s*(?:\\text\{)?\s*([A-Za-z])\s*\}?\s*$/.exec(b);
-      return m ? [m[1]] : [];
+      const l = b === null ? null : boxedLetter(b);
+      return l === null ? [] : [l];
     },
-    () => [...response.matchAll(/\(([A-Z])\)/g)].map((m) => m[1]),
+    () => all(OPTION_RE).filter(notNegated).map((m) => m[1]),
+    () => all(/\(([A-Z])\)/g).filter(notNegated).map((m) => m[1]),
+    () => /^\s*[([]?([A-Z])(?:[)\].:,]|\s*$)/.exec(response)?.slice(1, 2) ?? [],
+    () => /^\s*([A-Za-z])\s*$/.exec(response)?.slice(1, 2) ?? [],
     () => {
-      const m = /^\s*[([]?([A-Z])(?:[)\].:,]|\s*$)/.exec(response);
-      return m ? [m[1]] : [];
+      if (!choices) return [];
+      const r = normalizeText(response);
+      const opts = choices.slice(0, n).map(normalizeText);
+      const equal = opts.flatMap((c, i) => (c !== '' && c === r ? [indexLetter(i)] : []));
+      const inside = opts.flatMap((c, i) => (c !== '' && ` ${r} `.includes(` ${c} `) ? [indexLetter(i)] : []));
+      return equal.length === 1 ? equal : inside.length === 1 ? inside : [];
     },
-    () => {
-      const m = /^\s*([A-Za-z])\s*$/.exec(response);
-      return m ? [m[1]] : [];
-    },
+    () => all(COLON_LETTER_RE).map((m) => m[1]),
   ];
   for (const rule of rules) {
     const l = pick(rule());
     if (l !== null) return l;
-  }
-  if (choices) {
-    const r = normalizeText(response);
-    const hits = choices.map((c, i) => (normalizeText(c) === r && r !== '' ? i : -1)).filter((i) => i >= 0);
-    if (hits.length === 1 && hits[0] < n) return indexLetter(hits[0]);
   }
   return INVALID;
 }
