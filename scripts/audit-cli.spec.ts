@@ -49,17 +49,83 @@ describe('audit CLI', () => {
       probe: { space: unknown };
     };
     expect(hood.probe.space).toEqual({ kind: 'neighborhood', numLayers: 6, radius: 2, maxEdits: 3 });
-    const scanned = (await runCli(parseCli(argv('--model A --questions 10 --budget 8 --scan --split-half 1')), deps())) as {
-      scan: { best: { layer: number; repaired: number; failures: number } };
+    const scanned = (await runCli(parseCli(argv('--model A --questions 10 --budget 8 --scan --split-seed 1')), deps())) as {
+      silencing: {
+        failure_set: string[];
+        identification: { doc_ids: string[]; layer: number };
+        evaluation: { doc_ids: string[]; failures: number; repaired: number; rate: number; ci: { lo: number; hi: number }; collateral: number };
+        in_sample: { best: { layer: number } };
+      };
     };
-    // silencing layer 3 makes every question right: it repairs the whole failure set
-    expect(scanned.scan.best.layer).toBe(3);
-    expect(scanned.scan.best.repaired).toBe(scanned.scan.best.failures);
+    // silencing layer 3 makes every question right: identified on one half, it repairs the whole
+    // other half and breaks nothing
+    const { identification, evaluation } = scanned.silencing;
+    expect(identification.layer).toBe(3);
+    expect([...identification.doc_ids, ...evaluation.doc_ids].sort()).toEqual([...scanned.silencing.failure_set].sort());
+    expect(evaluation.failures).toBe(evaluation.doc_ids.length);
+    expect(evaluation).toMatchObject({ repaired: evaluation.failures, rate: 1, collateral: 0 });
+    expect(evaluation.ci.hi).toBe(1);
+    expect(scanned.silencing.in_sample.best.layer).toBe(3);
     const cmp = (await runCli(parseCli(argv('--model A --compare B --questions 6 --budget 4')), deps())) as {
       compare: { model: { fingerprint: string }; comparison: { n: number; transitions: unknown } };
     };
     expect(cmp.compare.model.fingerprint).toBe('fake-B');
     expect(cmp.compare.comparison.n).toBe(6);
+  });
+
+  it('prints run_key, question_seed, stop_reason and selectors; --seed never changes the questions', async () => {
+    type Out = {
+      run_key: string;
+      condition_key: string;
+      question_seed: number;
+      seed: number;
+      records: { doc_id: string; doc_hash: string; stop_reason: string; attempts: { route: number[] }[] }[];
+      selectors: Record<string, { accuracy: number; blind: boolean; retained_gain: number | null }>;
+    };
+    const run = async (extra: string) => (await runCli(parseCli(argv(`--model A --questions 12 --budget 6 --selectors majority,max-logprob ${extra}`.trim())), deps())) as Out;
+    const a = await run('--seed 1');
+    expect(a.run_key).toMatch(/^[0-9a-f]{64}$/);
+    expect(a.question_seed).toBe(1);
+    expect(a.seed).toBe(1);
+    expect(a.records.every((r) => r.stop_reason === 'budget')).toBe(true);
+    for (const name of ['majority', 'max-logprob']) {
+      expect(a.selectors[name].blind).toBe(true);
+      expect(Object.keys(a.selectors[name]).sort()).toEqual(['accuracy', 'blind', 'n', 'retained_gain']);
+    }
+    expect((await run('--seed 1')).run_key).toBe(a.run_key);
+    // another probe seed: same questions (ids and content), same condition; other draws, other run
+    const b = await run('--seed 2');
+    expect(b.records.map((r) => r.doc_hash)).toEqual(a.records.map((r) => r.doc_hash));
+    expect(b.condition_key).toBe(a.condition_key);
+    expect(b.run_key).not.toBe(a.run_key);
+    expect(JSON.stringify(b.records.map((r) => r.attempts.map((x) => x.route)))).not.toBe(JSON.stringify(a.records.map((r) => r.attempts.map((x) => x.route))));
+    // another question seed: other questions
+    const c = await run('--seed 1 --question-seed 7');
+    expect(c.question_seed).toBe(7);
+    expect(c.records.map((r) => r.doc_hash)).not.toEqual(a.records.map((r) => r.doc_hash));
+  });
+
+  it('MCTS at budget B on an 8-layer model makes B distinct attempts per question; two probes are compared at matched attempts', async () => {
+    const eight: CliDeps = { loadEngine: async () => new FakeEngine({ numLayers: 8, answer: (q) => (q.route.length < 8 ? '0' : q.prompt.slice(0, 1)) }), readText: async () => '' };
+    for (const space of ['blocks', 'neighborhood']) {
+      const out = (await runCli(parseCli(argv(`--model A --questions 5 --probe random-routes,mcts-routes --space ${space} --budget 40`)), eight)) as {
+        probes: { probe: string; mean_attempts: number; space_exhausted: number }[];
+        records: { probe: string; attempts: { route: number[] }[]; stop_reason: string }[];
+        comparisons: { n: number; matched_attempts: number; diff: { diff: number; ci: { lo: number; hi: number } } }[];
+      };
+      const mcts = out.records.filter((r) => r.probe === 'mcts-routes');
+      expect(mcts).toHaveLength(5);
+      for (const r of mcts) {
+        expect(new Set(r.attempts.map((a) => a.route.join(','))).size).toBe(40);
+        expect(r.stop_reason).toBe('budget');
+      }
+      expect(out.probes.map((p) => [p.probe, p.mean_attempts, p.space_exhausted])).toEqual([
+        ['random-routes', 40, 0],
+        ['mcts-routes', 40, 0],
+      ]);
+      expect(out.comparisons).toHaveLength(1);
+      expect(out.comparisons[0]).toMatchObject({ n: 5, matched_attempts: 40 });
+    }
   });
 
   it('rejects bad arguments with a clear message', () => {
@@ -70,6 +136,8 @@ describe('audit CLI', () => {
       ['--model A --budget x', /--budget must be an integer/],
       ['--model A --space ring', /--space must be one of blocks, neighborhood/],
       ['--model A --probe mlp-silencing --budget 3', /does not apply to mlp-silencing/],
+      ['--model A --probe random-routes,random-routes', /lists a probe twice/],
+      ['--model A --question-seed x', /--question-seed must be an integer ≥ 0/],
       ['--model A --top-p 2', /--top-p must be a number in \(0, 1\]/],
       ['--model A --selectors best', /--selectors must be one of majority, max-logprob, fixed-route/],
       ['--model A --frobnicate', /Unknown option '--frobnicate'/],

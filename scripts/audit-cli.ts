@@ -1,12 +1,16 @@
 // Headless audit runner (npm run -s audit -- ...). Prints one JSON object on stdout.
 //
-//   audit --model DIR [--task builtin:arith-2d] [--questions 20] [--probe random-routes]
-//         [--space blocks|neighborhood] [--budget 16] [--seed 1] [--radius 2] [--max-edits 3]
-//         [--max-block 4] [--min-len N] [--max-len N] [--shared] [--temperature 0.6] [--top-p 0.95]
-//         [--selectors majority,max-logprob,fixed-route] [--scan] [--split-half SEED]
-//         [--compare DIR2] [--dtype f32|f16|q4|q4f16] [--max-new-tokens N] [--few-shot N] [--chat]
+//   audit --model DIR [--task builtin:arith-2d] [--questions 20] [--question-seed 1]
+//         [--probe random-routes[,mcts-routes,...]] [--space blocks|neighborhood] [--budget 16]
+//         [--seed 1] [--radius 2] [--max-edits 3] [--max-block 4] [--min-len N] [--max-len N]
+//         [--shared] [--temperature 0.6] [--top-p 0.95] [--selectors majority,max-logprob,fixed-route]
+//         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16] [--max-new-tokens N]
+//         [--few-shot N] [--chat] [--boxed]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
+//
+// --question-seed picks the questions (built-in generators) and each question's few-shot examples;
+// --seed drives the probes' draws only, so probes run with different seeds score the same questions.
 //   audit grade --format numeric|mc-letter|exact --gold G --response R [--choices A,B,C,D]
 //
 // Bad arguments exit 2 with a message on stderr; audit failures exit 1.
@@ -17,8 +21,10 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Engine, EngineDtype, ModelInfo } from '../src/engine/types.ts';
 import {
+  bindFewShotPool,
   blocksSpace,
   colaMcts,
+  compareProbes,
   compareRecords,
   defaultCondition,
   grade,
@@ -54,8 +60,11 @@ export interface AuditCliOptions {
   compare?: string;
   task: string;
   questions: number;
+  /** Which questions and which few-shot examples (independent of the probes' seed). */
+  questionSeed: number;
   trainQuestions?: number;
-  probe: ProbeName;
+  /** The probes after deployment, in order (deployment alone when only it is asked for). */
+  probes: ProbeName[];
   space: 'blocks' | 'neighborhood';
   budget?: number;
   seed: number;
@@ -69,11 +78,13 @@ export interface AuditCliOptions {
   topP: number;
   selectors: SelectorName[];
   scan: boolean;
-  splitHalf?: number;
+  splitSeed: number;
   dtype: EngineDtype;
   maxNewTokens?: number;
   fewShot: number;
   chat: boolean;
+  /** Ask for the answer in \boxed{} and grade only what is boxed (CoLa's condition). */
+  boxed: boolean;
   taskFile?: { path: string; question: string; answer: string; choices?: string; answerFormat: AnswerFormat };
   rowsEndpoint?: string;
   rowsPerCall?: number;
@@ -130,6 +141,7 @@ export function parseCli(argv: string[]): Command {
         compare: { type: 'string' },
         task: { type: 'string' },
         questions: { type: 'string' },
+        'question-seed': { type: 'string' },
         'train-questions': { type: 'string' },
         probe: { type: 'string' },
         space: { type: 'string' },
@@ -145,11 +157,12 @@ export function parseCli(argv: string[]): Command {
         'top-p': { type: 'string' },
         selectors: { type: 'string' },
         scan: { type: 'boolean' },
-        'split-half': { type: 'string' },
+        'split-seed': { type: 'string' },
         dtype: { type: 'string' },
         'max-new-tokens': { type: 'string' },
         'few-shot': { type: 'string' },
         chat: { type: 'boolean' },
+        boxed: { type: 'boolean' },
         'task-file': { type: 'string' },
         'question-field': { type: 'string' },
         'answer-field': { type: 'string' },
@@ -164,11 +177,13 @@ export function parseCli(argv: string[]): Command {
   } catch (e) {
     throw new CliError((e as Error).message);
   }
-  const v = values as Record<string, string | undefined> & { shared?: boolean; scan?: boolean; chat?: boolean };
+  const v = values as Record<string, string | undefined> & { shared?: boolean; scan?: boolean; chat?: boolean; boxed?: boolean };
   if (!v.model) throw new CliError('--model DIR is required (a checkpoint folder in Hugging Face layout)');
-  const probe = oneOf('probe', v.probe, PROBES, 'random-routes');
-  if (probe === 'mlp-silencing' && v.budget !== undefined) throw new CliError("--budget does not apply to mlp-silencing: its budget is one attempt per layer");
-  if (probe === 'deployment' && v.budget !== undefined) throw new CliError('--budget does not apply to deployment: the deployment attempt is not charged');
+  const named = (v.probe ?? 'random-routes').split(',').map((p) => oneOf('probe', p, PROBES, 'random-routes'));
+  if (new Set(named).size !== named.length) throw new CliError(`--probe lists a probe twice: "${v.probe}"`);
+  const probes = named.length > 1 ? named.filter((p) => p !== 'deployment') : named;
+  if (probes.length === 1 && probes[0] === 'mlp-silencing' && v.budget !== undefined) throw new CliError("--budget does not apply to mlp-silencing: its budget is one attempt per layer");
+  if (probes.length === 1 && probes[0] === 'deployment' && v.budget !== undefined) throw new CliError('--budget does not apply to deployment: the deployment attempt is not charged');
   const selectors = (v.selectors ? v.selectors.split(',') : []).map((s) => oneOf('selectors', s, ['majority', 'max-logprob', 'fixed-route'] as const, 'majority'));
   let taskFile: AuditCliOptions['taskFile'];
   if (v['task-file'] !== undefined) {
@@ -188,8 +203,9 @@ export function parseCli(argv: string[]): Command {
       ...(v.compare !== undefined ? { compare: v.compare } : {}),
       task: taskFile ? `file:${path.basename(taskFile.path)}` : (v.task ?? 'builtin:arith-2d'),
       questions: int('questions', v.questions, 1) ?? 20,
+      questionSeed: int('question-seed', v['question-seed'], 0) ?? 1,
       trainQuestions: int('train-questions', v['train-questions'], 0),
-      probe,
+      probes,
       space: oneOf('space', v.space, ['blocks', 'neighborhood'] as const, 'blocks'),
       budget: int('budget', v.budget, 1),
       seed: int('seed', v.seed, 0) ?? 1,
@@ -203,11 +219,12 @@ export function parseCli(argv: string[]): Command {
       topP: num('top-p', v['top-p'], (x) => x > 0 && x <= 1, 'a number in (0, 1]') ?? 0.95,
       selectors,
       scan: v.scan ?? false,
-      splitHalf: int('split-half', v['split-half'], 0),
+      splitSeed: int('split-seed', v['split-seed'], 0) ?? 0,
       dtype: oneOf('dtype', v.dtype, ['f32', 'f16', 'q4', 'q4f16'] as const, 'f32'),
       maxNewTokens: int('max-new-tokens', v['max-new-tokens'], 1),
       fewShot: int('few-shot', v['few-shot'], 0) ?? 0,
       chat: v.chat ?? false,
+      boxed: v.boxed ?? false,
       ...(taskFile ? { taskFile } : {}),
       ...(v['rows-endpoint'] ? { rowsEndpoint: v['rows-endpoint'] } : {}),
       rowsPerCall: int('rows-per-call', v['rows-per-call'], 1),
@@ -215,7 +232,7 @@ export function parseCli(argv: string[]): Command {
   };
 }
 
-/** The probes an audit runs for one model: deployment, then the chosen probe (if another). */
+/** The probes an audit runs for one model: deployment, then the chosen probes. */
 export function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
   const L = info.numLayers;
   const budget = o.budget ?? 16;
@@ -223,21 +240,21 @@ export function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
     o.space === 'blocks'
       ? blocksSpace(L, { maxBlock: o.maxBlock, ...(o.maxEdits !== undefined ? { maxEdits: o.maxEdits } : {}), ...(o.minLen !== undefined ? { minLen: o.minLen } : {}), ...(o.maxLen !== undefined ? { maxLen: o.maxLen } : {}) })
       : neighborhoodSpace(L, o.radius, o.maxEdits ?? 3);
-  const probe: ProbeSpec | null = (() => {
-    switch (o.probe) {
+  const specOf = (probe: ProbeName): ProbeSpec | null => {
+    switch (probe) {
       case 'deployment':
         return null;
       case 'random-routes':
         return randomRoutes(space, budget, o.seed, o.shared);
       case 'mcts-routes':
-        return o.space === 'blocks' ? colaMcts(space, budget, o.seed) : { ...programSelectionMcts(L, budget, o.seed), space };
+        return o.space === 'blocks' ? colaMcts(space, budget, o.seed) : programSelectionMcts(L, budget, o.seed, space);
       case 'sampling':
-        return { ...samplingCeiling(budget, o.seed), temperature: o.temperature, topP: o.topP };
+        return samplingCeiling(budget, o.seed, o.temperature, o.topP);
       case 'mlp-silencing':
         return silencingAllLayers(L);
     }
-  })();
-  return probe ? [{ probe: 'deployment' }, probe] : [{ probe: 'deployment' }];
+  };
+  return [{ probe: 'deployment' }, ...o.probes.map(specOf).filter((s): s is ProbeSpec => s !== null)];
 }
 
 export interface CliDeps {
@@ -258,16 +275,21 @@ function joinRecords(res: AuditResult) {
   return rows;
 }
 
+/** The first probe's numbers at the top level; every probe's summary under `probes`. */
 function headline(res: AuditResult) {
   const s = res.summary;
   const p = s.probes[0];
   return {
+    run_key: res.run_key,
     realized: s.realized,
     reachable: p ? p.reachable : null,
     ceiling: p ? p.ceiling : s.realized,
     reach_at_k: p ? p.reach_at_k : [],
+    attempts_made: p ? p.mean_attempts : 0,
+    space_exhausted: p ? p.space_exhausted : 0,
     invalid: s.invalid,
     ...(p?.selectors ? { selectors: p.selectors } : {}),
+    probes: s.probes,
   };
 }
 
@@ -277,7 +299,7 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
   const task: LoadedTask = await loadTask(o.task, {
     questions: o.questions,
     ...(o.trainQuestions !== undefined ? { trainQuestions: o.trainQuestions } : o.fewShot || o.selectors.includes('fixed-route') ? { trainQuestions: Math.max(20, o.fewShot) } : {}),
-    seed: o.seed,
+    seed: o.questionSeed,
     ...(o.rowsEndpoint ? { rowsEndpoint: o.rowsEndpoint } : {}),
     ...(o.taskFile
       ? {
@@ -289,15 +311,21 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
         }
       : {}),
   });
-  const base = defaultCondition(task.spec, o.dtype, { chatTemplate: o.chat, ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}) });
-  const condition: Condition = { ...base, fewShot: { ...base.fewShot, n: o.fewShot } };
+  const base = defaultCondition(task.spec, o.dtype, {
+    chatTemplate: o.chat,
+    ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
+    ...(o.boxed ? { promptTemplate: `${task.spec.promptTemplate}\nPut the final answer in \\boxed{}.`, requireBoxed: true } : {}),
+  });
+  const condition: Condition = await bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);
+  const reachProbes = o.probes.filter((p) => p !== 'deployment' && p !== 'mlp-silencing');
+  if (o.scan && reachProbes.length !== 1) throw new CliError('--scan needs exactly one reachability probe (random-routes, mcts-routes or sampling) to define the failure set');
   const audit = async (dir: string) => {
     const engine = await deps.loadEngine(dir, o.dtype);
     try {
       const info = (await engine.info())!;
       const res = await runAudit(engine, { task, condition, probes: probesFor(o, info), selectors: o.selectors, ...(o.rowsPerCall ? { rowsPerCall: o.rowsPerCall } : {}) });
-      const scan = o.scan && o.probe !== 'deployment' && o.probe !== 'mlp-silencing'
-        ? (await silencingScan(engine, { task, condition, records: res.records, ...(o.splitHalf !== undefined ? { splitHalf: { seed: o.splitHalf } } : {}) })).scan
+      const scan = o.scan
+        ? (await silencingScan(engine, { task, condition, records: res.records.filter((r) => r.probe !== 'mlp-silencing'), splitSeed: o.splitSeed })).scan
         : undefined;
       return { info, res, scan };
     } finally {
@@ -305,16 +333,22 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
     }
   };
   const a = await audit(o.model);
+  const probeRecords = a.res.records.filter((r) => r.probe !== 'deployment');
+  const keys = [...new Set(probeRecords.map((r) => r.probe_key))];
   const out: Record<string, unknown> = {
     condition_key: a.res.condition_key,
+    question_seed: o.questionSeed,
+    seed: o.seed,
     model: { dir: o.model, fingerprint: a.info.fingerprint, name: a.info.name, numLayers: a.info.numLayers },
     task: { id: task.spec.id, version: task.spec.metadata.version, questions: task.test.length },
-    probe: a.res.records.find((r) => r.probe !== 'deployment')?.probe_spec ?? { probe: 'deployment' },
+    probe: probeRecords[0]?.probe_spec ?? { probe: 'deployment' },
     ...headline(a.res),
-    ...(a.scan ? { scan: a.scan } : {}),
+    // every later probe against the first, at matched attempts (e.g. random routes − MCTS)
+    ...(keys.length > 1 ? { comparisons: keys.slice(1).map((k) => compareProbes(a.res.records, keys[0], k)) } : {}),
+    ...(a.scan ? { silencing: a.scan } : {}),
   };
   if (o.compare !== undefined) {
-    if (o.probe === 'deployment') throw new CliError('--compare needs a reachability probe (not deployment)');
+    if (reachProbes.length !== 1) throw new CliError('--compare needs exactly one reachability probe (random-routes, mcts-routes or sampling)');
     const b = await audit(o.compare);
     out.compare = {
       model: { dir: o.compare, fingerprint: b.info.fingerprint, name: b.info.name, numLayers: b.info.numLayers },

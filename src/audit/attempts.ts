@@ -6,7 +6,8 @@ import type { Engine, Sampling } from '../engine/types';
 import { canonicalJson, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
 import { grade, indexLetter, INVALID } from './graders';
-import { buildPrompt, letterContinuation } from './prompt';
+import type { QuestionIdentity } from './condition';
+import { buildPrompt, letterContinuation, type PromptEngine } from './prompt';
 import { seedFor } from './seeds';
 import type { Attempt, Condition, Doc } from './types';
 
@@ -21,16 +22,23 @@ export interface Question {
   letterIds?: number[][];
 }
 
+/** SHA-256 of what makes a question itself: id, text, gold answer, options. */
+export function docHash(doc: Doc): Promise<string> {
+  return sha256Hex(canonicalJson({ id: doc.id, text: doc.text, target: doc.target, choices: doc.choices }));
+}
+
+/** The identities (doc and prompt hashes) of questions under a condition, in order: what the run
+ *  key and record keys are made of. */
+export async function questionIdentities(engine: PromptEngine, cond: Condition, docs: readonly Doc[], train: readonly Doc[]): Promise<QuestionIdentity[]> {
+  const out: QuestionIdentity[] = [];
+  for (const doc of docs) out.push({ doc_id: doc.id, doc_hash: await docHash(doc), prompt_hash: await sha256Hex(await buildPrompt(engine, cond, doc, train)) });
+  return out;
+}
+
 export async function prepareQuestion(engine: Engine, cond: Condition, doc: Doc, train: readonly Doc[]): Promise<Question> {
   const prompt = await buildPrompt(engine, cond, doc, train);
   const promptIds = await engine.encode(prompt);
-  const q: Question = {
-    doc,
-    prompt,
-    promptIds,
-    doc_hash: await sha256Hex(canonicalJson({ id: doc.id, text: doc.text, target: doc.target, choices: doc.choices })),
-    prompt_hash: await sha256Hex(prompt),
-  };
+  const q: Question = { doc, prompt, promptIds, doc_hash: await docHash(doc), prompt_hash: await sha256Hex(prompt) };
   if (cond.mcMode === 'loglik') {
     if (!doc.choices || doc.choices.length < 2) throw new AuditError('bad-input', `question ${doc.id} has no options to score`);
     q.letterIds = [];
@@ -91,7 +99,7 @@ async function generateChunk(engine: Engine, cond: Condition, chunk: AttemptRequ
   if (results.length !== chunk.length) throw new Error(`engine returned ${results.length} results for ${chunk.length} rows`);
   return chunk.map((r, i) => {
     const res = results[i];
-    const g = grade(cond.answerFormat, r.q.doc.target, res.text, { choices: r.q.doc.choices });
+    const g = grade(cond.answerFormat, r.q.doc.target, res.text, { choices: r.q.doc.choices, requireBoxed: cond.requireBoxed === true });
     const lp = res.tokenLogprobs;
     return {
       route: r.route,

@@ -1,15 +1,45 @@
-// Checkpoint comparison: two models under one condition → realized, reachable and ceiling for
-// each, their differences (B − A), the per-question transition table A → B over
-// realized / reachable-only / unreachable, and McNemar's test on realized and on the ceiling.
+// Paired comparisons, one implementation for the CLI, the app and exports:
+//   - two checkpoints under one condition (base vs trained): realized, reachable and ceiling on the
+//     questions both audited (matched by doc_id and doc_hash), the deployed Δ and ceiling Δ with
+//     paired 95% intervals and McNemar's test, and the question transition table A → B;
+//   - two probes of one run (random routes vs MCTS): reachable at matched attempts, their paired
+//     difference, interval and McNemar's test.
+// A probe that stopped early (its space exhausted) is compared at the attempts both sides made.
 
 import type { Engine, ModelInfo } from '../engine/types';
 import { AuditError } from './errors';
 import { runAudit, type AuditOptions, type AuditResult } from './run';
-import { mcnemar, type McNemar } from './stats';
-import type { ProbeSpec, QuestionRecord } from './types';
+import { pairedDifference, type McNemar, type PairedDifference } from './stats';
+import type { Condition, ProbeSpec, QuestionRecord } from './types';
 
 export type QuestionState = 'realized' | 'reachable-only' | 'unreachable';
 export const QUESTION_STATES: QuestionState[] = ['realized', 'reachable-only', 'unreachable'];
+
+/** Dotted paths of the condition fields that differ ("decoding.kind", "fewShot.n"); a null
+ *  (unknown, imported) condition differs from everything, itself included. */
+export function conditionDiff(a: Condition | null, b: Condition | null): string[] {
+  if (a === null || b === null) return ['condition (unknown for an imported run)'];
+  const out: string[] = [];
+  const walk = (x: unknown, y: unknown, path: string) => {
+    const obj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+    if (obj(x) && obj(y)) {
+      for (const k of [...new Set([...Object.keys(x), ...Object.keys(y)])].sort()) walk(x[k], y[k], path ? `${path}.${k}` : k);
+    } else if (JSON.stringify(x) !== JSON.stringify(y)) {
+      out.push(path);
+    }
+  };
+  walk(a, b, '');
+  return out;
+}
+
+/** A question's identity across runs: its id and its content hash. */
+const pairKey = (r: Pick<QuestionRecord, 'doc_id' | 'doc_hash'>) => `${r.doc_id}\u0000${r.doc_hash}`;
+
+/** Reachable within the first k attempts. */
+const reachedWithin = (r: QuestionRecord, k: number) => r.first_success !== null && r.first_success < k;
+
+/** Attempts both records can be judged on: the budget, or fewer when one side stopped early. */
+const matchedAttempts = (x: QuestionRecord, y: QuestionRecord) => Math.min(x.budget, y.budget, x.attempts.length, y.attempts.length);
 
 export interface SideSummary {
   model_fingerprint: string;
@@ -21,12 +51,17 @@ export interface SideSummary {
 
 export interface CheckpointComparison {
   condition_key: string;
-  /** Questions with deployment and probe records on both sides. */
+  /** Questions with deployment and probe records on both sides (same doc_id and doc_hash). */
   n: number;
+  /** Mean attempts per question at which reachability is compared. */
+  matched_attempts: number;
   a: SideSummary;
   b: SideSummary;
   /** B − A. */
   diff: { realized: number; reachable: number; ceiling: number };
+  /** Deployed Δ (realized, B − A) and ceiling Δ, paired over the shared questions. */
+  deployed: PairedDifference;
+  ceiling: PairedDifference;
   /** transitions[from A][to B] = number of questions. */
   transitions: Record<QuestionState, Record<QuestionState, number>>;
   mcnemar: { realized: McNemar; ceiling: McNemar };
@@ -36,8 +71,8 @@ export interface CheckpointComparison {
 interface Side {
   fingerprint: string;
   probe_key: string;
-  realized: Map<string, boolean>;
-  reachable: Map<string, boolean>;
+  deployment: Map<string, QuestionRecord>;
+  probe: Map<string, QuestionRecord>;
 }
 
 function side(records: readonly QuestionRecord[], probeKey: string | undefined, name: string): Side {
@@ -49,47 +84,97 @@ function side(records: readonly QuestionRecord[], probeKey: string | undefined, 
   return {
     fingerprint: fps[0],
     probe_key: pk,
-    realized: new Map(records.filter((r) => r.probe === 'deployment').map((r) => [r.doc_id, r.realized === true])),
-    reachable: new Map(records.filter((r) => r.probe_key === pk).map((r) => [r.doc_id, r.reachable === true])),
+    deployment: new Map(records.filter((r) => r.probe === 'deployment').map((r) => [pairKey(r), r])),
+    probe: new Map(records.filter((r) => r.probe_key === pk).map((r) => [pairKey(r), r])),
   };
 }
 
-function stateOf(s: Side, id: string): QuestionState {
-  return s.realized.get(id) ? 'realized' : s.reachable.get(id) ? 'reachable-only' : 'unreachable';
+/** "random-routes, budget 32" — what must match for reachability to be compared. */
+function probeLabel(r: QuestionRecord): string {
+  return `${r.probe}, budget ${r.budget}`;
 }
 
 export function compareRecords(a: readonly QuestionRecord[], b: readonly QuestionRecord[], o: { probeKeyA?: string; probeKeyB?: string } = {}): CheckpointComparison {
-  const keys = new Set([...a, ...b].map((r) => r.condition_key));
-  if (keys.size !== 1) throw new AuditError('bad-input', `the two checkpoints were audited under ${keys.size} conditions; a comparison needs one`);
+  const keys = [...new Set([...a, ...b].map((r) => r.condition_key))];
+  if (keys.length !== 1) {
+    throw new AuditError('bad-input', `the two checkpoints were audited under ${keys.length} conditions (${keys.map((k) => k.slice(0, 12)).join(', ')}); a comparison needs one condition`);
+  }
   const A = side(a, o.probeKeyA, 'A');
   const B = side(b, o.probeKeyB, 'B');
-  const ids = [...A.realized.keys()].filter((id) => A.reachable.has(id) && B.realized.has(id) && B.reachable.has(id));
+  const ids = [...A.deployment.keys()].filter((k) => A.probe.has(k) && B.deployment.has(k) && B.probe.has(k));
+  if (ids.length) {
+    const la = probeLabel(A.probe.get(ids[0])!);
+    const lb = probeLabel(B.probe.get(ids[0])!);
+    if (la !== lb) throw new AuditError('bad-input', `the two checkpoints were probed differently (A: ${la}; B: ${lb}); a ceiling comparison needs the same probe and budget`);
+  }
+  const realized = (S: Side, k: string) => S.deployment.get(k)!.realized === true;
+  const ks = new Map(ids.map((k) => [k, matchedAttempts(A.probe.get(k)!, B.probe.get(k)!)]));
+  const reachable = (S: Side, k: string) => reachedWithin(S.probe.get(k)!, ks.get(k)!);
+  const ceiling = (S: Side, k: string) => realized(S, k) || reachable(S, k);
+  const stateOf = (S: Side, k: string): QuestionState => (realized(S, k) ? 'realized' : reachable(S, k) ? 'reachable-only' : 'unreachable');
+
   const transitions = Object.fromEntries(QUESTION_STATES.map((f) => [f, Object.fromEntries(QUESTION_STATES.map((t) => [t, 0]))])) as CheckpointComparison['transitions'];
-  const questions = ids.map((doc_id) => ({ doc_id, a: stateOf(A, doc_id), b: stateOf(B, doc_id) }));
+  const questions = ids.map((k) => ({ doc_id: A.deployment.get(k)!.doc_id, a: stateOf(A, k), b: stateOf(B, k) }));
   for (const q of questions) transitions[q.a][q.b]++;
-  const rate = (f: (id: string) => boolean) => (ids.length ? ids.filter(f).length / ids.length : 0);
-  const sum = (S: Side, pk: string): SideSummary => ({
+  const rate = (f: (k: string) => boolean) => (ids.length ? ids.filter(f).length / ids.length : 0);
+  const sum = (S: Side): SideSummary => ({
     model_fingerprint: S.fingerprint,
-    probe_key: pk,
-    realized: rate((id) => !!S.realized.get(id)),
-    reachable: rate((id) => !!S.reachable.get(id)),
-    ceiling: rate((id) => !!S.realized.get(id) || !!S.reachable.get(id)),
+    probe_key: S.probe_key,
+    realized: rate((k) => realized(S, k)),
+    reachable: rate((k) => reachable(S, k)),
+    ceiling: rate((k) => ceiling(S, k)),
   });
-  const sa = sum(A, A.probe_key);
-  const sb = sum(B, B.probe_key);
-  const discord = (f: (S: Side, id: string) => boolean) => mcnemar(ids.filter((id) => f(A, id) && !f(B, id)).length, ids.filter((id) => !f(A, id) && f(B, id)).length);
+  const sa = sum(A);
+  const sb = sum(B);
+  const deployed = pairedDifference(ids.map((k) => realized(A, k)), ids.map((k) => realized(B, k)));
+  const ceil = pairedDifference(ids.map((k) => ceiling(A, k)), ids.map((k) => ceiling(B, k)));
   return {
-    condition_key: [...keys][0],
+    condition_key: keys[0],
     n: ids.length,
+    matched_attempts: ids.length ? [...ks.values()].reduce((s, x) => s + x, 0) / ids.length : 0,
     a: sa,
     b: sb,
     diff: { realized: sb.realized - sa.realized, reachable: sb.reachable - sa.reachable, ceiling: sb.ceiling - sa.ceiling },
+    deployed,
+    ceiling: ceil,
     transitions,
-    mcnemar: {
-      realized: discord((S, id) => !!S.realized.get(id)),
-      ceiling: discord((S, id) => !!S.realized.get(id) || !!S.reachable.get(id)),
-    },
+    mcnemar: { realized: deployed.mcnemar, ceiling: ceil.mcnemar },
     questions,
+  };
+}
+
+export interface ProbeComparison {
+  condition_key: string;
+  /** Questions both probes answered (same doc_id and doc_hash). */
+  n: number;
+  a: { probe_key: string; reachable: number; mean_attempts: number };
+  b: { probe_key: string; reachable: number; mean_attempts: number };
+  /** Mean attempts per question at which both are judged (min of the two, ≤ the budgets). */
+  matched_attempts: number;
+  /** reachable(a) − reachable(b) at matched attempts, paired over questions. */
+  diff: PairedDifference;
+}
+
+/** Probe a vs probe b of one condition (e.g. random routes − MCTS), at matched attempts. */
+export function compareProbes(records: readonly QuestionRecord[], probeKeyA: string, probeKeyB: string): ProbeComparison {
+  const keys = [...new Set(records.filter((r) => r.probe_key === probeKeyA || r.probe_key === probeKeyB).map((r) => r.condition_key))];
+  if (keys.length > 1) throw new AuditError('bad-input', `the two probes ran under ${keys.length} conditions; a probe comparison needs one`);
+  const byKey = (pk: string) => new Map(records.filter((r) => r.probe_key === pk).map((r) => [pairKey(r), r]));
+  const A = byKey(probeKeyA);
+  const B = byKey(probeKeyB);
+  if (A.size === 0 || B.size === 0) throw new AuditError('bad-input', `no records of probe ${A.size === 0 ? probeKeyA : probeKeyB}`);
+  const ids = [...A.keys()].filter((k) => B.has(k));
+  const ks = ids.map((k) => matchedAttempts(A.get(k)!, B.get(k)!));
+  const ra = ids.map((k, i) => reachedWithin(A.get(k)!, ks[i]));
+  const rb = ids.map((k, i) => reachedWithin(B.get(k)!, ks[i]));
+  const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+  return {
+    condition_key: keys[0],
+    n: ids.length,
+    a: { probe_key: probeKeyA, reachable: mean(ra.map(Number)), mean_attempts: mean(ids.map((k) => A.get(k)!.attempts.length)) },
+    b: { probe_key: probeKeyB, reachable: mean(rb.map(Number)), mean_attempts: mean(ids.map((k) => B.get(k)!.attempts.length)) },
+    matched_attempts: mean(ks),
+    diff: pairedDifference(rb, ra),
   };
 }
 

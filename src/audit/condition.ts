@@ -4,7 +4,7 @@ import { canonicalJson, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
 import { GRADER_VERSION } from './graders';
 import { validateRouteSpace } from './routes';
-import type { Condition, ProbeSpec, QuestionRecord, TaskSpec } from './types';
+import type { Condition, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
 import type { EngineDtype } from '../engine/types';
 
 const bad = (msg: string) => new AuditError('bad-input', msg);
@@ -16,6 +16,8 @@ export function validateCondition(c: Condition): void {
   if (typeof c.chatTemplate !== 'boolean') throw bad('condition chatTemplate must be true or false');
   if (!Number.isInteger(c.fewShot?.n) || c.fewShot.n < 0) throw bad(`condition fewShot.n must be a non-negative integer, got ${c.fewShot?.n}`);
   if (!Number.isInteger(c.fewShot.seed)) throw bad(`condition fewShot.seed must be an integer, got ${c.fewShot.seed}`);
+  if (c.fewShot.n === 0 && c.fewShot.pool !== undefined) throw bad('condition fewShot.pool is set but fewShot.n is 0 (a 0-shot prompt has no pool)');
+  if (c.fewShot.pool !== undefined && !/^[0-9a-f]{64}$/.test(c.fewShot.pool)) throw bad(`condition fewShot.pool must be a SHA-256 hex digest, got ${JSON.stringify(c.fewShot.pool)}`);
   const d = c.decoding;
   if (d?.kind === 'sample') {
     if (!(d.temperature > 0)) throw bad(`condition decoding temperature must be > 0, got ${d.temperature}`);
@@ -31,7 +33,24 @@ export function validateCondition(c: Condition): void {
   if (!['numeric', 'mc-letter', 'exact'].includes(c.answerFormat)) throw bad(`condition answerFormat "${c.answerFormat}" is not numeric, mc-letter or exact`);
   if (c.mcMode !== undefined && c.mcMode !== 'generate' && c.mcMode !== 'loglik') throw bad(`condition mcMode "${c.mcMode}" is not generate or loglik`);
   if (c.mcMode === 'loglik' && c.answerFormat !== 'mc-letter') throw bad('condition mcMode loglik needs answerFormat mc-letter');
+  if (c.requireBoxed !== undefined && typeof c.requireBoxed !== 'boolean') throw bad('condition requireBoxed must be true or false');
+  if (c.requireBoxed && c.mcMode === 'loglik') throw bad('condition requireBoxed needs generated answers; mcMode loglik scores letters');
   if (c.graderVersion !== GRADER_VERSION) throw bad(`condition graderVersion ${c.graderVersion} is not this grader's version ${GRADER_VERSION}`);
+}
+
+/** SHA-256 of a few-shot pool's content, in order (what `fewShot.pool` records). */
+export async function fewShotPoolHash(train: readonly Doc[]): Promise<string> {
+  return sha256Hex(canonicalJson(train.map((d) => ({ id: d.id, text: d.text, target: d.target, choices: d.choices, rationale: d.rationale }))));
+}
+
+/** The condition with its few-shot pool bound: `fewShot.pool` = the train split's hash when
+ *  n > 0, absent when n = 0. Every audit's condition passes through here (runAudit refuses an
+ *  n-shot condition whose pool is missing or another). */
+export async function bindFewShotPool(c: Condition, train: readonly Doc[]): Promise<Condition> {
+  const fewShot = { ...c.fewShot };
+  delete fewShot.pool;
+  if (fewShot.n > 0) fewShot.pool = await fewShotPoolHash(train);
+  return { ...c, fewShot };
 }
 
 /** SHA-256 of the condition's canonical JSON. */
@@ -79,8 +98,12 @@ export function validateProbeSpec(spec: ProbeSpec, numLayers: number): void {
       if (spec.probe === 'mcts-routes') {
         if (!(spec.exploration >= 0)) throw bad(`mcts-routes exploration must be ≥ 0, got ${spec.exploration}`);
         if (!(spec.lengthPenalty >= 0)) throw bad(`mcts-routes lengthPenalty must be ≥ 0, got ${spec.lengthPenalty}`);
-        if (!(spec.randomChildProb >= 0 && spec.randomChildProb <= 1)) throw bad(`mcts-routes randomChildProb must be in [0, 1], got ${spec.randomChildProb}`);
-        if (!budgetOk(spec.simulations)) throw bad(`mcts-routes simulations must be a positive integer, got ${spec.simulations}`);
+        const prob = (x: unknown) => typeof x === 'number' && x >= 0 && x <= 1;
+        if (!prob(spec.randomChild?.start) || !prob(spec.randomChild?.end)) throw bad(`mcts-routes randomChild start and end must be in [0, 1], got ${JSON.stringify(spec.randomChild)}`);
+        if (!prob(spec.expandProb)) throw bad(`mcts-routes expandProb must be in [0, 1], got ${spec.expandProb}`);
+        if (spec.randomChildScope !== 'all' && spec.randomChildScope !== 'expanded') throw bad(`mcts-routes randomChildScope must be all or expanded, got ${JSON.stringify(spec.randomChildScope)}`);
+        if (spec.explorationVisits !== 'parent' && spec.explorationVisits !== 'root') throw bad(`mcts-routes explorationVisits must be parent or root, got ${JSON.stringify(spec.explorationVisits)}`);
+        if (typeof spec.rootBlockEdits !== 'boolean') throw bad('mcts-routes rootBlockEdits must be true or false');
       }
       return;
     case 'sampling':
@@ -106,17 +129,49 @@ export async function probeKey(spec: ProbeSpec): Promise<string> {
 
 export interface RecordKeyParts {
   model_fingerprint: string;
-  task_id: string;
-  task_version: number;
   condition_key: string;
   probe_key: string;
   doc_id: string;
+  /** The question's content (id, text, target, options) and the exact prompt it was asked with:
+   *  a record is reused only for the same content, never for a same-named file or task. */
+  doc_hash: string;
+  prompt_hash: string;
 }
 
-/** One string per (model fingerprint, task + version, condition key, probe key, question);
- *  the skip hook of runAudit receives exactly this. */
+/** One string per (model fingerprint, condition key, probe key, question id, doc hash, prompt
+ *  hash); the skip hook of runAudit receives exactly this. */
 export function recordKeyOf(p: RecordKeyParts): string {
-  return [p.model_fingerprint, p.task_id, String(p.task_version), p.condition_key, p.probe_key, p.doc_id].join('|');
+  return [p.model_fingerprint, p.condition_key, p.probe_key, p.doc_id, p.doc_hash, p.prompt_hash].join('|');
+}
+
+/** A question as the run key sees it. */
+export interface QuestionIdentity {
+  doc_id: string;
+  doc_hash: string;
+  prompt_hash: string;
+}
+
+export interface RunKeyParts {
+  model_fingerprint: string;
+  condition_key: string;
+  /** Probe keys in the run's order. */
+  probe_keys: string[];
+  /** The run's questions in order. */
+  questions: readonly QuestionIdentity[];
+}
+
+/** A run's content address: SHA-256 over the model, condition, probes and the ordered content of
+ *  its questions and prompts — never a file or task name. The CLI prints it as run_key; the store
+ *  keys runs by it. */
+export async function runKey(p: RunKeyParts): Promise<string> {
+  return sha256Hex(
+    canonicalJson({
+      model: p.model_fingerprint,
+      condition_key: p.condition_key,
+      probes: p.probe_keys,
+      questions: p.questions.map((q) => [q.doc_id, q.doc_hash, q.prompt_hash]),
+    }),
+  );
 }
 
 export function recordKey(r: QuestionRecord): string {

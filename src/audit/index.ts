@@ -12,7 +12,22 @@ export { hubTask, hubPreset, HUB_PRESETS, HUB_ROWS_ENDPOINT, fetchRowsPage, type
 // graders, prompts, conditions and keys
 export { grade, extractNumeric, extractLetter, extractExact, normalizeGold, GRADER_VERSION, INVALID, type Grade } from './graders';
 export { buildPrompt, renderQuestion, fewShotExamples } from './prompt';
-export { conditionKey, defaultCondition, validateCondition, validateProbeSpec, probeKey, recordKey, recordKeyOf, type RecordKeyParts } from './condition';
+export {
+  conditionKey,
+  defaultCondition,
+  validateCondition,
+  validateProbeSpec,
+  probeKey,
+  recordKey,
+  recordKeyOf,
+  runKey,
+  bindFewShotPool,
+  fewShotPoolHash,
+  type RecordKeyParts,
+  type RunKeyParts,
+  type QuestionIdentity,
+} from './condition';
+export { questionIdentities, docHash } from './attempts';
 
 // route spaces
 export {
@@ -31,9 +46,9 @@ export {
 
 // running audits
 export { runAudit, auditRecords, sharedRoutes, questionRoutes, type AuditOptions, type AuditProgress, type AuditResult, type Calibration } from './run';
-export { summarize, reachCurve } from './summary';
+export { summarize, reachCurve, retainedGain } from './summary';
 export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick } from './selectors';
-export { silencingScan, failureSet, scanFromRecords, type SilencingScanOptions, type SilencingScanResult, type LayerRepair, type SplitHalf } from './silencing';
-export { compareCheckpoints, compareRecords, QUESTION_STATES, type CheckpointComparison, type QuestionState, type CompareOptions } from './compare';
-export { passAtK, wilson, mcnemar, type Interval, type McNemar } from './stats';
+export { silencingScan, failureSet, scanFromRecords, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';
+export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type CompareOptions } from './compare';
+export { passAtK, wilson, mcnemar, pairedDifference, type Interval, type McNemar, type PairedDifference } from './stats';
 export * from './presets';

@@ -56,12 +56,12 @@ describe.skipIf(!haveEngine)(`audit on tiny-qwen2 with the real engine${haveEngi
     const rr = a.records.find((r) => r.probe === 'random-routes')!;
     const at = rr.attempts[2];
     const ids = await engine.encode(rr.arguments.prompt);
-    const [alone] = await engine.generate([{ promptIds: ids, route: at.route, silence: [], sampling: { kind: 'greedy' } }], {
+    const [alone] = await engine.generate([{ promptIds: ids, route: at.route!, silence: [], sampling: { kind: 'greedy' } }], {
       maxNewTokens: condition.maxNewTokens,
       stopStrings: condition.stopSequences,
     });
     expect(alone.text).toBe(at.response);
-    expect(routeToString(at.route)).not.toBe('0,1,2,3,4,5');
+    expect(routeToString(at.route!)).not.toBe('0,1,2,3,4,5');
   });
 
   it('scores option letters by log-likelihood and scans silencing on a stored run', async () => {
@@ -71,8 +71,9 @@ describe.skipIf(!haveEngine)(`audit on tiny-qwen2 with the real engine${haveEngi
     const run = await runAudit(engine, { task, condition, probes: [{ probe: 'deployment' }, randomRoutes(blocksSpace(6, { maxEdits: 1 }), 6, 3, false)] });
     for (const r of run.records) for (const a of r.attempts) expect(['A', 'B', 'C', 'D']).toContain(a.extracted);
     const { scan } = await silencingScan(engine, { task, condition, records: run.records });
-    expect(scan.layers).toHaveLength(6);
+    expect(scan.in_sample.layers).toHaveLength(6);
     expect(scan.failure_set.length + scan.realized_set.length).toBeLessThanOrEqual(3);
-    for (const l of scan.layers) expect(l.repaired).toBeLessThanOrEqual(l.failures);
+    for (const l of scan.in_sample.layers) expect(l.repaired).toBeLessThanOrEqual(l.failures);
+    expect(scan.identification.doc_ids.length + scan.evaluation.doc_ids.length).toBe(scan.failure_set.length);
   });
 });

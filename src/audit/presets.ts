@@ -19,41 +19,62 @@ export function randomRoutes(space: RouteSpace, budget: number, seed: number, sh
   return { probe: 'random-routes', space, budget, seed, shared };
 }
 
-/** CoLa-style: blocks space, root block edits, UCB = mean − 5·len/L + sqrt(2·ln(N+1)/n), random child 0.1, 100 simulations. */
+/** CoLa-style: blocks space, root block edits, UCB = mean − 5·len/L + sqrt(2·ln(N+1)/n) with N the
+ *  parent's visits; greedy descent with a uniformly random child (expanded or not) with p = 0.1;
+ *  runs until `budget` distinct routes are evaluated (CoLa used 100). */
 export function colaMcts(space: RouteSpace, budget: number, seed: number): ProbeSpec {
-  return { probe: 'mcts-routes', space, budget, seed, preset: 'cola', exploration: Math.SQRT2, lengthPenalty: 5, randomChildProb: 0.1, simulations: 100, rootBlockEdits: true };
-}
-
-/** Program selection: neighborhood radius 2, at most 3 edits, 200 simulations, exploration 1.8. */
-export function programSelectionMcts(numLayers: number, budget: number, seed: number): ProbeSpec {
   return {
     probe: 'mcts-routes',
-    space: neighborhoodSpace(numLayers, 2, 3),
+    space,
+    budget,
+    seed,
+    preset: 'cola',
+    exploration: Math.SQRT2,
+    lengthPenalty: 5,
+    explorationVisits: 'parent',
+    randomChild: { start: 0.1, end: 0.1 },
+    randomChildScope: 'all',
+    expandProb: 0,
+    rootBlockEdits: true,
+  };
+}
+
+/** Program selection: neighborhood radius 2, at most 3 edits; expands with p = 0.5, else a random
+ *  expanded child with p decaying 0.8 → 0.1 over the budget, else UCB with exploration 1.8 and the
+ *  root's visits; runs until `budget` distinct routes are evaluated (it used 200). */
+export function programSelectionMcts(numLayers: number, budget: number, seed: number, space: RouteSpace = neighborhoodSpace(numLayers, 2, 3)): ProbeSpec {
+  return {
+    probe: 'mcts-routes',
+    space,
     budget,
     seed,
     preset: 'program-selection',
     exploration: 1.8,
     lengthPenalty: 0,
-    randomChildProb: 0,
-    simulations: 200,
+    explorationVisits: 'root',
+    randomChild: { start: 0.8, end: 0.1 },
+    randomChildScope: 'expanded',
+    expandProb: 0.5,
     rootBlockEdits: false,
   };
 }
 
 /** Sampling ceiling (Yue et al.): temperature 0.6, top-p 0.95, k = budget samples. */
-export function samplingCeiling(budget: number, seed: number): ProbeSpec {
-  return { probe: 'sampling', budget, temperature: 0.6, topP: 0.95, seed };
+export function samplingCeiling(budget: number, seed: number, temperature = 0.6, topP = 0.95): ProbeSpec {
+  return { probe: 'sampling', budget, temperature, topP, seed };
 }
 
 export function silencingAllLayers(numLayers: number): ProbeSpec {
   return { probe: 'mlp-silencing', layers: Array.from({ length: numLayers }, (_, i) => i) };
 }
 
-/** CoLa's condition: greedy, 50 new tokens, the answer asked for in \boxed{}. */
+/** CoLa's condition: greedy, 50 new tokens, the answer asked for and required in \boxed{}
+ *  (a response without a box is wrong, as in CoLa's released scoring). */
 export function colaCondition(task: TaskSpec, engineDtype: EngineDtype): Condition {
   return defaultCondition(task, engineDtype, {
     promptTemplate: `${task.promptTemplate}\nPut the final answer in \\boxed{}.`,
     maxNewTokens: 50,
     stopSequences: [],
+    requireBoxed: true,
   });
 }

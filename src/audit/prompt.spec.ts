@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { conditionKey, defaultCondition, probeKey, recordKeyOf, validateCondition } from './condition';
+import { bindFewShotPool, conditionKey, defaultCondition, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition } from './condition';
 import { GRADER_VERSION } from './graders';
 import { buildPrompt, fewShotExamples, letterContinuation, renderQuestion } from './prompt';
 import { FakeEngine } from './testing/fake-engine';
@@ -100,6 +100,33 @@ describe('conditions and keys', () => {
     const a = await probeKey({ probe: 'sampling', budget: 4, temperature: 0.6, topP: 0.95, seed: 1 });
     expect(a).toMatch(/^sampling:[0-9a-f]{16}$/);
     expect(await probeKey({ probe: 'sampling', budget: 5, temperature: 0.6, topP: 0.95, seed: 1 })).not.toBe(a);
-    expect(recordKeyOf({ model_fingerprint: 'm', task_id: 't', task_version: 2, condition_key: 'c', probe_key: a, doc_id: 'd' })).toBe(`m|t|2|c|${a}|d`);
+    expect(recordKeyOf({ model_fingerprint: 'm', condition_key: 'c', probe_key: a, doc_id: 'd', doc_hash: 'h', prompt_hash: 'p' })).toBe(`m|c|${a}|d|h|p`);
+  });
+
+  it('binds the few-shot pool into the condition: same n and seed over another pool is another condition', async () => {
+    const pool = [
+      { id: 't1', text: '1+1=', target: '2' },
+      { id: 't2', text: '2+2=', target: '4' },
+    ];
+    const twoShot = { ...base, fewShot: { ...base.fewShot, n: 2 } };
+    const a = await bindFewShotPool(twoShot, pool);
+    const b = await bindFewShotPool(twoShot, [...pool, { id: 't3', text: '3+3=', target: '6' }]);
+    const c = await bindFewShotPool(twoShot, [pool[0], { ...pool[1], target: '5' }]);
+    expect(a.fewShot.pool).toBe(await fewShotPoolHash(pool));
+    expect(new Set([await conditionKey(a), await conditionKey(b), await conditionKey(c)]).size).toBe(3);
+    // rebinding is idempotent; a 0-shot condition has no pool
+    expect(await bindFewShotPool(a, pool)).toEqual(a);
+    expect((await bindFewShotPool(base, pool)).fewShot.pool).toBeUndefined();
+    expect(() => validateCondition({ ...base, fewShot: { ...base.fewShot, pool: a.fewShot.pool } })).toThrow(/pool is set but fewShot.n is 0/);
+  });
+
+  it('run keys address content: the same id with other text, or another prompt, is another run', async () => {
+    const parts = { model_fingerprint: 'm', condition_key: 'c', probe_keys: ['deployment:x'], questions: [{ doc_id: 'q1', doc_hash: 'h1', prompt_hash: 'p1' }] };
+    const k = await runKey(parts);
+    expect(k).toMatch(/^[0-9a-f]{64}$/);
+    expect(await runKey({ ...parts })).toBe(k);
+    expect(await runKey({ ...parts, questions: [{ doc_id: 'q1', doc_hash: 'h2', prompt_hash: 'p1' }] })).not.toBe(k);
+    expect(await runKey({ ...parts, questions: [{ doc_id: 'q1', doc_hash: 'h1', prompt_hash: 'p2' }] })).not.toBe(k);
+    expect(await runKey({ ...parts, probe_keys: ['deployment:y'] })).not.toBe(k);
   });
 });

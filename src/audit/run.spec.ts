@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { defaultCondition, recordKey } from './condition';
+import { bindFewShotPool, defaultCondition, recordKey } from './condition';
+import { colaMcts } from './presets';
 import { childRoutes, enumerateRoutes, inRouteSpace, routeToString } from './routes';
 import { auditRecords, questionRoutes, runAudit, sharedRoutes } from './run';
 import { seedFor } from './seeds';
@@ -44,16 +45,16 @@ describe('deployment and random-routes', () => {
     for (const r of [r1, r2]) {
       expect(r.budget).toBe(14);
       expect(r.attempts).toHaveLength(14);
-      expect(new Set(r.attempts.map((a) => routeToString(a.route))).size).toBe(14);
-      expect(r.attempts.every((a) => inRouteSpace(space, a.route))).toBe(true);
+      expect(new Set(r.attempts.map((a) => routeToString(a.route!))).size).toBe(14);
+      expect(r.attempts.every((a) => inRouteSpace(space, a.route!))).toBe(true);
       expect(r.realized).toBeNull();
       expect(r.reachable).toBe(true);
-      expect(r.first_success).toBe(r.attempts.findIndex((a) => routeToString(a.route) === REPEAT1));
+      expect(r.first_success).toBe(r.attempts.findIndex((a) => routeToString(a.route!) === REPEAT1));
       expect(r.selection_saw_gold).toBe(false);
       expect(r.route_draw).toBe('per-question');
     }
     // per-question draws differ between questions (same set: the space has 14 routes; order differs)
-    expect(r1.attempts.map((a) => routeToString(a.route))).not.toEqual(r2.attempts.map((a) => routeToString(a.route)));
+    expect(r1.attempts.map((a) => routeToString(a.route!))).not.toEqual(r2.attempts.map((a) => routeToString(a.route!)));
     const s = res.summary;
     expect(s.realized).toBe(0.5);
     const p = s.probes[0];
@@ -72,7 +73,7 @@ describe('deployment and random-routes', () => {
     expect(engine.generated.map((g) => `${routeToString(g.route)}|${g.prompt}`)).toEqual(routes.flatMap((r) => docs.map((d) => `${r}|${d.text}`)));
     for (const r of res.records) {
       expect(r.route_draw).toBe('shared');
-      expect(r.attempts.map((a) => routeToString(a.route))).toEqual(routes);
+      expect(r.attempts.map((a) => routeToString(a.route!))).toEqual(routes);
       // skip-layer-0 routes ("1,2,3", "1,1,2,3"? no: skips start at 0 → route starts with 1 or 2)
       const c = routes.filter((x) => x.startsWith('1')).length;
       expect(r.attempts.filter((a) => a.correct).length).toBe(c);
@@ -81,11 +82,18 @@ describe('deployment and random-routes', () => {
     expect(questionRoutes(spec, 'anything').map(routeToString)).toEqual(routes);
   });
 
-  it('refuses a budget larger than the space, naming both', async () => {
+  it('a budget larger than the space draws the whole space once and says the space was exhausted', async () => {
     const engine = new FakeEngine({ numLayers: L, answer: () => '0' });
-    await expect(runAudit(engine, { task, condition: cond, probes: [{ probe: 'random-routes', space, budget: 15, seed: 1, shared: false }] })).rejects.toThrow(
-      /budget 15 exceeds the 14 distinct routes/,
-    );
+    const probes: ProbeSpec[] = [{ probe: 'random-routes', space, budget: 15, seed: 1, shared: false }];
+    const res = await runAudit(engine, { task, condition: cond, probes, questions: 1 });
+    const [r] = res.records;
+    expect(r.budget).toBe(15);
+    expect(r.attempts).toHaveLength(14);
+    expect(new Set(r.attempts.map((a) => routeToString(a.route!))).size).toBe(14);
+    expect(r.stop_reason).toBe('space-exhausted');
+    expect(res.summary.probes[0]).toMatchObject({ mean_attempts: 14, space_exhausted: 1 });
+    const exact = await runAudit(engine, { task, condition: cond, probes: [{ ...probes[0], budget: 14 } as ProbeSpec], questions: 1 });
+    expect(exact.records[0].stop_reason).toBe('budget');
   });
 });
 
@@ -113,33 +121,54 @@ describe('sampling', () => {
     expect(r2.first_success).toBeNull();
     expect(r2.invalid).toBe(4);
     expect(r1.selectors).toEqual({
-      majority: { extracted: '5', correct: false, attempt: 0 },
-      'max-logprob': { extracted: '2', correct: true, attempt: 2 },
+      majority: { extracted: '5', correct: false, blind: true, attempt: 0 },
+      'max-logprob': { extracted: '2', correct: true, blind: true, attempt: 2 },
     });
+    expect(r1.stop_reason).toBe('budget');
     // q1: c=1, n=4 → 1/4, 1/2, 3/4, 1; q2: 0 → mean
     const want = [1 / 8, 1 / 4, 3 / 8, 1 / 2];
     res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(want[k], 12));
-    expect(res.summary.probes[0].selectors).toEqual({ majority: 0, 'max-logprob': 0.5 });
+    // no deployment records in this run: no realized to measure a gain against
+    expect(res.summary.probes[0].selectors).toEqual({
+      majority: { accuracy: 0, blind: true, retained_gain: null, n: 2 },
+      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, n: 2 },
+    });
+  });
+
+  it("retained gain = (selector − realized) / (reachable − realized) over the probe's questions", async () => {
+    // deployment right on q1 only; samples: q1, q2 all right; q3 [right, 7, 7]; q4 never right
+    // → realized 1/4, reachable 3/4, majority right on q1, q2 → 2/4, retained (2/4 − 1/4)/(3/4 − 1/4) = 1/2
+    const four: LoadedTask = { ...task, test: [...docs, { id: 'q4', text: '4+4=', target: '8' }] };
+    const sampleIndex = new Map<number, number>();
+    for (const d of four.test) for (let i = 0; i < 3; i++) sampleIndex.set(seedFor(4, d.id, i), i);
+    const engine = new FakeEngine({
+      numLayers: L,
+      answer: (q) => {
+        const id = Number(q.prompt[0]);
+        if (q.sampling.kind === 'greedy') return id === 1 ? gold(q.prompt) : 'x';
+        const i = sampleIndex.get(q.sampling.seed)!;
+        if (id === 3) return i === 0 ? gold(q.prompt) : '7';
+        return id === 4 ? 'y' : gold(q.prompt);
+      },
+    });
+    const res = await runAudit(engine, {
+      task: four,
+      condition: cond,
+      probes: [{ probe: 'deployment' }, { probe: 'sampling', budget: 3, temperature: 1, topP: 1, seed: 4 }],
+      selectors: ['majority'],
+    });
+    const p = res.summary.probes[0];
+    expect(p).toMatchObject({ realized: 0.25, reachable: 0.75, ceiling: 0.75 });
+    expect(p.selectors!.majority).toEqual({ accuracy: 0.5, blind: true, retained_gain: 0.5, n: 4 });
   });
 });
 
 describe('mcts-routes', () => {
   const space2: RouteSpace = { kind: 'blocks', numLayers: L, minLen: 1, maxLen: 8, maxBlock: 2, maxEdits: 2 };
   const TARGET = '1,2,3,3'; // skip layer 0 and repeat layer 3: two edits, depth 2 in the tree
-  const mcts = (budget: number, simulations = 1000): ProbeSpec => ({
-    probe: 'mcts-routes',
-    space: space2,
-    budget,
-    seed: 4,
-    preset: 'cola',
-    exploration: Math.SQRT2,
-    lengthPenalty: 5,
-    randomChildProb: 0.1,
-    simulations,
-    rootBlockEdits: true,
-  });
+  const mcts = (budget: number): ProbeSpec => colaMcts(space2, budget, 4);
 
-  it('evaluates distinct routes within the budget, finds a depth-2 route, and records the first-success curve', async () => {
+  it('evaluates distinct routes, finds a depth-2 route, and records the first-success curve', async () => {
     const engine = new FakeEngine({ numLayers: L, answer: (q) => (routeToString(q.route) === TARGET ? gold(q.prompt) : '0') });
     const size = enumerateRoutes(space2).length;
     const res = await runAudit(engine, { task, condition: cond, probes: [mcts(size)] });
@@ -147,10 +176,9 @@ describe('mcts-routes', () => {
     // lockstep: every engine call carries one route per question still searching
     expect(engine.calls[0].rows).toBe(3);
     for (const r of res.records) {
-      const keys = r.attempts.map((a) => routeToString(a.route));
+      const keys = r.attempts.map((a) => routeToString(a.route!));
       expect(new Set(keys).size).toBe(keys.length);
-      expect(keys.length).toBeLessThanOrEqual(size);
-      expect(r.attempts.every((a) => inRouteSpace(space2, a.route))).toBe(true);
+      expect(r.attempts.every((a) => inRouteSpace(space2, a.route!))).toBe(true);
       expect(r.selection_saw_gold).toBe(true);
       expect(r.first_success).toBe(keys.indexOf(TARGET));
       expect(r.reachable).toBe(true);
@@ -160,16 +188,27 @@ describe('mcts-routes', () => {
     res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(fs.filter((f) => f < k + 1).length / 3, 12));
   });
 
-  it('stops at the budget, and at the simulation cap', async () => {
-    const engine = new FakeEngine({ numLayers: L, answer: () => '0' });
-    const res = await runAudit(engine, { task, condition: cond, probes: [mcts(5)] });
-    for (const r of res.records) {
-      expect(r.attempts).toHaveLength(5);
-      expect(r.first_success).toBeNull();
-      expect(r.reachable).toBe(false);
+  it('spends exactly its budget whatever it finds, and says so', async () => {
+    for (const answer of [() => '0', (q: FakeQuery) => gold(q.prompt)]) {
+      const res = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes: [mcts(9)] });
+      for (const r of res.records) {
+        expect(r.attempts).toHaveLength(9);
+        expect(r.stop_reason).toBe('budget');
+      }
     }
-    const capped = await runAudit(new FakeEngine({ numLayers: L, answer: () => '0' }), { task, condition: cond, probes: [mcts(50, 3)] });
-    for (const r of capped.records) expect(r.attempts.length).toBeLessThanOrEqual(3);
+  });
+
+  it('selectors over its gold-guided attempts are reported as not answer-blind; the fixed route stays blind', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer: (q) => (routeToString(q.route) === TARGET ? gold(q.prompt) : '0') });
+    const res = await runAudit(engine, { task, condition: cond, probes: [{ probe: 'deployment' }, mcts(6)], selectors: ['majority', 'max-logprob', 'fixed-route'] });
+    for (const r of res.records.filter((x) => x.probe === 'mcts-routes')) {
+      expect(r.selectors!.majority.blind).toBe(false);
+      expect(r.selectors!['max-logprob'].blind).toBe(false);
+      expect(r.selectors!['fixed-route'].blind).toBe(true);
+    }
+    const sel = res.summary.probes[0].selectors!;
+    expect([sel.majority.blind, sel['max-logprob'].blind, sel['fixed-route'].blind]).toEqual([false, false, true]);
+    expect(res.summary.probes[0].selection_saw_gold).toBe(true);
   });
 
   it('root children edit blocks; deeper children edit one layer', () => {
@@ -187,7 +226,7 @@ describe('mlp-silencing probe and loglik multiple choice', () => {
     const engine = new FakeEngine({ numLayers: L, answer: (q) => (q.silence[0] === 2 ? gold(q.prompt) : '0') });
     const res = await runAudit(engine, { task, condition: cond, probes: [{ probe: 'mlp-silencing', layers: [0, 1, 2, 3] }], questions: 1 });
     const [r] = res.records;
-    expect(r.attempts.map((a) => [routeToString(a.route), a.silence, a.correct])).toEqual([
+    expect(r.attempts.map((a) => [routeToString(a.route!), a.silence, a.correct])).toEqual([
       ['0,1,2,3', [0], false],
       ['0,1,2,3', [1], false],
       ['0,1,2,3', [2], true],
@@ -224,7 +263,7 @@ describe('mlp-silencing probe and loglik multiple choice', () => {
     // " B" is two fake tokens: its mean token log-prob is −0.2 / 2
     expect(res.records[0].attempts[0]).toMatchObject({ response: 'loglik', extracted: 'B', correct: false, meanLogprob: -0.1 });
     const routes = res.records[1].attempts;
-    expect(routes.filter((a) => a.correct).map((a) => a.route[0] !== 0)).toEqual(routes.filter((a) => a.route[0] !== 0).map(() => true));
+    expect(routes.filter((a) => a.correct).map((a) => a.route![0] !== 0)).toEqual(routes.filter((a) => a.route![0] !== 0).map(() => true));
     expect(engine.calls.every((c) => c.method === 'score')).toBe(true);
     await expect(
       runAudit(engine, { task: mcTask, condition: mcCond, probes: [{ probe: 'sampling', budget: 2, temperature: 1, topP: 1, seed: 1 }] }),
@@ -253,11 +292,11 @@ describe('fixed-route selector', () => {
     expect(routeToString(cal.route)).toBe(good);
     expect(cal).toMatchObject({ accuracy: 1, n: 6 });
     expect(res.records.map((r) => r.selectors!['fixed-route'])).toEqual([
-      { extracted: '2', correct: true, attempt: 4, route: cal.route },
-      { extracted: '[invalid]', correct: false, attempt: 4, route: cal.route },
-      { extracted: '[invalid]', correct: false, attempt: 4, route: cal.route },
+      { extracted: '2', correct: true, blind: true, attempt: 4, route: cal.route },
+      { extracted: '[invalid]', correct: false, blind: true, attempt: 4, route: cal.route },
+      { extracted: '[invalid]', correct: false, blind: true, attempt: 4, route: cal.route },
     ]);
-    expect(res.summary.probes[0].selectors!['fixed-route']).toBeCloseTo(1 / 3, 12);
+    expect(res.summary.probes[0].selectors!['fixed-route'].accuracy).toBeCloseTo(1 / 3, 12);
     // calibration rows (6 routes × 6 train) are not charged to any record's budget
     expect(res.records.every((r) => r.attempts.length === 6)).toBe(true);
     expect(engine.rowsRequested).toBe(36 + 18);
@@ -291,6 +330,33 @@ describe('reproducibility, skipping and cancelling', () => {
     expect(res.skipped).toBe(6);
     expect(engine.rowsRequested).toBe(1 + 8 + 3);
     expect(JSON.stringify(res.records)).toBe(JSON.stringify(first.records.filter((r) => r.doc_id === 'q2')));
+  });
+
+  it('records and runs are addressed by content: a same-named task with other questions shares nothing', async () => {
+    const first = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes });
+    // same task id, same doc ids, one question's text changed
+    const other: LoadedTask = { ...task, test: docs.map((d) => (d.id === 'q2' ? { ...d, text: '5+5=', target: '10' } : d)) };
+    const stored = new Set(first.records.map(recordKey));
+    const engine = new FakeEngine({ numLayers: L, answer });
+    const second = await runAudit(engine, { task: other, condition: cond, probes, skip: (k) => stored.has(k) });
+    expect(second.run_key).not.toBe(first.run_key);
+    expect(second.records.map((r) => `${r.probe}/${r.doc_id}`)).toEqual(['deployment/q2', 'random-routes/q2', 'sampling/q2']);
+    expect(second.records[0].doc.text).toBe('5+5=');
+    // the unchanged questions are the same content: reused under the same keys
+    expect(second.skipped).toBe(6);
+    expect(second.questions.map((q) => q.doc_id)).toEqual(['q1', 'q2', 'q3']);
+    // the same content gives the same run key
+    expect((await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes })).run_key).toBe(first.run_key);
+  });
+
+  it('an n-shot condition must name its few-shot pool, and the pool must be the task\'s train split', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer });
+    const twoShot = { ...cond, fewShot: { ...cond.fewShot, n: 2 } };
+    await expect(runAudit(engine, { task, condition: twoShot, probes })).rejects.toThrow(/does not name their pool/);
+    const bound = await bindFewShotPool(twoShot, train.slice(0, 4));
+    await expect(runAudit(engine, { task, condition: bound, probes })).rejects.toThrow(/not this task's train split/);
+    const ok = await runAudit(engine, { task, condition: await bindFewShotPool(twoShot, train), probes: [{ probe: 'deployment' }] });
+    expect(ok.records).toHaveLength(3);
   });
 
   it('the generator yields records one at a time; an aborted signal stops with "cancelled"', async () => {

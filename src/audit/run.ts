@@ -1,19 +1,21 @@
 // The audit loop: for each probe, for each question, attempts through the engine in batches, one
 // record per (question, probe) emitted as soon as it is complete. Records already stored are
-// skipped through the `skip` hook (their keys: condition.ts recordKeyOf). Same inputs and seeds
-// give byte-identical records: every random choice is seeded from (probe seed, question id).
+// skipped through the `skip` hook (their keys: condition.ts recordKeyOf, which include the
+// question's content and prompt hashes). Same inputs and seeds give byte-identical records: every
+// random choice is seeded from (probe seed, question id). Every probe makes exactly its budget of
+// distinct attempts, or all its space holds (stop_reason says which).
 
 import type { Engine, ModelInfo } from '../engine/types';
 import { createPrng } from '../util/prng';
 import { conditionSampling, prepareQuestion, runAttempts, throwIfAborted, type AttemptRequest, type Graded, type Question } from './attempts';
-import { conditionKey, probeKey, recordKeyOf, validateCondition, validateProbeSpec } from './condition';
+import { conditionKey, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition, validateProbeSpec, type QuestionIdentity } from './condition';
 import { AuditError } from './errors';
 import { RouteSearch } from './probes/mcts';
-import { defaultRoute, routeToString, sampleRoutes } from './routes';
+import { defaultRoute, routeSpaceSize, routeToString, sampleRoutes } from './routes';
 import { seedFor } from './seeds';
 import { chooseFixedRoute, fixedRoutePick, majorityVote, maxLogprob } from './selectors';
 import { summarize } from './summary';
-import type { Attempt, AuditSummary, Condition, Doc, LoadedTask, ProbeName, ProbeSpec, QuestionRecord, SelectorName, SelectorPick } from './types';
+import type { Attempt, AuditSummary, Condition, Doc, LoadedTask, ProbeName, ProbeSpec, QuestionRecord, SelectorName, SelectorPick, StopReason } from './types';
 
 export interface AuditProgress {
   probe: ProbeName;
@@ -54,6 +56,10 @@ export interface Calibration {
 }
 
 export interface AuditResult {
+  /** The run's content address (condition.ts runKey). */
+  run_key: string;
+  /** The audited questions in order, as the run key sees them. */
+  questions: QuestionIdentity[];
   condition_key: string;
   model_fingerprint: string;
   task_id: string;
@@ -69,6 +75,9 @@ export interface AuditResult {
 interface RunState {
   info: ModelInfo;
   condition_key: string;
+  run_key: string;
+  /** The audited questions, prepared (prompt, ids, hashes), in order. */
+  questions: Question[];
   skipped: number;
   rows: number;
   calibration: Record<string, Calibration>;
@@ -77,14 +86,20 @@ interface RunState {
 type RouteProbe = Extract<ProbeSpec, { probe: 'random-routes' | 'mcts-routes' }>;
 const isRouteProbe = (s: ProbeSpec): s is RouteProbe => s.probe === 'random-routes' || s.probe === 'mcts-routes';
 
+/** Distinct routes a route probe can draw: its budget, or the whole space when that is smaller. */
+function drawCount(spec: RouteProbe): number {
+  const size = routeSpaceSize(spec.space);
+  return BigInt(spec.budget) <= size ? spec.budget : Number(size);
+}
+
 /** The shared route set of a route probe (also the fixed-route selector's candidates). */
 export function sharedRoutes(spec: RouteProbe): number[][] {
-  return sampleRoutes(spec.space, spec.budget, createPrng(seedFor(spec.seed, 'shared')));
+  return sampleRoutes(spec.space, drawCount(spec), createPrng(seedFor(spec.seed, 'shared')));
 }
 
 /** Routes a random-routes probe draws for one question. */
 export function questionRoutes(spec: Extract<ProbeSpec, { probe: 'random-routes' }>, docId: string): number[][] {
-  return spec.shared ? sharedRoutes(spec) : sampleRoutes(spec.space, spec.budget, createPrng(seedFor(spec.seed, docId)));
+  return spec.shared ? sharedRoutes(spec) : sampleRoutes(spec.space, drawCount(spec), createPrng(seedFor(spec.seed, docId)));
 }
 
 async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
@@ -104,8 +119,28 @@ async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
   for (const s of o.selectors ?? []) if (!['majority', 'max-logprob', 'fixed-route'].includes(s)) throw new AuditError('bad-input', `unknown selector "${s}" (known: majority, max-logprob, fixed-route)`);
   const rpc = o.rowsPerCall ?? 64;
   if (!Number.isInteger(rpc) || rpc < 1) throw new AuditError('bad-input', `rowsPerCall must be a positive integer, got ${rpc}`);
-  return { info, condition_key: await conditionKey(o.condition), skipped: 0, rows: 0, calibration: {} };
+  if (o.condition.fewShot.n > 0 && o.condition.fewShot.pool !== (await fewShotPoolHash(o.task.train))) {
+    throw new AuditError(
+      'bad-input',
+      o.condition.fewShot.pool === undefined
+        ? 'the condition asks for few-shot examples but does not name their pool; bind it to the task (bindFewShotPool) so the pool enters the condition key'
+        : "the condition's few-shot pool is not this task's train split (another pool, or another number of train questions loaded)",
+    );
+  }
+  const docs = o.docs ?? o.task.test.slice(0, o.questions ?? o.task.test.length);
+  const questions: Question[] = [];
+  for (const d of docs) {
+    throwIfAborted(o.signal);
+    questions.push(await prepareQuestion(engine, o.condition, d, o.task.train));
+  }
+  const condition_key = await conditionKey(o.condition);
+  const probe_keys: string[] = [];
+  for (const spec of o.probes) probe_keys.push(await probeKey(spec));
+  const run_key = await runKey({ model_fingerprint: info.fingerprint, condition_key, probe_keys, questions: questions.map(identityOf) });
+  return { info, condition_key, run_key, questions, skipped: 0, rows: 0, calibration: {} };
 }
+
+const identityOf = (q: Question): QuestionIdentity => ({ doc_id: q.doc.id, doc_hash: q.doc_hash, prompt_hash: q.prompt_hash });
 
 function toAttempts(graded: Graded[]): Attempt[] {
   return graded.map((g, index) => ({ index, ...g }));
@@ -119,13 +154,7 @@ export async function* auditRecords(engine: Engine, o: AuditOptions): AsyncGener
 async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): AsyncGenerator<QuestionRecord> {
   const cond = o.condition;
   const rowsPerCall = o.rowsPerCall ?? 64;
-  const docs = o.docs ?? o.task.test.slice(0, o.questions ?? o.task.test.length);
-  const prepared = new Map<string, Question>();
-  const prepare = async (d: Doc, train: readonly Doc[] = o.task.train) => {
-    let q = prepared.get(d.id);
-    if (!q) prepared.set(d.id, (q = await prepareQuestion(engine, cond, d, train)));
-    return q;
-  };
+  const all = st.questions;
   const exec = async (reqs: AttemptRequest[]) => {
     const out = await runAttempts(engine, cond, reqs, { rowsPerCall, signal: o.signal });
     st.rows += reqs.length;
@@ -145,13 +174,13 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
         task_id: o.task.spec.id,
         task_version: o.task.spec.metadata.version,
       };
-      const todo = docs.filter((d) => {
-        const skip = o.skip?.(recordKeyOf({ ...base, doc_id: d.id })) ?? false;
+      const todo = all.filter((q) => {
+        const skip = o.skip?.(recordKeyOf({ ...base, ...identityOf(q) })) ?? false;
         if (skip) st.skipped++;
         return !skip;
       });
-      let done = docs.length - todo.length;
-      const progress = () => o.onProgress?.({ probe: spec.probe, probe_key: pkey, done, total: docs.length, rows: st.rows });
+      let done = all.length - todo.length;
+      const progress = () => o.onProgress?.({ probe: spec.probe, probe_key: pkey, done, total: all.length, rows: st.rows });
       progress();
       if (todo.length === 0) continue;
 
@@ -163,6 +192,7 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
       }
 
       const record = async (q: Question, attempts: Attempt[], budget: number, sawGold: boolean, routeDraw?: 'per-question' | 'shared'): Promise<QuestionRecord> => {
+        const stop_reason: StopReason | null = spec.probe === 'deployment' ? null : attempts.length >= budget ? 'budget' : 'space-exhausted';
         const first = attempts.find((a) => a.correct);
         const first_success = first ? first.index : null;
         const r: QuestionRecord = {
@@ -177,6 +207,7 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
           ...base,
           attempts,
           budget,
+          stop_reason,
           first_success,
           realized: spec.probe === 'deployment' ? attempts[0].correct : null,
           reachable: spec.probe === 'deployment' ? null : first_success !== null && first_success < budget,
@@ -184,22 +215,24 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
           selection_saw_gold: sawGold,
           ...(routeDraw ? { route_draw: routeDraw } : {}),
         };
-        if (selectors.length) r.selectors = await pickSelectors(q, attempts);
+        if (selectors.length) r.selectors = await pickSelectors(q, attempts, sawGold);
         return r;
       };
 
-      const pickSelectors = async (q: Question, attempts: Attempt[]): Promise<Record<string, SelectorPick>> => {
+      // majority and max-logprob are answer-blind only over attempts chosen without the gold
+      // answer; the fixed route was chosen on calibration questions, so its pick always is
+      const pickSelectors = async (q: Question, attempts: Attempt[], sawGold: boolean): Promise<Record<string, SelectorPick>> => {
         const out: Record<string, SelectorPick> = {};
         for (const s of [...selectors].sort()) {
-          if (s === 'majority') out[s] = majorityVote(attempts);
-          else if (s === 'max-logprob') out[s] = maxLogprob(attempts);
+          if (s === 'majority') out[s] = { ...majorityVote(attempts), blind: !sawGold };
+          else if (s === 'max-logprob') out[s] = { ...maxLogprob(attempts), blind: !sawGold };
           else if (fixed) {
             const hit = fixedRoutePick(attempts, fixed.route);
-            if (hit) out[s] = hit;
+            if (hit) out[s] = { ...hit, blind: true };
             else {
               // the fixed route was not among this question's draws: one extra, uncharged decode
               const [g] = await exec([{ q, route: fixed.route, silence: [], sampling: conditionSampling(cond, q.doc.id) }]);
-              out[s] = { extracted: g.extracted, correct: g.correct, attempt: null, route: fixed.route.slice() };
+              out[s] = { extracted: g.extracted, correct: g.correct, blind: true, attempt: null, route: fixed.route.slice() };
             }
           }
         }
@@ -225,24 +258,12 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
 
       if (spec.probe === 'mcts-routes') {
         for (let at = 0; at < todo.length; at += rowsPerCall) {
-          const group = todo.slice(at, at + rowsPerCall);
-          const qs: Question[] = [];
-          for (const d of group) qs.push(await prepare(d));
-          const searches = qs.map(
-            (q) =>
-              new RouteSearch(
-                {
-                  space: spec.space,
-                  budget: spec.budget,
-                  simulations: spec.simulations,
-                  exploration: spec.exploration,
-                  lengthPenalty: spec.lengthPenalty,
-                  randomChildProb: spec.randomChildProb,
-                  rootBlockEdits: spec.rootBlockEdits,
-                },
-                createPrng(seedFor(spec.seed, q.doc.id)),
-              ),
-          );
+          const qs = todo.slice(at, at + rowsPerCall);
+          const searches = qs.map((q) => {
+            const { space, budget, exploration, lengthPenalty, explorationVisits, randomChild, randomChildScope, expandProb, rootBlockEdits } = spec;
+            const params = { space, budget, exploration, lengthPenalty, explorationVisits, randomChild, randomChildScope, expandProb, rootBlockEdits };
+            return new RouteSearch(params, createPrng(seedFor(spec.seed, q.doc.id)));
+          });
           const graded: Graded[][] = qs.map(() => []);
           const live = new Set(qs.map((_, i) => i));
           while (live.size) {
@@ -291,13 +312,12 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
             return spec.layers.map((l) => ({ q, route: defaultRoute(st.info.numLayers), silence: [l], sampling }));
         }
       };
-      const perQ = spec.probe === 'deployment' ? 1 : spec.probe === 'mlp-silencing' ? spec.layers.length : spec.budget;
-      const budget = spec.probe === 'deployment' ? 0 : perQ;
+      const perQ = spec.probe === 'deployment' ? 1 : spec.probe === 'mlp-silencing' ? spec.layers.length : spec.probe === 'random-routes' ? drawCount(spec) : spec.budget;
+      const budget = spec.probe === 'deployment' ? 0 : spec.probe === 'mlp-silencing' ? perQ : spec.budget;
       const shared = spec.probe === 'random-routes' && spec.shared;
       const groupSize = Math.max(1, Math.floor(rowsPerCall / perQ));
       for (let at = 0; at < todo.length; at += groupSize) {
-        const qs: Question[] = [];
-        for (const d of todo.slice(at, at + groupSize)) qs.push(await prepare(d));
+        const qs = todo.slice(at, at + groupSize);
         const byQ = qs.map(perQuestion);
         // shared route set: route-major across questions, so one route's rows run together
         const order: [number, number][] = shared
@@ -328,6 +348,8 @@ export async function runAudit(engine: Engine, o: AuditOptions): Promise<AuditRe
     records.push(r);
   }
   return {
+    run_key: st.run_key,
+    questions: st.questions.map(identityOf),
     condition_key: st.condition_key,
     model_fingerprint: st.info.fingerprint,
     task_id: o.task.spec.id,

@@ -1,11 +1,15 @@
 // Answer-blind selectors: pick one answer from a probe's attempts without the gold answer.
+// A pick is answer-blind only when the attempts it picks among were chosen without the gold
+// answer too; the audit loop stamps `blind` on each pick (run.ts).
 
 import { INVALID } from './graders';
 import { routeToString } from './routes';
 import type { Attempt, SelectorPick } from './types';
 
+type Pick = Omit<SelectorPick, 'blind'>;
+
 /** The most frequent extracted answer (invalid ones excluded); ties go to the answer seen first. */
-export function majorityVote(attempts: readonly Attempt[]): SelectorPick {
+export function majorityVote(attempts: readonly Attempt[]): Pick {
   const counts = new Map<string, { n: number; first: Attempt }>();
   for (const a of attempts) {
     if (a.extracted === INVALID) continue;
@@ -20,7 +24,7 @@ export function majorityVote(attempts: readonly Attempt[]): SelectorPick {
 }
 
 /** The attempt with the highest mean token log-prob (attempts without one are skipped; ties: first). */
-export function maxLogprob(attempts: readonly Attempt[]): SelectorPick {
+export function maxLogprob(attempts: readonly Attempt[]): Pick {
   let best: Attempt | null = null;
   for (const a of attempts) if (a.meanLogprob !== null && (best === null || a.meanLogprob > (best.meanLogprob as number))) best = a;
   if (!best) return { extracted: INVALID, correct: false, attempt: null };
@@ -40,8 +44,8 @@ export function chooseFixedRoute(routes: readonly number[][], correctByRoute: Re
 }
 
 /** The fixed route's answer among a record's attempts, or null when the route was not drawn. */
-export function fixedRoutePick(attempts: readonly Attempt[], route: readonly number[]): SelectorPick | null {
+export function fixedRoutePick(attempts: readonly Attempt[], route: readonly number[]): Pick | null {
   const key = routeToString(route);
-  const a = attempts.find((x) => routeToString(x.route) === key && x.silence.length === 0);
+  const a = attempts.find((x) => x.route !== null && routeToString(x.route) === key && x.silence.length === 0);
   return a ? { extracted: a.extracted, correct: a.correct, attempt: a.index, route: route.slice() } : null;
 }

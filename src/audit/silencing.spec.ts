@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compareCheckpoints, compareRecords } from './compare';
+import { compareCheckpoints, compareProbes, compareRecords, conditionDiff } from './compare';
 import { defaultCondition } from './condition';
 import { routeToString } from './routes';
 import { runAudit } from './run';
@@ -46,36 +46,105 @@ describe('MLP-silencing scan', () => {
     3: { fixes: ['q3', 'q4'], breaks: [] },
   };
 
-  it('takes reachable ∧ ¬realized as the failure set and reports repairs, collateral and the best layer', async () => {
-    const engine = scripted(['q1', 'q2'], ['q3', 'q4', 'q5'], silenced);
+  it('takes reachable ∧ ¬realized as the failure set and reports the in-sample per-layer table', async () => {
+    // q6 is neither realized nor reachable: not a failure of the set (a silenced layer "repairing" it does not count)
+    const engine = scripted(['q1', 'q2'], ['q3', 'q4', 'q5'], { ...silenced, 1: { fixes: ['q3', 'q6'], breaks: [] } });
     const run = await runAudit(engine, { task, condition: cond, probes });
     const fs = failureSet(run.records);
     expect(fs.failures.map((d) => d.id)).toEqual(['q3', 'q4', 'q5']);
     expect(fs.realized.map((d) => d.id)).toEqual(['q1', 'q2']);
     const rowsBefore = engine.rowsRequested;
-    const { scan, audit } = await silencingScan(engine, { task, condition: cond, records: run.records, splitHalf: { seed: 3 } });
+    const { scan, audit } = await silencingScan(engine, { task, condition: cond, records: run.records });
     // 5 questions (3 failures + 2 realized) × 4 layers, under deployment
     expect(engine.rowsRequested - rowsBefore).toBe(20);
     expect(audit.records.every((r) => r.probe === 'mlp-silencing')).toBe(true);
-    expect(scan.layers.map((l) => [l.layer, l.repaired, l.failures, l.collateral, l.realized])).toEqual([
+    expect(scan.in_sample.layers.map((l) => [l.layer, l.repaired, l.failures, l.collateral, l.realized])).toEqual([
       [0, 0, 3, 0, 2],
       [1, 1, 3, 0, 2],
       [2, 2, 3, 1, 2],
       [3, 2, 3, 0, 2],
     ]);
     // Wilson 95% for 2/3: [0.2077, 0.9385]
-    expect(scan.layers[3].repair.rate).toBeCloseTo(2 / 3, 12);
-    expect(scan.layers[3].repair.lo).toBeCloseTo(0.20765, 4);
-    expect(scan.layers[3].repair.hi).toBeCloseTo(0.93851, 4);
-    expect(scan.layers[2].collateralRate.rate).toBe(0.5);
+    expect(scan.in_sample.layers[3].repair.rate).toBeCloseTo(2 / 3, 12);
+    expect(scan.in_sample.layers[3].repair.lo).toBeCloseTo(0.20765, 4);
+    expect(scan.in_sample.layers[3].repair.hi).toBeCloseTo(0.93851, 4);
+    expect(scan.in_sample.layers[2].collateralRate.rate).toBe(0.5);
     // layers 2 and 3 repair two each; layer 3 breaks nothing
-    expect(scan.best?.layer).toBe(3);
-    const sh = scan.split_half!;
-    expect(sh.identify.length).toBe(2);
-    expect(sh.evaluate.length).toBe(1);
-    expect([...sh.identify, ...sh.evaluate].sort()).toEqual(['q3', 'q4', 'q5']);
-    // whichever half identifies, layer 3 (or 2) wins there; its repairs are counted on the other half only
-    expect(sh.repaired).toBe(sh.evaluate.filter((id) => (silenced[sh.layer as 1 | 2 | 3]?.fixes ?? []).includes(id)).length);
+    expect(scan.in_sample.best?.layer).toBe(3);
+  });
+
+  it('identifies the layer on one seeded half and measures it only on the other', async () => {
+    // 8 failures (q3..q10), 2 realized (q1 q2). Layer 1 repairs q3..q6, layer 2 q7..q10, layer 3
+    // q3 q7 and breaks q1. The rule, written here independently of the code: on the
+    // identification half the most repairs win; ties go to less collateral on that half's
+    // realized questions, then to the lower layer; with no repair, nothing is identified.
+    const ids = Array.from({ length: 10 }, (_, i) => `q${i + 1}`);
+    const big: LoadedTask = { ...task, test: ids.map((id, i) => ({ id, text: `${i + 1}*1=`, target: String(i + 1) })) };
+    const fixes: Record<number, string[]> = { 0: [], 1: ['q3', 'q4', 'q5', 'q6'], 2: ['q7', 'q8', 'q9', 'q10'], 3: ['q3', 'q7'] };
+    const breaks: Record<number, string[]> = { 0: [], 1: [], 2: [], 3: ['q1'] };
+    const qidOf = (q: FakeQuery) => `q${/^(\d+)\*/.exec(q.prompt)![1]}`;
+    const engine = new FakeEngine({
+      numLayers: L,
+      answer: (q) => {
+        const id = qidOf(q);
+        const n = id.slice(1);
+        const realized = id === 'q1' || id === 'q2';
+        if (q.silence.length) return (realized && !breaks[q.silence[0]].includes(id)) || fixes[q.silence[0]].includes(id) ? n : '0';
+        return isDefaultRoute(q) ? (realized ? n : '0') : n;
+      },
+    });
+    const run = await runAudit(engine, { task: big, condition: cond, probes: [{ probe: 'deployment' }, { probe: 'random-routes', space, budget: 2, seed: 1, shared: true }] });
+    const splits = new Set<string>();
+    for (let seed = 0; seed < 12; seed++) {
+      const { scan } = await silencingScan(engine, { task: big, condition: cond, records: run.records, splitSeed: seed });
+      const { identification: id, evaluation: ev } = scan;
+      expect(scan.failure_set.sort()).toEqual(ids.slice(2).sort());
+      expect(id.doc_ids).toHaveLength(4);
+      expect(ev.doc_ids).toHaveLength(4);
+      expect([...id.doc_ids, ...ev.doc_ids].sort()).toEqual(ids.slice(2).sort());
+      expect([...id.realized_ids, ...ev.realized_ids].sort()).toEqual(['q1', 'q2']);
+      splits.add(id.doc_ids.slice().sort().join());
+      const score = (l: number) => ({ l, rep: id.doc_ids.filter((d) => fixes[l].includes(d)).length, col: id.realized_ids.filter((d) => breaks[l].includes(d)).length });
+      const want = [0, 1, 2, 3].map(score).sort((a, b) => b.rep - a.rep || a.col - b.col || a.l - b.l)[0];
+      const layer = want.rep > 0 ? want.l : null;
+      expect(id.layer).toBe(layer);
+      const repaired = layer === null ? 0 : ev.doc_ids.filter((d) => fixes[layer].includes(d)).length;
+      const collateral = layer === null ? 0 : ev.realized_ids.filter((d) => breaks[layer].includes(d)).length;
+      expect(ev).toMatchObject({ failures: 4, repaired, rate: repaired / 4, collateral, realized: ev.realized_ids.length });
+    }
+    // the seed moves the split
+    expect(splits.size).toBeGreaterThan(1);
+  });
+
+  it('a layer chosen and scored on the same questions overstates; the held-out half does not', async () => {
+    // every layer repairs one distinct failure: in-sample the best layer "repairs" 1 of 4; held out,
+    // the layer identified on one half repairs nothing of the other
+    const fixes: Record<number, { fixes: string[]; breaks: string[] }> = {
+      0: { fixes: ['q3'], breaks: [] },
+      1: { fixes: ['q4'], breaks: [] },
+      2: { fixes: ['q5'], breaks: [] },
+      3: { fixes: ['q6'], breaks: [] },
+    };
+    const engine = scripted(['q1', 'q2'], ['q3', 'q4', 'q5', 'q6'], fixes);
+    const run = await runAudit(engine, { task, condition: cond, probes });
+    const { scan } = await silencingScan(engine, { task, condition: cond, records: run.records, splitSeed: 5 });
+    expect(scan.in_sample.best).toMatchObject({ repaired: 1, failures: 4 });
+    expect(scan.identification.repaired).toBe(1);
+    expect(scan.evaluation).toMatchObject({ failures: 2, repaired: 0, rate: 0 });
+  });
+
+  it('refuses a stored run of another condition or model, and never borrows silencing records of another scan', async () => {
+    const engine = scripted(['q1', 'q2'], ['q3', 'q4', 'q5'], silenced);
+    const run = await runAudit(engine, { task, condition: cond, probes });
+    await expect(silencingScan(engine, { task, condition: { ...cond, maxNewTokens: 9 }, records: run.records })).rejects.toThrow(/audited under condition .* the scan would run under/);
+    await expect(silencingScan(scripted([], [], {}, 'other'), { task, condition: cond, records: run.records })).rejects.toThrow(/another model/);
+    // silencing records of layers 0..1 only (another probe key) are in the stored run: the full
+    // scan computes its own rather than reading them
+    const partial = await runAudit(engine, { task, condition: cond, probes: [{ probe: 'mlp-silencing', layers: [0, 1] }] });
+    const rowsBefore = engine.rowsRequested;
+    const { scan } = await silencingScan(engine, { task, condition: cond, records: [...run.records, ...partial.records] });
+    expect(engine.rowsRequested - rowsBefore).toBe(5 * 4);
+    expect(scan.in_sample.layers).toHaveLength(4);
   });
 
   it('needs a stored run with deployment and one probe', async () => {
@@ -84,7 +153,6 @@ describe('MLP-silencing scan', () => {
     expect(() => failureSet(onlyDeploy.records)).toThrow(/no probe records/);
     const withProbe = await runAudit(engine, { task, condition: cond, probes });
     expect(() => failureSet(withProbe.records.filter((r) => r.probe !== 'deployment'))).toThrow(/no deployment records/);
-    await expect(silencingScan(scripted([], [], {}, 'other'), { task, condition: cond, records: withProbe.records })).rejects.toThrow(/another model/);
   });
 });
 
@@ -109,11 +177,59 @@ describe('checkpoint comparison', () => {
     expect(c.mcnemar.realized).toMatchObject({ b: 2, c: 3, exactP: 1 });
     // ceiling: b = 1 (q3), c = 2 (q5 q6) → exact p = min(1, 2·(1+3)/8) = 1; chi² = 0
     expect(c.mcnemar.ceiling).toMatchObject({ b: 1, c: 2, exactP: 1, chiSquare: 0 });
+    // deployed Δ and ceiling Δ with Newcombe's paired intervals (values from an independent
+    // Python implementation of Newcombe 1998, method 10)
+    expect(c.deployed.diff).toBeCloseTo(1 / 6, 12);
+    expect(c.deployed.ci.lo).toBeCloseTo(-0.461044, 5);
+    expect(c.deployed.ci.hi).toBeCloseTo(0.674656, 5);
+    expect(c.ceiling.diff).toBeCloseTo(1 / 6, 12);
+    expect(c.ceiling.ci.lo).toBeCloseTo(-0.355648, 5);
+    expect(c.ceiling.ci.hi).toBeCloseTo(0.596543, 5);
+    expect(c.matched_attempts).toBe(3);
+  });
+
+  it('matches questions by id and content: a same-id question with other text is not paired', async () => {
+    const a = await runAudit(scripted(['q1', 'q2'], [], {}, 'A'), { task, condition: cond, probes });
+    const changed: LoadedTask = { ...task, test: docs.map((d) => (d.id === 'q3' ? { ...d, text: '3*1= ' } : d)) };
+    const b = await runAudit(scripted(['q1'], [], {}, 'B'), { task: changed, condition: cond, probes });
+    const c = compareRecords(a.records, b.records);
+    expect(c.n).toBe(5);
+    expect(c.questions.map((q) => q.doc_id)).toEqual(['q1', 'q2', 'q4', 'q5', 'q6']);
+  });
+
+  it('refuses two checkpoints probed with different budgets', async () => {
+    const a = await runAudit(scripted(['q1'], [], {}, 'A'), { task, condition: cond, probes });
+    const other: ProbeSpec[] = [{ probe: 'deployment' }, { probe: 'random-routes', space, budget: 4, seed: 1, shared: true }];
+    const b = await runAudit(scripted(['q1'], [], {}, 'B'), { task, condition: cond, probes: other });
+    expect(() => compareRecords(a.records, b.records)).toThrow(/probed differently \(A: random-routes, budget 3; B: random-routes, budget 4\)/);
   });
 
   it('refuses records from two conditions', async () => {
     const a = await runAudit(scripted(['q1'], [], {}, 'A'), { task, condition: cond, probes });
     const b = await runAudit(scripted(['q1'], [], {}, 'B'), { task, condition: { ...cond, maxNewTokens: 9 }, probes });
     expect(() => compareRecords(a.records, b.records)).toThrow(/under 2 conditions/);
+    // the fields that differ, by name
+    expect(conditionDiff(cond, { ...cond, maxNewTokens: 9, fewShot: { ...cond.fewShot, seed: 2 } })).toEqual(['fewShot.seed', 'maxNewTokens']);
+    expect(conditionDiff(cond, cond)).toEqual([]);
+    expect(conditionDiff(cond, null)).toEqual(['condition (unknown for an imported run)']);
+  });
+});
+
+describe('probe comparison at matched attempts', () => {
+  it('judges both probes on the attempts both made and gives the paired difference', async () => {
+    // random routes (budget 3) vs sampling (budget 1): compared at 1 attempt each. Random routes'
+    // first route is a non-default one: right on q1..q4; sampling runs the default route: q1 only
+    const engine = scripted(['q1'], ['q2', 'q3', 'q4']);
+    const res = await runAudit(engine, {
+      task,
+      condition: cond,
+      probes: [{ probe: 'deployment' }, { probe: 'random-routes', space, budget: 3, seed: 1, shared: true }, { probe: 'sampling', budget: 1, temperature: 1, topP: 1, seed: 1 }],
+    });
+    const [rr, sp] = [...new Set(res.records.filter((r) => r.probe !== 'deployment').map((r) => r.probe_key))];
+    const cmp = compareProbes(res.records, rr, sp);
+    expect(cmp).toMatchObject({ n: 6, matched_attempts: 1, a: { reachable: 4 / 6, mean_attempts: 3 }, b: { reachable: 1 / 6, mean_attempts: 1 } });
+    expect(cmp.diff.diff).toBeCloseTo(3 / 6, 12);
+    // discordant pairs: random only on q2 q3 q4, sampling only on none
+    expect(cmp.diff.mcnemar).toMatchObject({ b: 0, c: 3 });
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mcnemar, passAtK, wilson } from './stats';
+import { mcnemar, pairedDifference, passAtK, wilson } from './stats';
 
 describe('passAtK', () => {
   it('matches hand-computed values', () => {
@@ -46,5 +46,45 @@ describe('mcnemar', () => {
     expect(mcnemar(0, 0)).toEqual({ b: 0, c: 0, exactP: 1, chiSquare: 0, chiSquareP: 1 });
     // chi² = (|10−30|−1)²/40 = 9.025 → p = 0.00266
     expect(mcnemar(10, 30).chiSquareP).toBeCloseTo(0.00266, 4);
+  });
+});
+
+describe('pairedDifference (Newcombe 1998, method 10)', () => {
+  const pairs = (both: number, beforeOnly: number, afterOnly: number, neither: number): [boolean[], boolean[]] => {
+    const before: boolean[] = [];
+    const after: boolean[] = [];
+    const add = (b: boolean, a: boolean, k: number) => {
+      for (let i = 0; i < k; i++) [before.push(b), after.push(a)];
+    };
+    add(true, true, both);
+    add(true, false, beforeOnly);
+    add(false, true, afterOnly);
+    add(false, false, neither);
+    return [before, after];
+  };
+
+  it("reproduces the paper's worked example and an independent implementation", () => {
+    // Newcombe's example (a, b, c, d) = (36, 12, 2, 0): θ = 0.2, interval 0.0569 to 0.3404
+    const [before, after] = pairs(36, 2, 12, 0);
+    const r = pairedDifference(before, after);
+    expect(r.diff).toBeCloseTo(0.2, 12);
+    expect(r.ci.lo).toBeCloseTo(0.0569296, 6);
+    expect(r.ci.hi).toBeCloseTo(0.3404276, 6);
+    expect(r.mcnemar).toMatchObject({ b: 2, c: 12 });
+    // swapping the sides mirrors the interval
+    const m = pairedDifference(after, before);
+    expect(m.diff).toBeCloseTo(-0.2, 12);
+    expect(m.ci.lo).toBeCloseTo(-0.3404276, 6);
+    expect(m.ci.hi).toBeCloseTo(-0.0569296, 6);
+  });
+
+  it('handles no discordant pairs and empty input', () => {
+    // all five right on both sides: φ undefined → 0; interval from the Wilson margins alone
+    const r = pairedDifference(...pairs(5, 0, 0, 0));
+    expect(r.diff).toBe(0);
+    expect(r.ci.lo).toBeCloseTo(-0.4344825, 6);
+    expect(r.ci.hi).toBeCloseTo(0.4344825, 6);
+    expect(pairedDifference([], [])).toMatchObject({ n: 0, diff: 0, ci: { lo: -1, hi: 1 } });
+    expect(() => pairedDifference([true], [])).toThrow(/as many pairs/);
   });
 });

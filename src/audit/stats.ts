@@ -89,3 +89,43 @@ function binomialLowerTailHalf(n: number, m: number): number {
   }
   return tail;
 }
+
+export interface PairedDifference {
+  /** Pairs (questions present on both sides). */
+  n: number;
+  /** mean(after) − mean(before). */
+  diff: number;
+  /** 95% interval for diff: Newcombe's hybrid score method for paired proportions (method 10,
+   *  Statistics in Medicine 1998), built from the Wilson intervals of both margins. */
+  ci: { lo: number; hi: number };
+  /** McNemar's test on the discordant pairs (b: before only, c: after only). */
+  mcnemar: McNemar;
+}
+
+/** Paired difference of two binary outcomes over the same questions (before[i], after[i]). */
+export function pairedDifference(before: readonly boolean[], after: readonly boolean[]): PairedDifference {
+  if (before.length !== after.length) throw new RangeError(`pairedDifference needs as many pairs on both sides, got ${before.length} and ${after.length}`);
+  const n = before.length;
+  let a = 0; // both
+  let b = 0; // before only
+  let c = 0; // after only
+  for (let i = 0; i < n; i++) {
+    if (before[i] && after[i]) a++;
+    else if (before[i]) b++;
+    else if (after[i]) c++;
+  }
+  const d = n - a - b - c;
+  const test = mcnemar(b, c);
+  if (n === 0) return { n, diff: 0, ci: { lo: -1, hi: 1 }, mcnemar: test };
+  const p1 = (a + b) / n; // before
+  const p2 = (a + c) / n; // after
+  const w1 = wilson(a + b, n);
+  const w2 = wilson(a + c, n);
+  const denom = Math.sqrt((a + b) * (c + d) * (a + c) * (b + d));
+  const phi = denom === 0 ? 0 : (a * d - b * c) / denom;
+  // interval for p2 − p1 (Newcombe's method 10 written for θ = p2 − p1)
+  const dl = Math.sqrt(Math.max(0, (p2 - w2.lo) ** 2 - 2 * phi * (p2 - w2.lo) * (w1.hi - p1) + (w1.hi - p1) ** 2));
+  const du = Math.sqrt(Math.max(0, (w2.hi - p2) ** 2 - 2 * phi * (w2.hi - p2) * (p1 - w1.lo) + (p1 - w1.lo) ** 2));
+  const diff = p2 - p1;
+  return { n, diff, ci: { lo: Math.max(-1, diff - dl), hi: Math.min(1, diff + du) }, mcnemar: test };
+}

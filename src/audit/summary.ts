@@ -2,7 +2,7 @@
 
 import { INVALID } from './graders';
 import { passAtK } from './stats';
-import type { AuditSummary, ProbeSummary, QuestionRecord } from './types';
+import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
 
 /** Reachability@k for k = 1..budget for one record: the unbiased estimator over its attempts for
  *  uniform draws, sampling and silencing; the empirical first-success curve for MCTS. With fewer
@@ -22,8 +22,16 @@ export function reachCurve(r: QuestionRecord): number[] {
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
 
-/** Realized from deployment records, and per probe key: reachable, ceiling (joined by doc_id with
- *  deployment), reach@k, attempts and selector accuracy. Records must share one condition key. */
+/** (selector − realized) / (reachable − realized): the share of a probe's gain over deployment
+ *  that an answer-blind selector keeps; null when the probe gains nothing. */
+export function retainedGain(selector: number, realized: number, reachable: number): number | null {
+  const gain = reachable - realized;
+  return gain === 0 ? null : (selector - realized) / gain;
+}
+
+/** Realized from deployment records, and per probe key: reachable, ceiling and realized (joined by
+ *  doc_id with deployment), reach@k, attempts made, and each selector's accuracy, blindness and
+ *  retained gain (over the joined questions). Records must share one condition key. */
 export function summarize(records: readonly QuestionRecord[]): AuditSummary {
   const keys = new Set(records.map((r) => r.condition_key));
   if (keys.size > 1) throw new Error(`summarize: records come from ${keys.size} conditions; summarize one condition at a time`);
@@ -37,6 +45,7 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
     const curves = rs.map(reachCurve);
     const reach_at_k = Array.from({ length: budget }, (_, k) => mean(curves.map((c) => c[Math.min(k, c.length - 1)] ?? 0)));
     const joined = rs.filter((r) => realizedBy.has(r.doc_id));
+    const realized = mean(joined.map((r) => (realizedBy.get(r.doc_id) ? 1 : 0)));
     const selectorNames = [...new Set(rs.flatMap((r) => Object.keys(r.selectors ?? {})))].sort();
     const s: ProbeSummary = {
       probe: rs[0].probe,
@@ -45,12 +54,25 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
       budget,
       reachable: mean(rs.map((r) => (r.reachable ? 1 : 0))),
       ceiling: mean(joined.map((r) => (r.reachable || realizedBy.get(r.doc_id) ? 1 : 0))),
+      realized,
       reach_at_k,
       mean_attempts: mean(rs.map((r) => r.attempts.length)),
+      space_exhausted: rs.filter((r) => r.stop_reason === 'space-exhausted').length,
       invalid: rs.reduce((s, r) => s + r.invalid, 0),
+      selection_saw_gold: rs.some((r) => r.selection_saw_gold),
     };
     if (selectorNames.length) {
-      s.selectors = Object.fromEntries(selectorNames.map((name) => [name, mean(rs.map((r) => (r.selectors?.[name]?.correct ? 1 : 0)))]));
+      const pool = joined.length ? joined : rs;
+      const reachable = mean(pool.map((r) => (r.reachable ? 1 : 0)));
+      s.selectors = Object.fromEntries(
+        selectorNames.map((name): [string, SelectorSummary] => {
+          const picked = pool.filter((r) => r.selectors?.[name]);
+          const accuracy = mean(picked.map((r) => (r.selectors![name].correct ? 1 : 0)));
+          const blind = picked.every((r) => r.selectors![name].blind);
+          const comparable = joined.length > 0 && picked.length === pool.length;
+          return [name, { accuracy, blind, retained_gain: comparable ? retainedGain(accuracy, realized, reachable) : null, n: picked.length }];
+        }),
+      );
     }
     probes.push(s);
   }

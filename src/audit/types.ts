@@ -61,14 +61,18 @@ export interface Condition {
   promptTemplate: string;
   chatTemplate: boolean;
   systemPrompt?: string;
-  /** n examples drawn per question with the seed from the train split, joined by delimiter
-   *  (default "\n\n"); each example is its prompt, targetDelimiter (default "") and its target. */
-  fewShot: { n: number; seed: number; delimiter?: string; targetDelimiter?: string };
+  /** n examples drawn per question with the seed from the train split (the pool), joined by
+   *  delimiter (default "\n\n"); each example is its prompt, targetDelimiter (default "") and its
+   *  target. With n > 0, `pool` is the SHA-256 of the pool's content (condition.ts
+   *  bindFewShotPool): the same n and seed over another pool is another condition. */
+  fewShot: { n: number; seed: number; delimiter?: string; targetDelimiter?: string; pool?: string };
   decoding: Decoding;
   maxNewTokens: number;
   stopSequences: string[];
   answerFormat: AnswerFormat;
   mcMode?: McMode;
+  /** The answer counts only inside the last \boxed{} (CoLa scores a missing box as wrong). */
+  requireBoxed?: boolean;
   graderVersion: number;
   engineDtype: EngineDtype;
 }
@@ -100,9 +104,14 @@ export type ProbeSpec =
       /** c in UCB = mean − lengthPenalty·len/L + c·sqrt(ln(N+1)/n). */
       exploration: number;
       lengthPenalty: number;
-      randomChildProb: number;
-      /** Upper bound on search iterations; the search also stops after `budget` distinct attempts. */
-      simulations: number;
+      /** N in the exploration term: the parent's visits (CoLa) or the root's (program selection). */
+      explorationVisits: 'parent' | 'root';
+      /** Probability of a uniformly random child, decaying linearly from start to end over the budget. */
+      randomChild: { start: number; end: number };
+      /** Whether a random child may be an unexpanded one ('all', CoLa) or only an expanded one. */
+      randomChildScope: 'all' | 'expanded';
+      /** Probability of expanding a new child at a node that already has expanded children. */
+      expandProb: number;
       /** Root children edit blocks of 1..maxBlock layers (CoLa); deeper nodes edit one layer. */
       rootBlockEdits: boolean;
     }
@@ -111,11 +120,16 @@ export type ProbeSpec =
 
 // ---------------------------------------------------------------- records
 
+/** Why a probe made the attempts it made: it spent its budget, or its space (or search tree)
+ *  held fewer distinct attempts than the budget. */
+export type StopReason = 'budget' | 'space-exhausted';
+
 export interface Attempt {
   /** 0-based index in the probe's order; reachable@B looks at attempts with index < B.
    *  The deployment record's single attempt has index 0 and is not charged to any budget. */
   index: number;
-  route: number[];
+  /** The route run; null when unknown (a record imported from a file that does not state it). */
+  route: number[] | null;
   silence: number[];
   /** Sample index for the sampling probe. */
   sample?: number;
@@ -150,6 +164,9 @@ export interface QuestionRecord {
   attempts: Attempt[];
   /** Budget charged: distinct attempts allowed (0 for deployment). */
   budget: number;
+  /** Probes: 'budget' when attempts.length = budget, 'space-exhausted' when fewer distinct attempts
+   *  existed; null on the deployment record. */
+  stop_reason: StopReason | null;
   /** Index of the first correct attempt, or null. */
   first_success: number | null;
   /** deployment: the deployment attempt is correct; null on probe records (join by doc_id). */
@@ -158,7 +175,8 @@ export interface QuestionRecord {
   reachable: boolean | null;
   /** Attempts whose answer could not be extracted. */
   invalid: number;
-  /** true when the attempt choice used the gold answer (MCTS reward); random draws and sampling: false. */
+  /** true when the choice of attempts used the gold answer (MCTS reward); random draws, sampling
+   *  and a fixed silence list: false. Selectors over such attempts are not answer-blind. */
   selection_saw_gold: boolean;
   /** For route probes, how the route set was drawn. */
   route_draw?: 'per-question' | 'shared';
@@ -170,11 +188,26 @@ export type SelectorName = 'majority' | 'max-logprob' | 'fixed-route';
 export interface SelectorPick {
   extracted: string;
   correct: boolean;
+  /** false when the pick chose among attempts that were themselves chosen with the gold answer
+   *  (majority or max-logprob over MCTS attempts): then it is not an answer-blind result. */
+  blind: boolean;
   /** Attempt index picked (majority: first attempt with the winning answer); null when the pick
    *  needed an extra, uncharged decode (fixed route absent from this question's draws). */
   attempt: number | null;
   /** fixed-route: the route chosen on the train split. */
   route?: number[];
+}
+
+export interface SelectorSummary {
+  /** Share of the probe's questions on which the selector's pick is correct. */
+  accuracy: number;
+  /** false when any pick chose among gold-guided attempts (see SelectorPick.blind). */
+  blind: boolean;
+  /** (accuracy − realized) / (reachable − realized) over the probe's questions with a deployment
+   *  record: the share of the probe's gain the selector keeps; null when the gain is 0. */
+  retained_gain: number | null;
+  /** Questions with a pick. */
+  n: number;
 }
 
 export interface ProbeSummary {
@@ -186,15 +219,20 @@ export interface ProbeSummary {
   reachable: number;
   /** Share realized or reachable (questions with both a deployment and this probe's record). */
   ceiling: number;
+  /** Realized share over the same joined questions as `ceiling`. */
+  realized: number;
   /** reach_at_k[k-1] = estimated reachability@k, k = 1..B (unbiased estimator for uniform draws
    *  and sampling, empirical first-success curve for MCTS). */
   reach_at_k: number[];
   /** Mean attempts actually made per question (≤ budget). */
   mean_attempts: number;
+  /** Questions whose probe stopped because its space or tree held fewer than B attempts. */
+  space_exhausted: number;
   /** Invalid (unextractable) attempts over all questions. */
   invalid: number;
-  /** Accuracy of each answer-blind selector. */
-  selectors?: Record<string, number>;
+  /** true when the attempts were chosen with the gold answer (MCTS). */
+  selection_saw_gold: boolean;
+  selectors?: Record<string, SelectorSummary>;
 }
 
 export interface AuditSummary {
@@ -210,11 +248,17 @@ export interface RunManifest {
   id: string;
   appVersion: string;
   model: { fingerprint: string; name: string; source: string; revision?: string };
-  task: { id: string; version: number; questions: number };
-  condition: Condition;
+  /** question_seed: which questions (built-in generators) and which few-shot examples. */
+  task: { id: string; version: number; questions: number; question_seed?: number };
+  /** null for an imported run whose file does not state its condition ("imported, condition
+   *  unknown"); its condition_key then starts with "unknown:" and never equals a measured one. */
+  condition: Condition | null;
   condition_key: string;
   probes: ProbeSpec[];
-  engine: { ep: ExecutionProvider; dtype: EngineDtype };
+  /** null when unknown (imported). */
+  engine: { ep: ExecutionProvider; dtype: EngineDtype } | null;
+  /** Set on runs read from a file rather than computed here. */
+  imported?: { format: 'reachlab-run' | 'lm-eval-samples'; file: string };
   startedAt: string;
   finishedAt?: string;
   status: 'queued' | 'running' | 'paused' | 'interrupted' | 'cancelled' | 'finished' | 'failed';

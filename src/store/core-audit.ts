@@ -1,7 +1,9 @@
 // The run controller driving the audit core (src/audit/run.ts runAudit): the adapter, the run
 // request built from a loaded model and audit options, and the core's summary as the store's.
 
-import { conditionKey } from '../audit/condition.ts';
+import { questionIdentities } from '../audit/attempts.ts';
+import { bindFewShotPool, conditionKey } from '../audit/condition.ts';
+import type { PromptEngine } from '../audit/prompt.ts';
 import { runAudit, type AuditOptions } from '../audit/run.ts';
 import { summarize } from '../audit/summary.ts';
 import type { RunManifest } from '../audit/types.ts';
@@ -23,22 +25,38 @@ export interface RunMeta {
   revision?: string;
   /** Defaults to a random UUID. */
   id?: string;
+  /** The seed that chose the questions (built-in generators) and the few-shot examples; written
+   *  to the manifest as task.question_seed. */
+  questionSeed?: number;
 }
 
-/** The run request for auditing `input` on the model `info` describes. */
-export async function coreRunRequest(info: ModelInfo, input: CoreAuditInput, meta: RunMeta): Promise<RunRequest<CoreAuditInput>> {
+/**
+ * The run request for auditing `input` on the model `info` describes, `engine` building the
+ * prompts. The condition's few-shot pool is bound to the task's train split (bindFewShotPool), so
+ * the request's input, its manifest and the audit share one condition and condition key; the
+ * questions' identities (doc and prompt hashes) are the ones runAudit computes, so the manifest
+ * key is the run key runAudit returns.
+ */
+export async function coreRunRequest(engine: PromptEngine, info: ModelInfo, input: CoreAuditInput, meta: RunMeta): Promise<RunRequest<CoreAuditInput>> {
+  const condition = await bindFewShotPool(input.condition, input.task.train);
   const docs = input.docs ?? input.task.test.slice(0, input.questions ?? input.task.test.length);
+  const questions = await questionIdentities(engine, condition, docs, input.task.train);
   const manifest: RunManifest = {
     id: meta.id ?? crypto.randomUUID(),
     appVersion: meta.appVersion,
     model: { fingerprint: info.fingerprint, name: info.name, source: meta.source, ...(meta.revision ? { revision: meta.revision } : {}) },
-    task: { id: input.task.spec.id, version: input.task.spec.metadata.version, questions: docs.length },
-    condition: input.condition,
-    condition_key: await conditionKey(input.condition),
+    task: {
+      id: input.task.spec.id,
+      version: input.task.spec.metadata.version,
+      questions: docs.length,
+      ...(meta.questionSeed !== undefined ? { question_seed: meta.questionSeed } : {}),
+    },
+    condition,
+    condition_key: await conditionKey(condition),
     probes: input.probes,
     engine: { ep: info.ep, dtype: info.dtype },
     startedAt: new Date().toISOString(),
     status: 'queued',
   };
-  return { manifest, docIds: docs.map((d) => d.id), input };
+  return { manifest, questions, input: { ...input, condition } };
 }

@@ -3,9 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { openReachDb } from './db.ts';
 import { isStoreError, StoreError } from './errors.ts';
 import { IdbRunStore } from './idb-store.ts';
-import { manifestKey, probeKey, type RecordKey } from './keys.ts';
-import { DB_VERSION, type StoredRecordV1 } from './schema.ts';
-import { makeManifest, makeRecord } from './test-helpers.ts';
+import type { QuestionRecord } from '../audit/types.ts';
+import { legacyManifestKey, probeKey } from './keys.ts';
+import { DB_VERSION, type RecordKeyV2, type StoredRecordV1, type StoredRecordV2, type StoredRunV2 } from './schema.ts';
+import { condition, makeManifest, makeRecord } from './test-helpers.ts';
+
+/** A record as the previous version wrote it: no stop_reason, selector picks without `blind`. */
+function previousVersion(r: QuestionRecord): QuestionRecord {
+  const { stop_reason: _, ...rest } = r;
+  const out = { ...rest } as QuestionRecord;
+  if (r.selectors) out.selectors = Object.fromEntries(Object.entries(r.selectors).map(([k, { blind: _b, ...pick }]) => [k, pick])) as QuestionRecord['selectors'];
+  return out;
+}
 
 async function expectStoreError(p: Promise<unknown>, code: StoreError['code']): Promise<StoreError> {
   const e = await p.then(
@@ -21,7 +30,7 @@ describe('openReachDb', () => {
   it('creates the current schema on a fresh database', async () => {
     const db = await openReachDb({ factory: new IDBFactory() });
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['records', 'runs', 'summaries']);
+    expect([...db.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'summaries']);
     const tx = db.transaction('records');
     const byRun = tx.store.index('by-run');
     expect(byRun.keyPath).toBe('runIds');
@@ -30,40 +39,146 @@ describe('openReachDb', () => {
     db.close();
   });
 
-  it('upgrades a v1 database with data to the current version without loss', async () => {
+  it('creates the v3 questions store', async () => {
+    const db = await openReachDb({ factory: new IDBFactory() });
+    expect([...db.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'summaries']);
+    expect(db.transaction('questions').store.keyPath).toBe('runId');
+    db.close();
+  });
+
+  it('upgrades a v1 database with data to the current version: records re-keyed, the run legacy', async () => {
     const factory = new IDBFactory();
-    const manifest = makeManifest();
-    const mk = await manifestKey(manifest);
+    const manifest = makeManifest({ condition: { ...condition, graderVersion: 1 } });
+    const mk = await legacyManifestKey(manifest);
     const v1 = await openReachDb({ factory, version: 1 });
     expect([...v1.objectStoreNames].sort()).toEqual(['records', 'runs']);
     const run = { id: manifest.id, manifest, manifestKey: mk, counters: { recordsTotal: 10, recordsDone: 2, reused: 0, attemptsComputed: 5, computeMs: 10, interruptions: 0 }, updatedAt: 'x' };
-    await v1.put('runs', run);
+    const raw = v1 as unknown as { put(store: string, v: unknown): Promise<unknown> };
+    await raw.put('runs', run);
     const pk = await probeKey(manifest.probes[0]);
     const v1Records: StoredRecordV1[] = [];
     for (const doc of ['q0', 'q1']) {
-      const key: RecordKey = ['fp-tiny', 'builtin:arith-2d', 1, 'ck-1', pk, doc];
-      v1Records.push({ key, record: await makeRecord(manifest, doc, 'deployment', 0), runId: manifest.id, savedAt: 't' });
+      const key: RecordKeyV2 = ['fp-tiny', 'builtin:arith-2d', 1, 'ck-1', pk, doc];
+      v1Records.push({ key, record: previousVersion(await makeRecord(manifest, doc, 'deployment', 0)), runId: manifest.id, savedAt: 't' });
     }
-    const raw = v1 as unknown as { put(store: string, v: unknown): Promise<unknown> };
     for (const r of v1Records) await raw.put('records', r);
     v1.close();
 
     const store = await IdbRunStore.open({ factory, keyRange: IDBKeyRange });
     expect(store.db.version).toBe(DB_VERSION);
-    expect(await store.getRun(manifest.id)).toEqual(run);
-    expect(await store.runsByManifestKey(mk)).toHaveLength(1);
+    expect(await store.getRun(manifest.id)).toEqual({ ...run, manifestKey: `legacy:${mk}`, legacy: true });
+    expect(await store.runsByManifestKey(mk)).toEqual([]);
+    expect(await store.runsByManifestKey(`legacy:${mk}`)).toHaveLength(1);
+    expect(await store.getQuestions(manifest.id)).toBeUndefined();
     const records = await store.recordsForRun(manifest.id);
-    expect(records.map((r) => r.key)).toEqual(v1Records.map((r) => r.key));
+    // [model, condition, probe key, doc id, doc hash, prompt hash], read off each record
+    expect(records.map((r) => r.key)).toEqual([
+      ['fp-tiny', 'ck-1', pk, 'q0', 'dh-q0-a', 'ph-q0-a'],
+      ['fp-tiny', 'ck-1', pk, 'q1', 'dh-q1-a', 'ph-q1-a'],
+    ]);
     for (const [i, r] of records.entries()) {
       expect(r.runIds).toEqual([manifest.id]);
       expect(r.computedBy).toBe(manifest.id);
-      expect(r.record).toEqual(v1Records[i].record);
+      // unchanged but for the field this version added (a deployment record's stop_reason is null)
+      expect(r.record).toEqual({ ...v1Records[i].record, stop_reason: null });
       expect('runId' in r).toBe(false);
     }
     // the v2 store exists and works on the upgraded database
     await store.putSummary({ runId: manifest.id, summary: { condition_key: 'ck-1', n: 2, realized: 1, invalid: 0, probes: [] }, recordCount: 2, computedAt: 'now' });
     expect((await store.getSummary(manifest.id))?.recordCount).toBe(2);
     store.close();
+  });
+
+  it('upgrades v2 records: one record per content, stop_reason and blind read off the record, summaries dropped', async () => {
+    const factory = new IDBFactory();
+    const v1cond = { ...condition, graderVersion: 1 };
+    const a = makeManifest({ id: 'run-a', condition: v1cond, task: { id: 'file:a.jsonl', version: 1, questions: 1 } }, 1);
+    const b = makeManifest({ id: 'run-b', condition: v1cond, task: { id: 'file:b.jsonl', version: 1, questions: 1 } }, 1);
+    const v2 = await openReachDb({ factory, version: 2 });
+    const raw = v2 as unknown as { put(store: string, v: unknown): Promise<unknown> };
+    const counters = { recordsTotal: 2, recordsDone: 1, reused: 0, attemptsComputed: 4, computeMs: 1, interruptions: 0 };
+    for (const m of [a, b]) await raw.put('runs', { id: m.id, manifest: m, manifestKey: await legacyManifestKey(m), counters, updatedAt: 't' });
+    const spk = await probeKey(a.probes[1]);
+    // the same sampling record (same question content) stored by two runs under two task names
+    const sampled = await makeRecord(a, 'q0', 'sampling', 2);
+    const withPicks = (r: QuestionRecord, sawGold: boolean) =>
+      previousVersion({
+        ...r,
+        selection_saw_gold: sawGold,
+        selectors: {
+          majority: { extracted: '7', correct: false, blind: true, attempt: 0 },
+          'fixed-route': { extracted: '42', correct: true, blind: true, attempt: null, route: [1, 0] },
+        },
+      });
+    const first = withPicks({ ...sampled, task_id: 'file:a.jsonl' }, false);
+    const second = withPicks({ ...sampled, task_id: 'file:b.jsonl', resps: ['written second'] }, false);
+    const truncated = previousVersion({ ...(await makeRecord(a, 'q1', 'sampling', null)), attempts: sampled.attempts.slice(0, 3).map((x) => ({ ...x, meanLogprob: NaN })) });
+    const rows: StoredRecordV2[] = [
+      { key: ['fp-tiny', 'file:a.jsonl', 1, 'ck-1', spk, 'q0'], record: first, runIds: ['run-a'], computedBy: 'run-a', savedAt: 't1' },
+      { key: ['fp-tiny', 'file:b.jsonl', 1, 'ck-1', spk, 'q0'], record: second, runIds: ['run-b'], computedBy: 'run-b', savedAt: 't2' },
+      { key: ['fp-tiny', 'file:a.jsonl', 1, 'ck-1', spk, 'q1'], record: truncated, runIds: ['run-a'], computedBy: 'run-a', savedAt: 't3' },
+    ];
+    for (const r of rows) await raw.put('records', r);
+    await raw.put('summaries', { runId: 'run-a', summary: { condition_key: 'ck-1', n: 1, realized: 0, invalid: 0, probes: [{ selectors: { majority: 0 } }] }, recordCount: 1, computedAt: 't' });
+    v2.close();
+
+    const store = await IdbRunStore.open({ factory, keyRange: IDBKeyRange });
+    expect(await store.getSummary('run-a')).toBeUndefined();
+    expect((await store.listRuns()).map((r) => [r.id, r.legacy, r.manifestKey.startsWith('legacy:')])).toEqual([
+      ['run-a', true, true],
+      ['run-b', true, true],
+    ]);
+    const shared = await store.recordsForRun('run-b');
+    expect(shared).toHaveLength(1);
+    // the first in old key order ('file:a.jsonl' < 'file:b.jsonl') is kept, linked to both runs
+    expect(shared[0]).toMatchObject({ key: ['fp-tiny', 'ck-1', spk, 'q0', 'dh-q0-a', 'ph-q0-a'], runIds: ['run-a', 'run-b'], computedBy: 'run-a', savedAt: 't1' });
+    expect(shared[0].record.resps).toEqual(first.resps);
+    // 4 attempts of a budget of 4: 'budget'; majority over attempts not chosen on gold: blind
+    expect(shared[0].record.stop_reason).toBe('budget');
+    expect(shared[0].record.selectors).toEqual({
+      majority: { extracted: '7', correct: false, blind: true, attempt: 0 },
+      'fixed-route': { extracted: '42', correct: true, blind: true, attempt: null, route: [1, 0] },
+    });
+    const short = (await store.recordsForRun('run-a')).find((r) => r.record.doc_id === 'q1')!.record;
+    // 3 attempts of 4: the previous version did not say why (a cap or an exhausted space)
+    expect(short.stop_reason).toBeNull();
+    expect(short.attempts.map((x) => x.meanLogprob)).toEqual([null, null, null]);
+    store.close();
+  });
+
+  it('marks majority over gold-guided attempts not blind when it migrates them', async () => {
+    const factory = new IDBFactory();
+    const m = makeManifest({ condition: { ...condition, graderVersion: 1 } }, 1);
+    const v2 = await openReachDb({ factory, version: 2 });
+    const raw = v2 as unknown as { put(store: string, v: unknown): Promise<unknown> };
+    await raw.put('runs', { id: m.id, manifest: m, manifestKey: await legacyManifestKey(m), counters: { recordsTotal: 2, recordsDone: 1, reused: 0, attemptsComputed: 4, computeMs: 1, interruptions: 0 }, updatedAt: 't' });
+    const r = previousVersion({ ...(await makeRecord(m, 'q0', 'sampling', 1)), selection_saw_gold: true, selectors: { 'max-logprob': { extracted: '42', correct: true, blind: true, attempt: 1 } } });
+    await raw.put('records', { key: ['fp-tiny', 'builtin:arith-2d', 1, 'ck-1', r.probe_key, 'q0'], record: r, runIds: [m.id], computedBy: m.id, savedAt: 't' });
+    v2.close();
+    const store = await IdbRunStore.open({ factory, keyRange: IDBKeyRange });
+    const [stored] = await store.recordsForRun(m.id);
+    expect(stored.record.selectors).toEqual({ 'max-logprob': { extracted: '42', correct: true, blind: false, attempt: 1 } });
+    store.close();
+  });
+
+  it('leaves a v2 database as it was when a record cannot be re-keyed, and says so', async () => {
+    const factory = new IDBFactory();
+    const m = makeManifest({}, 1);
+    const v2 = await openReachDb({ factory, version: 2 });
+    const raw = v2 as unknown as { put(store: string, v: unknown): Promise<unknown> };
+    await raw.put('runs', { id: m.id, manifest: m, manifestKey: 'old-key', counters: { recordsTotal: 2, recordsDone: 1, reused: 0, attemptsComputed: 1, computeMs: 1, interruptions: 0 }, updatedAt: 't' });
+    const broken = previousVersion(await makeRecord(m, 'q0', 'deployment', 0)) as Partial<QuestionRecord>;
+    delete broken.doc_hash;
+    await raw.put('records', { key: ['fp-tiny', 'builtin:arith-2d', 1, 'ck-1', 'deployment:x', 'q0'], record: broken, runIds: [m.id], computedBy: m.id, savedAt: 't' });
+    v2.close();
+    const e = await expectStoreError(openReachDb({ factory }), 'unavailable');
+    expect(e.message).toMatch(/^Upgrading the stored runs to this app version failed \(record .* lacks a model, condition, probe, doc id or hash\); nothing was changed/);
+    const again = await openReachDb({ factory, version: 2 });
+    expect(again.version).toBe(2);
+    const runs = (await (again as unknown as { getAll(s: string): Promise<StoredRunV2[]> }).getAll('runs'));
+    expect(runs.map((r) => [r.id, r.manifestKey])).toEqual([[m.id, 'old-key']]);
+    expect(await (again as unknown as { count(s: string): Promise<number> }).count('records')).toBe(1);
+    again.close();
   });
 
   it('says IndexedDB is unavailable when there is no factory', async () => {

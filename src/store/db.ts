@@ -3,7 +3,9 @@
 
 import { wrap, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
 import { StoreError } from './errors.ts';
-import { DB_NAME, DB_VERSION, type ReachDB, type StoredRecord, type StoredRecordV1 } from './schema.ts';
+import { recordKeyOfRecord } from './keys.ts';
+import { legacyRun, upgradeLegacyRecord } from './legacy.ts';
+import { DB_NAME, DB_VERSION, type ReachDB, type StoredRecord, type StoredRecordV1, type StoredRecordV2, type StoredRunV2 } from './schema.ts';
 
 export type ReachDb = IDBPDatabase<ReachDB>;
 type UpgradeTx = IDBPTransaction<ReachDB, StoreNames<ReachDB>[], 'versionchange'>;
@@ -16,8 +18,9 @@ export interface OpenOptions {
   version?: number;
 }
 
-/** migrations[v - 1] takes the database from version v - 1 to v. */
-const migrations: ((db: ReachDb, tx: UpgradeTx) => void)[] = [
+/** migrations[v - 1] takes the database from version v - 1 to v; one returning a promise is
+ *  awaited (inside the upgrade transaction) before the next runs. */
+const migrations: ((db: ReachDb, tx: UpgradeTx) => void | Promise<void>)[] = [
   // v1: runs and records, one run per record.
   (db) => {
     const runs = db.createObjectStore('runs', { keyPath: 'id' });
@@ -26,18 +29,40 @@ const migrations: ((db: ReachDb, tx: UpgradeTx) => void)[] = [
     records.createIndex('by-run', 'runId' as 'runIds');
   },
   // v2: records shared by runs (runIds, multiEntry) and a summaries store.
-  (db, tx) => {
+  async (db, tx) => {
     db.createObjectStore('summaries', { keyPath: 'runId' });
     const records = tx.objectStore('records');
     records.deleteIndex('by-run');
     records.createIndex('by-run', 'runIds', { multiEntry: true });
-    void (async () => {
-      for (let c = await records.openCursor(); c; c = await c.continue()) {
-        const old = c.value as unknown as StoredRecordV1;
-        const next: StoredRecord = { key: old.key, record: old.record, runIds: [old.runId], computedBy: old.runId, savedAt: old.savedAt };
-        await c.update(next);
-      }
-    })();
+    for (let c = await records.openCursor(); c; c = await c.continue()) {
+      const old = c.value as unknown as StoredRecordV1;
+      const next: StoredRecordV2 = { key: old.key, record: old.record, runIds: [old.runId], computedBy: old.runId, savedAt: old.savedAt };
+      await c.update(next as unknown as StoredRecord);
+    }
+  },
+  // v3: content-addressed keys (schema.ts). Every run so far is a legacy run; every record is
+  // re-keyed from its own fields (records whose new keys coincide, the same content stored under
+  // two task names, become one record linked to all their runs); summaries, derived data of an
+  // older shape, are dropped.
+  async (db, tx) => {
+    db.createObjectStore('questions', { keyPath: 'runId' });
+    const runs = tx.objectStore('runs');
+    for (let c = await runs.openCursor(); c; c = await c.continue()) await c.update(legacyRun(c.value as StoredRunV2));
+    await tx.objectStore('summaries').clear();
+    const records = tx.objectStore('records');
+    const old = (await records.getAll()) as unknown as StoredRecordV2[];
+    await records.clear();
+    const merged = new Map<string, StoredRecord>();
+    for (const o of old) {
+      const record = upgradeLegacyRecord(o.record);
+      const key = recordKeyOfRecord(record);
+      if (!key.every((part) => typeof part === 'string')) throw new Error(`record ${JSON.stringify(o.key)} lacks a model, condition, probe, doc id or hash`);
+      const id = JSON.stringify(key);
+      const seen = merged.get(id);
+      if (seen) seen.runIds = [...new Set([...seen.runIds, ...o.runIds])];
+      else merged.set(id, { key, record, runIds: [...o.runIds], computedBy: o.computedBy, savedAt: o.savedAt });
+    }
+    for (const s of merged.values()) await records.put(s);
   },
 ];
 
@@ -57,11 +82,29 @@ export async function openReachDb(opts: OpenOptions = {}): Promise<ReachDb> {
   } catch (e) {
     throw unavailable(e);
   }
+  let migrationError: unknown = null;
   request.addEventListener('upgradeneeded', (event) => {
     const db = wrap(request.result) as unknown as ReachDb;
     const tx = wrap(request.transaction!) as unknown as UpgradeTx;
     tx.done.catch(() => {}); // a failed migration surfaces as the open request's error
-    for (let v = event.oldVersion + 1; v <= version; v++) migrations[v - 1](db, tx);
+    // Synchronous steps run at once; from the first asynchronous one on, each waits for the last.
+    let chain: Promise<void> | null = null;
+    for (let v = event.oldVersion + 1; v <= version; v++) {
+      const step = migrations[v - 1];
+      if (chain) chain = chain.then(() => step(db, tx));
+      else {
+        const out = step(db, tx);
+        if (out) chain = out;
+      }
+    }
+    chain?.catch((e: unknown) => {
+      migrationError = e;
+      try {
+        tx.abort(); // nothing of a half-done migration is kept
+      } catch {
+        // already aborted by the failed request
+      }
+    });
   });
   const opened = wrap(request) as unknown as Promise<ReachDb>;
   const blocked = new Promise<never>((_, reject) => {
@@ -76,6 +119,10 @@ export async function openReachDb(opts: OpenOptions = {}): Promise<ReachDb> {
     db = await Promise.race([opened, blocked]);
   } catch (e) {
     if (e instanceof StoreError) throw e;
+    if (migrationError !== null) {
+      const detail = migrationError instanceof Error ? migrationError.message : String(migrationError);
+      throw new StoreError('unavailable', `Upgrading the stored runs to this app version failed (${detail}); nothing was changed. Runs are kept in memory only — export them before closing the tab.`, { cause: migrationError });
+    }
     if (e instanceof Error && e.name === 'VersionError') {
       throw new StoreError('unavailable', `The stored database is newer than this app (${e.message}); reload to get the new app version.`, { cause: e });
     }

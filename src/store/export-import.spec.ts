@@ -12,6 +12,8 @@ import { RunController } from './run-controller.ts';
 import type { RunStore } from './store.ts';
 import { InProcessLocks, TabLocks } from './tab-lock.ts';
 import { condition, freshIdbStore } from './test-helpers.ts';
+import { conditionKey } from '../audit/condition.ts';
+import { sha256Hex } from '../util/hash.ts';
 import { parseCsvRecords as parseCsv } from '../audit/tasks/file.ts';
 
 const L = 3;
@@ -32,17 +34,17 @@ const input: CoreAuditInput = { task, condition: defaultCondition({ ...task.spec
 async function auditedRun(store: RunStore): Promise<string> {
   const engine = new FakeEngine({ numLayers: L, answer: (q) => (q.sampling.kind === 'greedy' ? (q.prompt.startsWith('Is') ? '2' : '0') : q.prompt.startsWith('line') ? '-4' : '1') });
   const c = new RunController<CoreAuditInput>({ store, engine, audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
-  const req = await coreRunRequest(await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'run-x' });
+  const req = await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'run-x' });
   await c.start(req);
   await c.idle();
   expect((await store.getRun('run-x'))?.manifest.status).toBe('finished');
   return 'run-x';
 }
 
-async function refusal(p: Promise<unknown>): Promise<StoreError> {
+async function refusal(p: Promise<unknown>, code: StoreError['code'] = 'invalid-import'): Promise<StoreError> {
   const e = await p.then(() => null, (err: unknown) => err);
   expect(isStoreError(e), `expected a StoreError, got ${String(e)}`).toBe(true);
-  expect((e as StoreError).code).toBe('invalid-import');
+  expect((e as StoreError).code).toBe(code);
   return e as StoreError;
 }
 
@@ -57,17 +59,44 @@ describe('export and import of a run', () => {
     const runId = await auditedRun(source);
     const text = await exportRunJson(source, runId);
     const target = await freshIdbStore();
+    const file = JSON.parse(text);
+    const sourceRun = (await source.getRun(runId))!;
+    expect([file.format, file.version, file.run_key]).toEqual(['reachlab-run', 2, sourceRun.manifestKey]);
+    expect(file.questions).toEqual(await source.getQuestions(runId));
+    expect(file.questions.map((q: { doc_id: string }) => q.doc_id)).toEqual(['q1', 'q2', 'q10']);
     const result = await importRunJson(target, text, 'run-x.json');
-    expect(result).toEqual({ runId, records: 6, stored: 6, linked: 0 });
+    expect(result).toEqual({ runId, records: 6, stored: 6, linked: 0, legacy: false });
     const a = (await source.recordsForRun(runId)).map((r) => r.record);
     const b = (await target.recordsForRun(runId)).map((r) => r.record);
     expect(b).toEqual(a);
     expect(summarize(b)).toEqual(summarize(a));
-    expect((await target.getRun(runId))?.manifest).toEqual((await source.getRun(runId))?.manifest);
-    expect((await target.getRun(runId))?.counters).toMatchObject({ recordsTotal: 6, recordsDone: 6 });
-    // a second import of the same file is refused, nothing changes
-    const again = await refusal(importRunJson(target, text, 'run-x.json'));
-    expect(again.message).toBe('run-x.json: a run with id run-x is already stored; delete it first to import this file again');
+    const imported = (await target.getRun(runId))!;
+    expect(imported.manifest).toEqual({ ...sourceRun.manifest, imported: { format: 'reachlab-run', file: 'run-x.json' } });
+    expect(imported.manifestKey).toBe(sourceRun.manifestKey);
+    expect(imported.legacy).toBeUndefined();
+    expect(imported.counters).toMatchObject({ recordsTotal: 6, recordsDone: 6 });
+    expect(await target.getQuestions(runId)).toEqual(file.questions);
+    // a second import of the same file says the run is there, and changes nothing
+    const again = await refusal(importRunJson(target, text, 'run-x.json'), 'bad-input');
+    expect(again.message).toBe('run-x.json: this run is already in your library (run run-x); delete it there first to import this file again');
+    // so does the same run under another id
+    const renamed = JSON.stringify({ ...file, manifest: { ...file.manifest, id: 'run-y' } });
+    const same = await refusal(importRunJson(target, renamed, 'run-y.json'), 'bad-input');
+    expect(same.message).toBe('run-y.json: this run is already in your library as run run-x (same model, condition, probes and questions); delete it there first to import this file again');
+    expect((await target.listRuns()).map((r) => r.id)).toEqual(['run-x']);
+  });
+
+  it('imports a run the audit core computed elsewhere as a finished run a later start returns', async () => {
+    const source = new MemoryRunStore();
+    const runId = await auditedRun(source);
+    const target = await freshIdbStore();
+    await importRunJson(target, await exportRunJson(source, runId), 'run-x.json');
+    // the same audit started here: same run key, nothing to compute
+    const engine = new FakeEngine({ numLayers: L, answer: () => '0' });
+    const c = new RunController<CoreAuditInput>({ store: target, engine, audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
+    const run = await c.start(await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'local' }));
+    await c.idle();
+    expect([run.id, run.manifest.status, engine.rowsRequested]).toEqual(['run-x', 'finished', 0]);
   });
 
   it('refuses malformed files with the first problem named, writing nothing', async () => {
@@ -76,7 +105,21 @@ describe('export and import of a run', () => {
     const good = JSON.parse(await exportRunJson(source, runId));
     const cases: [string, (f: any) => void, string][] = [
       ['format', (f) => (f.format = 'other'), 'f.json: format: expected one of "reachlab-run", got "other"'],
-      ['version', (f) => (f.version = 2), 'f.json: version: expected one of 1, got number 2'],
+      ['version', (f) => (f.version = 3), "f.json: version: expected one of 1 (an earlier version's run, imported as legacy), 2, got number 3"],
+      ['no version', (f) => delete f.version, "f.json: version: expected one of 1 (an earlier version's run, imported as legacy), 2, got nothing"],
+      ['stop reason', (f) => (f.records[1].stop_reason = 'tired'), 'f.json: records[1].stop_reason: expected one of "budget", "space-exhausted", got "tired"'],
+      ['missing stop reason', (f) => delete f.records[1].stop_reason, 'f.json: records[1].stop_reason: expected a value (the field is missing), got nothing'],
+      ['route', (f) => (f.records[1].attempts[0].route = 'default'), 'f.json: records[1].attempts[0].route: expected an array, got "default"'],
+      ['run key', (f) => (f.run_key = f.run_key.replace(/^./, (c: string) => (c === '0' ? '1' : '0'))), "f.json: run_key: not the key of the run's model, condition, probes and questions"],
+      ['question content', (f) => (f.questions[0].doc_hash = '0'.repeat(64)), "f.json: run_key: not the key of the run's model, condition, probes and questions"],
+      ['questions', (f) => f.questions.pop(), 'f.json: questions: expected 3 (manifest.task.questions), got 2'],
+      ['condition', (f) => (f.manifest.condition.maxNewTokens = 9), "f.json: manifest.condition_key: not the key of the manifest's condition"],
+      ['unknown condition', (f) => (f.manifest.condition = null), 'f.json: manifest.condition_key: a run whose condition is unknown (null) needs a key starting with "unknown:"'],
+      [
+        'record content',
+        (f) => (f.records[0].doc_hash = 'another-content'),
+        "f.json: records[0]: record q1/deployment does not belong to this run: its question content or prompt (doc_hash, prompt_hash) differs from the run's question q1",
+      ],
       ['missing field', (f) => delete f.manifest.condition_key, 'f.json: manifest.condition_key: expected a value (the field is missing), got nothing'],
       ['wrong type', (f) => (f.records[1].attempts[0].correct = 'yes'), 'f.json: records[1].attempts[0].correct: expected true or false, got "yes"'],
       ['bad enum', (f) => (f.records[0].probe_spec.probe = 'telepathy'), 'f.json: records[0].probe_spec.probe: expected one of "deployment", "random-routes", "mcts-routes", "sampling", "mlp-silencing", got "telepathy"'],
@@ -93,7 +136,7 @@ describe('export and import of a run', () => {
       ['foreign record', (f) => (f.records[2].condition_key = 'ck-elsewhere'), 'does not belong to this run'],
       ['probe key', (f) => (f.records[3].probe_key = 'sampling:0000000000000000'), 'f.json: records[3]: record'],
       ['duplicate', (f) => f.records.push(structuredClone(f.records[0])), 'f.json: records[6]: the same question and probe as records[0]'],
-      ['too many questions', (f) => (f.manifest.task.questions = 2), 'manifest.task.questions: expected at least 3'],
+      ['too many questions', (f) => (f.manifest.task.questions = 2), 'f.json: questions: expected 2 (manifest.task.questions), got 3'],
     ];
     for (const [name, mutate, message] of cases) {
       const f = structuredClone(good);
@@ -139,6 +182,7 @@ describe('export and import of a run', () => {
     const q2 = rows.find((r) => r[col('doc_id')] === 'q2' && r[col('probe')] === 'sampling')!;
     expect(q2[col('target')]).toBe("'-4");
     expect(q2[col('attempts')]).toBe('3');
+    expect(q2[col('stop_reason')]).toBe('budget');
     expect(q2[col('correct_attempts')]).toBe('3');
     expect(q2[col('first_success')]).toBe('0');
     expect(q2[col('reachable')]).toBe('true');
@@ -146,6 +190,7 @@ describe('export and import of a run', () => {
     expect(q2[col('extracted_answers')]).toBe("'-4 | -4 | -4");
     const q1 = rows.find((r) => r[col('doc_id')] === 'q1' && r[col('probe')] === 'deployment')!;
     expect(q1[col('realized')]).toBe('true');
+    expect(q1[col('stop_reason')]).toBe('');
   });
 
   it('writes CSV cells per RFC 4180 with a formula guard', () => {
@@ -187,8 +232,6 @@ describe('lm-evaluation-harness samples import', () => {
     appVersion: 'test',
     model: { fingerprint: 'hf:Qwen/Qwen2.5-0.5B', name: 'Qwen/Qwen2.5-0.5B', source: 'lm-eval' },
     task: { id: 'hub:gsm8k', version: 3 },
-    condition,
-    numLayers: 4,
     fileName: 'samples_gsm8k_2025.jsonl',
   };
 
@@ -201,9 +244,29 @@ describe('lm-evaluation-harness samples import', () => {
     ].join('\n');
     const store = await freshIdbStore();
     const res = await importLmEvalSamples(store, text, opts);
-    expect(res).toEqual({ runId: 'lm-eval-1', records: 3, stored: 3, linked: 0 });
+    expect(res).toEqual({ runId: 'lm-eval-1', records: 3, stored: 3, linked: 0, legacy: false });
     const run = await store.getRun('lm-eval-1');
-    expect(run?.manifest).toMatchObject({ status: 'finished', task: { id: 'hub:gsm8k', version: 3, questions: 3 }, probes: [{ probe: 'deployment' }] });
+    // only what the file says: no condition, no engine, where it came from
+    const ck = `unknown:${await sha256Hex(text)}`;
+    expect(run?.manifest).toMatchObject({
+      status: 'finished',
+      task: { id: 'hub:gsm8k', version: 3, questions: 3 },
+      probes: [{ probe: 'deployment' }],
+      condition: null,
+      condition_key: ck,
+      engine: null,
+      imported: { format: 'lm-eval-samples', file: 'samples_gsm8k_2025.jsonl' },
+    });
+    // a measured condition key is a SHA-256 hex digest; "unknown:" never is one
+    const measured = await conditionKey(condition);
+    expect(measured).toMatch(/^[0-9a-f]{64}$/);
+    expect(ck).not.toMatch(/^[0-9a-f]{64}$/);
+    expect(ck).not.toBe(measured);
+    expect(await store.getQuestions('lm-eval-1')).toEqual([
+      { doc_id: '0', doc_hash: 'd0', prompt_hash: 'p0' },
+      { doc_id: '1', doc_hash: 'd1', prompt_hash: 'p1' },
+      { doc_id: '2', doc_hash: 'd2', prompt_hash: 'p0' },
+    ]);
     const records = (await store.recordsForRun('lm-eval-1')).map((r) => r.record);
     const r0 = records.find((r) => r.doc_id === '0')!;
     expect(r0).toMatchObject({
@@ -217,17 +280,30 @@ describe('lm-evaluation-harness samples import', () => {
       prompt_hash: 'p0',
       doc: { id: '0', text: 'What is 40+2?', target: '42' },
     });
-    expect(r0.attempts[0]).toMatchObject({ route: [0, 1, 2, 3], extracted: '42', correct: true });
+    expect(r0.attempts).toEqual([{ index: 0, route: null, silence: [], response: 'The answer is 42.', extracted: '42', correct: true, meanLogprob: null }]);
+    expect(records.every((r) => r.stop_reason === null && r.condition_key === ck)).toBe(true);
     const r1 = records.find((r) => r.doc_id === '1')!;
     expect([r1.target, r1.realized, r1.first_success]).toEqual(['4', false, null]);
     expect(records.find((r) => r.doc_id === '2')!.invalid).toBe(1);
     const s = summarize(records);
     expect(s.n).toBe(3);
     expect(s.realized).toBeCloseTo(1 / 3, 12);
-    // the imported run exports and imports again
+    // the imported run exports and imports again, nulls and provenance kept
     const copy = new MemoryRunStore();
-    await importRunJson(copy, await exportRunJson(store, 'lm-eval-1'));
+    await importRunJson(copy, await exportRunJson(store, 'lm-eval-1'), 'copy.json');
     expect(summarize((await copy.recordsForRun('lm-eval-1')).map((r) => r.record))).toEqual(s);
+    expect((await copy.recordsForRun('lm-eval-1')).map((r) => r.record)).toEqual(records);
+    expect((await copy.getRun('lm-eval-1'))?.manifest).toEqual(run?.manifest);
+    expect((await copy.getRun('lm-eval-1'))?.manifestKey).toBe(run?.manifestKey);
+    // the same samples file again: already in the library, under its id or another
+    const again = await refusal(importLmEvalSamples(store, text, opts), 'bad-input');
+    expect(again.message).toBe('samples_gsm8k_2025.jsonl: this run is already in your library (run lm-eval-1); delete it there first to import this file again');
+    const other = await refusal(importLmEvalSamples(store, text, { ...opts, runId: 'lm-eval-2' }), 'bad-input');
+    expect(other.message).toMatch(/^samples_gsm8k_2025\.jsonl: this run is already in your library as run lm-eval-1 /);
+    // one changed byte is another file: another run, another unknown condition
+    const res2 = await importLmEvalSamples(store, text + '\n', { ...opts, runId: 'lm-eval-3' });
+    expect(res2.records).toBe(3);
+    expect((await store.getRun('lm-eval-3'))?.manifest.condition_key).toBe(`unknown:${await sha256Hex(text + '\n')}`);
   });
 
   it('reads loglikelihood samples and an acc metric', async () => {
@@ -257,6 +333,7 @@ describe('lm-evaluation-harness samples import', () => {
       [[harnessLine({}), '{oops'].join('\n'), 'samples_gsm8k_2025.jsonl line 2: not JSON'],
       [harnessLine({ doc_id: -1 }), 'line 1: doc_id: expected a non-negative integer or a non-empty string, got number -1'],
       [harnessLine({ doc_hash: undefined }), 'line 1: doc_hash: expected a value (the field is missing)'],
+      [harnessLine({ prompt_hash: '' }), 'line 1: prompt_hash: expected a non-empty string, got ""'],
       [harnessLine({ exact_match: undefined }), 'line 1: expected a metric (exact_match, acc, acc_norm, pass@1, em) with a number or true/false, found none'],
       [[harnessLine({}), harnessLine({})].join('\n'), 'line 2: doc_id 0 repeats line 1'],
       ['\n\n', 'samples_gsm8k_2025.jsonl: no samples'],

@@ -1,26 +1,46 @@
 // A run out of the store: JSON (manifest + records, the file import.ts reads back) and CSV (one
 // row per question and probe, RFC 4180, cells that a spreadsheet would run as a formula defused).
 
+import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { StoreError } from './errors.ts';
 import { orderRecords } from './records.ts';
-import { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile } from './run-file.ts';
+import { LEGACY_RUN_FILE_VERSION, RUN_FILE_FORMAT, RUN_FILE_VERSION, type LegacyRunFile, type RunFile } from './run-file.ts';
 import type { RunStore } from './store.ts';
 
-export async function loadRun(store: RunStore, runId: string): Promise<{ manifest: RunManifest; records: QuestionRecord[] }> {
+export interface LoadedRun {
+  manifest: RunManifest;
+  records: QuestionRecord[];
+  /** The run key (the store's manifest key); null for a legacy run. */
+  run_key: string | null;
+  /** The run's ordered question identities; null for a legacy run. */
+  questions: QuestionIdentity[] | null;
+  /** Made by an earlier version: viewable, exportable, deletable, never resumed nor reused. */
+  legacy: boolean;
+}
+
+export async function loadRun(store: RunStore, runId: string): Promise<LoadedRun> {
   const run = await store.getRun(runId);
   if (!run) throw new StoreError('not-found', `no run ${runId} to export`);
   const records = (await store.recordsForRun(runId)).map((s) => s.record);
-  return { manifest: run.manifest, records: orderRecords(records, run.manifest.probes.map((p) => p.probe)) };
+  const ordered = orderRecords(records, run.manifest.probes.map((p) => p.probe));
+  if (run.legacy) return { manifest: run.manifest, records: ordered, run_key: null, questions: null, legacy: true };
+  const questions = await store.getQuestions(runId);
+  if (!questions) throw new StoreError('internal', `run ${runId} has no stored question list (its run key cannot be shown)`);
+  return { manifest: run.manifest, records: ordered, run_key: run.manifestKey, questions, legacy: false };
 }
 
-export function runFile(manifest: RunManifest, records: QuestionRecord[]): RunFile {
-  return { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, exportedAt: new Date().toISOString(), manifest, records };
+/** The file of a loaded run: version 2, or version 1 for a legacy run (the format it was made in). */
+export function runFile(run: LoadedRun): RunFile | LegacyRunFile {
+  const exportedAt = new Date().toISOString();
+  if (run.legacy || run.run_key === null || run.questions === null) {
+    return { format: RUN_FILE_FORMAT, version: LEGACY_RUN_FILE_VERSION, exportedAt, manifest: run.manifest, records: run.records };
+  }
+  return { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, exportedAt, run_key: run.run_key, questions: run.questions, manifest: run.manifest, records: run.records };
 }
 
 export async function exportRunJson(store: RunStore, runId: string): Promise<string> {
-  const { manifest, records } = await loadRun(store, runId);
-  return JSON.stringify(runFile(manifest, records), null, 1);
+  return JSON.stringify(runFile(await loadRun(store, runId)), null, 1);
 }
 
 export async function exportRunCsv(store: RunStore, runId: string): Promise<string> {
@@ -39,6 +59,7 @@ export const CSV_COLUMNS = [
   'probe_key',
   'target',
   'budget',
+  'stop_reason',
   'attempts',
   'correct_attempts',
   'first_success',
@@ -74,6 +95,7 @@ export function recordsToCsv(manifest: RunManifest, records: QuestionRecord[]): 
       r.probe_key,
       r.target,
       r.budget,
+      r.stop_reason,
       r.attempts.length,
       r.attempts.filter((a) => a.correct).length,
       r.first_success,

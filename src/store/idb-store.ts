@@ -2,7 +2,8 @@
 // transaction aborts it (nothing of it is written); raw DOM failures become StoreErrors
 // (quota-exceeded in particular, so the controller can fall back to memory).
 
-import type { IDBPTransaction, StoreNames } from 'idb';
+import type { IDBPObjectStore, IDBPTransaction, StoreNames } from 'idb';
+import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord } from '../audit/types.ts';
 import { openReachDb, type OpenOptions, type ReachDb } from './db.ts';
 import { StoreError, toStoreError } from './errors.ts';
@@ -30,8 +31,16 @@ export class IdbRunStore implements RunStore {
     return new IdbRunStore(db, keyRange);
   }
 
-  putRun(run: StoredRun): Promise<void> {
-    return this.read(`saving run ${run.id}`, async () => void (await this.db.put('runs', run)));
+  putRun(run: StoredRun, questions?: QuestionIdentity[]): Promise<void> {
+    if (!questions) return this.read(`saving run ${run.id}`, async () => void (await this.db.put('runs', run)));
+    return this.write(`saving run ${run.id}`, ['runs', 'questions'], async (tx) => {
+      await tx.objectStore('questions').put({ runId: run.id, questions });
+      await tx.objectStore('runs').put(run);
+    });
+  }
+
+  async getQuestions(runId: string): Promise<QuestionIdentity[] | undefined> {
+    return (await this.read(`reading the questions of run ${runId}`, () => this.db.get('questions', runId)))?.questions;
   }
 
   getRun(id: string): Promise<StoredRun | undefined> {
@@ -47,7 +56,7 @@ export class IdbRunStore implements RunStore {
   }
 
   deleteRun(id: string): Promise<void> {
-    return this.write(`deleting run ${id}`, ['runs', 'records', 'summaries'], async (tx) => {
+    return this.write(`deleting run ${id}`, ['runs', 'records', 'summaries', 'questions'], async (tx) => {
       const records = tx.objectStore('records');
       for (let c = await records.index('by-run').openCursor(id); c; c = await c.continue()) {
         const runIds = c.value.runIds.filter((r) => r !== id);
@@ -55,13 +64,14 @@ export class IdbRunStore implements RunStore {
         else await c.update({ ...c.value, runIds });
       }
       await tx.objectStore('summaries').delete(id);
+      await tx.objectStore('questions').delete(id);
       await tx.objectStore('runs').delete(id);
     });
   }
 
   putRecord(runId: string, item: RecordItem, run?: StoredRun): Promise<PutOutcome> {
     return this.write(`saving record ${item.record.doc_id}/${item.record.probe}`, ['records', 'runs'], async (tx) => {
-      const outcome = await putOrLink(tx, runId, item);
+      const outcome = await putOrLink(tx.objectStore('records'), runId, item);
       if (run) await tx.objectStore('runs').put(run);
       return outcome;
     });
@@ -103,15 +113,16 @@ export class IdbRunStore implements RunStore {
     return this.read(`reading the summary of run ${runId}`, () => this.db.get('summaries', runId));
   }
 
-  importRun(run: StoredRun, items: RecordItem[]): Promise<{ stored: number; linked: number }> {
-    return this.write(`importing run ${run.id}`, ['records', 'runs'], async (tx) => {
+  importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }> {
+    return this.write(`importing run ${run.id}`, ['records', 'runs', 'questions'], async (tx) => {
       let stored = 0;
       let linked = 0;
       for (const item of items) {
-        const outcome = await putOrLink(tx, run.id, item);
+        const outcome = await putOrLink(tx.objectStore('records'), run.id, item);
         if (outcome === 'stored') stored++;
         else if (outcome === 'linked') linked++;
       }
+      if (questions) await tx.objectStore('questions').put({ runId: run.id, questions });
       await tx.objectStore('runs').put(run);
       return { stored, linked };
     });
@@ -159,8 +170,9 @@ export class IdbRunStore implements RunStore {
   }
 }
 
-async function putOrLink(tx: WriteTx<'records' | 'runs'>, runId: string, item: RecordItem): Promise<PutOutcome> {
-  const records = tx.objectStore('records');
+type RecordsStore = IDBPObjectStore<ReachDB, ArrayLike<StoreNames<ReachDB>>, 'records', 'readwrite'>;
+
+async function putOrLink(records: RecordsStore, runId: string, item: RecordItem): Promise<PutOutcome> {
   const existing = await records.get(item.key);
   if (!existing) {
     await records.put(newStored(runId, item.key, item.record));

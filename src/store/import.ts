@@ -1,16 +1,23 @@
 // Runs into the store from files: a ReachLab JSON export (checked against run-file.ts), or an
 // lm-evaluation-harness samples_*.jsonl file as the realized (deployment) records of a run.
 // A file is checked whole before anything is written, then written in one transaction; a file
-// that does not check is refused with its first problem named.
+// that does not check is refused with its first problem named. A run keeps only the provenance
+// its file carries: a harness file states no condition, engine or route, so those are null and
+// its condition key is "unknown:" + the file's SHA-256 (never a measured condition key). A
+// ReachLab file of the previous version (run-file.ts version 1) becomes a legacy run. A run
+// already in the library (same id, or same run key) is refused saying so.
 
-import { conditionKey } from '../audit/condition.ts';
-import type { Condition, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { conditionKey, type QuestionIdentity } from '../audit/condition.ts';
+import { GRADER_VERSION } from '../audit/graders.ts';
+import type { ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { sha256Hex } from '../util/hash.ts';
 import { CheckError, describe as describeValue, json, type Check } from './check.ts';
 import { StoreError, isStoreError } from './errors.ts';
-import { manifestKey, probeKey, recordKeyIn, runScope } from './keys.ts';
+import { legacyManifestKey, manifestKey, probeKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
+import { upgradeLegacyRecord } from './legacy.ts';
 import { keyId } from './records.ts';
-import { checkCondition, checkRunFile } from './run-file.ts';
-import type { RunCounters, StoredRun } from './schema.ts';
+import { checkAnyRunFile, LEGACY_RUN_FILE_VERSION, type LegacyRunFile, type RunFile } from './run-file.ts';
+import { LEGACY_KEY_PREFIX, type RunCounters, type StoredRun } from './schema.ts';
 import type { RecordItem, RunStore } from './store.ts';
 
 export interface ImportResult {
@@ -19,11 +26,16 @@ export interface ImportResult {
   /** Records new to this profile / already stored under the same key (linked). */
   stored: number;
   linked: number;
+  /** The file was written by an earlier version: the run is kept as a legacy run. */
+  legacy: boolean;
 }
+
+/** Condition keys of runs whose file states no condition start with this. */
+export const UNKNOWN_CONDITION_PREFIX = 'unknown:';
 
 const invalid = (where: string, message: string) => new StoreError('invalid-import', `${where}: ${message}`);
 
-/** Imports a JSON export. The run keeps its id; a run of that id already stored is refused. */
+/** Imports a JSON export. The run keeps its id; a run already in the library is refused. */
 export async function importRunJson(store: RunStore, text: string, fileName = 'the file'): Promise<ImportResult> {
   let parsed: unknown;
   try {
@@ -31,11 +43,51 @@ export async function importRunJson(store: RunStore, text: string, fileName = 't
   } catch (e) {
     throw invalid(fileName, `not JSON (${e instanceof Error ? e.message : String(e)})`);
   }
-  const file = check(checkRunFile, parsed, fileName);
-  const manifest = file.manifest;
-  if (manifest.status === 'running' || manifest.status === 'queued') manifest.status = 'interrupted';
-  const items = await itemsOf(manifest, file.records, fileName, (i) => `records[${i}]`);
-  return write(store, manifest, items, fileName);
+  const file = check(checkAnyRunFile, parsed, fileName);
+  return file.version === LEGACY_RUN_FILE_VERSION ? importLegacyFile(store, file, fileName) : importCurrentFile(store, file, fileName);
+}
+
+async function importCurrentFile(store: RunStore, file: RunFile, fileName: string): Promise<ImportResult> {
+  const manifest = imported(file.manifest, fileName);
+  if (manifest.condition) {
+    if (manifest.condition_key !== (await conditionKey(manifest.condition))) {
+      throw invalid(fileName, "manifest.condition_key: not the key of the manifest's condition (the file was altered, or written with fields this version does not know)");
+    }
+  } else if (!manifest.condition_key.startsWith(UNKNOWN_CONDITION_PREFIX)) {
+    throw invalid(fileName, `manifest.condition_key: a run whose condition is unknown (null) needs a key starting with "${UNKNOWN_CONDITION_PREFIX}", got ${describeValue(manifest.condition_key)}`);
+  }
+  if (file.questions.length !== manifest.task.questions) {
+    throw invalid(fileName, `questions: expected ${manifest.task.questions} (manifest.task.questions), got ${file.questions.length}`);
+  }
+  const scope = await scopeOf(manifest, file.questions, fileName);
+  if (file.run_key !== (await manifestKey(manifest, file.questions))) {
+    throw invalid(fileName, "run_key: not the key of the run's model, condition, probes and questions (the file was altered)");
+  }
+  const items = itemsOf(scope, manifest, file.records, fileName, (i) => `records[${i}]`);
+  const run = storedRun(manifest, file.run_key, items);
+  return write(store, run, items, file.questions, fileName);
+}
+
+/** A file of the previous version: a legacy run (schema.ts), its records completed where the
+ *  record itself says how (legacy.ts), re-keyed from their own fields. */
+async function importLegacyFile(store: RunStore, file: LegacyRunFile, fileName: string): Promise<ImportResult> {
+  const manifest = imported(file.manifest, fileName);
+  const condition = manifest.condition!;
+  // Its records are never reused because their condition key is a grader-v1 key: hold it to that.
+  if (condition.graderVersion === GRADER_VERSION || manifest.condition_key !== (await conditionKey(condition))) {
+    throw invalid(fileName, `manifest.condition_key: a version ${LEGACY_RUN_FILE_VERSION} file must carry the key of its own grader-version-1 condition; this one does not (the file was altered)`);
+  }
+  const scope = await scopeOf(manifest, null, fileName);
+  const items = itemsOf(scope, manifest, file.records.map(upgradeLegacyRecord), fileName, (i) => `records[${i}]`);
+  const run: StoredRun = { ...storedRun(manifest, LEGACY_KEY_PREFIX + (await legacyManifestKey(file.manifest)), items), legacy: true };
+  return write(store, run, items, undefined, fileName);
+}
+
+/** The manifest as stored here: a run left running elsewhere is interrupted; its provenance says
+ *  it was read from a file (an earlier import's provenance is kept). */
+function imported(m: RunManifest, fileName: string): RunManifest {
+  const status = m.status === 'running' || m.status === 'queued' ? 'interrupted' : m.status;
+  return { ...m, status, imported: m.imported ?? { format: 'reachlab-run', file: fileName } };
 }
 
 export interface LmEvalImportOptions {
@@ -44,26 +96,24 @@ export interface LmEvalImportOptions {
   appVersion: string;
   model: RunManifest['model'];
   task: { id: string; version: number };
-  /** The condition the harness ran under, as well as it is known (its key joins the records). */
-  condition: Condition;
-  engine?: RunManifest['engine'];
   /** Metric giving correctness (default: the first of exact_match, acc, acc_norm, pass@1, em). */
   metric?: string;
-  /** Layers of the model: the deployment route 0..L-1 is written on each attempt ([] if unknown). */
-  numLayers?: number;
   fileName?: string;
 }
 
 const DEFAULT_METRICS = ['exact_match', 'acc', 'acc_norm', 'pass@1', 'em'];
 
-/** Imports lm-evaluation-harness samples (one JSON object per line) as deployment records. */
+/**
+ * Imports lm-evaluation-harness samples (one JSON object per line) as deployment records. The
+ * file states no condition, engine, route or log-probs: the manifest's condition and engine are
+ * null, its condition key is "unknown:" + SHA-256 of the file's text, attempts have route and
+ * meanLogprob null, records stop_reason null; doc_hash and prompt_hash are the file's.
+ */
 export async function importLmEvalSamples(store: RunStore, text: string, o: LmEvalImportOptions): Promise<ImportResult> {
   const fileName = o.fileName ?? 'the samples file';
-  const condition = check(checkCondition, o.condition, 'condition');
   const spec: ProbeSpec = { probe: 'deployment' };
-  const condition_key = await conditionKey(condition);
+  const condition_key = UNKNOWN_CONDITION_PREFIX + (await sha256Hex(text));
   const probe_key = await probeKey(spec);
-  const route = Array.from({ length: o.numLayers ?? 0 }, (_, i) => i);
   const records: QuestionRecord[] = [];
   const lineOf = new Map<string, number>();
   const lines = text.split(/\r?\n/);
@@ -107,8 +157,9 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
       model_fingerprint: o.model.fingerprint,
       task_id: o.task.id,
       task_version: o.task.version,
-      attempts: [{ index: 0, route, silence: [], response, extracted, correct, meanLogprob: NaN }],
+      attempts: [{ index: 0, route: null, silence: [], response, extracted, correct, meanLogprob: null }],
       budget: 0,
+      stop_reason: null,
       first_success: correct ? 0 : null,
       realized: correct,
       reachable: null,
@@ -123,16 +174,19 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
     appVersion: o.appVersion,
     model: o.model,
     task: { ...o.task, questions: records.length },
-    condition,
+    condition: null,
     condition_key,
     probes: [spec],
-    engine: o.engine ?? { ep: 'wasm', dtype: condition.engineDtype },
+    engine: null,
+    imported: { format: 'lm-eval-samples', file: fileName },
     startedAt: now,
     finishedAt: now,
     status: 'finished',
   };
-  const items = await itemsOf(manifest, records, fileName, (i) => `line ${lineOf.get(records[i].doc_id)}`);
-  return write(store, manifest, items, fileName);
+  const questions: QuestionIdentity[] = records.map((r) => ({ doc_id: r.doc_id, doc_hash: r.doc_hash, prompt_hash: r.prompt_hash }));
+  const scope = await scopeOf(manifest, questions, fileName);
+  const items = itemsOf(scope, manifest, records, fileName, (i) => `line ${lineOf.get(records[i].doc_id)}`);
+  return write(store, storedRun(manifest, await manifestKey(manifest, questions), items), items, questions, fileName);
 }
 
 interface LmEvalSample {
@@ -170,7 +224,7 @@ const lmEvalSample: Check<LmEvalSample> = (v, p) => {
   if (!Array.isArray(filtered)) throw new CheckError(at('filtered_resps'), 'an array', describeValue(filtered));
   const hash = (k: string) => {
     const h = need(k);
-    if (typeof h !== 'string') throw new CheckError(at(k), 'a string', describeValue(h));
+    if (typeof h !== 'string' || h === '') throw new CheckError(at(k), 'a non-empty string', describeValue(h));
     return h;
   };
   const metrics: Record<string, number | boolean> = Object.create(null);
@@ -227,14 +281,17 @@ function check<T>(c: Check<T>, v: unknown, where: string): T {
   }
 }
 
-/** Record keys for a manifest's records: each belongs to the run, none repeats. */
-async function itemsOf(manifest: RunManifest, records: QuestionRecord[], where: string, label: (i: number) => string): Promise<RecordItem[]> {
-  let scope;
+async function scopeOf(manifest: RunManifest, questions: readonly QuestionIdentity[] | null, where: string): Promise<RunScope> {
   try {
-    scope = await runScope(manifest);
+    return await runScope(manifest, questions);
   } catch (e) {
-    throw invalid(where, `manifest.probes: ${e instanceof Error ? e.message : String(e)}`);
+    if (!isStoreError(e)) throw e;
+    throw invalid(where, e.message);
   }
+}
+
+/** Record keys for a run's records: each belongs to the run, none repeats. */
+function itemsOf(scope: RunScope, manifest: RunManifest, records: QuestionRecord[], where: string, label: (i: number) => string): RecordItem[] {
   const seen = new Map<string, number>();
   const docs = new Set<string>();
   const items: RecordItem[] = [];
@@ -259,10 +316,7 @@ async function itemsOf(manifest: RunManifest, records: QuestionRecord[], where: 
   return items;
 }
 
-async function write(store: RunStore, manifest: RunManifest, items: RecordItem[], where: string): Promise<ImportResult> {
-  if (await store.getRun(manifest.id)) {
-    throw invalid(where, `a run with id ${manifest.id} is already stored; delete it first to import this file again`);
-  }
+function storedRun(manifest: RunManifest, key: string, items: RecordItem[]): StoredRun {
   const counters: RunCounters = {
     recordsTotal: manifest.task.questions * manifest.probes.length,
     recordsDone: items.length,
@@ -271,7 +325,20 @@ async function write(store: RunStore, manifest: RunManifest, items: RecordItem[]
     computeMs: 0,
     interruptions: 0,
   };
-  const run: StoredRun = { id: manifest.id, manifest, manifestKey: await manifestKey(manifest), counters, updatedAt: new Date().toISOString() };
-  const { stored, linked } = await store.importRun(run, items);
-  return { runId: manifest.id, records: items.length, stored, linked };
+  return { id: manifest.id, manifest, manifestKey: key, counters, updatedAt: new Date().toISOString() };
+}
+
+/** Writes the run unless the library has it already (same id or same run key): that is said
+ *  plainly, not as an invalid file. */
+async function write(store: RunStore, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined, where: string): Promise<ImportResult> {
+  const again = 'delete it there first to import this file again';
+  if (await store.getRun(run.id)) {
+    throw new StoreError('bad-input', `${where}: this run is already in your library (run ${run.id}); ${again}`);
+  }
+  const same = (await store.runsByManifestKey(run.manifestKey))[0];
+  if (same) {
+    throw new StoreError('bad-input', `${where}: this run is already in your library as run ${same.id} (same model, condition, probes and questions); ${again}`);
+  }
+  const { stored, linked } = await store.importRun(run, items, questions);
+  return { runId: run.id, records: items.length, stored, linked, legacy: run.legacy === true };
 }

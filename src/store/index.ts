@@ -5,8 +5,18 @@ export { openRunStore, type OpenedStore } from './open.ts';
 export type { RunStore, PutOutcome, RecordItem } from './store.ts';
 export { IdbRunStore } from './idb-store.ts';
 export { MemoryRunStore } from './memory-store.ts';
-export { DB_NAME, DB_VERSION, type StoredRun, type StoredRecord, type StoredSummary, type RunCounters } from './schema.ts';
-export { manifestKey, probeKey, runScope, type RecordKey, type RunScope } from './keys.ts';
+export {
+  DB_NAME,
+  DB_VERSION,
+  LEGACY_RUN_MESSAGE,
+  LEGACY_KEY_PREFIX,
+  type StoredRun,
+  type StoredRecord,
+  type StoredSummary,
+  type StoredQuestions,
+  type RunCounters,
+} from './schema.ts';
+export { manifestKey, legacyManifestKey, probeKey, runScope, type RecordKey, type RunScope } from './keys.ts';
 export { orderRecords } from './records.ts';
 export type { RunProgress } from './progress.ts';
 export { RunController, type AuditFn, type AuditCall, type RunRequest, type RunEvent, type RunControllerOptions } from './run-controller.ts';
@@ -24,6 +34,6 @@ export {
   type StorageManagerLike,
 } from './weight-cache.ts';
 export { CachedHubReader, type HubFileReader } from './cached-reader.ts';
-export { exportRunJson, exportRunCsv, recordsToCsv, runFile, loadRun, CSV_COLUMNS } from './export.ts';
-export { importRunJson, importLmEvalSamples, type ImportResult, type LmEvalImportOptions } from './import.ts';
-export { RUN_FILE_FORMAT, RUN_FILE_VERSION, type RunFile } from './run-file.ts';
+export { exportRunJson, exportRunCsv, recordsToCsv, runFile, loadRun, CSV_COLUMNS, type LoadedRun } from './export.ts';
+export { importRunJson, importLmEvalSamples, UNKNOWN_CONDITION_PREFIX, type ImportResult, type LmEvalImportOptions } from './import.ts';
+export { RUN_FILE_FORMAT, RUN_FILE_VERSION, LEGACY_RUN_FILE_VERSION, type RunFile, type LegacyRunFile } from './run-file.ts';

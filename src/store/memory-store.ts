@@ -2,6 +2,7 @@
 // Same contract as IdbRunStore, values cloned on the way in and out like IndexedDB does,
 // so an audit runs and exports the same way; nothing survives the tab.
 
+import type { QuestionIdentity } from '../audit/condition.ts';
 import { StoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
 import type { StoredRecord, StoredRun, StoredSummary } from './schema.ts';
@@ -13,14 +14,21 @@ export class MemoryRunStore implements RunStore {
   private readonly runs = new Map<string, StoredRun>();
   private readonly records = new Map<string, StoredRecord>();
   private readonly summaries = new Map<string, StoredSummary>();
+  private readonly questions = new Map<string, QuestionIdentity[]>();
   private closed = false;
 
   /** Why the app is on memory storage, for the UI ("IndexedDB refused to open: …"). */
   constructor(readonly reason?: string) {}
 
-  async putRun(run: StoredRun): Promise<void> {
+  async putRun(run: StoredRun, questions?: QuestionIdentity[]): Promise<void> {
     this.check();
+    if (questions) this.questions.set(run.id, structuredClone(questions));
     this.runs.set(run.id, structuredClone(run));
+  }
+
+  async getQuestions(runId: string): Promise<QuestionIdentity[] | undefined> {
+    this.check();
+    return clone(this.questions.get(runId));
   }
 
   async getRun(id: string): Promise<StoredRun | undefined> {
@@ -46,6 +54,7 @@ export class MemoryRunStore implements RunStore {
       else this.records.set(k, { ...rec, runIds });
     }
     this.summaries.delete(id);
+    this.questions.delete(id);
     this.runs.delete(id);
   }
 
@@ -110,7 +119,7 @@ export class MemoryRunStore implements RunStore {
     return clone(this.summaries.get(runId));
   }
 
-  async importRun(run: StoredRun, items: RecordItem[]): Promise<{ stored: number; linked: number }> {
+  async importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }> {
     this.check();
     // All or nothing, like the IndexedDB transaction: check every key before writing any.
     for (const item of items) compareKeys(item.key, item.key);
@@ -121,6 +130,7 @@ export class MemoryRunStore implements RunStore {
       if (outcome === 'stored') stored++;
       else if (outcome === 'linked') linked++;
     }
+    if (questions) this.questions.set(run.id, structuredClone(questions));
     this.runs.set(run.id, structuredClone(run));
     return { stored, linked };
   }

@@ -4,7 +4,7 @@ import { exportRunJson } from './export.ts';
 import { openRunStore } from './open.ts';
 import { RunController } from './run-controller.ts';
 import { InProcessLocks, TabLocks } from './tab-lock.ts';
-import { CountingEngine, docIds, fakeAudit, makeManifest, type FakeAuditInput } from './test-helpers.ts';
+import { CountingEngine, fakeAudit, makeManifest, questionsOf, type FakeAuditInput } from './test-helpers.ts';
 
 describe('openRunStore', () => {
   it('opens IndexedDB when it can', async () => {
@@ -26,7 +26,7 @@ describe('openRunStore', () => {
     const engine = new CountingEngine();
     const c = new RunController<FakeAuditInput>({ store, engine, audit: fakeAudit, locks: new TabLocks(new InProcessLocks()) });
     const manifest = makeManifest({}, 3);
-    await c.start({ manifest, docIds: docIds(3), input: { manifest, docIds: docIds(3) } });
+    await c.start({ manifest, questions: questionsOf(3), input: { manifest, questions: questionsOf(3) } });
     await c.idle();
     const file = JSON.parse(await exportRunJson(store, manifest.id));
     expect(file.records).toHaveLength(6);

@@ -40,7 +40,9 @@ export interface RunProgress {
 
 export class ProgressTracker {
   private readonly done = new Set<string>();
-  /** The audit core's record keys (condition.ts recordKey) of the units done: its skip hook. */
+  /** The audit core's record keys (condition.ts recordKey: model, condition, probe, doc id, doc
+   *  hash, prompt hash) of the units done: its skip hook, so a unit is skipped only for a record
+   *  of the same question content and prompt. */
   private readonly doneKeys = new Set<string>();
   private lastProbe: ProbeName | null = null;
   private readonly perDoc = new Map<string, number>();

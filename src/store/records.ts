@@ -1,8 +1,9 @@
 // Question records of a run: what a (re)started run already has, what it can reuse from other
 // runs computed under the same keys, and the records in a stable order for export.
 
+import type { QuestionIdentity } from '../audit/condition.ts';
 import type { ProbeName, QuestionRecord } from '../audit/types.ts';
-import { probeRange, type RecordKey, type RunScope } from './keys.ts';
+import { identityKey, probeRange, type RecordKey, type RunScope } from './keys.ts';
 import type { StoredRecord } from './schema.ts';
 import type { RunStore } from './store.ts';
 
@@ -14,30 +15,29 @@ export interface ResumePlan {
 }
 
 /**
- * Links to `runId` every record other runs computed under this run's keys (its questions, its
- * probes), in one transaction, and returns all of the run's records for the questions asked.
- * Everything returned is finished work: the audit skips those units.
+ * Links to `runId` every record other runs computed under this run's keys (its model, condition,
+ * probes and questions: id, content hash and prompt hash all equal), in one transaction, and
+ * returns all of the run's records for the questions asked. A record of another question that
+ * shares an id (another file, another prompt) never matches. Everything returned is finished
+ * work: the audit skips those units.
  */
-export async function prepareResume(store: RunStore, runId: string, scope: RunScope, docIds: string[]): Promise<ResumePlan> {
-  const wanted = new Set(docIds);
+export async function prepareResume(store: RunStore, runId: string, scope: RunScope, questions: readonly QuestionIdentity[]): Promise<ResumePlan> {
+  const wanted = new Set(questions.map(identityKey));
+  const asked = (key: RecordKey) => wanted.has(identityKey({ doc_id: key[3], doc_hash: key[4], prompt_hash: key[5] }));
   const linked = new Set((await store.keysForRun(runId)).map(keyId));
   const reusable: RecordKey[] = [];
   for (const pk of scope.probeKeys.values()) {
     const [lower, upper] = probeRange(scope, pk);
     for (const key of await store.keysInRange(lower, upper)) {
-      if (wanted.has(key[5]) && !linked.has(keyId(key))) reusable.push(key);
+      if (asked(key) && !linked.has(keyId(key))) reusable.push(key);
     }
   }
   const newlyReused = reusable.length > 0 ? await store.linkRecords(runId, reusable) : 0;
   const inScope = new Set<string>(scope.probeKeys.values());
   const records = (await store.recordsForRun(runId))
-    .filter((s) => inScope.has(s.key[4]) && wanted.has(s.key[5]) && sameScope(s.key, scope))
+    .filter((s) => inScope.has(s.key[2]) && asked(s.key) && s.key[0] === scope.model_fingerprint && s.key[1] === scope.condition_key)
     .map((stored) => ({ stored, reused: stored.computedBy !== runId }));
   return { records, newlyReused };
-}
-
-function sameScope(key: RecordKey, scope: RunScope): boolean {
-  return key[0] === scope.model_fingerprint && key[1] === scope.task_id && key[2] === scope.task_version && key[3] === scope.condition_key;
 }
 
 export function keyId(key: RecordKey): string {

@@ -8,12 +8,18 @@ import { RunController, type RunEvent, type RunRequest } from './run-controller.
 import type { RunProgress } from './progress.ts';
 import type { RunStore } from './store.ts';
 import { InProcessLocks, ProgressChannel, TabLocks } from './tab-lock.ts';
-import { CountingEngine, docIds, fakeAudit, freshIdbStore, makeManifest, type FakeAuditInput } from './test-helpers.ts';
+import { probeKey } from '../audit/condition.ts';
+import { canonicalJson, sha256Hex } from '../util/hash.ts';
+import { legacyRun } from './legacy.ts';
+import { legacyManifestKey, recordKeyOfRecord } from './keys.ts';
+import { LEGACY_RUN_MESSAGE } from './schema.ts';
+import { CountingEngine, fakeAudit, freshIdbStore, identity, makeManifest, makeRecord, questionsOf, type FakeAuditInput } from './test-helpers.ts';
 
-function request(questions = 5, over: Parameters<typeof makeManifest>[0] = {}): RunRequest<FakeAuditInput> {
+/** A run of `questions` questions q0.. whose content is `content` (another content: other hashes). */
+function request(questions = 5, over: Parameters<typeof makeManifest>[0] = {}, content = 'a'): RunRequest<FakeAuditInput> {
   const manifest = makeManifest(over, questions);
-  const ids = docIds(questions);
-  return { manifest, docIds: ids, input: { manifest, docIds: ids } };
+  const qs = questionsOf(questions, content);
+  return { manifest, questions: qs, input: { manifest, questions: qs } };
 }
 
 function controller(store: RunStore, engine: CountingEngine, locks = new TabLocks(new InProcessLocks()), channel?: ProgressChannel) {
@@ -166,10 +172,13 @@ describe('RunController', () => {
     const a = request(2, { id: 'a' });
     const b = request(3, { id: 'b', condition_key: 'ck-2' });
     const d = request(1, { id: 'd', condition_key: 'ck-3' });
+    // a's first engine call waits at the gate, so b is still queued when it is cancelled
+    engine.hold();
     await c.start(a);
     await c.start(b);
     await c.start(d);
     await c.cancel('b');
+    engine.release();
     await c.idle();
     expect((await store.getRun('a'))?.manifest.status).toBe('finished');
     expect((await store.getRun('b'))?.manifest.status).toBe('cancelled');
@@ -313,10 +322,106 @@ describe('RunController', () => {
     expect(await store.recordsForRun('r2')).toEqual([]);
   });
 
-  it('rejects a request whose question count disagrees with the manifest', async () => {
+  it('rejects a request whose question count disagrees with the manifest, or that lacks hashes', async () => {
     const { c } = controller(await freshIdbStore(), new CountingEngine());
     const req = request(3);
-    const e = await c.start({ ...req, docIds: ['q0'] }).then(() => null, (err: unknown) => err);
+    const e = await c.start({ ...req, questions: [identity('q0')] }).then(() => null, (err: unknown) => err);
     expect(isStoreError(e) && (e as StoreError).code).toBe('bad-input');
+    expect((e as StoreError).message).toBe('run run-1: 1 questions given, the manifest says 3');
+    const noHash = await c.start({ ...req, questions: [identity('q0'), identity('q1'), { ...identity('q2'), doc_hash: '' }] }).then(() => null, (err: unknown) => err);
+    expect((noHash as StoreError).message).toBe('run run-1: question q2 lacks its doc_hash or prompt_hash');
+  });
+
+  it('keys the run by the audit core\'s run key over model, condition, probes and questions', async () => {
+    const store = await freshIdbStore();
+    const { c } = controller(store, new CountingEngine());
+    const req = request(2);
+    const run = await c.start(req);
+    await c.idle();
+    // the expected key, computed independently from its definition (condition.ts runKey)
+    const probeKeys = await Promise.all(req.manifest.probes.map((p) => probeKey(p)));
+    const expected = await sha256Hex(
+      canonicalJson({ model: 'fp-tiny', condition_key: 'ck-1', probes: probeKeys, questions: [['q0', 'dh-q0-a', 'ph-q0-a'], ['q1', 'dh-q1-a', 'ph-q1-a']] }),
+    );
+    expect(run.manifestKey).toBe(expected);
+    expect(await store.getQuestions(run.id)).toEqual(req.questions);
+  });
+
+  it('recomputes a question whose content changed under the same id and file name: its own run, its own records', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const { c, progress } = controller(store, engine);
+    // two files, both named alike, both numbering their questions q0..q2, with other contents
+    const first = await c.start(request(3, { id: 'first' }, 'a'));
+    await c.idle();
+    expect(engine.calls).toBe(6);
+    const second = await c.start(request(3, { id: 'second' }, 'b'));
+    await c.idle();
+    expect(second.id).toBe('second');
+    expect(second.manifestKey).not.toBe(first.manifestKey);
+    // 3 questions × (deployment + sampling), none reused
+    expect(engine.calls).toBe(12);
+    expect(progress().filter((p) => p.runId === 'second').at(-1)).toMatchObject({ recordsDone: 6, reused: 0 });
+    const own = await store.recordsForRun('second');
+    expect(own.map((r) => r.record.doc_hash).sort()).toEqual(['dh-q0-b', 'dh-q0-b', 'dh-q1-b', 'dh-q1-b', 'dh-q2-b', 'dh-q2-b']);
+    expect(own.every((r) => r.runIds.length === 1 && r.computedBy === 'second')).toBe(true);
+    const theirs = await store.recordsForRun('first');
+    expect(theirs.map((r) => r.record.doc_hash).sort()).toEqual(['dh-q0-a', 'dh-q0-a', 'dh-q1-a', 'dh-q1-a', 'dh-q2-a', 'dh-q2-a']);
+  });
+
+  it('finds the same questions under another task name to be the same run', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const { c } = controller(store, engine);
+    await c.start(request(3, { id: 'named' }));
+    await c.idle();
+    const renamed = await c.start(request(3, { id: 'renamed', task: { id: 'file:other-name.jsonl', version: 7, questions: 3 } }));
+    await c.idle();
+    expect(renamed.id).toBe('named');
+    expect(renamed.manifest.status).toBe('finished');
+    expect(engine.calls).toBe(6);
+    expect(await store.getRun('renamed')).toBeUndefined();
+  });
+
+  it('refuses a new run under an id a run of other questions already has', async () => {
+    const store = await freshIdbStore();
+    const { c } = controller(store, new CountingEngine());
+    await c.start(request(2, { id: 'same-id' }));
+    await c.idle();
+    const e = await c.start(request(2, { id: 'same-id' }, 'b')).then(() => null, (err: unknown) => err);
+    expect((e as StoreError).code).toBe('bad-input');
+    expect((e as StoreError).message).toMatch(/^a run with id same-id is already stored for other settings or questions/);
+    expect(await store.getQuestions('same-id')).toEqual(questionsOf(2, 'a'));
+  });
+
+  it('never resumes a legacy run: resume says why, start makes a new run, recovery marks it', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const { c } = controller(store, engine);
+    // a run the previous version left running, with one record of its own; its condition key is
+    // a grader-version-1 key, which no condition of this version hashes to
+    const manifest = makeManifest({ id: 'old', status: 'running', condition: { ...makeManifest().condition!, graderVersion: 1 }, condition_key: 'ck-grader-1' }, 2);
+    const old = legacyRun({ id: 'old', manifest, manifestKey: await legacyManifestKey(manifest), counters: { recordsTotal: 4, recordsDone: 1, reused: 0, attemptsComputed: 1, computeMs: 5, interruptions: 0 }, updatedAt: 't' });
+    expect(old.manifestKey).toBe(`legacy:${await legacyManifestKey(manifest)}`);
+    expect(old.legacy).toBe(true);
+    await store.putRun(old);
+    const record = await makeRecord(manifest, 'q0', 'deployment', 0);
+    await store.putRecord('old', { key: recordKeyOfRecord(record), record });
+    const recovered = await c.recoverInterrupted();
+    expect(recovered.map((r) => [r.id, r.manifest.status, r.counters.lastError])).toEqual([['old', 'interrupted', LEGACY_RUN_MESSAGE]]);
+    const refused = await c.resume('old').then(() => null, (e: unknown) => e);
+    expect((refused as StoreError).code).toBe('bad-input');
+    expect((refused as StoreError).message).toBe(LEGACY_RUN_MESSAGE);
+    expect(LEGACY_RUN_MESSAGE).toMatch(/made by an earlier version whose keys ignored question content/);
+    expect(LEGACY_RUN_MESSAGE).toMatch(/Start the audit again\.$/);
+    // the same questions and probes under this version's condition: a new run, all computed
+    const fresh = await c.start(request(2, { id: 'new', startedAt: '2026-03-03T00:00:00.000Z' }));
+    expect(fresh.id).toBe('new');
+    await c.idle();
+    expect(engine.calls).toBe(4);
+    expect((await store.getRun('new'))?.counters).toMatchObject({ recordsDone: 4, reused: 0 });
+    expect((await store.recordsForRun('old')).map((r) => r.runIds)).toEqual([['old']]);
+    expect((await store.getRun('old'))?.manifest.status).toBe('interrupted');
+    expect((await store.getRun('new'))?.manifest.status).toBe('finished');
   });
 });

@@ -3,6 +3,7 @@
 // marks the run interrupted (not failed): starting it again resumes where it stopped, with
 // finished and reusable records skipped, never recomputed.
 
+import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { isEngineError, type Engine } from '../engine/types.ts';
 import { StoreError, isStoreError } from './errors.ts';
@@ -10,7 +11,7 @@ import { manifestKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { ProgressTracker, type RunProgress } from './progress.ts';
 import { prepareResume } from './records.ts';
-import type { RunCounters, StoredRun, StoredSummary } from './schema.ts';
+import { LEGACY_RUN_MESSAGE, type RunCounters, type StoredRun, type StoredSummary } from './schema.ts';
 import type { RunStore } from './store.ts';
 import { auditLockName, TabLocks, type ProgressChannel } from './tab-lock.ts';
 
@@ -30,8 +31,9 @@ export type AuditFn<T> = (engine: Engine, call: AuditCall<T>) => Promise<unknown
 
 export interface RunRequest<T> {
   manifest: RunManifest;
-  /** Question ids in run order; their count is manifest.task.questions. */
-  docIds: string[];
+  /** The run's questions in order (id, content hash, prompt hash), as the audit will see them;
+   *  their count is manifest.task.questions. With the manifest they make the run's key. */
+  questions: QuestionIdentity[];
   /** Whatever the audit needs besides the store hooks (task, condition, probes, …). */
   input: T;
 }
@@ -104,31 +106,39 @@ export class RunController<T> {
   }
 
   /**
-   * Queues a run. A run with the same manifest (model, task, condition, probes) is resumed under
-   * its own id rather than started twice; a finished one is returned as it is. Refused with
-   * StoreError 'locked' when another tab is running this audit.
+   * Queues a run. A run with the same run key (model, condition, probes, the content of its
+   * questions and prompts) is resumed under its own id rather than started twice; a finished one
+   * is returned as it is. Legacy runs never match (their keys carry LEGACY_KEY_PREFIX). Refused
+   * with StoreError 'locked' when another tab is running this audit.
    */
   async start(req: RunRequest<T>): Promise<StoredRun> {
     checkRequest(req);
-    const mk = await manifestKey(req.manifest);
-    const scope = await runScope(req.manifest);
+    const mk = await manifestKey(req.manifest, req.questions);
+    const scope = await runScope(req.manifest, req.questions);
     const mine = [...this.jobs.values()].find((j) => j.run.manifestKey === mk);
     if (mine && (this.active?.job === mine || this.queue.includes(mine))) return mine.run;
     if (await this.locks.isHeld(auditLockName(mk))) {
       throw new StoreError('locked', 'This audit is already running in another tab; its progress shows in the Library here. Pause it there to run it in this tab.');
     }
-    const previous = (await this.storeRef.runsByManifestKey(mk)).sort((a, b) => a.manifest.startedAt.localeCompare(b.manifest.startedAt)).at(-1);
+    const previous = (await this.storeRef.runsByManifestKey(mk))
+      .filter((r) => !r.legacy)
+      .sort((a, b) => a.manifest.startedAt.localeCompare(b.manifest.startedAt))
+      .at(-1);
     if (previous?.manifest.status === 'finished') return previous;
+    if (!previous) {
+      const clash = await this.storeRef.getRun(req.manifest.id);
+      if (clash) throw new StoreError('bad-input', `a run with id ${req.manifest.id} is already stored for other settings or questions; start the run under a new id`);
+    }
     const run: StoredRun = previous
       ? { ...previous, manifest: { ...previous.manifest, status: 'queued' }, updatedAt: new Date().toISOString() }
       : {
           id: req.manifest.id,
           manifest: { ...req.manifest, status: 'queued' },
           manifestKey: mk,
-          counters: zeroCounters(req.docIds.length * req.manifest.probes.length),
+          counters: zeroCounters(req.questions.length * req.manifest.probes.length),
           updatedAt: new Date().toISOString(),
         };
-    await this.storeRef.putRun(run);
+    await this.storeRef.putRun(run, previous ? undefined : req.questions);
     const job: Job<T> = { run, req: { ...req, manifest: run.manifest }, scope };
     this.jobs.set(run.id, job);
     this.queue.push(job);
@@ -146,10 +156,13 @@ export class RunController<T> {
     await this.stop(runId, 'cancelled');
   }
 
-  /** Queues again a paused, interrupted or cancelled run started in this session. */
+  /** Queues again a paused, interrupted or cancelled run started in this session. A legacy run
+   *  (made by an earlier version) is refused with LEGACY_RUN_MESSAGE. */
   async resume(runId: string): Promise<StoredRun> {
     const job = this.jobs.get(runId);
     if (!job) {
+      const stored = await this.storeRef.getRun(runId);
+      if (stored?.legacy) throw new StoreError('bad-input', LEGACY_RUN_MESSAGE);
       throw new StoreError('not-found', `run ${runId} was not started in this session; start it again with the same settings and it resumes where it stopped`);
     }
     return this.start(job.req);
@@ -176,7 +189,7 @@ export class RunController<T> {
       const s = run.manifest.status;
       if (s !== 'running' && s !== 'queued') continue;
       if (this.jobs.has(run.id) || (await this.locks.isHeld(auditLockName(run.manifestKey)))) continue;
-      const next = withStatus(run, 'interrupted', 'the tab closed or the engine stopped while the run was in progress');
+      const next = withStatus(run, 'interrupted', run.legacy ? LEGACY_RUN_MESSAGE : 'the tab closed or the engine stopped while the run was in progress');
       next.counters.interruptions++;
       await this.storeRef.putRun(next);
       out.push(next);
@@ -234,12 +247,12 @@ export class RunController<T> {
       return;
     }
     const probes = job.req.manifest.probes.map((p) => p.probe);
-    const tracker = new ProgressTracker(job.req.docIds, probes, this.now);
+    const tracker = new ProgressTracker(job.req.questions.map((q) => q.doc_id), probes, this.now);
     const computeMsBefore = job.run.counters.computeMs;
     let writes = Promise.resolve();
     let writeError: unknown = null;
     try {
-      const plan = await prepareResume(this.storeRef, job.run.id, job.scope, job.req.docIds);
+      const plan = await prepareResume(this.storeRef, job.run.id, job.scope, job.req.questions);
       for (const r of plan.records) tracker.add(r.stored.record, r.reused ? 'reused' : 'earlier');
       job.run = this.withTracker(withStatus(job.run, 'running'), tracker);
       await this.storeRef.putRun(job.run);
@@ -331,7 +344,7 @@ export class RunController<T> {
   private async fallBackToMemory(job: Job<T>, reason: string): Promise<void> {
     const memory = new MemoryRunStore(reason);
     const records = await this.storeRef.recordsForRun(job.run.id);
-    await memory.importRun(job.run, records.map((s) => ({ key: s.key, record: s.record })));
+    await memory.importRun(job.run, records.map((s) => ({ key: s.key, record: s.record })), job.req.questions);
     this.storeRef = memory;
     this.emit({ type: 'storage-fallback', message: reason });
   }
@@ -375,10 +388,15 @@ function withStatus(run: StoredRun, status: RunManifest['status'], lastError?: s
 }
 
 function checkRequest<T>(req: RunRequest<T>): void {
-  const { manifest, docIds } = req;
-  if (docIds.length !== manifest.task.questions) {
-    throw new StoreError('bad-input', `run ${manifest.id}: ${docIds.length} question ids given, the manifest says ${manifest.task.questions}`);
+  const { manifest, questions } = req;
+  if (questions.length !== manifest.task.questions) {
+    throw new StoreError('bad-input', `run ${manifest.id}: ${questions.length} questions given, the manifest says ${manifest.task.questions}`);
   }
-  if (new Set(docIds).size !== docIds.length) throw new StoreError('bad-input', `run ${manifest.id}: question ids repeat`);
+  for (const q of questions) {
+    if (typeof q.doc_id !== 'string' || typeof q.doc_hash !== 'string' || typeof q.prompt_hash !== 'string' || !q.doc_hash || !q.prompt_hash) {
+      throw new StoreError('bad-input', `run ${manifest.id}: question ${String(q.doc_id)} lacks its doc_hash or prompt_hash`);
+    }
+  }
+  if (new Set(questions.map((q) => q.doc_id)).size !== questions.length) throw new StoreError('bad-input', `run ${manifest.id}: question ids repeat`);
   if (manifest.probes.length === 0) throw new StoreError('bad-input', `run ${manifest.id} lists no probe`);
 }

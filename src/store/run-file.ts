@@ -1,17 +1,34 @@
 // The schema of a run export: checks for every audit type a file carries (types.ts), so an
 // imported file becomes typed data or is refused with its first problem named.
 
+import type { QuestionIdentity } from '../audit/condition.ts';
 import type { Attempt, Condition, Doc, ProbeSpec, QuestionRecord, RouteSpace, RunManifest, SelectorPick } from '../audit/types.ts';
-import { arr, bool, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from './check.ts';
+import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from './check.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
-export const RUN_FILE_VERSION = 1;
+/**
+ * Version 2 (this version): content-addressed. The file carries the run key and the run's ordered
+ * question identities (what the key is made of), records with stop_reason, selector picks with
+ * `blind`, the new MCTS fields, attempts whose route may be null (unknown), manifests whose
+ * condition and engine may be null (imported, condition unknown) and that may say where they
+ * were imported from and which question seed chose the questions.
+ *
+ * Version 1 (the previous version): no run key or question list; records without stop_reason,
+ * picks without `blind`, MCTS specs with `simulations` and `randomChildProb`, grader version 1.
+ * Its keys ignored question content, so such a file is accepted as a legacy run (import.ts):
+ * viewable, exportable (again as version 1) and deletable, never resumed nor reused. A legacy run
+ * is also exported as version 1.
+ */
+export const RUN_FILE_VERSION = 2;
+export const LEGACY_RUN_FILE_VERSION = 1;
 
 const int = num({ int: true });
 const nat = num({ int: true, min: 0 });
 const pos = num({ int: true, min: 1 });
+const prob = num({ min: 0, max: 1 });
 const text = str();
 const id = str({ nonEmpty: true });
+const dtype = oneOf('f32', 'f16', 'q4', 'q4f16');
 
 const decoding = tagged<Condition['decoding']>('kind', {
   greedy: obj({ kind: oneOf('greedy') }),
@@ -22,14 +39,31 @@ export const checkCondition: Check<Condition> = obj({
   promptTemplate: text,
   chatTemplate: bool,
   systemPrompt: opt(text),
-  fewShot: obj({ n: nat, seed: int, delimiter: opt(text) }),
+  fewShot: obj({ n: nat, seed: int, delimiter: opt(text), targetDelimiter: opt(text), pool: opt(id) }),
   decoding,
   maxNewTokens: pos,
   stopSequences: arr(text),
   answerFormat: oneOf('numeric', 'mc-letter', 'exact'),
   mcMode: opt(oneOf('generate', 'loglik')),
+  requireBoxed: opt(bool),
   graderVersion: int,
-  engineDtype: oneOf('f32', 'f16', 'q4', 'q4f16'),
+  engineDtype: dtype,
+});
+
+/** Version 1 conditions: no few-shot pool, no requireBoxed; maxNewTokens 0 was written by the
+ *  previous lm-evaluation-harness import. */
+const checkConditionV1: Check<Condition> = obj({
+  promptTemplate: text,
+  chatTemplate: bool,
+  systemPrompt: opt(text),
+  fewShot: obj({ n: nat, seed: int, delimiter: opt(text), targetDelimiter: opt(text) }),
+  decoding,
+  maxNewTokens: nat,
+  stopSequences: arr(text),
+  answerFormat: oneOf('numeric', 'mc-letter', 'exact'),
+  mcMode: opt(oneOf('generate', 'loglik')),
+  graderVersion: int,
+  engineDtype: dtype,
 });
 
 const routeSpace = tagged<RouteSpace>('kind', {
@@ -37,9 +71,16 @@ const routeSpace = tagged<RouteSpace>('kind', {
   neighborhood: obj({ kind: oneOf('neighborhood'), numLayers: pos, radius: nat, maxEdits: pos }),
 });
 
-export const checkProbeSpec = tagged<ProbeSpec>('probe', {
+const otherProbes = {
   deployment: obj({ probe: oneOf('deployment') }),
   'random-routes': obj({ probe: oneOf('random-routes'), space: routeSpace, budget: pos, seed: int, shared: bool }),
+  sampling: obj({ probe: oneOf('sampling'), budget: pos, temperature: num({ min: 0 }), topP: num({ min: 0, max: 1 }), seed: int }),
+  'mlp-silencing': obj({ probe: oneOf('mlp-silencing'), layers: arr(nat) }),
+};
+
+export const checkProbeSpec = tagged<ProbeSpec>('probe', {
+  deployment: otherProbes.deployment,
+  'random-routes': otherProbes['random-routes'],
   'mcts-routes': obj({
     probe: oneOf('mcts-routes'),
     space: routeSpace,
@@ -48,28 +89,70 @@ export const checkProbeSpec = tagged<ProbeSpec>('probe', {
     preset: oneOf('cola', 'program-selection', 'custom'),
     exploration: num({ min: 0 }),
     lengthPenalty: num({ min: 0 }),
-    randomChildProb: num({ min: 0, max: 1 }),
-    simulations: pos,
+    explorationVisits: oneOf('parent', 'root'),
+    randomChild: obj({ start: prob, end: prob }),
+    randomChildScope: oneOf('all', 'expanded'),
+    expandProb: prob,
     rootBlockEdits: bool,
   }),
-  sampling: obj({ probe: oneOf('sampling'), budget: pos, temperature: num({ min: 0 }), topP: num({ min: 0, max: 1 }), seed: int }),
-  'mlp-silencing': obj({ probe: oneOf('mlp-silencing'), layers: arr(nat) }),
+  sampling: otherProbes.sampling,
+  'mlp-silencing': otherProbes['mlp-silencing'],
+});
+
+/** The previous version's MCTS spec (a simulation cap and a constant random-child probability),
+ *  kept as it was written: legacy runs show what ran. */
+const checkProbeSpecV1 = tagged<ProbeSpec>('probe', {
+  deployment: otherProbes.deployment,
+  'random-routes': otherProbes['random-routes'],
+  'mcts-routes': obj({
+    probe: oneOf('mcts-routes'),
+    space: routeSpace,
+    budget: pos,
+    seed: int,
+    preset: oneOf('cola', 'program-selection', 'custom'),
+    exploration: num({ min: 0 }),
+    lengthPenalty: num({ min: 0 }),
+    randomChildProb: prob,
+    simulations: pos,
+    rootBlockEdits: bool,
+  }) as unknown as Check<ProbeSpec>,
+  sampling: otherProbes.sampling,
+  'mlp-silencing': otherProbes['mlp-silencing'],
 });
 
 const probeName = oneOf('deployment', 'random-routes', 'mcts-routes', 'sampling', 'mlp-silencing');
+const status = oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed');
+const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text) });
 
 export const checkManifest: Check<RunManifest> = obj({
   id,
   appVersion: text,
-  model: obj({ fingerprint: id, name: text, source: text, revision: opt(text) }),
-  task: obj({ id, version: int, questions: nat }),
-  condition: checkCondition,
+  model,
+  task: obj({ id, version: int, questions: nat, question_seed: opt(int) }),
+  condition: nullable(checkCondition),
   condition_key: id,
   probes: arr(checkProbeSpec),
-  engine: obj({ ep: oneOf('webgpu', 'wasm'), dtype: oneOf('f32', 'f16', 'q4', 'q4f16') }),
+  engine: nullable(obj({ ep: oneOf('webgpu', 'wasm'), dtype })),
+  imported: opt(obj({ format: oneOf('reachlab-run', 'lm-eval-samples'), file: text })),
   startedAt: text,
   finishedAt: opt(text),
-  status: oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed'),
+  status,
+});
+
+const checkManifestV1: Check<RunManifest> = obj({
+  id,
+  appVersion: text,
+  model,
+  task: obj({ id, version: int, questions: nat }),
+  condition: checkConditionV1,
+  condition_key: id,
+  probes: arr(checkProbeSpecV1),
+  engine: obj({ ep: oneOf('webgpu', 'wasm'), dtype }),
+  // not written by the previous version; a legacy run exported here keeps where it came from
+  imported: opt(obj({ format: oneOf('reachlab-run', 'lm-eval-samples'), file: text })),
+  startedAt: text,
+  finishedAt: opt(text),
+  status,
 });
 
 const checkDoc: Check<Doc> = obj({
@@ -81,10 +164,21 @@ const checkDoc: Check<Doc> = obj({
   raw: opt(dict(json)),
 });
 
-/** JSON writes NaN and ±Infinity as null: a null log-prob reads back as NaN. */
-const logprob: Check<number> = (v, p) => (v === null ? NaN : typeof v === 'number' ? v : num()(v, p));
+/** JSON writes NaN and ±Infinity as null: null is "no log-prob" (an empty response, an import). */
+const logprob = nullable(num());
 
 const checkAttempt: Check<Attempt> = obj({
+  index: nat,
+  route: nullable(arr(nat)),
+  silence: arr(nat),
+  sample: opt(nat),
+  response: text,
+  extracted: text,
+  correct: bool,
+  meanLogprob: logprob,
+});
+
+const checkAttemptV1: Check<Attempt> = obj({
   index: nat,
   route: arr(nat),
   silence: arr(nat),
@@ -95,25 +189,22 @@ const checkAttempt: Check<Attempt> = obj({
   meanLogprob: logprob,
 });
 
-const checkPick: Check<SelectorPick> = obj({ extracted: text, correct: bool, attempt: nullable(nat), route: opt(arr(nat)) });
+const checkPick: Check<SelectorPick> = obj({ extracted: text, correct: bool, blind: bool, attempt: nullable(nat), route: opt(arr(nat)) });
+const checkPickV1 = obj({ extracted: text, correct: bool, attempt: nullable(nat), route: opt(arr(nat)) }) as unknown as Check<SelectorPick>;
 
-export const checkRecord: Check<QuestionRecord> = obj({
+const recordFields = {
   doc_id: id,
   doc: checkDoc,
   target: text,
   arguments: obj({ prompt: text }),
   resps: arr(text),
   filtered_resps: arr(text),
-  doc_hash: text,
-  prompt_hash: text,
   probe: probeName,
   probe_key: id,
-  probe_spec: checkProbeSpec,
   condition_key: id,
   model_fingerprint: id,
   task_id: id,
   task_version: int,
-  attempts: arr(checkAttempt),
   budget: nat,
   first_success: nullable(nat),
   realized: nullable(bool),
@@ -121,12 +212,46 @@ export const checkRecord: Check<QuestionRecord> = obj({
   invalid: nat,
   selection_saw_gold: bool,
   route_draw: opt(oneOf('per-question', 'shared')),
+};
+
+export const checkRecord: Check<QuestionRecord> = obj({
+  ...recordFields,
+  doc_hash: id,
+  prompt_hash: id,
+  probe_spec: checkProbeSpec,
+  attempts: arr(checkAttempt),
+  stop_reason: nullable(oneOf('budget', 'space-exhausted')),
   selectors: opt(dict(checkPick)),
 });
+
+/** A version-1 record; import.ts fills what this version added (legacy.ts upgradeLegacyRecord). */
+const checkRecordV1 = obj({
+  ...recordFields,
+  doc_hash: text,
+  prompt_hash: text,
+  probe_spec: checkProbeSpecV1,
+  attempts: arr(checkAttemptV1),
+  selectors: opt(dict(checkPickV1)),
+}) as unknown as Check<QuestionRecord>;
+
+const checkIdentity: Check<QuestionIdentity> = obj({ doc_id: id, doc_hash: id, prompt_hash: id });
 
 export interface RunFile {
   format: typeof RUN_FILE_FORMAT;
   version: typeof RUN_FILE_VERSION;
+  exportedAt: string;
+  /** The run's content address (condition.ts runKey), as the CLI prints it. */
+  run_key: string;
+  /** The run's questions in order: what run_key is made of. */
+  questions: QuestionIdentity[];
+  manifest: RunManifest;
+  records: QuestionRecord[];
+}
+
+/** A run file of the previous version (also how a legacy run is exported). */
+export interface LegacyRunFile {
+  format: typeof RUN_FILE_FORMAT;
+  version: typeof LEGACY_RUN_FILE_VERSION;
   exportedAt: string;
   manifest: RunManifest;
   records: QuestionRecord[];
@@ -136,6 +261,30 @@ export const checkRunFile: Check<RunFile> = obj({
   format: oneOf(RUN_FILE_FORMAT),
   version: oneOf(RUN_FILE_VERSION),
   exportedAt: text,
+  run_key: id,
+  questions: arr(checkIdentity),
   manifest: checkManifest,
   records: arr(checkRecord),
 });
+
+export const checkLegacyRunFile: Check<LegacyRunFile> = obj({
+  format: oneOf(RUN_FILE_FORMAT),
+  version: oneOf(LEGACY_RUN_FILE_VERSION),
+  exportedAt: text,
+  manifest: checkManifestV1,
+  records: arr(checkRecordV1),
+});
+
+/** Either version, by its `version` field (a file of neither is refused naming both). */
+export const checkAnyRunFile: Check<RunFile | LegacyRunFile> = (v, p) => {
+  const version = typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as { version?: unknown }).version : undefined;
+  if (version === LEGACY_RUN_FILE_VERSION) return checkLegacyRunFile(v, p);
+  if (version === RUN_FILE_VERSION) return checkRunFile(v, p);
+  const fmt = obj({ format: oneOf(RUN_FILE_FORMAT) });
+  fmt(v, p);
+  throw new CheckError(
+    p ? `${p}.version` : 'version',
+    `one of ${LEGACY_RUN_FILE_VERSION} (an earlier version's run, imported as legacy), ${RUN_FILE_VERSION}`,
+    version === undefined ? 'nothing' : describe(version),
+  );
+};

@@ -4,13 +4,32 @@
 // v1: runs (by manifest key), records (one run per record: `runId`).
 // v2: records may belong to several runs (`runIds`, multiEntry index) so a record computed once
 //     is reused by every run asking for its key; derived summaries get their own store.
+// v3: content-addressed runs. A record's key is (model fingerprint, condition key, probe key,
+//     doc_id, doc_hash, prompt_hash): no task name, and the question's content and exact prompt
+//     are part of it. A run's manifest key is the audit core's run key (condition.ts runKey over
+//     model, condition key, probe keys and the ordered question identities); the identities live
+//     in the new `questions` store (one entry per run, written when the run is created, so the
+//     per-record run update stays small). Runs written by v1/v2 become legacy runs:
+//     `manifestKey = 'legacy:' + old key`, `legacy: true`, no `questions` entry. Their records are
+//     re-keyed from their own fields; their condition keys (grader version 1) never equal a v3
+//     condition key, so nothing of theirs is ever reused, and the run controller never resumes a
+//     legacy run (see LEGACY_RUN_MESSAGE). Their stored summaries (an older AuditSummary shape,
+//     derived data) are dropped.
 
 import type { DBSchema } from 'idb';
+import type { QuestionIdentity } from '../audit/condition.ts';
 import type { AuditSummary, QuestionRecord, RunManifest } from '../audit/types.ts';
 import type { RecordKey } from './keys.ts';
 
 export const DB_NAME = 'reachlab';
-export const DB_VERSION = 2;
+export const DB_VERSION = 3;
+
+/** Why a legacy run (schema v1/v2, or a version-1 run file) is never resumed nor reused. */
+export const LEGACY_RUN_MESSAGE =
+  'This run was made by an earlier version whose keys ignored question content, so it cannot be resumed or reused; it stays viewable, exportable and deletable. Start the audit again.';
+
+/** Prefix of a legacy run's manifest key: never a SHA-256 hex run key, so no new run matches it. */
+export const LEGACY_KEY_PREFIX = 'legacy:';
 
 /** Counters kept with a run so lists show progress without reading its records. */
 export interface RunCounters {
@@ -33,10 +52,22 @@ export interface RunCounters {
 export interface StoredRun {
   id: string;
   manifest: RunManifest;
-  /** keys.ts manifestKey(manifest). */
+  /** The run's content address: the audit core's run key (keys.ts manifestKey), the same key the
+   *  CLI prints as run_key. Legacy runs: LEGACY_KEY_PREFIX + the key their version computed. */
   manifestKey: string;
+  /** Set on runs written by an earlier version (migrated from schema v1/v2, or imported from a
+   *  version-1 run file): viewable, exportable and deletable, never resumed nor reused. Their
+   *  manifests and probe specs keep the shape their version wrote (grader version 1; MCTS specs
+   *  with `simulations` / `randomChildProb`). */
+  legacy?: true;
   counters: RunCounters;
   updatedAt: string;
+}
+
+/** The ordered question identities of a run (v3 `questions` store): what its run key is made of. */
+export interface StoredQuestions {
+  runId: string;
+  questions: QuestionIdentity[];
 }
 
 export interface StoredRecord {
@@ -57,17 +88,45 @@ export interface StoredSummary {
   computedAt: string;
 }
 
-/** Current schema (v2). */
+/** Current schema (v3). */
 export interface ReachDB extends DBSchema {
   runs: { key: string; value: StoredRun; indexes: { 'by-manifest-key': string } };
   records: { key: RecordKey; value: StoredRecord; indexes: { 'by-run': string } };
   summaries: { key: string; value: StoredSummary };
+  questions: { key: string; value: StoredQuestions };
 }
 
-/** v1 record shape, kept for the migration. */
+// ---------------------------------------------------------------- earlier versions
+
+/** v1/v2 record key: the scope (model, task name + version, condition, probe), then doc_id. It
+ *  ignored the question's content, so two files naming a question alike shared a key. */
+export type RecordKeyV2 = [model_fingerprint: string, task_id: string, task_version: number, condition_key: string, probe_key: string, doc_id: string];
+
+/** v1 record shape, kept for the migrations. */
 export interface StoredRecordV1 {
-  key: RecordKey;
+  key: RecordKeyV2;
   record: QuestionRecord;
   runId: string;
   savedAt: string;
+}
+
+/** v2 record shape: as StoredRecord, keyed by RecordKeyV2. Its QuestionRecord was written by the
+ *  previous audit core: no `stop_reason`, selector picks without `blind`, MCTS probe specs with
+ *  `simulations` / `randomChildProb`, meanLogprob NaN on lm-evaluation-harness imports. */
+export interface StoredRecordV2 {
+  key: RecordKeyV2;
+  record: QuestionRecord;
+  runIds: string[];
+  computedBy: string;
+  savedAt: string;
+}
+
+/** v1/v2 run shape: manifestKey = sha256(canonical {model fingerprint, task, condition_key,
+ *  probes}) (keys.ts legacyManifestKey); no legacy marker. */
+export interface StoredRunV2 {
+  id: string;
+  manifest: RunManifest;
+  manifestKey: string;
+  counters: RunCounters;
+  updatedAt: string;
 }

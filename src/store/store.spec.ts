@@ -7,7 +7,7 @@ import { MemoryRunStore } from './memory-store.ts';
 import { prepareResume } from './records.ts';
 import type { StoredRun } from './schema.ts';
 import type { RunStore } from './store.ts';
-import { freshIdbStore, makeManifest, makeRecord } from './test-helpers.ts';
+import { freshIdbStore, identity, makeManifest, makeRecord, questionsOf } from './test-helpers.ts';
 
 const makers: [string, () => Promise<RunStore>][] = [
   ['indexeddb', () => freshIdbStore()],
@@ -19,15 +19,15 @@ async function runOf(id: string, questions = 3): Promise<StoredRun> {
   return {
     id,
     manifest,
-    manifestKey: await manifestKey(manifest),
+    manifestKey: await manifestKey(manifest, questionsOf(questions)),
     counters: { recordsTotal: questions * 2, recordsDone: 0, reused: 0, attemptsComputed: 0, computeMs: 0, interruptions: 0 },
     updatedAt: 't',
   };
 }
 
-async function item(run: StoredRun, doc: string, probe: 'deployment' | 'sampling', correctAt: number | null = 0) {
-  const scope = await runScope(run.manifest);
-  const record = await makeRecord(run.manifest, doc, probe, correctAt);
+async function item(run: StoredRun, doc: string, probe: 'deployment' | 'sampling', correctAt: number | null = 0, content = 'a') {
+  const scope = await runScope(run.manifest, null);
+  const record = await makeRecord(run.manifest, identity(doc, content), probe, correctAt);
   return { key: recordKeyIn(scope, record), record };
 }
 
@@ -70,11 +70,14 @@ describe.each(makers)('RunStore (%s)', (_name, make) => {
       await store.putRecord('run-a', await item(a, doc, 'deployment'));
       await store.putRecord('run-a', await item(a, doc, 'sampling', 2));
     }
-    const scope = await runScope(a.manifest);
+    const scope = await runScope(a.manifest, null);
     const [lo, hi] = probeRange(scope, scope.probeKeys.get('sampling')!);
     const keys = await store.keysInRange(lo, hi);
-    expect(keys.map((k) => k[5])).toEqual(['q0', 'q1', 'q2']);
-    expect(keys.every((k) => k[4].startsWith('sampling:'))).toBe(true);
+    // [model, condition, probe key, doc id, doc hash, prompt hash]: no task name in it
+    expect(keys).toEqual(
+      ['q0', 'q1', 'q2'].map((d) => ['fp-tiny', 'ck-1', scope.probeKeys.get('sampling'), d, `dh-${d}-a`, `ph-${d}-a`]),
+    );
+    expect(keys.every((k) => k[2].startsWith('sampling:'))).toBe(true);
     expect(await store.keysForRun('run-a')).toHaveLength(6);
     expect((await store.runsByManifestKey(a.manifestKey)).map((r) => r.id)).toEqual(['run-a']);
     expect(await store.runsByManifestKey('other')).toEqual([]);
@@ -98,11 +101,11 @@ describe.each(makers)('RunStore (%s)', (_name, make) => {
     expect(await store.getSummary('run-a')).toBeUndefined();
     expect(await store.recordsForRun('run-a')).toEqual([]);
     const left = await store.recordsForRun('run-b');
-    expect(left.map((r) => r.key[5])).toEqual(['q0']);
+    expect(left.map((r) => r.key[3])).toEqual(['q0']);
     expect(left[0].runIds).toEqual(['run-b']);
-    const scope = await runScope(a.manifest);
+    const scope = await runScope(a.manifest, null);
     const [lo, hi] = probeRange(scope, scope.probeKeys.get('deployment')!);
-    expect((await store.keysInRange(lo, hi)).map((k) => k[5])).toEqual(['q0']);
+    expect((await store.keysInRange(lo, hi)).map((k) => k[3])).toEqual(['q0']);
     store.close();
   });
 
@@ -111,12 +114,14 @@ describe.each(makers)('RunStore (%s)', (_name, make) => {
     const a = await runOf('run-a');
     const good = [await item(a, 'q0', 'deployment'), await item(a, 'q1', 'deployment')];
     const bad = { ...good[1], key: [...good[1].key.slice(0, 5), { not: 'a key' }] as unknown as typeof good[1]['key'] };
-    const err = await store.importRun(a, [good[0], bad]).then(() => null, (e: unknown) => e);
+    const err = await store.importRun(a, [good[0], bad], questionsOf(3)).then(() => null, (e: unknown) => e);
     expect(isStoreError(err)).toBe(true);
     expect(await store.getRun('run-a')).toBeUndefined();
+    expect(await store.getQuestions('run-a')).toBeUndefined();
     expect(await store.recordsForRun('run-a')).toEqual([]);
-    expect(await store.importRun(a, good)).toEqual({ stored: 2, linked: 0 });
+    expect(await store.importRun(a, good, questionsOf(3))).toEqual({ stored: 2, linked: 0 });
     expect(await store.recordsForRun('run-a')).toHaveLength(2);
+    expect(await store.getQuestions('run-a')).toEqual(questionsOf(3));
     store.close();
   });
 
@@ -128,14 +133,43 @@ describe.each(makers)('RunStore (%s)', (_name, make) => {
     await store.putRecord('old', await item(old, 'q0', 'sampling', 1));
     const next = await runOf('new', 2); // same keys, fewer questions: q0, q1
     await store.putRun(next);
-    const scope = await runScope(next.manifest);
-    const plan = await prepareResume(store, 'new', scope, ['q0', 'q1']);
+    const scope = await runScope(next.manifest, questionsOf(2));
+    const plan = await prepareResume(store, 'new', scope, questionsOf(2));
     expect(plan.newlyReused).toBe(3);
     expect(plan.records.map((r) => `${r.stored.record.probe}/${r.stored.record.doc_id}`).sort()).toEqual(['deployment/q0', 'deployment/q1', 'sampling/q0']);
     expect(plan.records.every((r) => r.reused)).toBe(true);
-    const again = await prepareResume(store, 'new', scope, ['q0', 'q1']);
+    const again = await prepareResume(store, 'new', scope, questionsOf(2));
     expect(again.newlyReused).toBe(0);
     expect(again.records).toHaveLength(3);
+    store.close();
+  });
+
+  it('never links a record of another content that shares a question id', async () => {
+    const store = await make();
+    const old = await runOf('old', 3);
+    await store.putRun(old);
+    for (const doc of ['q0', 'q1', 'q2']) await store.putRecord('old', await item(old, doc, 'deployment'));
+    // q0 has new text under the same id; q1 is the same question with another prompt; q2 is as before
+    const asked = [identity('q0', 'b'), { ...identity('q1'), prompt_hash: 'ph-q1-other-template' }, identity('q2')];
+    const next = await runOf('new', 3);
+    await store.putRun(next, asked);
+    const plan = await prepareResume(store, 'new', await runScope(next.manifest, asked), asked);
+    expect(plan.newlyReused).toBe(1);
+    expect(plan.records.map((r) => [r.stored.record.doc_id, r.stored.record.doc_hash])).toEqual([['q2', 'dh-q2-a']]);
+    expect((await store.recordsForRun('new')).map((r) => r.key[3])).toEqual(['q2']);
+    store.close();
+  });
+
+  it('keeps a run\'s question list with it and deletes it with the run', async () => {
+    const store = await make();
+    const a = await runOf('run-a', 2);
+    await store.putRun(a, questionsOf(2));
+    expect(await store.getQuestions('run-a')).toEqual([identity('q0'), identity('q1')]);
+    // a later write of the run alone (counters) leaves the list as it was
+    await store.putRun({ ...a, counters: { ...a.counters, recordsDone: 1 } });
+    expect(await store.getQuestions('run-a')).toEqual(questionsOf(2));
+    await store.deleteRun('run-a');
+    expect(await store.getQuestions('run-a')).toBeUndefined();
     store.close();
   });
 });

@@ -1,6 +1,7 @@
 // The storage contract the run controller, export and import use. Two implementations:
 // IndexedDB (idb-store.ts) and memory (memory-store.ts, when IndexedDB is unavailable or full).
 
+import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord } from '../audit/types.ts';
 import type { RecordKey } from './keys.ts';
 import type { StoredRecord, StoredRun, StoredSummary } from './schema.ts';
@@ -15,11 +16,16 @@ export interface RecordItem {
 
 export interface RunStore {
   readonly kind: 'indexeddb' | 'memory';
-  putRun(run: StoredRun): Promise<void>;
+  /** Writes a run; with `questions` (its ordered question identities, what its manifest key is
+   *  made of) writes them too, in the same transaction. */
+  putRun(run: StoredRun, questions?: QuestionIdentity[]): Promise<void>;
   getRun(id: string): Promise<StoredRun | undefined>;
   listRuns(): Promise<StoredRun[]>;
   runsByManifestKey(manifestKey: string): Promise<StoredRun[]>;
-  /** Removes the run, its summary and its links; records no other run uses are deleted. */
+  /** A run's ordered question identities; undefined for a legacy run (or no such run). */
+  getQuestions(runId: string): Promise<QuestionIdentity[] | undefined>;
+  /** Removes the run, its questions, its summary and its links; records no other run uses are
+   *  deleted. */
   deleteRun(id: string): Promise<void>;
   /**
    * One transaction, the moment a record is complete: stores it, or links the record already
@@ -36,7 +42,8 @@ export interface RunStore {
   recordsForRun(runId: string): Promise<StoredRecord[]>;
   putSummary(summary: StoredSummary): Promise<void>;
   getSummary(runId: string): Promise<StoredSummary | undefined>;
-  /** Writes a run and its records in one transaction: all of it or nothing. */
-  importRun(run: StoredRun, items: RecordItem[]): Promise<{ stored: number; linked: number }>;
+  /** Writes a run, its question identities (none for a legacy run) and its records in one
+   *  transaction: all of it or nothing. */
+  importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }>;
   close(): void;
 }

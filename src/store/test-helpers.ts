@@ -6,9 +6,10 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { Condition, ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { GRADER_VERSION } from '../audit/graders.ts';
 import { EngineError, type Engine, type EngineErrorCode } from '../engine/types.ts';
 import { IdbRunStore } from './idb-store.ts';
-import { recordKeyOf } from '../audit/condition.ts';
+import { recordKeyOf, type QuestionIdentity } from '../audit/condition.ts';
 import { probeKey } from './keys.ts';
 import type { AuditFn } from './run-controller.ts';
 import type { CacheLike, CacheStorageLike } from './weight-cache.ts';
@@ -25,7 +26,7 @@ export const condition: Condition = {
   maxNewTokens: 8,
   stopSequences: ['\n'],
   answerFormat: 'numeric',
-  graderVersion: 1,
+  graderVersion: GRADER_VERSION,
   engineDtype: 'f32',
 };
 
@@ -52,8 +53,17 @@ export function makeManifest(over: Partial<RunManifest> = {}, questions = 5): Ru
 
 export const docIds = (n: number) => Array.from({ length: n }, (_, i) => `q${i}`);
 
+/** A question's identity; `content` stands for what the file says under that id (another content,
+ *  other hashes). */
+export const identity = (docId: string, content = 'a'): QuestionIdentity => ({ doc_id: docId, doc_hash: `dh-${docId}-${content}`, prompt_hash: `ph-${docId}-${content}` });
+
+/** Questions q0..q{n-1}, all of one content. */
+export const questionsOf = (n: number, content = 'a'): QuestionIdentity[] => docIds(n).map((d) => identity(d, content));
+
 /** A record as the audit core writes it: `correctAt` is the first correct attempt or null. */
-export async function makeRecord(manifest: RunManifest, docId: string, probe: ProbeName, correctAt: number | null): Promise<QuestionRecord> {
+export async function makeRecord(manifest: RunManifest, question: string | QuestionIdentity, probe: ProbeName, correctAt: number | null): Promise<QuestionRecord> {
+  const q = typeof question === 'string' ? identity(question) : question;
+  const docId = q.doc_id;
   const spec = manifest.probes.find((p) => p.probe === probe)!;
   const budget = spec.probe === 'sampling' ? spec.budget : 0;
   const n = probe === 'deployment' ? 1 : budget;
@@ -73,8 +83,8 @@ export async function makeRecord(manifest: RunManifest, docId: string, probe: Pr
     arguments: { prompt: `Q: what is 40+2 (${docId})\nA:` },
     resps: attempts.map((a) => a.response),
     filtered_resps: attempts.map((a) => a.extracted),
-    doc_hash: `dh-${docId}`,
-    prompt_hash: `ph-${docId}`,
+    doc_hash: q.doc_hash,
+    prompt_hash: q.prompt_hash,
     probe,
     probe_key: await probeKey(spec),
     probe_spec: spec,
@@ -84,6 +94,7 @@ export async function makeRecord(manifest: RunManifest, docId: string, probe: Pr
     task_version: manifest.task.version,
     attempts,
     budget,
+    stop_reason: probe === 'deployment' ? null : 'budget',
     first_success: correctAt,
     realized: probe === 'deployment' ? correctAt === 0 : null,
     reachable: probe === 'deployment' ? null : correctAt !== null,
@@ -160,7 +171,7 @@ export class CountingEngine implements Engine {
 
 export interface FakeAuditInput {
   manifest: RunManifest;
-  docIds: string[];
+  questions: QuestionIdentity[];
   /** docId → first correct attempt per probe (default: deployment wrong, sampling correct at 1). */
   correctAt?: (docId: string, probe: ProbeName) => number | null;
 }
@@ -171,13 +182,13 @@ export const fakeAudit: AuditFn<FakeAuditInput> = async (engine, { input, skip, 
   const m = input.manifest;
   for (const spec of m.probes) {
     const probe_key = await probeKey(spec);
-    for (const docId of input.docIds) {
-      const key = recordKeyOf({ model_fingerprint: m.model.fingerprint, task_id: m.task.id, task_version: m.task.version, condition_key: m.condition_key, probe_key, doc_id: docId });
+    for (const q of input.questions) {
+      const key = recordKeyOf({ model_fingerprint: m.model.fingerprint, condition_key: m.condition_key, probe_key, ...q });
       if (skip(key)) continue;
       signal.throwIfAborted();
       await engine.generate([{ promptIds: [1], route: [0, 1], silence: [], sampling: { kind: 'greedy' } }], { maxNewTokens: 4 });
-      const at = input.correctAt ? input.correctAt(docId, spec.probe) : spec.probe === 'deployment' ? null : 1;
-      await onRecord(await makeRecord(input.manifest, docId, spec.probe, at));
+      const at = input.correctAt ? input.correctAt(q.doc_id, spec.probe) : spec.probe === 'deployment' ? null : 1;
+      await onRecord(await makeRecord(input.manifest, q, spec.probe, at));
     }
   }
 };

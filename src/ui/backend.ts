@@ -19,6 +19,7 @@ export type ModelChoice =
 
 /** Where a task's questions come from. `count` caps the number of test questions audited. */
 export type TaskChoice =
+  /** seed: the question seed (which questions the generator draws). */
   | { kind: 'builtin'; id: string; count: number; seed: number }
   | { kind: 'hub'; preset: string; count: number }
   | { kind: 'file'; file: File; mapping: FieldMapping; answerFormat: AnswerFormat; count: number };
@@ -74,7 +75,10 @@ export interface EnvironmentInfo {
 export interface RunSetup {
   model: ModelChoice;
   task: TaskChoice;
+  /** fewShot.seed is the question seed. */
   condition: Condition;
+  /** Which questions (a built-in task's seed) and which few-shot examples; the run records it. */
+  questionSeed: number;
   /** Always starts with { probe: 'deployment' }. */
   probes: ProbeSpec[];
   load: LoadOptions;

@@ -252,7 +252,13 @@ class RealBackend implements AppBackend {
       questions: Math.min(setup.task.count, task.test.length),
       selectors: ['majority', 'max-logprob', ...(setup.probes.some((p) => p.probe === 'random-routes' || p.probe === 'mcts-routes') && task.train.length ? (['fixed-route'] as const) : [])],
     };
-    const req = await coreRunRequest(info, input, { appVersion: APP_VERSION, source: sourceLabel(setup.model), ...(setup.model.kind === 'hub' ? { revision: setup.model.revision } : {}) });
+    // the engine builds each question's prompt so the run key covers the prompts the audit will ask
+    const req = await coreRunRequest(this.engine, info, input, {
+      appVersion: APP_VERSION,
+      source: sourceLabel(setup.model),
+      questionSeed: setup.questionSeed,
+      ...(setup.model.kind === 'hub' ? { revision: setup.model.revision } : {}),
+    });
     let settle!: LiveRun['settle'];
     const done = new Promise<RunManifest>((resolve, reject) => (settle = { resolve, reject }));
     done.catch(() => {}); // observed through handle.done
@@ -306,16 +312,14 @@ class RealBackend implements AppBackend {
   async importFile(file: File): Promise<RunManifest> {
     const text = await file.text();
     const store = this.controller.store;
+    // A harness samples file states no condition, engine or route: the import leaves them null
+    // ("imported, condition unknown") under a condition key no measured run can have.
     const result = /^samples_.*\.jsonl$/i.test(file.name)
       ? await importLmEvalSamples(store, text, {
           runId: crypto.randomUUID(),
           appVersion: APP_VERSION,
           model: { fingerprint: `lm-eval:${file.name}`, name: file.name, source: `lm-eval:${file.name}` },
           task: { id: `lm-eval:${file.name}`, version: 1 },
-          condition: {
-            promptTemplate: '{{question}}', chatTemplate: false, fewShot: { n: 0, seed: 0 }, decoding: { kind: 'greedy' },
-            maxNewTokens: 0, stopSequences: [], answerFormat: 'exact', graderVersion: 1, engineDtype: 'f32',
-          },
           fileName: file.name,
         })
       : await importRunJson(store, text, file.name);

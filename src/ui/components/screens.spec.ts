@@ -7,13 +7,22 @@ import { describe, expect, it } from 'vitest';
 import { AppState } from '../stores/app.svelte';
 import { FakeBackend } from '../testing/fake-backend';
 import { MARKUP_QUESTION, scriptedRun } from '../testing/scripted-run';
+import type { StoredRun } from '../backend';
+import { DEFAULT_CONDITION } from '../lib/presets';
 import CompareScreen from './CompareScreen.svelte';
+import LibraryScreen from './LibraryScreen.svelte';
 import QuestionScreen from './QuestionScreen.svelte';
 import ResultsScreen from './ResultsScreen.svelte';
 import SetupScreen from './SetupScreen.svelte';
 
 const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
 const run = scriptedRun();
+
+/** The scripted run as an import would hold it: no condition, no engine, no routes. */
+const imported: StoredRun = {
+  manifest: { ...run.manifest, id: 'imp', condition: null, condition_key: 'unknown:abc', engine: null, imported: { format: 'lm-eval-samples', file: 'samples_x.jsonl' } },
+  records: run.records.map((r) => ({ ...r, condition_key: 'unknown:abc', attempts: r.attempts.map((a) => ({ ...a, route: null })) })),
+};
 
 describe('screens', () => {
   it('shows a question that looks like markup as text', () => {
@@ -30,6 +39,38 @@ describe('screens', () => {
     expect(body).not.toContain('<img');
   });
 
+  it('shows seeds, selectors with blindness and retained gain, attempts made, and the out-of-sample scan', () => {
+    const { body } = render(ResultsScreen, { props: { app, run } });
+    expect(body).toMatch(/data-testid="results-seeds"[^>]*>question seed 1, probe seed 1</);
+    for (const id of ['table-selectors', 'table-attempts', 'table-silencing', 'table-silencing-in-sample', 'silencing-summary']) expect(body).toContain(`data-testid="${id}"`);
+    // the selectors over MCTS attempts are labelled, and only they
+    expect(body.match(/not blind: chose among gold-guided attempts/g)).toHaveLength(2);
+    for (const h of ['answer-blind', 'retained gain', 'attempts made (mean)', 'space exhausted (questions)', 'held-out failures']) expect(body).toContain(`>${h}</th>`);
+    expect(body).toContain('Per-layer scan over the whole failure set (in-sample)');
+  });
+
+  it('says how many attempts a probe made, and when its space ran out', () => {
+    const cut: StoredRun = {
+      ...run,
+      records: run.records.map((r) => (r.doc_id === 'test-0' && r.probe === 'mcts-routes' ? { ...r, attempts: r.attempts.slice(0, 5), stop_reason: 'space-exhausted' as const } : r)),
+    };
+    const { body } = render(QuestionScreen, { props: { app, run: cut, docId: 'test-0' } });
+    expect(body).toMatch(/MCTS routes \(CoLa\) \(budget 16; first success (\d+|none); 5 attempts made, space exhausted\)/);
+    expect(body).toMatch(/random routes \(budget 16; first success (\d+|none); 16 attempts made\)/);
+  });
+
+  it('shows an imported run as such, and its routes as unknown', () => {
+    const results = render(ResultsScreen, { props: { app, run: imported } }).body;
+    expect(results).toMatch(/data-testid="results-condition-unknown"[^>]*>imported, condition unknown</);
+    expect(results).toContain('unknown (imported)');
+    expect(results).toContain('samples_x.jsonl (lm-eval-samples)');
+    const question = render(QuestionScreen, { props: { app, run: imported, docId: 'test-0' } }).body;
+    expect(question).toContain('route unknown');
+    expect(question).not.toContain('data-testid="route-strip"');
+    app.library.runs = [imported.manifest];
+    expect(render(LibraryScreen, { props: { app } }).body).toMatch(/data-testid="library-condition-imp"[^>]*>(<!--[^>]*-->)?imported, condition unknown</);
+  });
+
   it('renders the setup screen with labelled controls', () => {
     const { body } = render(SetupScreen, { props: { app } });
     for (const id of ['load-model', 'task-count', 'prompt-template', 'start-run', 'probe-cola-mcts']) expect(body).toContain(`data-testid="${id}"`);
@@ -44,11 +85,26 @@ describe('screens', () => {
     }
   });
 
-  it('renders a checkpoint comparison with the transition table', () => {
+  it('renders a checkpoint comparison: labelled runs, paired deltas, the transition table', () => {
     const b = scriptedRun({ id: 'b', modelName: 'other', seed: 3 });
     const { body } = render(CompareScreen, { props: { app, pair: [run, b] } });
     expect(body).toContain('data-testid="table-transitions"');
     expect(body).toMatch(/data-testid="compare-shared"[^>]*>24</);
+    expect(body).toMatch(/data-testid="compare-label-a"[^>]*>reachlab\/micro-arith · f32 · random routes, budget 16, probe seed 1 · question seed 1</);
+    expect(body).toMatch(/data-testid="compare-label-b"[^>]*>other · f32 · random routes, budget 16/);
+    expect(body).toMatch(/data-testid="compare-deployed"[^>]*>Deployed Δ \(realized, B − A\): [+−]?\d+\.\d pts \(95% CI [+−]?\d+\.\d to [+−]?\d+\.\d\), McNemar p = /);
+    expect(body).toContain('data-testid="compare-ceiling"');
+    expect(body).toContain('data-testid="compare-probe"'); // random routes, MCTS and sampling in both
+    expect(body).not.toContain('data-testid="compare-refused"');
+  });
+
+  it('refuses to compare across conditions, naming the fields, and an imported run', () => {
+    const b = scriptedRun({ id: 'b', modelName: 'other', seed: 3 });
+    const other: StoredRun = { ...b, manifest: { ...b.manifest, condition: { ...DEFAULT_CONDITION, chatTemplate: true } } };
+    const refused = render(CompareScreen, { props: { app, pair: [run, other] } }).body;
+    expect(refused).toMatch(/data-testid="compare-refused"[^>]*>Not compared. The runs were audited under different conditions \(chatTemplate differ\)/);
+    expect(refused).not.toContain('data-testid="table-transitions"');
+    expect(render(CompareScreen, { props: { app, pair: [imported, run] } }).body).toContain('Run A is imported, condition unknown');
   });
 });
 

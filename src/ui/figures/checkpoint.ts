@@ -1,36 +1,60 @@
-// Checkpoint comparison: realized and ceiling of runs A and B side by side, with Wilson 95% CIs.
+// Checkpoint comparison (audit core: compareRecords): the deployed Δ and the ceiling Δ, B − A in
+// percentage points, each with its paired 95% interval and McNemar's p, against a zero line.
 
 import * as Plot from '@observablehq/plot';
-import type { CheckpointComparison } from '../lib/analysis';
+import type { CheckpointComparison, PairedDifference } from '../../audit';
 import { OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 
-const RUN_COLOR = { A: OKABE_ITO.skyBlue, B: OKABE_ITO.vermillion } as const;
+interface Delta {
+  measure: string;
+  d: PairedDifference;
+}
 
-type Bar = CheckpointComparison['bars'][number];
+const pts = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(100 * x).toFixed(1)}`;
 
-export function pairedBarsSpec(cmp: CheckpointComparison, labels: { A: string; B: string }, style: FigureStyle): FigureSpec {
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-  const describe = cmp.bars.map((b) => `${labels[b.run]} ${b.measure} ${pct(b.rate)}`).join('; ');
+/** "+14.7 pts (95% CI +6.0 to +23.1), McNemar p = 0.0021". */
+export function deltaText(d: PairedDifference): string {
+  return `${pts(d.diff)} pts (95% CI ${pts(d.ci.lo)} to ${pts(d.ci.hi)}), McNemar p = ${d.mcnemar.exactP.toPrecision(2)}`;
+}
+
+export function checkpointSpec(cmp: CheckpointComparison, labels: { A: string; B: string }, style: FigureStyle): FigureSpec {
+  const rows: Delta[] = [
+    { measure: 'deployed (realized)', d: cmp.deployed },
+    { measure: 'ceiling', d: cmp.ceiling },
+  ];
+  // a symmetric axis, whole tens of points, wide enough for every interval
+  const reach = Math.max(0.1, ...rows.flatMap((r) => [Math.abs(r.d.ci.lo), Math.abs(r.d.ci.hi)]));
+  const lim = Math.min(100, Math.ceil((100 * reach) / 10) * 10);
+  const font = style.large ? 18 : 12;
+  const left = style.large ? 200 : 140;
   return {
     id: 'checkpoint-comparison',
-    title: 'Checkpoint comparison',
-    alt: `Realized and ceiling rates on ${cmp.shared} shared questions: ${describe || 'no shared questions'}.`,
+    title: 'Checkpoint comparison: B − A',
+    alt: `On ${cmp.n} questions audited in both runs (A = ${labels.A}; B = ${labels.B}): deployed Δ ${deltaText(cmp.deployed)}; ceiling Δ ${deltaText(cmp.ceiling)}.`,
     plot: {
       ...baseOptions(style),
-      height: style.large ? 460 : 320,
-      marginTop: style.large ? 56 : 40,
-      marginBottom: style.large ? 80 : 56,
-      fx: { domain: ['realized', 'ceiling'], label: null },
-      x: { domain: ['A', 'B'], label: null, padding: 0.1 },
-      y: { domain: [0, 1], tickFormat: '%', label: 'questions', grid: true },
+      height: style.large ? 360 : 260,
+      marginLeft: left,
+      marginTop: style.large ? 40 : 30,
+      // room under the axis for the run names, up to four wrapped lines
+      marginBottom: style.large ? 150 : 110,
+      x: { domain: [-lim, lim], label: 'B − A (percentage points)', labelAnchor: 'center', labelOffset: style.large ? 46 : 32, grid: true },
+      y: { domain: rows.map((r) => r.measure), label: null },
       marks: [
-        Plot.barY(cmp.bars, { fx: 'measure', x: 'run', y: 'rate', fill: (d: Bar) => RUN_COLOR[d.run] }),
-        Plot.ruleX(cmp.bars, { fx: 'measure', x: 'run', y1: (d: Bar) => d.ci.lo, y2: (d: Bar) => d.ci.hi, stroke: OKABE_ITO.black, strokeWidth: 2 }),
-        Plot.text(cmp.bars, { fx: 'measure', x: 'run', y: (d: Bar) => d.ci.hi, text: (d: Bar) => pct(d.rate), dy: -8 }),
-        Plot.ruleY([0]),
-        // Names once, under the whole figure (long repo ids do not fit as ticks).
-        Plot.text([`A = ${labels.A}    B = ${labels.B}`], { facet: 'super', frameAnchor: 'bottom-left', textAnchor: 'start', dy: style.large ? 60 : 42, lineWidth: 80 }),
+        Plot.ruleX([0], { stroke: OKABE_ITO.black }),
+        Plot.ruleY(rows, { y: 'measure', x1: (r: Delta) => 100 * r.d.ci.lo, x2: (r: Delta) => 100 * r.d.ci.hi, stroke: OKABE_ITO.blue, strokeWidth: style.large ? 4 : 3 }),
+        Plot.dot(rows, { y: 'measure', x: (r: Delta) => 100 * r.d.diff, r: style.large ? 8 : 6, fill: OKABE_ITO.vermillion, stroke: OKABE_ITO.black }),
+        Plot.text(rows, { y: 'measure', x: (r: Delta) => 100 * r.d.diff, text: (r: Delta) => deltaText(r.d), dy: style.large ? -18 : -14 }),
+        // Names once, under the axis label, wrapped to the figure's width (long repo ids do not fit as ticks).
+        Plot.text([`A = ${labels.A}\nB = ${labels.B}`], {
+          frameAnchor: 'bottom-left',
+          lineAnchor: 'top',
+          textAnchor: 'start',
+          dx: 10 - left,
+          dy: style.large ? 62 : 44,
+          lineWidth: (baseOptions(style).width! - 20) / font,
+        }),
       ],
     },
   };

@@ -3,9 +3,11 @@
 
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
-import { compareRuns, groupByQuestion, layerUsage, numLayersOf, rateRows, reachCurve, selectorPoints, silencingScan } from '../lib/analysis';
+import type { CheckpointComparison, SilencingScanResult } from '../../audit';
+import { compareRuns, curvePoints, layerUsage, numLayersOf, reachProbes, selectorRows, sharedProbes, silencingOf, summaryOf } from '../lib/analysis';
+import { blocksSpace } from '../lib/presets';
 import { scriptedRun } from '../testing/scripted-run';
-import { pairedBarsSpec } from './checkpoint';
+import { checkpointSpec } from './checkpoint';
 import { renderFigure, type FigureSpec } from './figure';
 import { layerUsageSpec } from './layer-usage';
 import { budgetTicks, reachCurvesSpec, spreadLabels } from './reach-curves';
@@ -20,15 +22,28 @@ function svgOf(spec: FigureSpec): string {
 }
 
 const run = scriptedRun();
-const questions = groupByQuestion(run.records);
 const L = numLayersOf(run.manifest, run.records);
 
 function curvesData() {
-  const rows = rateRows(questions);
+  const summary = summaryOf(run.records);
+  const probes = reachProbes(summary, run.records);
+  return { curves: curvePoints(probes), selectors: selectorRows(probes), realized: summary.realized };
+}
+
+function scanOf(records = run.records): SilencingScanResult {
+  const view = silencingOf(records);
+  if (!view || !('scan' in view)) throw new Error(`no scan: ${JSON.stringify(view)}`);
+  return view.scan;
+}
+
+/** A scan result written by hand: `layers` as [layer, repaired, broken]. */
+function handScan(layers: [number, number, number][], identified: number | null): SilencingScanResult {
+  const repair = { rate: 0, lo: 0, hi: 1 };
   return {
-    curves: (['random-routes', 'mcts-routes', 'sampling'] as const).flatMap((p) => reachCurve(questions, p)),
-    selectors: selectorPoints(rows),
-    realized: rows[0].rate,
+    probe_key: 'random-routes:k', silencing_probe_key: 'mlp-silencing:k', condition_key: 'k', failure_set: ['a', 'b', 'c'], realized_set: ['d', 'e'], split_seed: 0,
+    identification: { doc_ids: ['a', 'b'], realized_ids: ['d'], layer: identified, repaired: identified === null ? 0 : 1 },
+    evaluation: { doc_ids: ['c'], failures: 1, repaired: 0, rate: 0, ci: { lo: 0, hi: 0.79 }, collateral: 0, realized: 1, realized_ids: ['e'] },
+    in_sample: { layers: layers.map(([layer, repaired, collateral]) => ({ layer, repaired, failures: 3, repair, collateral, realized: 2, collateralRate: repair })), best: null },
   };
 }
 
@@ -36,8 +51,11 @@ describe('figure specs', () => {
   it('reachability@k: three probes, realized rule, selector points', async () => {
     const spec = reachCurvesSpec(curvesData(), small);
     const svg = svgOf(spec);
-    for (const label of ['random routes', 'MCTS routes', 'sampling', 'realized', 'majority (random routes)', 'max-logprob (sampling)']) expect(svg).toContain(label);
-    expect(spec.alt).toMatch(/answer-blind selectors \(majority, max-logprob\)/);
+    for (const label of ['random routes', 'MCTS routes (CoLa)', 'sampling', 'realized', 'majority · random routes', 'max-logprob · sampling', 'majority · MCTS routes (CoLa) · not blind']) {
+      expect(svg).toContain(label);
+    }
+    expect(spec.alt).toContain('selectors (majority, max-logprob) as points');
+    expect(spec.alt).toContain('over MCTS routes (CoLa) they are not answer-blind (they chose among gold-guided attempts)');
     await expect(svg).toMatchFileSnapshot('__snapshots__/reach-curves.svg');
   });
 
@@ -46,7 +64,8 @@ describe('figure specs', () => {
     expect(budgetTicks(4)).toEqual([1, 2, 4]);
     expect(budgetTicks(100)).toEqual([1, 2, 4, 8, 16, 32, 64, 100]);
     expect(budgetTicks(70)).toEqual([1, 2, 4, 8, 16, 32, 64]);
-    const curves = [1, 2].map((k) => ({ probe: 'random-routes' as const, k, reach: k / 4 }));
+    const spec = { probe: 'random-routes' as const, space: blocksSpace(4), budget: 2, seed: 1, shared: false };
+    const curves = [1, 2].map((k) => ({ key: 'random-routes:k', label: 'random routes', spec, k, reach: k / 4 }));
     const svg = renderFigure(reachCurvesSpec({ curves, selectors: [], realized: 0 }, small), document);
     const xTicks = [...svg.querySelectorAll('g[aria-label="x-axis tick label"] text')].map((t) => t.textContent);
     expect(xTicks).toEqual(['1', '2']);
@@ -59,47 +78,54 @@ describe('figure specs', () => {
     await expect(svg).toMatchFileSnapshot('__snapshots__/reach-curves-large.svg');
   });
 
-  it('silencing scan marks the best block', async () => {
-    const scan = silencingScan(questions);
-    expect(scan.best).toBe(L / 2); // the scripted culprit layer
+  it('silencing scan: in-sample bars, the identified layer with its held-out rate', async () => {
+    const scan = scanOf();
+    expect(scan.identification.layer).toBe(L / 2); // the scripted culprit layer
     const spec = silencingSpec(scan, small);
-    expect(spec.alt).toContain(`Best block: layer ${L / 2}`);
-    await expect(svgOf(spec)).toMatchFileSnapshot('__snapshots__/silencing.svg');
+    expect(spec.title).toContain('in-sample');
+    expect(spec.alt).toContain(`Out of sample: identified on ${scan.identification.doc_ids.length} failures, layer ${L / 2} repairs ${scan.evaluation.repaired}/${scan.evaluation.failures} held-out failures`);
+    const svg = svgOf(spec);
+    expect(svg).toContain(`identified · held out: ${scan.evaluation.repaired}/${scan.evaluation.failures}`);
+    await expect(svg).toMatchFileSnapshot('__snapshots__/silencing.svg');
   });
 
-  it('silencing scan with no repair says so', () => {
-    const spec = silencingSpec({ layers: [{ layer: 0, repaired: 0, broken: 2 }], nFailure: 3, nRealized: 2, best: null }, small);
-    expect(spec.alt).toMatch(/No layer repairs anything/);
-    expect(svgOf(spec)).not.toContain('best');
+  it('silencing scan with no layer identified says so and marks none', () => {
+    const spec = silencingSpec(handScan([[0, 0, 2]], null), small);
+    expect(spec.alt).toContain('no layer repairs any of the 2 identification failures');
+    expect(svgOf(spec)).not.toContain('identified ·');
   });
 
   it('silencing scan with nothing repaired or broken draws no bar height', () => {
-    const layers = [0, 1, 2].map((layer) => ({ layer, repaired: 0, broken: 0 }));
-    const svg = renderFigure(silencingSpec({ layers, nFailure: 3, nRealized: 0, best: null }, small), document);
+    const layers: [number, number, number][] = [[0, 0, 0], [1, 0, 0], [2, 0, 0]];
+    const svg = renderFigure(silencingSpec(handScan(layers, null), small), document);
     const heights = [...svg.querySelectorAll('g[aria-label="bar"] rect')].map((r) => Number(r.getAttribute('height') ?? 0));
     expect(heights.length).toBe(2 * layers.length);
     expect(heights.every((h) => h === 0)).toBe(true);
   });
 
   it('layer usage heatmap with a quantized legend and the default diagonal', async () => {
-    const cells = layerUsage(questions);
+    const cells = layerUsage(run.records);
     const svg = svgOf(layerUsageSpec(cells, L, small));
     expect(svg).toContain('correct routes');
     await expect(svg).toMatchFileSnapshot('__snapshots__/layer-usage.svg');
   });
 
-  it('checkpoint comparison as paired bars with intervals', async () => {
+  it('checkpoint comparison: deployed and ceiling deltas with paired intervals', async () => {
     const b = scriptedRun({ id: 'fake-run-2', modelName: 'reachlab/micro-arith-rl', seed: 11, skill: 0.6 });
-    const cmp = compareRuns(questions, groupByQuestion(b.records));
-    expect(cmp.shared).toBe(24);
-    const svg = svgOf(pairedBarsSpec(cmp, { A: 'base', B: 'RL' }, small));
-    expect(svg).toContain('base');
-    expect(svg).toContain('RL');
+    const out = compareRuns(run, b, sharedProbes(run.records, b.records)[0]);
+    if ('refused' in out) throw new Error(out.refused);
+    expect(out.cmp.n).toBe(24);
+    const spec = checkpointSpec(out.cmp, { A: 'base', B: 'RL' }, small);
+    expect(spec.alt).toMatch(/^On 24 questions audited in both runs \(A = base; B = RL\): deployed Δ [+−]?\d+\.\d pts \(95% CI .+\), McNemar p = .+; ceiling Δ /);
+    const svg = svgOf(spec);
+    for (const text of ['A = base', 'B = RL', 'deployed (realized)', 'ceiling', 'B − A (percentage points)']) expect(svg).toContain(text);
     await expect(svg).toMatchFileSnapshot('__snapshots__/checkpoint.svg');
   });
 
   it('renders untrusted labels as text, not markup', () => {
-    const spec = pairedBarsSpec({ shared: 1, transitions: [], bars: [{ run: 'A', measure: 'realized', rate: 1, ci: { rate: 1, lo: 0.2, hi: 1 } }] }, { A: '<img src=x onerror=alert(1)>', B: 'b' }, small);
+    const d = { n: 1, diff: 0, ci: { lo: -1, hi: 1 }, mcnemar: { b: 0, c: 0, exactP: 1, chiSquare: 0, chiSquareP: 1 } };
+    const cmp = { n: 1, deployed: d, ceiling: d } as CheckpointComparison;
+    const spec = checkpointSpec(cmp, { A: '<img src=x onerror=alert(1)>', B: 'b' }, small);
     const el = renderFigure(spec, document);
     expect(el.querySelector('img')).toBeNull();
     expect(el.textContent).toContain('<img src=x onerror=alert(1)>');

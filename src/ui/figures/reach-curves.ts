@@ -1,14 +1,14 @@
-// Reachability@k for random routes, MCTS and sampling on one axis; realized as a rule; answer-blind
-// selectors as labelled points at the budget they chose from.
+// Reachability@k for each reach probe of a run on one axis; realized as a rule; selectors as
+// labelled points at the budget they chose from (marked when not answer-blind).
 
 import * as Plot from '@observablehq/plot';
-import type { CurvePoint, SelectorPoint } from '../lib/analysis';
-import { OKABE_ITO, PROBE_COLOR, PROBE_DASH, PROBE_LABEL } from '../lib/palette';
+import type { CurvePoint, SelectorRow } from '../lib/analysis';
+import { OKABE_ITO, PROBE_DASH, probeStyle } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 
 export interface ReachCurvesData {
   curves: CurvePoint[];
-  selectors: SelectorPoint[];
+  selectors: SelectorRow[];
   /** Realized rate of the deployment, or null when unknown. */
   realized: number | null;
 }
@@ -40,8 +40,8 @@ export function budgetTicks(maxK: number): number[] {
 }
 
 export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): FigureSpec {
-  const probes = [...new Set(data.curves.map((c) => c.probe))];
-  const maxK = Math.max(1, ...data.curves.map((c) => c.k), ...data.selectors.map((s) => s.k));
+  const keys = [...new Set(data.curves.map((c) => c.key))];
+  const maxK = Math.max(1, ...data.curves.map((c) => c.k), ...data.selectors.map((s) => s.budget));
   const selectorNames = [...new Set(data.selectors.map((s) => s.selector))].sort();
   const marks: Plot.Markish[] = [Plot.ruleY([0])];
   if (data.realized !== null) {
@@ -50,53 +50,47 @@ export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): Figu
       Plot.text([data.realized], { x: 1, y: (d: number) => d, text: () => 'realized', textAnchor: 'start', dy: -6, fill: OKABE_ITO.black }),
     );
   }
-  for (const p of probes) {
-    const pts = data.curves.filter((c) => c.probe === p);
-    marks.push(Plot.lineY(pts, { x: 'k', y: 'reach', stroke: PROBE_COLOR[p], strokeWidth: style.large ? 3 : 2, strokeDasharray: PROBE_DASH[p] }));
+  for (const key of keys) {
+    const pts = data.curves.filter((c) => c.key === key);
+    const { color, dash } = probeStyle(pts[0].spec);
+    marks.push(Plot.lineY(pts, { x: 'k', y: 'reach', stroke: color, strokeWidth: style.large ? 3 : 2, strokeDasharray: dash }));
   }
-  const ends = probes.map((p) => data.curves.filter((c) => c.probe === p).at(-1)!);
+  const ends = keys.map((key) => data.curves.filter((c) => c.key === key).at(-1)!);
   const endY = spreadLabels(ends.map((e) => e.reach));
+  const colorOf = (d: { spec: CurvePoint['spec'] }) => probeStyle(d.spec).color;
   marks.push(
     // Direct labels in the right margin, at each curve's final height, pushed apart.
-    Plot.text(ends, { x: () => maxK, y: (_: unknown, i: number) => endY[i], text: (d: CurvePoint) => PROBE_LABEL[d.probe], textAnchor: 'start', dx: 8, fill: (d: CurvePoint) => PROBE_COLOR[d.probe] }),
+    Plot.text(ends, { x: () => maxK, y: (_: unknown, i: number) => endY[i], text: (d: CurvePoint) => d.label, textAnchor: 'start', dx: 8, fill: colorOf }),
   );
   if (data.selectors.length) {
-    const selY = new Array<number>(data.selectors.length);
-    for (const k of new Set(data.selectors.map((s) => s.k))) {
-      const idx = data.selectors.flatMap((s, i) => (s.k === k ? [i] : []));
-      spreadLabels(idx.map((i) => data.selectors[i].accuracy)).forEach((y, j) => (selY[idx[j]] = y));
-    }
+    // labels end at their point and reach far left, over other budgets' points: spread them all
+    const selY = spreadLabels(data.selectors.map((s) => s.accuracy));
     marks.push(
-      Plot.dot(data.selectors, {
-        x: 'k',
-        y: 'accuracy',
-        symbol: 'selector',
-        stroke: (d: SelectorPoint) => PROBE_COLOR[d.probe],
-        fill: 'white',
-        strokeWidth: 2,
-        r: style.large ? 7 : 5,
-      }),
+      Plot.dot(data.selectors, { x: 'budget', y: 'accuracy', symbol: 'selector', stroke: colorOf, fill: 'white', strokeWidth: 2, r: style.large ? 7 : 5 }),
       Plot.text(data.selectors, {
-        x: 'k',
+        x: 'budget',
         y: (_: unknown, i: number) => selY[i],
-        text: (d: SelectorPoint) => `${d.selector} (${PROBE_LABEL[d.probe]})`,
+        text: (d: SelectorRow) => `${d.selector} · ${d.probe}${d.blind ? '' : ' · not blind'}`,
         textAnchor: 'end',
         dx: -10,
-        fill: (d: SelectorPoint) => PROBE_COLOR[d.probe],
+        fill: colorOf,
       }),
     );
   }
-  const names = probes.map((p) => PROBE_LABEL[p]).join(', ');
+  const names = ends.map((e) => e.label).join(', ');
+  const notBlind = [...new Set(data.selectors.filter((s) => !s.blind).map((s) => s.probe))];
   return {
     id: 'reachability-at-k',
     title: 'Reachability@k',
     alt: `Share of questions reached within k attempts for ${names || 'no probe'}, k from 1 to ${maxK}` +
       (data.realized !== null ? `; realized rate ${(data.realized * 100).toFixed(1)}% as a dashed rule` : '') +
-      (selectorNames.length ? `; answer-blind selectors (${selectorNames.join(', ')}) as points` : '') + '.',
+      (selectorNames.length ? `; selectors (${selectorNames.join(', ')}) as points at the budget they chose from` : '') +
+      (notBlind.length ? `; over ${notBlind.join(', ')} they are not answer-blind (they chose among gold-guided attempts)` : '') + '.',
     plot: {
       ...baseOptions(style),
       height: style.large ? 520 : 360,
-      marginRight: style.large ? 170 : 120,
+      // room for the longest direct label (about 0.56 em per character)
+      marginRight: Math.max(style.large ? 170 : 120, 16 + Math.max(0, ...ends.map((e) => e.label.length)) * (style.large ? 10 : 6.8)),
       x: { type: 'log', base: 2, domain: [1, maxK], ticks: budgetTicks(maxK), tickFormat: 'd', label: 'budget k (attempts)', grid: true },
       y: { domain: [0, 1], tickFormat: '%', label: 'reachable', grid: true },
       symbol: { domain: selectorNames, range: SELECTOR_SYMBOLS.slice(0, Math.max(1, selectorNames.length)) },

@@ -1,45 +1,57 @@
-// The MLP-silencing scan: per silenced layer, failure-set questions repaired (up) and realized
-// questions broken (down), the best block marked.
+// The MLP-silencing scan (audit core: scanFromRecords). Bars: per silenced layer, failure-set
+// questions repaired (up) and realized questions broken (down) over the whole failure set, which is
+// in-sample. The layer identified on one half of the failure set is outlined and labelled with its
+// repair rate on the other, held-out half: the out-of-sample number.
 
 import * as Plot from '@observablehq/plot';
-import type { SilencingLayer, SilencingScan } from '../lib/analysis';
+import type { LayerRepair, SilencingScanResult } from '../../audit';
 import { EFFECT_COLOR, OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 
+const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
+
 /** Whole-number ticks (questions are counted) spanning broken (negative) to repaired. */
-function countTicks(scan: SilencingScan): number[] {
-  const hi = Math.max(1, ...scan.layers.map((l) => l.repaired));
-  const lo = Math.max(0, ...scan.layers.map((l) => l.broken));
+function countTicks(layers: readonly LayerRepair[]): number[] {
+  const hi = Math.max(1, ...layers.map((l) => l.repaired));
+  const lo = Math.max(0, ...layers.map((l) => l.collateral));
   const step = Math.max(1, Math.ceil((hi + lo) / 8));
   const ticks: number[] = [];
   for (let t = -Math.ceil(lo / step) * step; t <= hi; t += step) ticks.push(t);
   return ticks;
 }
 
-export function silencingSpec(scan: SilencingScan, style: FigureStyle): FigureSpec {
-  const ticks = countTicks(scan);
-  const best = scan.layers.find((l) => l.layer === scan.best);
-  const rate = best && scan.nFailure ? ` repairs ${best.repaired}/${scan.nFailure} (${((100 * best.repaired) / scan.nFailure).toFixed(0)}%)` : '';
+/** "layer 4 repairs 3/5 held-out failures (60%, 95% CI 23–88%), breaks 1/7 realized". */
+export function heldOutSummary(scan: SilencingScanResult): string {
+  const { identification: id, evaluation: ev } = scan;
+  if (id.layer === null) return `no layer repairs any of the ${id.doc_ids.length} identification failures`;
+  return `layer ${id.layer} repairs ${ev.repaired}/${ev.failures} held-out failures (${pct(ev.rate)}, 95% CI ${pct(ev.ci.lo)}–${pct(ev.ci.hi)}), breaks ${ev.collateral}/${ev.realized} realized`;
+}
+
+export function silencingSpec(scan: SilencingScanResult, style: FigureStyle): FigureSpec {
+  const layers = scan.in_sample.layers;
+  const ticks = countTicks(layers);
+  const picked = layers.find((l) => l.layer === scan.identification.layer);
+  const held = `held out: ${scan.evaluation.repaired}/${scan.evaluation.failures} (${pct(scan.evaluation.rate)})`;
   return {
     id: 'mlp-silencing-scan',
-    title: 'MLP-silencing scan',
+    title: 'MLP-silencing scan (per-layer bars in-sample)',
     alt:
-      `For each of ${scan.layers.length} layers, questions of the failure set (n = ${scan.nFailure}) repaired and realized questions (n = ${scan.nRealized}) broken when that layer's MLP is silenced.` +
-      (best ? ` Best block: layer ${best.layer}${rate}, breaking ${best.broken}.` : ' No layer repairs anything.'),
+      `In-sample: for each of ${layers.length} layers, questions of the failure set (n = ${scan.failure_set.length}) repaired and realized questions (n = ${scan.realized_set.length}) broken when that layer's MLP is silenced. ` +
+      `Out of sample: identified on ${scan.identification.doc_ids.length} failures, ${heldOutSummary(scan)}.`,
     plot: {
       ...baseOptions(style),
       height: style.large ? 460 : 320,
-      x: { domain: scan.layers.map((l) => l.layer), label: 'silenced MLP (layer)', padding: 0.15 },
+      x: { domain: layers.map((l) => l.layer), label: 'silenced MLP (layer)', padding: 0.15 },
       // an explicit domain: with no repair and no break the data alone spans [0, 0] and bars fill the plot
-      y: { domain: [ticks[0], Math.max(1, ...scan.layers.map((l) => l.repaired))], label: '↑ repaired · broken ↓', grid: true, ticks, tickFormat: (d: number) => String(Math.abs(d)) },
+      y: { domain: [ticks[0], Math.max(1, ...layers.map((l) => l.repaired))], label: '↑ repaired · broken ↓ (in-sample)', grid: true, ticks, tickFormat: (d: number) => String(Math.abs(d)) },
       marks: [
-        Plot.barY(scan.layers, { x: 'layer', y: 'repaired', fill: EFFECT_COLOR.repaired }),
-        Plot.barY(scan.layers, { x: 'layer', y: (d: SilencingLayer) => -d.broken, fill: EFFECT_COLOR.broken }),
+        Plot.barY(layers, { x: 'layer', y: 'repaired', fill: EFFECT_COLOR.repaired }),
+        Plot.barY(layers, { x: 'layer', y: (d: LayerRepair) => -d.collateral, fill: EFFECT_COLOR.broken }),
         Plot.ruleY([0], { stroke: OKABE_ITO.black }),
-        ...(best
+        ...(picked
           ? [
-              Plot.barY([best], { x: 'layer', y: 'repaired', fill: 'none', stroke: OKABE_ITO.black, strokeWidth: 2 }),
-              Plot.text([best], { x: 'layer', y: 'repaired', text: () => `best${rate}`, dy: -10, fill: OKABE_ITO.black, fontWeight: 'bold' }),
+              Plot.barY([picked], { x: 'layer', y: 'repaired', fill: 'none', stroke: OKABE_ITO.black, strokeWidth: 2 }),
+              Plot.text([picked], { x: 'layer', y: 'repaired', text: () => `identified · ${held}`, dy: -10, fill: OKABE_ITO.black, fontWeight: 'bold' }),
             ]
           : []),
       ],

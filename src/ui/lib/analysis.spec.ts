@@ -1,134 +1,256 @@
+// The screens' numbers for a small hand-built run. Every expected value below is computed by hand
+// from the fixture (comments show the arithmetic), not by calling the audit core.
+
 import { describe, expect, it } from 'vitest';
-import type { Attempt, ProbeName, QuestionRecord, RunManifest } from '../../audit/types';
-import { compareRuns, groupByQuestion, layerUsage, numLayersOf, outcomeCounts, rateRows, reachCurve, selectorPoints, silencingScan } from './analysis';
+import { colaMcts } from '../../audit/presets';
+import type { Attempt, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
+import type { StoredRun } from '../backend';
+import {
+  compareRuns, curvePoints, groupByQuestion, layerUsage, numLayersOf, outcomeCounts, probeSeeds, rateRows, reachProbes, runLabel, selectorRows, sharedProbes,
+  silencingOf, summaryOf,
+} from './analysis';
 import { DEFAULT_CONDITION, blocksSpace } from './presets';
 
 const L = 4;
+const D = [0, 1, 2, 3];
+const SPECS = {
+  deployment: { probe: 'deployment' },
+  random: { probe: 'random-routes', space: blocksSpace(L), budget: 4, seed: 1, shared: false },
+  mcts: colaMcts(blocksSpace(L), 3, 1),
+  silencing: { probe: 'mlp-silencing', layers: [0, 1, 2, 3] },
+} satisfies Record<string, ProbeSpec>;
+type SpecName = keyof typeof SPECS;
+
 const manifest: RunManifest = {
-  id: 'r',
+  id: 'run-a',
   appVersion: '0',
-  model: { fingerprint: 'f', name: 'm', source: 'builtin' },
-  task: { id: 't', version: 1, questions: 3 },
+  model: { fingerprint: 'fp-a', name: 'model-a', source: 'builtin' },
+  task: { id: 't', version: 1, questions: 5, question_seed: 1 },
   condition: DEFAULT_CONDITION,
   condition_key: 'k',
-  probes: [
-    { probe: 'deployment' },
-    { probe: 'random-routes', space: blocksSpace(L), budget: 4, seed: 1, shared: false },
-    { probe: 'mcts-routes', space: blocksSpace(L), budget: 3, seed: 1, preset: 'cola', exploration: 1.4, lengthPenalty: 5, randomChildProb: 0.1, simulations: 3, rootBlockEdits: true },
-    { probe: 'mlp-silencing', layers: [0, 1, 2, 3] },
-  ],
+  probes: Object.values(SPECS),
   engine: { ep: 'wasm', dtype: 'f32' },
   startedAt: '',
   status: 'finished',
 };
 
-/** attempts given as [route, silence, correct]. */
-function rec(doc: string, probe: ProbeName, attempts: [number[], number[], boolean][], extra: Partial<QuestionRecord> = {}): QuestionRecord {
-  const as: Attempt[] = attempts.map(([route, silence, correct], index) => ({ index, route, silence, response: '', extracted: correct ? 'g' : 'x', correct, meanLogprob: 0 }));
+/** attempts given as [route, silence, correct]; selector picks as [name, correct, blind]. */
+function rec(doc: string, name: SpecName, attempts: [number[] | null, number[], boolean][], picks: [string, boolean, boolean][] = [], o: Partial<QuestionRecord> = {}): QuestionRecord {
+  const spec = SPECS[name];
+  const as: Attempt[] = attempts.map(([route, silence, correct], index) => ({ index, route, silence, response: '', extracted: correct ? 'g' : 'x', correct, meanLogprob: -1 }));
   const first = as.findIndex((a) => a.correct);
-  const spec = manifest.probes.find((p) => p.probe === probe)!;
-  const budget = probe === 'deployment' ? 0 : probe === 'mlp-silencing' ? 4 : (spec as { budget: number }).budget;
+  const budget = name === 'deployment' ? 0 : name === 'silencing' ? 4 : (spec as { budget: number }).budget;
+  const selectors = Object.fromEntries(picks.map(([s, correct, blind]): [string, SelectorPick] => [s, { extracted: correct ? 'g' : 'x', correct, blind, attempt: 0 }]));
   return {
     doc_id: doc, doc: { id: doc, text: `q ${doc}`, target: 'g' }, target: 'g', arguments: { prompt: '' }, resps: [], filtered_resps: [],
-    doc_hash: `h-${doc}`, prompt_hash: '', probe, probe_key: `${probe}:t`, probe_spec: spec, condition_key: 'k', model_fingerprint: 'f',
-    task_id: 't', task_version: 1, attempts: as, budget, first_success: first < 0 ? null : first,
-    realized: probe === 'deployment' ? as[0].correct : null, reachable: probe === 'deployment' ? null : first >= 0 && first < budget,
-    invalid: 0, selection_saw_gold: probe === 'mcts-routes', ...extra,
+    doc_hash: `h-${doc}`, prompt_hash: `p-${doc}`, probe: spec.probe, probe_key: `${spec.probe}:k`, probe_spec: spec, condition_key: 'k', model_fingerprint: 'fp-a',
+    task_id: 't', task_version: 1, attempts: as, budget, stop_reason: name === 'deployment' ? null : as.length < budget ? 'space-exhausted' : 'budget',
+    first_success: first < 0 ? null : first, realized: name === 'deployment' ? as[0].correct : null, reachable: name === 'deployment' ? null : first >= 0 && first < budget,
+    invalid: 0, selection_saw_gold: name === 'mcts', ...(picks.length ? { selectors } : {}), ...o,
   };
 }
-const D = [0, 1, 2, 3];
-const records: QuestionRecord[] = [
-  // q1: realized; random routes 2/4 correct; silencing layer 2 breaks it
-  rec('q1', 'deployment', [[D, [], true]]),
-  rec('q1', 'random-routes', [[[0, 1, 3], [], true], [D, [], false], [[0, 1, 1, 2, 3], [], true], [D, [], false]], { selectors: { majority: { extracted: 'g', correct: true, attempt: 0 } } }),
-  rec('q1', 'mlp-silencing', [[D, [0], true], [D, [1], true], [D, [2], false], [D, [3], true]]),
-  // q2: not realized, reachable by random routes (1/4, at index 3) and by MCTS at index 1; layer 1 repairs
-  rec('q2', 'deployment', [[D, [], false]]),
-  rec('q2', 'random-routes', [[D, [], false], [D, [], false], [D, [], false], [[0, 2, 3], [], true]], { selectors: { majority: { extracted: 'x', correct: false, attempt: 0 } } }),
-  rec('q2', 'mcts-routes', [[D, [], false], [[0, 1, 3], [], true], [D, [], false]]),
-  rec('q2', 'mlp-silencing', [[D, [0], false], [D, [1], true], [D, [2], false], [D, [3], false]]),
-  // q3: unreachable
-  rec('q3', 'deployment', [[D, [], false]]),
-  rec('q3', 'random-routes', [[D, [], false], [D, [], false], [D, [], false], [D, [], false]], { selectors: { majority: { extracted: 'x', correct: false, attempt: 0 } } }),
-  rec('q3', 'mcts-routes', [[D, [], false], [D, [], false], [D, [], false]]),
-];
-const questions = groupByQuestion(records);
+const x = (n: number): [number[], number[], boolean][] => Array.from({ length: n }, () => [D, [], false]);
+const sil = (correct: boolean[]): [number[], number[], boolean][] => correct.map((c, l) => [D, [l], c]);
 
-describe('analysis', () => {
+const records: QuestionRecord[] = [
+  // q1: realized; random routes 2/4 (indexes 0, 2); MCTS first success at 2; silencing layer 2 breaks it
+  rec('q1', 'deployment', [[D, [], true]]),
+  rec('q1', 'random', [[[0, 1, 3], [], true], [D, [], false], [[0, 1, 1, 2, 3], [], true], [D, [], false]], [['majority', true, true]]),
+  rec('q1', 'mcts', [[D, [], false], [D, [], false], [[0, 2, 3], [], true]], [['majority', true, false]]),
+  rec('q1', 'silencing', sil([true, true, false, true])),
+  // q2: realized; random routes 1/4 (index 1); MCTS nothing
+  rec('q2', 'deployment', [[D, [], true]]),
+  rec('q2', 'random', [[D, [], false], [[0, 2, 3], [], true], [D, [], false], [D, [], false]], [['majority', true, true]]),
+  rec('q2', 'mcts', x(3), [['majority', false, false]]),
+  rec('q2', 'silencing', sil([true, true, true, true])),
+  // q3: not realized; random routes 1/4 (index 3); MCTS first success at 1; only layer 1 repairs it
+  rec('q3', 'deployment', [[D, [], false]]),
+  rec('q3', 'random', [[D, [], false], [D, [], false], [D, [], false], [[0, 1, 2, 2, 3], [], true]], [['majority', true, true]]),
+  rec('q3', 'mcts', [[D, [], false], [[0, 1, 3], [], true], [D, [], false]], [['majority', true, false]]),
+  rec('q3', 'silencing', sil([false, true, false, false])),
+  // q4: not realized; random routes 2/4 (indexes 0, 1); MCTS nothing in 2 attempts (its tree ran out); layer 1 repairs it
+  rec('q4', 'deployment', [[D, [], false]]),
+  rec('q4', 'random', [[[1, 2, 3], [], true], [[0, 1, 2], [], true], [D, [], false], [D, [], false]], [['majority', false, true]]),
+  rec('q4', 'mcts', x(2), [['majority', false, false]]),
+  rec('q4', 'silencing', sil([false, true, false, false])),
+  // q5: not realized and unreachable; silencing layer 3 makes it right, but it is not in the failure set
+  rec('q5', 'deployment', [[D, [], false]]),
+  rec('q5', 'random', x(4), [['majority', false, true]]),
+  rec('q5', 'mcts', x(3), [['majority', false, false]]),
+  rec('q5', 'silencing', sil([false, false, false, true])),
+];
+const run: StoredRun = { manifest, records };
+const summary = summaryOf(records);
+const probes = reachProbes(summary, records);
+
+describe('question views', () => {
+  const questions = groupByQuestion(records);
   it('groups records per question with the deployed answer', () => {
-    expect(questions.map((q) => [q.doc_id, q.realized, q.deployed])).toEqual([['q1', true, 'g'], ['q2', false, 'x'], ['q3', false, 'x']]);
-  });
-  it('counts realized, reachable-only and unreachable', () => {
-    expect(outcomeCounts(questions).map((o) => o.count)).toEqual([1, 1, 1]);
-    expect(outcomeCounts(questions, 'mcts-routes').map((o) => o.count)).toEqual([1, 1, 1]);
-  });
-  it('gives rates with Wilson intervals per probe and selector', () => {
-    const rows = rateRows(questions);
-    expect(rows.map((r) => [r.measure, r.probe, r.k, r.n])).toEqual([
-      ['realized', 'deployment', 1, 3],
-      ['reachable@4', 'random-routes', 2, 3],
-      ['ceiling@4', 'random-routes', 2, 3],
-      ['selector: majority', 'random-routes', 1, 3],
-      ['reachable@3', 'mcts-routes', 1, 2],
-      ['ceiling@3', 'mcts-routes', 1, 2],
+    expect(questions.map((q) => [q.doc_id, q.realized, q.deployed, q.records.length])).toEqual([
+      ['q1', true, 'g', 4], ['q2', true, 'g', 4], ['q3', false, 'x', 4], ['q4', false, 'x', 4], ['q5', false, 'x', 4],
     ]);
-    expect(rows[0].ci.lo).toBeCloseTo(0.0615, 4);
-    expect(rows[0].ci.hi).toBeCloseTo(0.7923, 4);
-    expect(selectorPoints(rows)).toEqual([{ probe: 'random-routes', selector: 'majority', k: 4, accuracy: 1 / 3 }]);
   });
-  it('estimates reachability@k: pass@k for random routes, first success for MCTS', () => {
-    // q1: n=4, c=2 → pass@1 = .5, pass@2 = 1 − 1/6, pass@3 = 1; q2: c=1 → k/4; q3: 0.
-    const rr = reachCurve(questions, 'random-routes').map((p) => p.reach);
-    expect(rr[0]).toBeCloseTo((0.5 + 0.25) / 3, 12);
-    expect(rr[1]).toBeCloseTo((5 / 6 + 0.5) / 3, 12);
-    expect(rr[3]).toBeCloseTo(2 / 3, 12);
-    expect(reachCurve(questions, 'mcts-routes').map((p) => p.reach)).toEqual([0, 0.5, 0.5]);
-    expect(reachCurve(questions, 'sampling')).toEqual([]);
+  it('counts realized, reachable-only and unreachable, under any probe or one', () => {
+    expect(outcomeCounts(questions).map((o) => o.count)).toEqual([2, 2, 1]); // q1 q2 | q3 q4 | q5
+    expect(outcomeCounts(questions, 'mcts-routes').map((o) => o.count)).toEqual([2, 1, 2]); // q1 q2 | q3 | q4 q5
+    expect(outcomeCounts(questions, 'sampling').map((o) => o.count)).toEqual([2, 0, 3]);
   });
-  it('scans silencing: repairs on the failure set, breaks on realized questions, best block', () => {
-    const scan = silencingScan(questions);
-    expect(scan).toEqual({
-      layers: [
-        { layer: 0, repaired: 0, broken: 0 },
-        { layer: 1, repaired: 1, broken: 0 },
-        { layer: 2, repaired: 0, broken: 1 },
-        { layer: 3, repaired: 0, broken: 0 },
-      ],
-      nFailure: 1,
-      nRealized: 1,
-      best: 1,
+});
+
+describe('rates (summarize)', () => {
+  it('gives realized, reachable@B and ceiling@B with Wilson intervals', () => {
+    const rows = rateRows(summary, probes);
+    expect(rows.map((r) => [r.probe, r.measure, r.k, r.n])).toEqual([
+      ['deployment', 'realized', 2, 5], // q1 q2
+      ['random routes', 'reachable@4', 4, 5], // q1–q4
+      ['random routes', 'ceiling@4', 4, 5],
+      ['MCTS routes (CoLa)', 'reachable@3', 2, 5], // q1 q3
+      ['MCTS routes (CoLa)', 'ceiling@3', 3, 5], // q1 q2 realized, q3
+    ]);
+    // Wilson 95% for 2/5: centre (0.4 + z²/10)/(1 + z²/5) = 0.4435, half-width 0.3258
+    expect(rows[0].ci.lo).toBeCloseTo(0.1176, 4);
+    expect(rows[0].ci.hi).toBeCloseTo(0.7693, 4);
+  });
+  it('counts only questions whose deployment record is in', () => {
+    const early = rec('q9', 'random', [[[0, 1, 3], [], true], ...x(3)]);
+    expect(rateRows(summaryOf([...records, early]), reachProbes(summaryOf([...records, early]), records))).toEqual(rateRows(summary, probes));
+  });
+  it('reports each selector with accuracy, blindness and retained gain', () => {
+    const rows = selectorRows(probes);
+    expect(rows.map((s) => [s.probe, s.selector, s.k, s.n, s.blind])).toEqual([
+      ['random routes', 'majority', 3, 5, true], // q1 q2 q3
+      ['MCTS routes (CoLa)', 'majority', 2, 5, false], // q1 q3, chosen among gold-guided attempts
+    ]);
+    // (0.6 − 0.4) / (0.8 − 0.4): the selector keeps half of the random routes' gain over realized
+    expect(rows[0].retained_gain).toBeCloseTo(0.5, 12);
+    // MCTS reaches 0.4 = realized 0.4: no gain, so no retained share
+    expect(rows[1].retained_gain).toBeNull();
+  });
+  it('reports attempts actually made and exhausted spaces', () => {
+    expect(probes.map((p) => [p.label, p.summary.mean_attempts, p.summary.space_exhausted])).toEqual([
+      ['random routes', 4, 0],
+      ['MCTS routes (CoLa)', (3 + 3 + 3 + 2 + 3) / 5, 1],
+    ]);
+  });
+  it('draws reachability@k: pass@k over random draws, first success for MCTS', () => {
+    const at = (label: string, k: number) => curvePoints(probes).find((p) => p.label === label && p.k === k)!.reach;
+    // per question (c of 4 correct): pass@1 = c/4; pass@2 = 1 − C(4−c, 2)/6 → c=2: 5/6, c=1: 1/2
+    expect(at('random routes', 1)).toBeCloseTo((0.5 + 0.25 + 0.25 + 0.5 + 0) / 5, 12);
+    expect(at('random routes', 2)).toBeCloseTo((5 / 6 + 0.5 + 0.5 + 5 / 6) / 5, 12);
+    expect(at('random routes', 4)).toBeCloseTo(4 / 5, 12);
+    expect([1, 2, 3].map((k) => at('MCTS routes (CoLa)', k))).toEqual([0, 1 / 5, 2 / 5]);
+  });
+});
+
+describe('silencing scan (failureSet + scanFromRecords)', () => {
+  it('takes reachable-and-not-realized questions only, identifies the layer on one half and judges it on the other', () => {
+    const view = silencingOf(records);
+    if (!view || !('scan' in view)) throw new Error(`no scan: ${JSON.stringify(view)}`);
+    const { scan } = view;
+    expect(view.failureProbe).toBe('random routes');
+    expect(scan.failure_set.sort()).toEqual(['q3', 'q4']); // q5 is unrealized but unreachable
+    expect(scan.realized_set.sort()).toEqual(['q1', 'q2']);
+    // whichever failure lands in the identification half, layer 1 alone repairs it
+    expect(scan.identification.layer).toBe(1);
+    expect(scan.evaluation).toMatchObject({ failures: 1, repaired: 1, rate: 1, collateral: 0, realized: 1 });
+    // Wilson 95% for 1/1: lo = (1 + z²/2 − z·z/2)/(1 + z²) = 0.2065
+    expect(scan.evaluation.ci.lo).toBeCloseTo(0.2065, 4);
+    // in-sample, whole failure set: layer 3 repairs nothing (q5's right answer is not a repair); layer 2 breaks q1
+    expect(scan.in_sample.layers.map((l) => [l.layer, l.repaired, l.collateral])).toEqual([[0, 0, 0], [1, 2, 0], [2, 0, 1], [3, 0, 0]]);
+  });
+  it('takes the failure set from the chosen probe', () => {
+    const view = silencingOf(records, 'mcts-routes:k');
+    expect(view && 'scan' in view ? view.scan.failure_set : view).toEqual(['q3']);
+  });
+  it('says what is missing', () => {
+    expect(silencingOf(records.filter((r) => r.probe !== 'mlp-silencing'))).toBeNull();
+    expect(silencingOf(records.filter((r) => r.probe === 'deployment' || r.probe === 'mlp-silencing'))).toEqual({
+      missing: 'The silencing scan needs a reachability probe (random routes, MCTS or sampling) in the same run: its failure set is the questions reachable and not realized.',
+    });
+    expect(silencingOf(records.filter((r) => !(r.probe === 'mlp-silencing' && r.doc_id === 'q4')))).toEqual({
+      missing: 'The silencing scan needs MLP-silencing records of all 2 failure-set and 2 realized questions; 1 have none yet (q4).',
     });
   });
+});
+
+describe('routes', () => {
   it('counts layer use per route position over correct route attempts', () => {
-    const cells = layerUsage(questions);
+    const cells = layerUsage(records);
     const at = (p: number, l: number) => cells.find((c) => c.position === p && c.layer === l)?.count ?? 0;
-    // correct routes: [0,1,3], [0,1,1,2,3], [0,2,3] (random), [0,1,3] (mcts)
-    expect(at(0, 0)).toBe(4);
-    expect(at(1, 1)).toBe(3);
-    expect(at(1, 2)).toBe(1);
-    expect(at(2, 3)).toBe(3);
-    expect(at(4, 3)).toBe(1);
-    expect(cells.reduce((s, c) => s + c.count, 0)).toBe(3 + 5 + 3 + 3);
+    // correct routes: 013, 01123, 023, 01223, 123, 012 (random) and 023, 013 (MCTS)
+    expect([at(0, 0), at(0, 1), at(1, 1), at(1, 2), at(2, 3), at(2, 2), at(3, 2), at(4, 3)]).toEqual([7, 1, 5, 3, 5, 2, 2, 2]);
+    expect(cells.reduce((s, c) => s + c.count, 0)).toBe(3 + 5 + 3 + 5 + 3 + 3 + 3 + 3);
   });
-  it('reads the layer count from a route space', () => {
+  it('skips attempts whose route is unknown (imported)', () => {
+    const imported = rec('q1', 'random', [[null, [], true], [[0, 2], [], true]]);
+    expect(layerUsage([imported])).toEqual([{ position: 0, layer: 0, count: 1 }, { position: 1, layer: 2, count: 1 }]);
+  });
+  it('reads the layer count from a route space, else from known routes and silenced layers', () => {
     expect(numLayersOf(manifest, records)).toBe(4);
-    expect(numLayersOf({ ...manifest, probes: [{ probe: 'deployment' }] }, records)).toBe(4);
+    const bare = { ...manifest, probes: [{ probe: 'deployment' } as const] };
+    expect(numLayersOf(bare, [rec('q1', 'deployment', [[null, [], true]]), rec('q1', 'silencing', [[null, [5], true]])])).toBe(6);
   });
-  it('compares checkpoints question by question', () => {
-    // B: q1 now unreachable (deployment wrong, nothing reaches), q2 realized, q3 unchanged.
-    const b = groupByQuestion([
-      rec('q1', 'deployment', [[D, [], false]]),
-      rec('q2', 'deployment', [[D, [], true]]),
-      rec('q3', 'deployment', [[D, [], false]]),
-      rec('q4', 'deployment', [[D, [], true]]),
-    ]);
-    const cmp = compareRuns(questions, b);
-    expect(cmp.shared).toBe(3);
-    const t = (from: string, to: string) => cmp.transitions.find((x) => x.from === from && x.to === to)!.count;
-    expect([t('realized', 'unreachable'), t('reachable-only', 'realized'), t('unreachable', 'unreachable')]).toEqual([1, 1, 1]);
-    expect(cmp.transitions.reduce((s, x) => s + x.count, 0)).toBe(3);
-    expect(cmp.bars.map((x) => [x.run, x.measure, x.rate])).toEqual([
-      ['A', 'realized', 1 / 3], ['A', 'ceiling', 2 / 3], ['B', 'realized', 1 / 3], ['B', 'ceiling', 1 / 3],
-    ]);
+});
+
+describe('run header', () => {
+  it('states one probe seed, or each', () => {
+    expect(probeSeeds(manifest.probes)).toBe('1');
+    expect(probeSeeds([SPECS.random, colaMcts(blocksSpace(L), 3, 2)])).toBe('random routes 1, MCTS routes (CoLa) 2');
+    expect(probeSeeds([SPECS.deployment])).toBe('—');
+  });
+});
+
+describe('checkpoint comparison (conditionDiff + compareRecords)', () => {
+  // B: another model. q1 now wrong and unreachable, q3 realized; q5 has other content (other
+  // doc_hash) and q6 exists only in B: neither is matched.
+  const b = (doc: string, name: SpecName, attempts: [number[], number[], boolean][], o: Partial<QuestionRecord> = {}) => rec(doc, name, attempts, [], { model_fingerprint: 'fp-b', ...o });
+  const recordsB = [
+    b('q1', 'deployment', [[D, [], false]]), b('q1', 'random', x(4)),
+    b('q2', 'deployment', [[D, [], true]]), b('q2', 'random', x(4)),
+    b('q3', 'deployment', [[D, [], true]]), b('q3', 'random', x(4)),
+    b('q4', 'deployment', [[D, [], false]]), b('q4', 'random', [...x(3), [[0, 1, 3], [], true]]),
+    b('q5', 'deployment', [[D, [], true]], { doc_hash: 'h-q5-edited' }), b('q5', 'random', x(4), { doc_hash: 'h-q5-edited' }),
+    b('q6', 'deployment', [[D, [], true]]), b('q6', 'random', x(4)),
+  ];
+  const runB: StoredRun = { manifest: { ...manifest, id: 'run-b', model: { fingerprint: 'fp-b', name: 'model-b', source: 'builtin' } }, records: recordsB };
+  const pairs = sharedProbes(records, recordsB);
+
+  it('pairs the reach probes both runs hold', () => {
+    expect(pairs).toEqual([{ label: 'random routes', keyA: 'random-routes:k', keyB: 'random-routes:k' }]);
+  });
+  it('matches questions by doc_id and doc_hash and gives the paired deltas', () => {
+    const out = compareRuns(run, runB, pairs[0]);
+    if ('refused' in out) throw new Error(out.refused);
+    const { cmp } = out;
+    expect(cmp.n).toBe(4); // q1–q4
+    // deployed: A q1 q2, B q2 q3 → Δ 0, discordant 1 and 1; ceiling: A 4/4, B q2 q3 q4 → Δ −1/4, discordant 1 and 0
+    expect([cmp.deployed.diff, cmp.deployed.mcnemar.b, cmp.deployed.mcnemar.c]).toEqual([0, 1, 1]);
+    expect([cmp.ceiling.diff, cmp.ceiling.mcnemar.b, cmp.ceiling.mcnemar.c]).toEqual([-0.25, 1, 0]);
+    expect(cmp.ceiling.ci.lo).toBeLessThan(-0.25);
+    expect(cmp.ceiling.ci.hi).toBeGreaterThan(-0.25);
+    expect(cmp.transitions.realized).toEqual({ realized: 1, 'reachable-only': 0, unreachable: 1 });
+    expect(cmp.transitions['reachable-only']).toEqual({ realized: 1, 'reachable-only': 1, unreachable: 0 });
+    expect(out.labels).toEqual({
+      A: 'model-a · f32 · random routes, budget 4, probe seed 1 · question seed 1',
+      B: 'model-b · f32 · random routes, budget 4, probe seed 1 · question seed 1',
+    });
+  });
+  it('refuses runs under different conditions, naming the fields', () => {
+    const other = { ...runB, manifest: { ...runB.manifest, condition: { ...DEFAULT_CONDITION, maxNewTokens: 99, stopSequences: [] } } };
+    expect(compareRuns(run, other, pairs[0])).toEqual({ refused: 'The runs were audited under different conditions (maxNewTokens, stopSequences differ): a comparison needs one condition.' });
+  });
+  it('refuses an imported run whose condition is unknown', () => {
+    const imported = { ...runB, manifest: { ...runB.manifest, condition: null, engine: null } };
+    expect(compareRuns(run, imported, pairs[0])).toEqual({ refused: 'Run B is imported, condition unknown: a comparison needs both runs under one known condition.' });
+  });
+  it('refuses runs without a probe in common', () => {
+    expect(compareRuns(run, runB, undefined)).toEqual({ refused: 'The runs share no reachability probe (random routes, MCTS or sampling of the same kind).' });
+  });
+  it('tells two runs of one model apart by their id', () => {
+    const out = compareRuns(run, { ...run, manifest: { ...manifest, id: 'run-a2' } }, pairs[0]);
+    expect('labels' in out && out.labels.B).toBe('model-a · f32 · random routes, budget 4, probe seed 1 · question seed 1 · run run-a2');
+  });
+  it('names a run by model, dtype, probe, budget and seeds', () => {
+    expect(runLabel({ ...run, manifest: { ...manifest, engine: null, task: { ...manifest.task, question_seed: undefined } } }, 'mcts-routes:k')).toBe('model-a · f32 · MCTS routes (CoLa), budget 3, probe seed 1');
   });
 });

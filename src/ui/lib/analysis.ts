@@ -1,27 +1,47 @@
-// From a run's question records to what the result screens show: outcomes per question, rates with
-// intervals, reachability@k curves, the silencing scan, layer usage, checkpoint transitions.
-// Pure functions over plain records; no DOM.
+// From a run's question records to what the result screens show. Every number is the audit
+// core's (summarize, failureSet + scanFromRecords, conditionDiff + compareRecords), so the app and
+// the CLI print the same numbers for one run; this module only groups records into question views
+// and picks what to show. Pure functions over plain records; no DOM.
 
-import type { ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
-import { passAtK, wilson, type Interval } from '../../audit/stats';
+import {
+  AuditError,
+  compareRecords,
+  conditionDiff,
+  failureSet,
+  scanFromRecords,
+  summarize,
+  wilson,
+  type AuditSummary,
+  type CheckpointComparison,
+  type Interval,
+  type ProbeName,
+  type ProbeSpec,
+  type ProbeSummary,
+  type QuestionRecord,
+  type RunManifest,
+  type SilencingScanResult,
+} from '../../audit';
+import type { StoredRun } from '../backend';
+import { modelLabel } from './model-label';
+import { probeLabel } from './palette';
 
 /** Probes whose attempts decide reachability (the silencing scan repairs, it does not reach). */
 export const REACH_PROBES = ['random-routes', 'mcts-routes', 'sampling'] as const satisfies readonly ProbeName[];
 export type ReachProbe = (typeof REACH_PROBES)[number];
+const isReachProbe = (p: ProbeName): p is ReachProbe => (REACH_PROBES as readonly ProbeName[]).includes(p);
 
 export type Outcome = 'realized' | 'reachable-only' | 'unreachable';
 export const OUTCOMES: readonly Outcome[] = ['realized', 'reachable-only', 'unreachable'];
 
 export interface QuestionView {
   doc_id: string;
-  /** doc_hash when records carry one; matches questions across runs. */
-  key: string;
   text: string;
   target: string;
   /** The deployment attempt's extracted answer, or null when the run has no deployment record yet. */
   deployed: string | null;
   realized: boolean;
-  records: Partial<Record<ProbeName, QuestionRecord>>;
+  /** The question's records in the order they arrived (a run may hold two probes of one kind). */
+  records: QuestionRecord[];
 }
 
 /** One view per question, in the order questions first appear. */
@@ -29,94 +49,24 @@ export function groupByQuestion(records: readonly QuestionRecord[]): QuestionVie
   const byId = new Map<string, QuestionView>();
   for (const r of records) {
     let q = byId.get(r.doc_id);
-    if (!q) {
-      q = { doc_id: r.doc_id, key: r.doc_hash || r.doc_id, text: r.doc.text, target: r.target, deployed: null, realized: false, records: {} };
-      byId.set(r.doc_id, q);
-    }
-    q.records[r.probe] = r;
+    if (!q) byId.set(r.doc_id, (q = { doc_id: r.doc_id, text: r.doc.text, target: r.target, deployed: null, realized: false, records: [] }));
+    q.records.push(r);
     if (r.probe === 'deployment') {
-      const a = r.attempts[0];
-      q.deployed = a ? a.extracted : null;
-      q.realized = a ? a.correct : false;
+      q.deployed = r.attempts[0]?.extracted ?? null;
+      q.realized = r.realized === true;
     }
   }
   return [...byId.values()];
 }
 
-/** The budget a probe spec charges per question. */
-export function budgetOf(spec: ProbeSpec): number {
-  switch (spec.probe) {
-    case 'deployment':
-      return 1;
-    case 'mlp-silencing':
-      return spec.layers.length;
-    default:
-      return spec.budget;
-  }
-}
-
-/** reachable@B for one record: a correct attempt among the first B (B defaults to the record's budget). */
-export function reachedWithin(r: QuestionRecord | undefined, budget = r?.budget ?? 0): boolean {
-  return !!r && r.first_success !== null && r.first_success < budget;
-}
-
-/** Reachable under `probe`, or under any reach probe of the run when probe is 'any'. */
+/** Reachable (the record's own reachable@B) under `probe`, or under any reach probe. */
 export function isReachable(q: QuestionView, probe: ReachProbe | 'any' = 'any'): boolean {
-  const probes = probe === 'any' ? REACH_PROBES : [probe];
-  return probes.some((p) => reachedWithin(q.records[p]));
+  return q.records.some((r) => (probe === 'any' ? isReachProbe(r.probe) : r.probe === probe) && r.reachable === true);
 }
 
 export function outcomeOf(q: QuestionView, probe: ReachProbe | 'any' = 'any'): Outcome {
   if (q.realized) return 'realized';
   return isReachable(q, probe) ? 'reachable-only' : 'unreachable';
-}
-
-/** A probe's budget in this run: the largest budget among its records (records of one run agree). */
-export function probeBudget(questions: readonly QuestionView[], probe: ProbeName): number {
-  let b = 0;
-  for (const q of questions) b = Math.max(b, q.records[probe]?.budget ?? 0);
-  return b;
-}
-
-export interface RateRow {
-  /** What is measured, e.g. "realized", "reachable@100", "ceiling@100", "selector: majority". */
-  measure: string;
-  probe: ProbeName;
-  /** The probe's budget B (1 for deployment). */
-  budget: number;
-  k: number;
-  n: number;
-  rate: number;
-  ci: Interval;
-}
-
-function rateRow(measure: string, probe: ProbeName, budget: number, k: number, n: number): RateRow {
-  return { measure, probe, budget, k, n, rate: k / n, ci: wilson(k, n) };
-}
-
-/** Realized, and per reach probe reachable@B, ceiling@B and each answer-blind selector, with Wilson 95% CIs.
- *  Only questions that have a deployment record count. */
-export function rateRows(questions: readonly QuestionView[]): RateRow[] {
-  const done = questions.filter((q) => q.deployed !== null);
-  const n = done.length;
-  if (n === 0) return [];
-  const rows = [rateRow('realized', 'deployment', 1, done.filter((q) => q.realized).length, n)];
-  for (const probe of REACH_PROBES) {
-    const B = probeBudget(done, probe);
-    const withProbe = done.filter((q) => q.records[probe]);
-    if (withProbe.length === 0) continue;
-    const m = withProbe.length;
-    const reach = withProbe.filter((q) => reachedWithin(q.records[probe], B)).length;
-    const ceil = withProbe.filter((q) => q.realized || reachedWithin(q.records[probe], B)).length;
-    rows.push(rateRow(`reachable@${B}`, probe, B, reach, m), rateRow(`ceiling@${B}`, probe, B, ceil, m));
-    const selectorNames = [...new Set(withProbe.flatMap((q) => Object.keys(q.records[probe]!.selectors ?? {})))].sort();
-    for (const s of selectorNames) {
-      const scored = withProbe.filter((q) => q.records[probe]!.selectors?.[s]);
-      const k = scored.filter((q) => q.records[probe]!.selectors![s].correct).length;
-      rows.push(rateRow(`selector: ${s}`, probe, B, k, scored.length));
-    }
-  }
-  return rows;
 }
 
 export interface OutcomeCount {
@@ -133,93 +83,156 @@ export function outcomeCounts(questions: readonly QuestionView[], probe: ReachPr
   return OUTCOMES.map((o) => ({ outcome: o, count: counts[o], share: done.length ? counts[o] / done.length : 0 }));
 }
 
+// ------------------------------------------------------------------ rates (audit core: summarize)
+
+/** The core's summary over the questions whose deployment record is in, so that realized,
+ *  reachable and ceiling count the same questions while a run is still going. */
+export function summaryOf(records: readonly QuestionRecord[]): AuditSummary {
+  const deployed = new Set(records.filter((r) => r.probe === 'deployment').map((r) => r.doc_id));
+  return summarize(records.filter((r) => deployed.has(r.doc_id)));
+}
+
+/** A probe of the run as the screens name it. */
+export interface RunProbe {
+  summary: ProbeSummary;
+  spec: ProbeSpec;
+  label: string;
+}
+
+/** The summary's reach probes with their specs, in the order random routes, MCTS, sampling. */
+export function reachProbes(s: AuditSummary, records: readonly QuestionRecord[]): RunProbe[] {
+  const specOf = new Map(records.map((r) => [r.probe_key, r.probe_spec]));
+  return s.probes
+    .filter((p) => isReachProbe(p.probe))
+    .sort((a, b) => REACH_PROBES.indexOf(a.probe as ReachProbe) - REACH_PROBES.indexOf(b.probe as ReachProbe))
+    .map((summary) => {
+      const spec = specOf.get(summary.probe_key)!;
+      return { summary, spec, label: probeLabel(spec) };
+    });
+}
+
+export interface RateRow {
+  /** "realized", "reachable@16", "ceiling@16". */
+  measure: string;
+  probe: string;
+  k: number;
+  n: number;
+  rate: number;
+  ci: Interval;
+}
+
+/** A core rate over n questions as a count with its Wilson 95% interval. */
+function counted(rate: number, n: number): { k: number; ci: Interval } {
+  const k = Math.round(rate * n);
+  return { k, ci: wilson(k, n) };
+}
+
+/** Realized, and per reach probe reachable@B and ceiling@B. */
+export function rateRows(s: AuditSummary, probes: readonly RunProbe[]): RateRow[] {
+  if (s.n === 0) return [];
+  const row = (measure: string, probe: string, rate: number, n: number): RateRow => ({ measure, probe, n, rate, ...counted(rate, n) });
+  return [
+    row('realized', 'deployment', s.realized, s.n),
+    ...probes.flatMap(({ summary: p, label }) => [row(`reachable@${p.budget}`, label, p.reachable, p.n), row(`ceiling@${p.budget}`, label, p.ceiling, p.n)]),
+  ];
+}
+
+export interface SelectorRow {
+  probe: string;
+  spec: ProbeSpec;
+  selector: string;
+  /** The pool size the selector chose from: the probe's budget. */
+  budget: number;
+  accuracy: number;
+  k: number;
+  n: number;
+  ci: Interval;
+  blind: boolean;
+  retained_gain: number | null;
+}
+
+/** Each selector of each reach probe: accuracy, whether it is answer-blind, retained gain. */
+export function selectorRows(probes: readonly RunProbe[]): SelectorRow[] {
+  return probes.flatMap(({ summary: p, spec, label }) =>
+    Object.entries(p.selectors ?? {}).map(([selector, x]) => ({
+      probe: label,
+      spec,
+      selector,
+      budget: p.budget,
+      accuracy: x.accuracy,
+      ...counted(x.accuracy, x.n),
+      n: x.n,
+      blind: x.blind,
+      retained_gain: x.retained_gain,
+    })),
+  );
+}
+
+export const NOT_BLIND = 'not blind: chose among gold-guided attempts';
+
 export interface CurvePoint {
-  probe: ReachProbe;
+  /** The probe key: one curve per probe of the run. */
+  key: string;
+  label: string;
+  spec: ProbeSpec;
   k: number;
   reach: number;
 }
 
-/** Reachability@k for k = 1..B. Random routes and sampling: the unbiased pass@k estimator over each
- *  question's attempts; MCTS: the empirical share whose first success has index < k. */
-export function reachCurve(questions: readonly QuestionView[], probe: ReachProbe): CurvePoint[] {
-  const recs = questions.map((q) => q.records[probe]).filter((r): r is QuestionRecord => !!r);
-  const B = probeBudget(questions, probe);
-  if (recs.length === 0 || B === 0) return [];
-  const out: CurvePoint[] = [];
-  for (let k = 1; k <= B; k++) {
-    let sum = 0;
-    for (const r of recs) {
-      if (probe === 'mcts-routes') {
-        sum += r.first_success !== null && r.first_success < k ? 1 : 0;
-      } else {
-        const attempts = r.attempts.slice(0, B);
-        const n = attempts.length;
-        if (n === 0) continue;
-        const c = attempts.filter((a) => a.correct).length;
-        sum += k <= n ? passAtK(n, c, k) : c > 0 ? 1 : 0;
-      }
+/** Reachability@k for k = 1..B per reach probe (the core's reach_at_k). */
+export function curvePoints(probes: readonly RunProbe[]): CurvePoint[] {
+  return probes.flatMap(({ summary, spec, label }) => summary.reach_at_k.map((reach, i) => ({ key: summary.probe_key, label, spec, k: i + 1, reach })));
+}
+
+// ------------------------------------------------------------------ silencing (audit core: scan)
+
+/** The split seed of the scan's identification / evaluation halves (the CLI's default; runs do
+ *  not record another). */
+export const SPLIT_SEED = 0;
+
+export type SilencingView = { scan: SilencingScanResult; failureProbe: string } | { missing: string };
+
+/** The out-of-sample silencing scan of a run, from its own records: the failure set of the reach
+ *  probe `reachKey` (default: the run's first), the run's mlp-silencing records of every failure
+ *  and realized question. null when the run has no silencing probe; `missing` says what is lacking. */
+export function silencingOf(records: readonly QuestionRecord[], reachKey?: string): SilencingView | null {
+  const silencing = records.filter((r) => r.probe === 'mlp-silencing');
+  if (silencing.length === 0) return null;
+  const key = reachKey ?? records.find((r) => isReachProbe(r.probe))?.probe_key;
+  if (key === undefined) {
+    return { missing: 'The silencing scan needs a reachability probe (random routes, MCTS or sampling) in the same run: its failure set is the questions reachable and not realized.' };
+  }
+  // questions whose reach record is not in yet are not judged (neither failure nor realized)
+  const probed = new Set(records.filter((r) => r.probe_key === key).map((r) => r.doc_id));
+  const silKey = silencing[0].probe_key;
+  const ofScan = silencing.filter((r) => r.probe_key === silKey);
+  const spec = ofScan[0].probe_spec as Extract<ProbeSpec, { probe: 'mlp-silencing' }>;
+  try {
+    const set = failureSet(records.filter((r) => r.probe !== 'deployment' || probed.has(r.doc_id)), key);
+    const have = new Set(ofScan.map((r) => r.doc_id));
+    const lacking = [...set.failures, ...set.realized].filter((d) => !have.has(d.id)).map((d) => d.id);
+    if (lacking.length) {
+      const some = lacking.slice(0, 5).join(', ') + (lacking.length > 5 ? ', …' : '');
+      return { missing: `The silencing scan needs MLP-silencing records of all ${set.failures.length} failure-set and ${set.realized.length} realized questions; ${lacking.length} have none yet (${some}).` };
     }
-    out.push({ probe, k, reach: sum / recs.length });
+    const scan = scanFromRecords({
+      probe_key: key,
+      silencing_probe_key: silKey,
+      condition_key: set.condition_key,
+      failureIds: set.failures.map((d) => d.id),
+      realizedIds: set.realized.map((d) => d.id),
+      silencing: ofScan,
+      layers: spec.layers,
+      splitSeed: SPLIT_SEED,
+    });
+    return { scan, failureProbe: probeLabel(records.find((r) => r.probe_key === key)!.probe_spec) };
+  } catch (e) {
+    if (e instanceof AuditError) return { missing: `The silencing scan cannot be computed: ${e.message}.` };
+    throw e;
   }
-  return out;
 }
 
-export interface SelectorPoint {
-  probe: ReachProbe;
-  selector: string;
-  /** The candidate pool size the selector chose from (the probe's budget). */
-  k: number;
-  accuracy: number;
-}
-
-export function selectorPoints(rows: readonly RateRow[]): SelectorPoint[] {
-  return rows
-    .filter((r) => r.measure.startsWith('selector: ') && r.probe !== 'deployment')
-    .map((r) => ({ probe: r.probe as ReachProbe, selector: r.measure.slice('selector: '.length), k: r.budget, accuracy: r.rate }));
-}
-
-export interface SilencingLayer {
-  layer: number;
-  repaired: number;
-  broken: number;
-}
-
-export interface SilencingScan {
-  layers: SilencingLayer[];
-  /** Questions in the scan that deployment got wrong (the failure set) and right. */
-  nFailure: number;
-  nRealized: number;
-  /** The layer with most repairs (ties: fewer broken, then lower index); null when nothing was repaired. */
-  best: number | null;
-}
-
-/** Per silenced layer: failure-set questions it repairs and realized questions it breaks. */
-export function silencingScan(questions: readonly QuestionView[]): SilencingScan {
-  const byLayer = new Map<number, SilencingLayer>();
-  let nFailure = 0;
-  let nRealized = 0;
-  for (const q of questions) {
-    const r = q.records['mlp-silencing'];
-    if (!r || q.deployed === null) continue;
-    if (q.realized) nRealized++;
-    else nFailure++;
-    for (const a of r.attempts) {
-      if (a.silence.length !== 1) continue; // the scan silences one block per attempt
-      const layer = a.silence[0];
-      let e = byLayer.get(layer);
-      if (!e) byLayer.set(layer, (e = { layer, repaired: 0, broken: 0 }));
-      if (!q.realized && a.correct) e.repaired++;
-      if (q.realized && !a.correct) e.broken++;
-    }
-  }
-  const layers = [...byLayer.values()].sort((a, b) => a.layer - b.layer);
-  let best: SilencingLayer | null = null;
-  for (const l of layers) {
-    if (l.repaired === 0) continue;
-    if (!best || l.repaired > best.repaired || (l.repaired === best.repaired && l.broken < best.broken)) best = l;
-  }
-  return { layers, nFailure, nRealized, best: best ? best.layer : null };
-}
+// ------------------------------------------------------------------ routes
 
 export interface UsageCell {
   position: number;
@@ -227,68 +240,94 @@ export interface UsageCell {
   count: number;
 }
 
-/** How often each layer runs at each route position, over the correct attempts of route probes. */
-export function layerUsage(questions: readonly QuestionView[]): UsageCell[] {
+/** How often each layer runs at each route position, over the correct attempts of route probes
+ *  whose route is known. */
+export function layerUsage(records: readonly QuestionRecord[]): UsageCell[] {
   const counts = new Map<string, UsageCell>();
-  for (const q of questions) {
-    for (const probe of ['random-routes', 'mcts-routes'] as const) {
-      for (const a of q.records[probe]?.attempts ?? []) {
-        if (!a.correct) continue;
-        a.route.forEach((layer, position) => {
-          const key = `${position}:${layer}`;
-          const c = counts.get(key);
-          if (c) c.count++;
-          else counts.set(key, { position, layer, count: 1 });
-        });
-      }
+  for (const r of records) {
+    if (r.probe !== 'random-routes' && r.probe !== 'mcts-routes') continue;
+    for (const a of r.attempts) {
+      if (!a.correct || a.route === null) continue;
+      a.route.forEach((layer, position) => {
+        const key = `${position}:${layer}`;
+        const c = counts.get(key);
+        if (c) c.count++;
+        else counts.set(key, { position, layer, count: 1 });
+      });
     }
   }
   return [...counts.values()].sort((a, b) => a.position - b.position || a.layer - b.layer);
 }
 
-/** Layers of the run's model: from a route space in the manifest, else one past the highest layer seen. */
+/** Layers of the run's model: from a route space in the manifest, else one past the highest layer
+ *  seen in a known route or silence set. */
 export function numLayersOf(manifest: RunManifest, records: readonly QuestionRecord[]): number {
   for (const p of manifest.probes) if ('space' in p) return p.space.numLayers;
   let max = -1;
-  for (const r of records) for (const a of r.attempts) for (const l of a.route) max = Math.max(max, l);
+  for (const r of records) for (const a of r.attempts) for (const l of [...(a.route ?? []), ...a.silence]) max = Math.max(max, l);
   return max + 1;
 }
 
-export interface Transition {
-  from: Outcome;
-  to: Outcome;
-  count: number;
+// ------------------------------------------------------------------ the run header
+
+/** "1" when every seeded probe shares one seed, else "random routes 1, sampling 2"; "—" when none. */
+export function probeSeeds(probes: readonly ProbeSpec[]): string {
+  const seeded = probes.filter((p): p is Extract<ProbeSpec, { seed: number }> => 'seed' in p);
+  if (seeded.length === 0) return '—';
+  const seeds = new Set(seeded.map((p) => p.seed));
+  return seeds.size === 1 ? String(seeded[0].seed) : seeded.map((p) => `${probeLabel(p)} ${p.seed}`).join(', ');
 }
 
-export interface CheckpointComparison {
-  /** Questions present (with a deployment answer) in both runs, matched by doc hash. */
-  shared: number;
-  transitions: Transition[];
-  /** Realized and ceiling (any reach probe) rates per run, for paired bars. */
-  bars: { run: 'A' | 'B'; measure: 'realized' | 'ceiling'; rate: number; ci: Interval }[];
+export const IMPORTED_UNKNOWN = 'imported, condition unknown';
+
+// ------------------------------------------------------------------ checkpoints (audit core: compareRecords)
+
+export interface ProbePair {
+  label: string;
+  keyA: string;
+  keyB: string;
 }
 
-export function compareRuns(a: readonly QuestionView[], b: readonly QuestionView[]): CheckpointComparison {
-  const bByKey = new Map(b.filter((q) => q.deployed !== null).map((q) => [q.key, q]));
-  const pairs: [QuestionView, QuestionView][] = [];
-  for (const qa of a) {
-    const qb = qa.deployed !== null ? bByKey.get(qa.key) : undefined;
-    if (qb) pairs.push([qa, qb]);
+/** Reach probes both runs hold, paired by their label (probe and MCTS preset), in A's order. */
+export function sharedProbes(a: readonly QuestionRecord[], b: readonly QuestionRecord[]): ProbePair[] {
+  const keys = (rs: readonly QuestionRecord[]) => {
+    const m = new Map<string, string>();
+    for (const r of rs) if (isReachProbe(r.probe) && !m.has(probeLabel(r.probe_spec))) m.set(probeLabel(r.probe_spec), r.probe_key);
+    return m;
+  };
+  const kb = keys(b);
+  return [...keys(a)].filter(([label]) => kb.has(label)).map(([label, keyA]) => ({ label, keyA, keyB: kb.get(label)! }));
+}
+
+export type RunComparison = { cmp: CheckpointComparison; labels: { A: string; B: string } } | { refused: string };
+
+/** Two runs compared on one reach probe, or why they cannot be: an imported run's condition is
+ *  unknown, conditions differ (the fields are named), no probe in common, or the core refuses. */
+export function compareRuns(a: StoredRun, b: StoredRun, pair: ProbePair | undefined): RunComparison {
+  for (const [name, run] of [['A', a], ['B', b]] as const) {
+    if (run.manifest.condition === null) return { refused: `Run ${name} is ${IMPORTED_UNKNOWN}: a comparison needs both runs under one known condition.` };
   }
-  const transitions: Transition[] = [];
-  for (const from of OUTCOMES) for (const to of OUTCOMES) transitions.push({ from, to, count: 0 });
-  const outA = pairs.map(([qa]) => outcomeOf(qa));
-  const outB = pairs.map(([, qb]) => outcomeOf(qb));
-  outA.forEach((from, i) => transitions.find((t) => t.from === from && t.to === outB[i])!.count++);
-  const n = pairs.length;
-  const bars: CheckpointComparison['bars'] = [];
-  if (n > 0) {
-    for (const [run, outs] of [['A', outA], ['B', outB]] as const) {
-      const realized = outs.filter((o) => o === 'realized').length;
-      const ceiling = outs.filter((o) => o !== 'unreachable').length;
-      bars.push({ run, measure: 'realized', rate: realized / n, ci: wilson(realized, n) });
-      bars.push({ run, measure: 'ceiling', rate: ceiling / n, ci: wilson(ceiling, n) });
-    }
+  const diff = conditionDiff(a.manifest.condition, b.manifest.condition);
+  if (diff.length) return { refused: `The runs were audited under different conditions (${diff.join(', ')} differ): a comparison needs one condition.` };
+  if (!pair) return { refused: 'The runs share no reachability probe (random routes, MCTS or sampling of the same kind).' };
+  try {
+    const cmp = compareRecords(a.records, b.records, { probeKeyA: pair.keyA, probeKeyB: pair.keyB });
+    if (cmp.n === 0) return { refused: 'No question was audited in both runs (same doc_id and doc_hash).' };
+    let labels = { A: runLabel(a, pair.keyA), B: runLabel(b, pair.keyB) };
+    if (labels.A === labels.B) labels = { A: `${labels.A} · run ${a.manifest.id}`, B: `${labels.B} · run ${b.manifest.id}` };
+    return { cmp, labels };
+  } catch (e) {
+    if (e instanceof AuditError) return { refused: `${e.message}.` };
+    throw e;
   }
-  return { shared: n, transitions, bars };
+}
+
+/** "Qwen/Qwen2.5-0.5B@main · f32 · random routes, budget 16, probe seed 1 · question seed 1". */
+export function runLabel(run: StoredRun, probeKey: string): string {
+  const m = run.manifest;
+  const spec = run.records.find((r) => r.probe_key === probeKey)?.probe_spec;
+  const dtype = m.engine?.dtype ?? m.condition?.engineDtype ?? 'dtype unknown';
+  const probe = spec ? `${probeLabel(spec)}${'budget' in spec ? `, budget ${spec.budget}` : ''}${'seed' in spec ? `, probe seed ${spec.seed}` : ''}` : 'no probe';
+  const qs = m.task.question_seed === undefined ? '' : ` · question seed ${m.task.question_seed}`;
+  return `${modelLabel(m.model)} · ${dtype} · ${probe}${qs}`;
 }

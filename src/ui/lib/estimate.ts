@@ -2,7 +2,19 @@
 
 import type { EngineDtype, ExecutionProvider } from '../../engine/types';
 import type { ProbeSpec } from '../../audit/types';
-import { budgetOf } from './analysis';
+
+/** The most attempts a probe makes per question: its budget (silencing: one per layer scanned;
+ *  deployment: its one uncharged attempt). */
+export function budgetOf(spec: ProbeSpec): number {
+  switch (spec.probe) {
+    case 'deployment':
+      return 1;
+    case 'mlp-silencing':
+      return spec.layers.length;
+    default:
+      return spec.budget;
+  }
+}
 
 /** questions × (1 deployment attempt + the budgets of every other probe). */
 export function attemptsOf(questions: number, probes: readonly ProbeSpec[]): number {

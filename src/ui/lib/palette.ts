@@ -1,7 +1,7 @@
 // Okabe–Ito colours (distinguishable under the common colour-vision deficiencies), one per meaning.
 // Figures never rely on colour alone: lines also differ by dash and carry direct labels.
 
-import type { ProbeName } from '../../audit/types';
+import type { ProbeName, ProbeSpec } from '../../audit/types';
 
 export const OKABE_ITO = {
   black: '#000000',
@@ -41,3 +41,16 @@ export const PROBE_LABEL: Record<ProbeName, string> = {
   sampling: 'sampling',
   'mlp-silencing': 'MLP silencing',
 };
+
+const MCTS_PRESET_LABEL = { cola: 'MCTS routes (CoLa)', 'program-selection': 'MCTS routes (program selection)', custom: 'MCTS routes' } as const;
+
+/** A probe as screens and figures name it: MCTS by its preset, since a run may hold both. */
+export function probeLabel(spec: ProbeSpec): string {
+  return spec.probe === 'mcts-routes' ? MCTS_PRESET_LABEL[spec.preset] : PROBE_LABEL[spec.probe];
+}
+
+/** Stroke colour and dash of a probe's curve; program-selection MCTS differs from CoLa's. */
+export function probeStyle(spec: ProbeSpec): { color: string; dash: string } {
+  if (spec.probe === 'mcts-routes' && spec.preset === 'program-selection') return { color: OKABE_ITO.orange, dash: '6,2,1,2' };
+  return { color: PROBE_COLOR[spec.probe], dash: PROBE_DASH[spec.probe] };
+}

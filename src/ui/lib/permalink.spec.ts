@@ -3,15 +3,27 @@ import { encodePermalink, parsePermalink, validateCondition } from './permalink'
 import { BOXED_CONDITION, DEFAULT_CONDITION } from './presets';
 
 describe('permalink', () => {
-  it('round-trips model, task and condition', () => {
+  it('round-trips model, task, condition and both seeds', () => {
     const link = {
       model: { kind: 'hub' as const, repo: 'Qwen/Qwen2.5-0.5B', revision: 'main' },
-      task: { kind: 'builtin' as const, id: 'arith-2d', count: 50, seed: 3 },
-      condition: { ...BOXED_CONDITION, decoding: { kind: 'sample' as const, temperature: 0.6, topP: 0.95, seed: 2 } },
+      task: { kind: 'builtin' as const, id: 'arith-2d', count: 50 },
+      // the CoLa condition requires \boxed{}; the link must keep that and the target delimiter
+      condition: { ...BOXED_CONDITION, fewShot: { n: 2, seed: 3, targetDelimiter: ' ' }, decoding: { kind: 'sample' as const, temperature: 0.6, topP: 0.95, seed: 2 } },
+      questionSeed: 3,
+      probeSeed: 5,
     };
-    const parsed = parsePermalink(encodePermalink(link));
-    expect(parsed.errors).toEqual([]);
-    expect(parsed).toEqual({ ...link, errors: [] });
+    expect(link.condition.requireBoxed).toBe(true);
+    const hash = encodePermalink(link);
+    expect(hash).toContain('qseed=3&pseed=5');
+    expect(parsePermalink(hash)).toEqual({ ...link, errors: [] });
+  });
+  it('reads the seed of a built-in task from links written before qseed', () => {
+    expect(parsePermalink('#task=builtin:arith-2d:50:7').task).toEqual({ kind: 'builtin', id: 'arith-2d', count: 50, seed: 7 });
+  });
+  it('names a bad seed and keeps the rest', () => {
+    const parsed = parsePermalink('#qseed=-1&pseed=4294967296&task=hub:gsm8k:5');
+    expect(parsed.errors).toEqual(['question seed in link must be a whole number from 0 to 4294967295', 'probe seed in link must be a whole number from 0 to 4294967295']);
+    expect([parsed.questionSeed, parsed.probeSeed, parsed.task]).toEqual([undefined, undefined, { kind: 'hub', preset: 'gsm8k', count: 5 }]);
   });
   it('keeps unicode in the prompt template', () => {
     const condition = { ...DEFAULT_CONDITION, promptTemplate: 'Frage → {{question}} ✓' };
@@ -56,8 +68,14 @@ describe('validateCondition', () => {
       'engineDtype must be one of f32, f16, q4, q4f16',
     ]);
   });
-  it('drops unknown members', () => {
+  it('drops unknown members, and the few-shot pool (a run binds its own task\'s)', () => {
     const c = validateCondition({ ...DEFAULT_CONDITION, __proto__x: 'x' });
     expect(c).toEqual(DEFAULT_CONDITION);
+    const pooled = { ...DEFAULT_CONDITION, fewShot: { n: 1, seed: 1, pool: 'a'.repeat(64) } };
+    expect(validateCondition(pooled)).toEqual({ ...DEFAULT_CONDITION, fewShot: { n: 1, seed: 1 } });
+  });
+  it('checks requireBoxed and the target delimiter', () => {
+    const errs = validateCondition({ ...DEFAULT_CONDITION, requireBoxed: 'yes', fewShot: { n: 0, seed: 1, targetDelimiter: 7 } });
+    expect(errs).toEqual(['fewShot.targetDelimiter must be a string (≤ 64 chars)', 'requireBoxed must be true or false']);
   });
 });

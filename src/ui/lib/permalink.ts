@@ -1,5 +1,6 @@
-// A permalink: model, task and condition in the URL hash, e.g.
-//   #model=hub:Qwen/Qwen2.5-0.5B@main&task=builtin:arith-2d:50:1&cond=<base64url JSON>
+// A permalink: model, task, condition and the two seeds in the URL hash, e.g.
+//   #model=hub:Qwen/Qwen2.5-0.5B@main&task=builtin:arith-2d:50&qseed=1&pseed=1&cond=<base64url JSON>
+// qseed is the question seed (which questions, which few-shot examples), pseed the probe seed.
 // Tokens and local files never enter the link. Parsing is defensive: every field is checked and
 // each problem is reported by name; a bad field is dropped, the rest still applies.
 
@@ -9,12 +10,15 @@ import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend'
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
 
 export type LinkModel = { kind: 'builtin' } | { kind: 'hub'; repo: string; revision: string };
-export type LinkTask = { kind: 'builtin'; id: string; count: number; seed: number } | { kind: 'hub'; preset: string; count: number };
+/** A built-in task's `seed` comes only from links written before `qseed` existed. */
+export type LinkTask = { kind: 'builtin'; id: string; count: number; seed?: number } | { kind: 'hub'; preset: string; count: number };
 
 export interface Permalink {
   model?: LinkModel;
   task?: LinkTask;
   condition?: Condition;
+  questionSeed?: number;
+  probeSeed?: number;
 }
 
 export interface ParsedPermalink extends Permalink {
@@ -25,6 +29,7 @@ const MAX_HASH = 8192;
 const REPO_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}\/[A-Za-z0-9_.-]{1,96}$/;
 const REVISION_RE = /^[A-Za-z0-9_.\/-]{1,128}$/;
 const MAX_QUESTIONS = 100_000;
+export const MAX_SEED = 2 ** 32 - 1;
 
 export function linkModelOf(m: ModelChoice): LinkModel | undefined {
   if (m.kind === 'builtin') return { kind: 'builtin' };
@@ -33,7 +38,7 @@ export function linkModelOf(m: ModelChoice): LinkModel | undefined {
 }
 
 export function linkTaskOf(t: TaskChoice): LinkTask | undefined {
-  if (t.kind === 'builtin') return { kind: 'builtin', id: t.id, count: t.count, seed: t.seed };
+  if (t.kind === 'builtin') return { kind: 'builtin', id: t.id, count: t.count };
   if (t.kind === 'hub') return { kind: 'hub', preset: t.preset, count: t.count };
   return undefined;
 }
@@ -41,7 +46,9 @@ export function linkTaskOf(t: TaskChoice): LinkTask | undefined {
 export function encodePermalink(p: Permalink): string {
   const params = new URLSearchParams();
   if (p.model) params.set('model', p.model.kind === 'builtin' ? 'builtin' : `hub:${p.model.repo}@${p.model.revision}`);
-  if (p.task) params.set('task', p.task.kind === 'builtin' ? `builtin:${p.task.id}:${p.task.count}:${p.task.seed}` : `hub:${p.task.preset}:${p.task.count}`);
+  if (p.task) params.set('task', p.task.kind === 'builtin' ? `builtin:${p.task.id}:${p.task.count}` : `hub:${p.task.preset}:${p.task.count}`);
+  if (p.questionSeed !== undefined) params.set('qseed', String(p.questionSeed));
+  if (p.probeSeed !== undefined) params.set('pseed', String(p.probeSeed));
   if (p.condition) params.set('cond', base64UrlEncode(JSON.stringify(p.condition)));
   return `#${params.toString()}`;
 }
@@ -67,6 +74,13 @@ export function parsePermalink(hash: string): ParsedPermalink {
     const t = parseTask(task);
     if (typeof t === 'string') errors.push(t);
     else out.task = t;
+  }
+  for (const [param, field, what] of [['qseed', 'questionSeed', 'question seed'], ['pseed', 'probeSeed', 'probe seed']] as const) {
+    const v = params.get(param);
+    if (v === null) continue;
+    const seed = parseSeed(v);
+    if (seed === null) errors.push(`${what} in link must be a whole number from 0 to ${MAX_SEED}`);
+    else out[field] = seed;
   }
   const cond = params.get('cond');
   if (cond !== null) {
@@ -97,6 +111,10 @@ function parseModel(s: string): LinkModel | string {
   return { kind: 'hub', repo, revision };
 }
 
+function parseSeed(s: string | undefined): number | null {
+  return s !== undefined && /^\d{1,10}$/.test(s) && Number(s) <= MAX_SEED ? Number(s) : null;
+}
+
 function parseCount(s: string | undefined, what: string): number | string {
   if (s === undefined || !/^\d{1,6}$/.test(s)) return `task in link: ${what} must be a whole number`;
   const n = Number(s);
@@ -111,8 +129,10 @@ function parseTask(s: string): LinkTask | string {
     if (!BUILTIN_TASKS.some((t) => t.id === id)) return `task in link: unknown built-in task "${String(id).slice(0, 40)}"`;
     const count = parseCount(parts[2], 'question count');
     if (typeof count === 'string') return count;
-    if (parts[3] === undefined || !/^\d{1,10}$/.test(parts[3])) return 'task in link: seed must be a whole number';
-    return { kind: 'builtin', id: id!, count, seed: Number(parts[3]) };
+    if (parts[3] === undefined) return { kind: 'builtin', id: id!, count };
+    const seed = parseSeed(parts[3]);
+    if (seed === null) return 'task in link: seed must be a whole number';
+    return { kind: 'builtin', id: id!, count, seed };
   }
   if (parts[0] === 'hub') {
     const preset = parts[1];
@@ -139,7 +159,11 @@ export function validateCondition(v: unknown): Condition | string[] {
   if (v.systemPrompt !== undefined && !str('systemPrompt', 20_000)) errs.push('systemPrompt must be a string');
   const fs = v.fewShot;
   if (!isObject(fs) || !int(fs.n, 0, 32) || !int(fs.seed, 0, 2 ** 32 - 1)) errs.push('fewShot must be { n: 0..32, seed: whole number }');
-  else if (fs.delimiter !== undefined && (typeof fs.delimiter !== 'string' || fs.delimiter.length > 64)) errs.push('fewShot.delimiter must be a string (≤ 64 chars)');
+  else {
+    for (const k of ['delimiter', 'targetDelimiter'] as const) {
+      if (fs[k] !== undefined && (typeof fs[k] !== 'string' || (fs[k] as string).length > 64)) errs.push(`fewShot.${k} must be a string (≤ 64 chars)`);
+    }
+  }
   const decoding = validateDecoding(v.decoding);
   if (typeof decoding === 'string') errs.push(decoding);
   if (!int(v.maxNewTokens, 1, 4096)) errs.push('maxNewTokens must be a whole number in [1, 4096]');
@@ -148,6 +172,7 @@ export function validateCondition(v: unknown): Condition | string[] {
   }
   if (!ANSWER_FORMATS.includes(v.answerFormat as AnswerFormat)) errs.push(`answerFormat must be one of ${ANSWER_FORMATS.join(', ')}`);
   if (v.mcMode !== undefined && v.mcMode !== 'generate' && v.mcMode !== 'loglik') errs.push('mcMode must be generate or loglik');
+  if (v.requireBoxed !== undefined && typeof v.requireBoxed !== 'boolean') errs.push('requireBoxed must be true or false');
   if (!int(v.graderVersion, 1, 1000)) errs.push('graderVersion must be a whole number ≥ 1');
   if (!DTYPES.includes(v.engineDtype as EngineDtype)) errs.push(`engineDtype must be one of ${DTYPES.join(', ')}`);
   if (errs.length) return errs;
@@ -162,9 +187,11 @@ export function validateCondition(v: unknown): Condition | string[] {
     graderVersion: v.graderVersion as number,
     engineDtype: v.engineDtype as EngineDtype,
   };
-  if ((fs as Record<string, unknown>).delimiter !== undefined) c.fewShot.delimiter = (fs as Record<string, string>).delimiter;
+  // fewShot.pool is not taken: the run binds the pool of the task it loads
+  for (const k of ['delimiter', 'targetDelimiter'] as const) if ((fs as Record<string, unknown>)[k] !== undefined) c.fewShot[k] = (fs as Record<string, string>)[k];
   if (v.systemPrompt !== undefined) c.systemPrompt = v.systemPrompt as string;
   if (v.mcMode !== undefined) c.mcMode = v.mcMode as Condition['mcMode'];
+  if (v.requireBoxed !== undefined) c.requireBoxed = v.requireBoxed as boolean;
   return c;
 }
 

@@ -53,24 +53,26 @@ export interface ProbePreset {
 export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'random-routes',
-    label: 'Random routes (100)',
+    label: 'Random routes (budget 100 distinct routes)',
     nominalBudget: 100,
-    description: 'Uniformly drawn block routes per question, 100 attempts.',
+    description: 'Block routes drawn uniformly per question, without the gold answer: skip or repeat blocks of 1–4 layers.',
     probe: (L) => randomRoutes(blocksSpace(L), cappedBudget(blocksSpace(L), 100), 1, false),
   },
   {
     id: 'cola-mcts',
-    label: 'CoLa-style MCTS (100 simulations)',
+    label: 'CoLa-style MCTS (budget 100 distinct routes)',
     nominalBudget: 100,
-    description: 'Blocks route space; UCB = mean − 5·len/L + √(2·ln(N+1)/n); random child with p = 0.1; greedy, 50 tokens, \\boxed{}.',
+    description:
+      'Blocks route space: root children skip or repeat blocks of 1–4 layers, deeper nodes one layer. Greedy descent by UCB = mean − 5·len/L + √(2·ln(N+1)/n) (N: the parent\'s visits), a uniformly random child with p = 0.1; reward = gold correctness; runs until the budget of distinct routes is spent (CoLa used 100). Condition: greedy, 50 tokens, answer required in \\boxed{}.',
     probe: (L) => colaMcts(blocksSpace(L, { maxEdits: 3 }), cappedBudget(blocksSpace(L, { maxEdits: 3 }), 100), 1),
     condition: BOXED_CONDITION,
   },
   {
     id: 'program-selection-mcts',
-    label: 'Program-selection MCTS (200 simulations)',
+    label: 'Program-selection MCTS (budget 200 distinct routes)',
     nominalBudget: 200,
-    description: 'Neighborhood route space, radius 2, at most 3 edits, exploration 1.8.',
+    description:
+      'Neighborhood route space (radius 2, at most 3 edits). Expands a new child with p = 0.5, else a random expanded child with p decaying 0.8 → 0.1 over the budget, else UCB with exploration 1.8 and the root\'s visits; reward = gold correctness; runs until the budget of distinct routes is spent (it used 200).',
     probe: (L) => programSelectionMcts(L, cappedBudget(neighborhoodSpace(L), 200), 1),
   },
   {
@@ -83,7 +85,8 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'silencing-scan',
     label: 'MLP-silencing scan (every layer)',
-    description: 'Silence one MLP block at a time on every question: repairs on the failure set, breaks on realized ones.',
+    description:
+      'Silence one MLP block at a time on every question. Needs a reachability probe in the same run: its failure set (reachable, not realized) is split in two halves, one identifies the layer, the other measures its repair rate.',
     probe: (L) => silencingAllLayers(L),
   },
 ];

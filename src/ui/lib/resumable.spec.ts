@@ -7,6 +7,7 @@ const setup: RunSetup = {
   model: { kind: 'hub', repo: 'org/m', revision: 'main', token: 'hf_secret', endpoint: 'http://127.0.0.1:8788' },
   task: { kind: 'builtin', id: 'arith-2d', count: 5, seed: 1 },
   condition: DEFAULT_CONDITION,
+  questionSeed: 3,
   probes: [{ probe: 'deployment' }],
   load: { ep: 'wasm', dtype: 'f32' },
 };
@@ -23,6 +24,7 @@ describe('resumable setups', () => {
     const back = loadSetup(s, 'run-1');
     expect(back?.model).toEqual({ kind: 'hub', repo: 'org/m', revision: 'main', endpoint: 'http://127.0.0.1:8788' });
     expect(back?.task).toEqual(setup.task);
+    expect(back?.questionSeed).toBe(3);
     expect(loadSetup(s, 'run-2')).toBeNull();
   });
   it('does not keep setups that need picked files', () => {
@@ -35,5 +37,13 @@ describe('resumable setups', () => {
     expect(loadSetup(s, 'x')).toBeNull();
     expect(loadSetup(s, 'y')).toBeNull();
     expect(loadSetup(null, 'x')).toBeNull();
+  });
+  it('does not resume a setup kept before question seeds (its questions and few-shot draws had two seeds)', () => {
+    const s = memory();
+    const { questionSeed: _, ...old } = setup;
+    s.setItem('reachlab:setup:old', JSON.stringify({ ...old, model: { kind: 'builtin', id: 'reachlab/micro-arith' } }));
+    expect(loadSetup(s, 'old')).toBeNull();
+    saveSetup(s, 'new', { ...setup, model: { kind: 'builtin', id: 'reachlab/micro-arith' } });
+    expect(loadSetup(s, 'new')).not.toBeNull();
   });
 });

@@ -31,7 +31,7 @@ export function loadSetup(storage: Store | null, runId: string): RunSetup | null
   try {
     const s = JSON.parse(storage?.getItem(PREFIX + runId) ?? 'null') as Partial<RunSetup> | null;
     const ok = s && typeof s === 'object' && s.model && ['builtin', 'hub'].includes(s.model.kind) && s.task && ['builtin', 'hub'].includes(s.task.kind)
-      && s.condition && Array.isArray(s.probes) && s.load;
+      && s.condition && Array.isArray(s.probes) && s.load && Number.isInteger(s.questionSeed); // kept before question seeds: not resumable
     return ok ? (s as RunSetup) : null;
   } catch {
     return null;

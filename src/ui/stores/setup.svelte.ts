@@ -6,7 +6,7 @@ import type { Condition, ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
-import { encodePermalink, linkModelOf, linkTaskOf, validateCondition, type ParsedPermalink } from '../lib/permalink';
+import { encodePermalink, linkModelOf, linkTaskOf, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
 import { DEFAULT_CONDITION, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
 
 export type ModelKind = ModelChoice['kind'];
@@ -34,13 +34,23 @@ export class SetupState {
   builtinTask = $state('arith-2d');
   hubPreset = $state('gsm8k');
   count = $state(20);
-  seed = $state(1);
+  /** Which questions (built-in tasks) and which few-shot examples: the built-in task's seed and
+   *  the condition's fewShot.seed. 1 is the CLI's default. */
+  questionSeed = $state(1);
+  /** The seed of every probe spec (route draws, MCTS, samples), independent of the questions. */
+  probeSeed = $state(1);
   taskFile = $state.raw<File | null>(null);
   filePreview = $state.raw<TaskFilePreview | null>(null);
   mapping = $state<FieldMapping>({ question: '', answer: '' });
 
-  // condition
+  // condition (its fewShot.seed is the question seed: see runCondition)
   condition = $state<Condition>(structuredClone(DEFAULT_CONDITION));
+
+  /** The condition the run uses: the edited one, its few-shot draws seeded by the question seed. */
+  runCondition = $derived.by((): Condition => {
+    const c = $state.snapshot(this.condition) as Condition;
+    return { ...c, fewShot: { ...c.fewShot, seed: this.questionSeed } };
+  });
 
   // probes: chosen presets and their budgets
   presets = $state<PresetId[]>(['random-routes', 'sampling-ceiling']);
@@ -68,7 +78,7 @@ export class SetupState {
   });
 
   taskChoice = $derived.by((): TaskChoice | null => {
-    if (this.taskKind === 'builtin') return { kind: 'builtin', id: this.builtinTask, count: this.count, seed: this.seed };
+    if (this.taskKind === 'builtin') return { kind: 'builtin', id: this.builtinTask, count: this.count, seed: this.questionSeed };
     if (this.taskKind === 'hub') return { kind: 'hub', preset: this.hubPreset, count: this.count };
     if (!this.taskFile || !this.mapping.question || !this.mapping.answer) return null;
     return { kind: 'file', file: this.taskFile, mapping: { ...this.mapping }, answerFormat: this.condition.answerFormat, count: this.count };
@@ -77,7 +87,7 @@ export class SetupState {
   probes = $derived.by((): ProbeSpec[] | null => {
     const L = this.numLayers;
     if (L === null) return null;
-    return [{ probe: 'deployment' }, ...this.presets.map((id) => this.withBudget(id, presetById(id).probe(L)))];
+    return [{ probe: 'deployment' }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).probe(L)))];
   });
 
   attempts = $derived(this.probes && Number.isInteger(this.count) && this.count >= 0 ? attemptsOf(this.count, this.probes) : null);
@@ -89,11 +99,14 @@ export class SetupState {
     if (this.modelKind === 'files' && this.folderFiles.length === 0) out.push('Pick or drop a model folder.');
     if (this.numLayers === null) out.push('Load the model first (its layer count sets the route spaces).');
     if (!Number.isInteger(this.count) || this.count < 1 || this.count > 100_000) out.push('Questions must be a whole number from 1 to 100000.');
+    for (const [name, v] of [['Question seed', this.questionSeed], ['Probe seed', this.probeSeed]] as const) {
+      if (!Number.isInteger(v) || v < 0 || v > MAX_SEED) out.push(`${name} must be a whole number from 0 to ${MAX_SEED}.`);
+    }
     if (this.taskKind === 'file') {
       if (!this.taskFile) out.push('Choose a task file.');
       else if (!this.mapping.question || !this.mapping.answer) out.push('Map the question and answer columns of the task file.');
     }
-    const checked = validateCondition($state.snapshot(this.condition));
+    const checked = validateCondition(this.runCondition);
     if (Array.isArray(checked)) out.push(...checked.map((e) => `Condition: ${e}.`));
     for (const id of this.presets) {
       const b = this.budgets[id];
@@ -112,7 +125,9 @@ export class SetupState {
     encodePermalink({
       model: this.modelChoice ? linkModelOf(this.modelChoice) : undefined,
       task: this.taskChoice ? linkTaskOf(this.taskChoice) : undefined,
-      condition: this.condition,
+      condition: this.runCondition,
+      questionSeed: this.questionSeed,
+      probeSeed: this.probeSeed,
     }),
   );
 
@@ -121,7 +136,8 @@ export class SetupState {
     return {
       model: this.modelChoice!,
       task: this.taskChoice!,
-      condition: $state.snapshot(this.condition) as Condition,
+      condition: this.runCondition,
+      questionSeed: this.questionSeed,
       probes: this.probes!,
       load: { ep: this.ep, dtype: this.condition.engineDtype as EngineDtype },
     };
@@ -183,7 +199,6 @@ export class SetupState {
       this.taskKind = 'builtin';
       this.builtinTask = link.task.id;
       this.count = link.task.count;
-      this.seed = link.task.seed;
     }
     if (link.task?.kind === 'hub') {
       this.taskKind = 'hub';
@@ -191,12 +206,16 @@ export class SetupState {
       this.count = link.task.count;
     }
     if (link.condition) this.condition = link.condition;
+    // links written before the question seed had its own field carried it in the built-in task
+    const questionSeed = link.questionSeed ?? (link.task?.kind === 'builtin' ? link.task.seed : undefined);
+    if (questionSeed !== undefined) this.questionSeed = questionSeed;
+    if (link.probeSeed !== undefined) this.probeSeed = link.probeSeed;
     return link.errors;
   }
 
-  private withBudget(id: PresetId, spec: ProbeSpec): ProbeSpec {
+  private withSeedAndBudget(id: PresetId, spec: ProbeSpec): ProbeSpec {
+    if (!('seed' in spec)) return spec;
     const b = this.budgets[id];
-    if (b === undefined || !('budget' in spec)) return spec;
-    return spec.probe === 'mcts-routes' ? { ...spec, budget: b, simulations: Math.max(spec.simulations, b) } : { ...spec, budget: b };
+    return { ...spec, seed: this.probeSeed, ...(b === undefined ? {} : { budget: b }) };
   }
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
-import { BOXED_CONDITION, type PresetId } from '../lib/presets';
+import { BOXED_CONDITION, PROBE_PRESETS, presetById, type PresetId } from '../lib/presets';
 import { FakeBackend } from '../testing/fake-backend';
 import { LibraryState } from './library.svelte';
 import { Prefs } from './prefs.svelte';
@@ -48,6 +48,10 @@ describe('SetupState', () => {
     const s = new SetupState();
     const ids: PresetId[] = ['random-routes', 'cola-mcts', 'program-selection-mcts', 'sampling-ceiling', 'silencing-scan'];
     expect(ids.map((id) => s.budgetOf(id))).toEqual([100, 100, 200, 64, null]);
+    expect(ids.slice(0, 3).map((id) => presetById(id).label)).toEqual([
+      'Random routes (budget 100 distinct routes)', 'CoLa-style MCTS (budget 100 distinct routes)', 'Program-selection MCTS (budget 200 distinct routes)',
+    ]);
+    expect(PROBE_PRESETS.filter((p) => /simulation/.test(p.label + p.description))).toEqual([]);
     s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 2 };
     const routes = s.probes!.find((p) => p.probe === 'random-routes');
     expect(s.budgetOf('random-routes')).toBe(routes && 'budget' in routes ? routes.budget : null);
@@ -116,6 +120,46 @@ describe('SetupState', () => {
     expect(s.problems).toEqual(['Condition: promptTemplate must contain {{question}}.', 'Condition: decoding.temperature must be in (0, 5].']);
   });
 
+  it('seeds questions and few-shot draws with the question seed, every probe with the probe seed', () => {
+    const s = new SetupState();
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 6 };
+    s.togglePreset('cola-mcts', true);
+    s.togglePreset('silencing-scan', true);
+    s.questionSeed = 7;
+    s.probeSeed = 9;
+    const setup = s.setup();
+    expect(setup.questionSeed).toBe(7);
+    expect(setup.task).toMatchObject({ kind: 'builtin', seed: 7 });
+    expect(setup.condition.fewShot.seed).toBe(7);
+    expect(setup.probes.map((p) => [p.probe, 'seed' in p ? p.seed : null])).toEqual([
+      ['deployment', null], ['random-routes', 9], ['mcts-routes', 9], ['sampling', 9], ['mlp-silencing', null],
+    ]);
+    s.questionSeed = -1;
+    expect(s.problems).toContain('Question seed must be a whole number from 0 to 4294967295.');
+  });
+
+  it('sets the MCTS budget alone: the probe spends it in distinct routes', () => {
+    const s = new SetupState();
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 24 };
+    s.togglePreset('program-selection-mcts', true);
+    s.budgets = { 'program-selection-mcts': 32 };
+    const mcts = s.probes!.find((p) => p.probe === 'mcts-routes')!;
+    expect(mcts).toMatchObject({ budget: 32, preset: 'program-selection', explorationVisits: 'root', randomChild: { start: 0.8, end: 0.1 }, expandProb: 0.5 });
+    expect(mcts).not.toHaveProperty('simulations');
+  });
+
+  it('carries both seeds in the permalink; an older link seeds the questions from its task', () => {
+    const s = new SetupState();
+    s.questionSeed = 4;
+    s.probeSeed = 6;
+    const t = new SetupState();
+    expect(t.applyPermalink(parsePermalink(s.permalink))).toEqual([]);
+    expect([t.questionSeed, t.probeSeed, t.runCondition.fewShot.seed]).toEqual([4, 6, 4]);
+    const u = new SetupState();
+    u.applyPermalink(parsePermalink('#task=builtin:arith-1d:10:8'));
+    expect([u.builtinTask, u.count, u.questionSeed, u.probeSeed]).toEqual(['arith-1d', 10, 8, 1]);
+  });
+
   it('writes a permalink without the token and reads it back', () => {
     const s = new SetupState();
     s.setModelKind('hub');
@@ -137,6 +181,7 @@ describe('SetupState', () => {
     const setup = s.setup();
     expect(setup.model).toEqual({ kind: 'builtin', id: 'reachlab/micro-arith' });
     expect(setup.task).toEqual({ kind: 'builtin', id: 'arith-2d', count: 20, seed: 1 });
+    expect(setup.questionSeed).toBe(1);
     expect(setup.probes[0]).toEqual({ probe: 'deployment' });
     expect(setup.load).toEqual({ ep: 'auto', dtype: 'f32' });
   });
@@ -161,7 +206,8 @@ describe('RunState', () => {
     const realized = run.questions.filter((q) => q.realized).length;
     expect(run.counts.questions).toBe(4);
     expect(run.counts.realized).toBe(realized);
-    expect(run.counts.reachable).toBe(run.questions.filter((q) => q.records['random-routes']!.reachable || q.records.sampling!.reachable).length);
+    expect(run.counts.reachable).toBe(run.questions.filter((q) => q.records.some((r) => r.reachable)).length);
+    expect(run.manifest?.task.question_seed).toBe(1);
     expect(run.active).toBe(false);
   });
 

@@ -12,7 +12,6 @@ import type {
   AppBackend, EnvironmentInfo, HubModelMeta, ModelChoice, OtherTabProgress, RunHandle, RunProgress, RunSetup, StoredRun, TaskFilePreview,
 } from '../backend';
 import { BUILTIN_MODEL_ID } from '../backend';
-import { budgetOf } from '../lib/analysis';
 import { attemptsOf } from '../lib/estimate';
 import { DEFAULT_SCRIPT, scriptedQuestion, scriptedRun, scriptedText } from './scripted-run';
 
@@ -115,7 +114,7 @@ export class FakeBackend implements AppBackend {
       id,
       appVersion: '0.1.0',
       model: { fingerprint: info.fingerprint, name: info.name, source: setup.model.kind, ...(setup.model.kind === 'hub' ? { revision: setup.model.revision } : {}) },
-      task: { id: taskId(setup), version: 1, questions: count },
+      task: { id: taskId(setup), version: 1, questions: count, question_seed: setup.questionSeed },
       condition: structuredClone(setup.condition),
       condition_key: 'fake-condition-key',
       probes: structuredClone(setup.probes),
@@ -136,7 +135,7 @@ export class FakeBackend implements AppBackend {
     onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void,
   ): Promise<RunManifest> {
     const m = live.manifest;
-    const problems = generateArith(m.task.id.startsWith('builtin:') ? m.task.id.slice(8) : 'arith-2d', 'test', count, 1);
+    const problems = generateArith(m.task.id.startsWith('builtin:') ? m.task.id.slice(8) : 'arith-2d', 'test', count, m.task.question_seed ?? 1);
     const perQuestion = attemptsOf(1, m.probes);
     const attemptsTotal = problems.length * perQuestion;
     let attemptsDone = 0;
@@ -163,7 +162,7 @@ export class FakeBackend implements AppBackend {
           progress('interrupted', qi);
           throw new EngineError('device-lost', 'WebGPU device was lost (fake)');
         }
-        attemptsDone += r.probe === 'deployment' ? 1 : budgetOf(r.probe_spec);
+        attemptsDone += r.attempts.length;
         live.records.push(r);
         onRecord(structuredClone(r));
       }

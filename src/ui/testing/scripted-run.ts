@@ -1,12 +1,15 @@
 // Deterministic, plausible runs (manifest + question records) for the fake backend and for tests:
 // arithmetic questions, a deployment attempt, route probes whose attempts sometimes reach the gold
-// answer, a sampling probe, an MLP-silencing scan and answer-blind selectors. Seeded (src/util/prng).
+// answer, a sampling probe, an MLP-silencing scan and the selectors (picked by the audit core's
+// selector functions; not answer-blind over MCTS attempts). Seeded (src/util/prng).
 
-import type { Attempt, ProbeName, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
+import type { Attempt, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
 import { generateArith } from '../../audit/tasks/arith';
 import { defaultRoute, rankedSpace, sampleRoutes } from '../../audit/routes';
+import { colaMcts } from '../../audit/presets';
+import { majorityVote, maxLogprob } from '../../audit/selectors';
 import { createPrng, type Prng } from '../../util/prng';
-import { budgetOf } from '../lib/analysis';
+import { budgetOf } from '../lib/estimate';
 import { DEFAULT_CONDITION, blocksSpace } from '../lib/presets';
 
 export interface ScriptOptions {
@@ -14,7 +17,10 @@ export interface ScriptOptions {
   modelName: string;
   numLayers: number;
   questions: number;
+  /** Seeds the scripted outcomes (not a probe seed: every probe spec has seed 1). */
   seed: number;
+  /** Recorded in the manifest as the run's question seed. */
+  questionSeed: number;
   /** Probability the deployment answer is right. */
   skill: number;
   budgets: { random: number; mcts: number; sampling: number };
@@ -28,6 +34,7 @@ export const DEFAULT_SCRIPT: ScriptOptions = {
   numLayers: 8,
   questions: 24,
   seed: 7,
+  questionSeed: 1,
   skill: 0.45,
   budgets: { random: 16, mcts: 16, sampling: 8 },
   silencing: true,
@@ -41,18 +48,7 @@ export function scriptedProbes(o: ScriptOptions): ProbeSpec[] {
   const probes: ProbeSpec[] = [
     { probe: 'deployment' },
     { probe: 'random-routes', space, budget: o.budgets.random, seed: 1, shared: false },
-    {
-      probe: 'mcts-routes',
-      space: blocksSpace(o.numLayers, { maxEdits: 3 }),
-      budget: o.budgets.mcts,
-      seed: 1,
-      preset: 'cola',
-      exploration: Math.SQRT2,
-      lengthPenalty: 5,
-      randomChildProb: 0.1,
-      simulations: o.budgets.mcts,
-      rootBlockEdits: true,
-    },
+    colaMcts(blocksSpace(o.numLayers, { maxEdits: 3 }), o.budgets.mcts, 1),
     { probe: 'sampling', budget: o.budgets.sampling, temperature: 0.6, topP: 0.95, seed: 1 },
   ];
   if (o.silencing) probes.push({ probe: 'mlp-silencing', layers: Array.from({ length: o.numLayers }, (_, i) => i) });
@@ -64,7 +60,7 @@ export function scriptedManifest(o: ScriptOptions): RunManifest {
     id: o.id,
     appVersion: '0.1.0',
     model: { fingerprint: `fp-${o.modelName}`, name: o.modelName, source: 'builtin' },
-    task: { id: 'builtin:arith-2d', version: 1, questions: o.questions },
+    task: { id: 'builtin:arith-2d', version: 1, questions: o.questions, question_seed: o.questionSeed },
     condition: DEFAULT_CONDITION,
     condition_key: 'fake-condition-key',
     probes: scriptedProbes(o),
@@ -88,19 +84,20 @@ function attempt(index: number, route: number[], silence: number[], answer: stri
   return a;
 }
 
+/** FNV-1a, hex: scripted records are addressed by their content, as real ones are. */
+function contentHash(s: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, '0');
+}
+
 function wrong(target: string, rng: Prng): string {
   return String(Number(target) + 1 + rng.int(9));
 }
 
-function selectors(attempts: Attempt[], target: string): Record<string, SelectorPick> {
-  const votes = new Map<string, number>();
-  for (const a of attempts) votes.set(a.extracted, (votes.get(a.extracted) ?? 0) + 1);
-  const majority = [...votes.entries()].sort((x, y) => y[1] - x[1] || (x[0] < y[0] ? -1 : 1))[0][0];
-  const best = attempts.reduce((x, y) => ((y.meanLogprob ?? -Infinity) > (x.meanLogprob ?? -Infinity) ? y : x));
-  return {
-    majority: { extracted: majority, correct: majority === target, attempt: attempts.findIndex((a) => a.extracted === majority) },
-    'max-logprob': { extracted: best.extracted, correct: best.correct, attempt: best.index },
-  };
+/** The audit core's picks; blind unless the attempts were chosen with the gold answer. */
+function selectors(attempts: Attempt[], sawGold: boolean): Record<string, SelectorPick> {
+  return { majority: { ...majorityVote(attempts), blind: !sawGold }, 'max-logprob': { ...maxLogprob(attempts), blind: !sawGold } };
 }
 
 /** The question records of one scripted question, in probe order. */
@@ -112,32 +109,34 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
   // Per-question chance that a perturbed attempt lands on the gold answer.
   const reachP = realized ? 0.6 : rng.next() < 0.55 ? 0.12 + rng.next() * 0.25 : 0;
   const docId = `test-${qi}`;
+  const prompt = DEFAULT_CONDITION.promptTemplate.replace('{{question}}', text);
   const base = {
     doc_id: docId,
     doc: { id: docId, text, target },
     target,
-    arguments: { prompt: DEFAULT_CONDITION.promptTemplate.replace('{{question}}', text) },
-    doc_hash: `doc-arith-2d-${qi}`,
-    prompt_hash: `prompt-arith-2d-${qi}`,
+    arguments: { prompt },
+    doc_hash: `doc-${contentHash(`${docId}\u0000${text}\u0000${target}`)}`,
+    prompt_hash: `prompt-${contentHash(prompt)}`,
     condition_key: manifest.condition_key,
     model_fingerprint: manifest.model.fingerprint,
     task_id: manifest.task.id,
     task_version: manifest.task.version,
   };
-  const specs = manifest.probes;
-  const record = (probe: ProbeName, attempts: Attempt[], sawGold: boolean, extra: Partial<QuestionRecord> = {}): QuestionRecord => {
+  const record = (spec: ProbeSpec, attempts: Attempt[], sawGold: boolean, extra: Partial<QuestionRecord> = {}): QuestionRecord => {
     const first = attempts.findIndex((a) => a.correct);
-    const spec = specs.find((p) => p.probe === probe)!;
+    const probe = spec.probe;
     const budget = probe === 'deployment' ? 0 : budgetOf(spec);
+    const stop_reason = probe === 'deployment' ? null : attempts.length < budget ? 'space-exhausted' : 'budget';
     return {
       ...base,
       resps: attempts.map((a) => a.response),
       filtered_resps: attempts.map((a) => a.extracted),
       probe,
-      probe_key: `${probe}:scripted`,
+      probe_key: `${probe}:scripted-${manifest.probes.indexOf(spec)}`,
       probe_spec: spec,
       attempts,
       budget,
+      stop_reason,
       first_success: first < 0 ? null : first,
       realized: probe === 'deployment' ? attempts[0].correct : null,
       reachable: probe === 'deployment' ? null : first >= 0 && first < budget,
@@ -148,26 +147,23 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
   };
   const answer = (p: number) => (rng.next() < p ? target : wrong(target, rng));
   const out: QuestionRecord[] = [];
-  for (const spec of specs) {
+  for (const spec of manifest.probes) {
     switch (spec.probe) {
       case 'deployment':
-        out.push(record('deployment', [attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng)], false));
+        out.push(record(spec, [attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng)], false));
         break;
       case 'random-routes':
       case 'mcts-routes': {
         const size = rankedSpace(spec.space).size; // a budget beyond the space is spent on all of it
         const n = BigInt(spec.budget) < size ? spec.budget : Number(size);
         const attempts = sampleRoutes(spec.space, n, rng).map((route, i) => attempt(i, route, [], answer(reachP), target, rng));
-        out.push(
-          spec.probe === 'random-routes'
-            ? record(spec.probe, attempts, false, { route_draw: 'per-question', selectors: selectors(attempts, target) })
-            : record(spec.probe, attempts, true),
-        );
+        const sawGold = spec.probe === 'mcts-routes';
+        out.push(record(spec, attempts, sawGold, { ...(sawGold ? {} : { route_draw: 'per-question' as const }), selectors: selectors(attempts, sawGold) }));
         break;
       }
       case 'sampling': {
         const samples = Array.from({ length: spec.budget }, (_, i) => attempt(i, route0, [], answer(reachP * 0.8), target, rng, i));
-        out.push(record('sampling', samples, false, { selectors: selectors(samples, target) }));
+        out.push(record(spec, samples, false, { selectors: selectors(samples, false) }));
         break;
       }
       case 'mlp-silencing': {
@@ -177,7 +173,7 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
           const p = realized ? (layer === culprit ? 0.85 : 0.97) : reachP > 0 ? (layer === culprit ? 0.75 : 0.05) : 0.01;
           return attempt(i, route0, [layer], answer(p), target, rng);
         });
-        out.push(record('mlp-silencing', sil, false));
+        out.push(record(spec, sil, false));
         break;
       }
     }
@@ -198,7 +194,7 @@ export function scriptedText(qi: number, p: { a: number; op: string; b: number; 
 export function scriptedRun(options: Partial<ScriptOptions> = {}): ScriptedRun {
   const o = { ...DEFAULT_SCRIPT, ...options };
   const manifest = scriptedManifest(o);
-  const problems = generateArith('arith-2d', 'test', o.questions, 1); // same questions for every seed
+  const problems = generateArith('arith-2d', 'test', o.questions, o.questionSeed);
   const records = problems.flatMap((p, qi) => {
     const { text, target } = scriptedText(qi, p);
     return scriptedQuestion(o, qi, text, target, manifest);
