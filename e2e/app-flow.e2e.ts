@@ -239,12 +239,14 @@ test('whole flow on WebGPU: setup, run, results, drill-down, exports', async ({ 
   expect(realizedIds.size).toBe(realizedK);
   const reachRow = rates.find((r) => r[1] === `reachable@${ROUTE_BUDGET}`)!;
   expect(Number(reachRow[2])).toBe(run.records.filter((r) => r.probe === 'random-routes' && r.first_success !== null && r.first_success < ROUTE_BUDGET).length);
+  // the failure set: reachable under random routes and not realized (an unreachable question is no failure of the set)
+  const reachableIds = new Set(run.records.filter((r) => r.probe === 'random-routes' && r.first_success !== null && r.first_success < ROUTE_BUDGET).map((r) => r.doc_id));
   const repaired = Array.from({ length: LAYERS }, () => 0);
   const broken = Array.from({ length: LAYERS }, () => 0);
   for (const r of run.records.filter((x) => x.probe === 'mlp-silencing')) {
     for (const a of r.attempts) {
       const realized = realizedIds.has(r.doc_id);
-      if (!realized && a.correct) repaired[a.silence[0]]++;
+      if (!realized && reachableIds.has(r.doc_id) && a.correct) repaired[a.silence[0]]++;
       if (realized && !a.correct) broken[a.silence[0]]++;
     }
   }

@@ -87,7 +87,10 @@ test('a second tab sees the progress and cannot start the same audit; export →
   await c.getByTestId('library-import').setInputFiles({ name: file.filename, mimeType: 'application/json', buffer: file.bytes });
   await c.getByTestId(`library-open-${run.id}`).click();
   await expect(c.getByTestId('screen-results')).toBeVisible();
-  expect(await summaryText(c)).toEqual(summary);
+  // the same numbers and manifest; the imported copy also says where it came from
+  const [manifestC, ...tablesC] = await summaryText(c);
+  expect(manifestC).toContain(`Imported from\n${file.filename} (reachlab-run)`);
+  expect([manifestC.replace(`Imported from\n${file.filename} (reachlab-run)\n`, ''), ...tablesC]).toEqual(summary);
   const imported = await readStore(c);
   expect(imported.records).toHaveLength(TOTAL);
   expect(imported.runs.map((r) => [r.id, r.status])).toEqual([[run.id, 'finished']]);

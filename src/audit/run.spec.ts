@@ -130,8 +130,8 @@ describe('sampling', () => {
     res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(want[k], 12));
     // no deployment records in this run: no realized to measure a gain against
     expect(res.summary.probes[0].selectors).toEqual({
-      majority: { accuracy: 0, blind: true, retained_gain: null, n: 2 },
-      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, n: 2 },
+      majority: { accuracy: 0, blind: true, retained_gain: null, n: 2, correct: 0 },
+      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, n: 2, correct: 1 },
     });
   });
 
@@ -158,8 +158,8 @@ describe('sampling', () => {
       selectors: ['majority'],
     });
     const p = res.summary.probes[0];
-    expect(p).toMatchObject({ realized: 0.25, reachable: 0.75, ceiling: 0.75 });
-    expect(p.selectors!.majority).toEqual({ accuracy: 0.5, blind: true, retained_gain: 0.5, n: 4 });
+    expect(p).toMatchObject({ realized: 0.25, reachable: 0.75, ceiling: 0.75, joined: 4, counts: { realized: 1, reachable: 3, ceiling: 3 } });
+    expect(p.selectors!.majority).toEqual({ accuracy: 0.5, blind: true, retained_gain: 0.5, n: 4, correct: 2 });
   });
 });
 

@@ -70,7 +70,8 @@ export interface SilencingScanResult {
   in_sample: { layers: LayerRepair[]; best: LayerRepair | null };
 }
 
-/** Failure and realized sets of a stored run: deployment records plus one probe's records. */
+/** Failure and realized sets of a stored run: deployment records plus one probe's records. Only
+ *  questions with both records are judged (a question not yet probed is neither). */
 export function failureSet(records: readonly QuestionRecord[], probeKey?: string): { probe_key: string; condition_key: string; failures: Doc[]; realized: Doc[] } {
   const conditions = [...new Set(records.map((r) => r.condition_key))];
   if (conditions.length > 1) throw new AuditError('bad-input', `the stored records come from ${conditions.length} conditions; a failure set is defined under one`);
@@ -79,9 +80,11 @@ export function failureSet(records: readonly QuestionRecord[], probeKey?: string
   if (pk === undefined) {
     throw new AuditError('bad-input', keys.length ? `the run holds several probes (${keys.join(', ')}); name the probe key whose reachability defines the failure set` : 'the run holds no probe records, so nothing is reachable');
   }
-  const reachable = new Set(records.filter((r) => r.probe_key === pk && r.reachable).map((r) => r.doc_id));
-  const deployment = records.filter((r) => r.probe === 'deployment');
-  if (deployment.length === 0) throw new AuditError('bad-input', 'the run holds no deployment records, so realized is unknown');
+  const probed = records.filter((r) => r.probe_key === pk);
+  const reachable = new Set(probed.filter((r) => r.reachable).map((r) => r.doc_id));
+  const withProbe = new Set(probed.map((r) => r.doc_id));
+  const deployment = records.filter((r) => r.probe === 'deployment' && withProbe.has(r.doc_id));
+  if (deployment.length === 0) throw new AuditError('bad-input', `the run holds no deployment records of the questions probe ${pk} answered, so realized is unknown`);
   return {
     probe_key: pk,
     condition_key: conditions[0],

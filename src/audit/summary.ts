@@ -1,5 +1,6 @@
 // Reachability@k curves and audit summaries from records alone.
 
+import { AuditError } from './errors';
 import { INVALID } from './graders';
 import { passAtK } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
@@ -34,7 +35,7 @@ export function retainedGain(selector: number, realized: number, reachable: numb
  *  retained gain (over the joined questions). Records must share one condition key. */
 export function summarize(records: readonly QuestionRecord[]): AuditSummary {
   const keys = new Set(records.map((r) => r.condition_key));
-  if (keys.size > 1) throw new Error(`summarize: records come from ${keys.size} conditions; summarize one condition at a time`);
+  if (keys.size > 1) throw new AuditError('bad-input', `summarize: records come from ${keys.size} conditions; summarize one condition at a time`);
   const deployment = records.filter((r) => r.probe === 'deployment');
   const realizedBy = new Map(deployment.map((r) => [r.doc_id, r.realized === true]));
   const byProbe = new Map<string, QuestionRecord[]>();
@@ -45,16 +46,23 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
     const curves = rs.map(reachCurve);
     const reach_at_k = Array.from({ length: budget }, (_, k) => mean(curves.map((c) => c[Math.min(k, c.length - 1)] ?? 0)));
     const joined = rs.filter((r) => realizedBy.has(r.doc_id));
-    const realized = mean(joined.map((r) => (realizedBy.get(r.doc_id) ? 1 : 0)));
+    const counts = {
+      reachable: rs.filter((r) => r.reachable).length,
+      realized: joined.filter((r) => realizedBy.get(r.doc_id)).length,
+      ceiling: joined.filter((r) => r.reachable || realizedBy.get(r.doc_id)).length,
+    };
+    const realized = joined.length ? counts.realized / joined.length : 0;
     const selectorNames = [...new Set(rs.flatMap((r) => Object.keys(r.selectors ?? {})))].sort();
     const s: ProbeSummary = {
       probe: rs[0].probe,
       probe_key,
       n: rs.length,
       budget,
-      reachable: mean(rs.map((r) => (r.reachable ? 1 : 0))),
-      ceiling: mean(joined.map((r) => (r.reachable || realizedBy.get(r.doc_id) ? 1 : 0))),
+      reachable: counts.reachable / rs.length,
+      ceiling: joined.length ? counts.ceiling / joined.length : 0,
       realized,
+      joined: joined.length,
+      counts,
       reach_at_k,
       mean_attempts: mean(rs.map((r) => r.attempts.length)),
       space_exhausted: rs.filter((r) => r.stop_reason === 'space-exhausted').length,
@@ -67,10 +75,11 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
       s.selectors = Object.fromEntries(
         selectorNames.map((name): [string, SelectorSummary] => {
           const picked = pool.filter((r) => r.selectors?.[name]);
-          const accuracy = mean(picked.map((r) => (r.selectors![name].correct ? 1 : 0)));
+          const correct = picked.filter((r) => r.selectors![name].correct).length;
+          const accuracy = picked.length ? correct / picked.length : 0;
           const blind = picked.every((r) => r.selectors![name].blind);
           const comparable = joined.length > 0 && picked.length === pool.length;
-          return [name, { accuracy, blind, retained_gain: comparable ? retainedGain(accuracy, realized, reachable) : null, n: picked.length }];
+          return [name, { accuracy, blind, retained_gain: comparable ? retainedGain(accuracy, realized, reachable) : null, n: picked.length, correct }];
         }),
       );
     }
@@ -80,6 +89,7 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
     condition_key: records[0]?.condition_key ?? '',
     n: deployment.length,
     realized: mean(deployment.map((r) => (r.realized ? 1 : 0))),
+    realized_count: deployment.filter((r) => r.realized).length,
     invalid: deployment.filter((r) => r.attempts[0]?.extracted === INVALID).length,
     probes,
   };

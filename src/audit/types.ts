@@ -206,8 +206,9 @@ export interface SelectorSummary {
   /** (accuracy − realized) / (reachable − realized) over the probe's questions with a deployment
    *  record: the share of the probe's gain the selector keeps; null when the gain is 0. */
   retained_gain: number | null;
-  /** Questions with a pick. */
+  /** Questions with a pick, and how many of those picks are correct. */
   n: number;
+  correct: number;
 }
 
 export interface ProbeSummary {
@@ -221,6 +222,10 @@ export interface ProbeSummary {
   ceiling: number;
   /** Realized share over the same joined questions as `ceiling`. */
   realized: number;
+  /** Questions with both this probe's record and a deployment record (the n of ceiling and realized). */
+  joined: number;
+  /** The counts behind the shares: reachable over n; realized and ceiling over joined. */
+  counts: { reachable: number; realized: number; ceiling: number };
   /** reach_at_k[k-1] = estimated reachability@k, k = 1..B (unbiased estimator for uniform draws
    *  and sampling, empirical first-success curve for MCTS). */
   reach_at_k: number[];
@@ -237,8 +242,11 @@ export interface ProbeSummary {
 
 export interface AuditSummary {
   condition_key: string;
+  /** Questions with a deployment record. */
   n: number;
   realized: number;
+  /** Realized questions (realized = realized_count / n). */
+  realized_count: number;
   /** Deployment attempts with no extractable answer. */
   invalid: number;
   probes: ProbeSummary[];

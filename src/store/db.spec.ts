@@ -84,7 +84,7 @@ describe('openReachDb', () => {
       expect('runId' in r).toBe(false);
     }
     // the v2 store exists and works on the upgraded database
-    await store.putSummary({ runId: manifest.id, summary: { condition_key: 'ck-1', n: 2, realized: 1, invalid: 0, probes: [] }, recordCount: 2, computedAt: 'now' });
+    await store.putSummary({ runId: manifest.id, summary: { condition_key: 'ck-1', n: 2, realized: 0.5, realized_count: 1, invalid: 0, probes: [] }, recordCount: 2, computedAt: 'now' });
     expect((await store.getSummary(manifest.id))?.recordCount).toBe(2);
     store.close();
   });

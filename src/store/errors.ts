@@ -8,6 +8,8 @@ export type StoreErrorCode =
   | 'insufficient-space' // a download would not fit in the free space
   | 'locked' // the audit is running in another tab
   | 'invalid-import' // an imported file does not validate
+  | 'duplicate' // an imported run is already in the library
+  | 'legacy' // a run made by an earlier version cannot be resumed or reused
   | 'not-found' // a run or a cached file is missing
   | 'bad-input' // a manifest, record or option the store cannot take
   | 'download-failed' // a weight file could not be fetched or arrived damaged

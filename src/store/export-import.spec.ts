@@ -77,11 +77,11 @@ describe('export and import of a run', () => {
     expect(imported.counters).toMatchObject({ recordsTotal: 6, recordsDone: 6 });
     expect(await target.getQuestions(runId)).toEqual(file.questions);
     // a second import of the same file says the run is there, and changes nothing
-    const again = await refusal(importRunJson(target, text, 'run-x.json'), 'bad-input');
+    const again = await refusal(importRunJson(target, text, 'run-x.json'), 'duplicate');
     expect(again.message).toBe('run-x.json: this run is already in your library (run run-x); delete it there first to import this file again');
     // so does the same run under another id
     const renamed = JSON.stringify({ ...file, manifest: { ...file.manifest, id: 'run-y' } });
-    const same = await refusal(importRunJson(target, renamed, 'run-y.json'), 'bad-input');
+    const same = await refusal(importRunJson(target, renamed, 'run-y.json'), 'duplicate');
     expect(same.message).toBe('run-y.json: this run is already in your library as run run-x (same model, condition, probes and questions); delete it there first to import this file again');
     expect((await target.listRuns()).map((r) => r.id)).toEqual(['run-x']);
   });
@@ -296,9 +296,9 @@ describe('lm-evaluation-harness samples import', () => {
     expect((await copy.getRun('lm-eval-1'))?.manifest).toEqual(run?.manifest);
     expect((await copy.getRun('lm-eval-1'))?.manifestKey).toBe(run?.manifestKey);
     // the same samples file again: already in the library, under its id or another
-    const again = await refusal(importLmEvalSamples(store, text, opts), 'bad-input');
+    const again = await refusal(importLmEvalSamples(store, text, opts), 'duplicate');
     expect(again.message).toBe('samples_gsm8k_2025.jsonl: this run is already in your library (run lm-eval-1); delete it there first to import this file again');
-    const other = await refusal(importLmEvalSamples(store, text, { ...opts, runId: 'lm-eval-2' }), 'bad-input');
+    const other = await refusal(importLmEvalSamples(store, text, { ...opts, runId: 'lm-eval-2' }), 'duplicate');
     expect(other.message).toMatch(/^samples_gsm8k_2025\.jsonl: this run is already in your library as run lm-eval-1 /);
     // one changed byte is another file: another run, another unknown condition
     const res2 = await importLmEvalSamples(store, text + '\n', { ...opts, runId: 'lm-eval-3' });

@@ -333,11 +333,11 @@ function storedRun(manifest: RunManifest, key: string, items: RecordItem[]): Sto
 async function write(store: RunStore, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined, where: string): Promise<ImportResult> {
   const again = 'delete it there first to import this file again';
   if (await store.getRun(run.id)) {
-    throw new StoreError('bad-input', `${where}: this run is already in your library (run ${run.id}); ${again}`);
+    throw new StoreError('duplicate', `${where}: this run is already in your library (run ${run.id}); ${again}`);
   }
   const same = (await store.runsByManifestKey(run.manifestKey))[0];
   if (same) {
-    throw new StoreError('bad-input', `${where}: this run is already in your library as run ${same.id} (same model, condition, probes and questions); ${again}`);
+    throw new StoreError('duplicate', `${where}: this run is already in your library as run ${same.id} (same model, condition, probes and questions); ${again}`);
   }
   const { stored, linked } = await store.importRun(run, items, questions);
   return { runId: run.id, records: items.length, stored, linked, legacy: run.legacy === true };

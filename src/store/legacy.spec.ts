@@ -142,7 +142,7 @@ describe('a store migrated from the previous version', () => {
     const s = summarize(loaded.records);
     expect(s.realized).toBeCloseTo(1 / 3, 12);
     expect(s.probes[0].reachable).toBe(1);
-    expect(s.probes[0].selectors?.majority).toEqual({ accuracy: 1, blind: true, retained_gain: 1, n: 3 });
+    expect(s.probes[0].selectors?.majority).toEqual({ accuracy: 1, blind: true, retained_gain: 1, n: 3, correct: 3 });
     const file = JSON.parse(await exportRunJson(store, 'old-run'));
     expect([file.version, 'run_key' in file, 'questions' in file]).toEqual([1, false, false]);
     const elsewhere = new MemoryRunStore();
@@ -187,7 +187,7 @@ describe('a run file written by the previous version', () => {
     expect((await refused(c.resume('old-run'))).message).toBe(LEGACY_RUN_MESSAGE);
     // importing it again says it is there
     const again = await refused(importRunJson(store, text, 'old.json'));
-    expect([again.code, again.message]).toEqual(['bad-input', 'old.json: this run is already in your library (run old-run); delete it there first to import this file again']);
+    expect([again.code, again.message]).toEqual(['duplicate', 'old.json: this run is already in your library (run old-run); delete it there first to import this file again']);
     store.close();
   });
 

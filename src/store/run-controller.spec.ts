@@ -35,6 +35,7 @@ function controller(store: RunStore, engine: CountingEngine, locks = new TabLock
       condition_key: records[0]?.condition_key ?? '',
       n: records.filter((r) => r.probe === 'deployment').length,
       realized: records.filter((r) => r.realized).length,
+      realized_count: records.filter((r) => r.realized).length,
       invalid: 0,
       probes: [],
     }),
@@ -410,7 +411,7 @@ describe('RunController', () => {
     const recovered = await c.recoverInterrupted();
     expect(recovered.map((r) => [r.id, r.manifest.status, r.counters.lastError])).toEqual([['old', 'interrupted', LEGACY_RUN_MESSAGE]]);
     const refused = await c.resume('old').then(() => null, (e: unknown) => e);
-    expect((refused as StoreError).code).toBe('bad-input');
+    expect((refused as StoreError).code).toBe('legacy');
     expect((refused as StoreError).message).toBe(LEGACY_RUN_MESSAGE);
     expect(LEGACY_RUN_MESSAGE).toMatch(/made by an earlier version whose keys ignored question content/);
     expect(LEGACY_RUN_MESSAGE).toMatch(/Start the audit again\.$/);

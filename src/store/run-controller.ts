@@ -162,7 +162,7 @@ export class RunController<T> {
     const job = this.jobs.get(runId);
     if (!job) {
       const stored = await this.storeRef.getRun(runId);
-      if (stored?.legacy) throw new StoreError('bad-input', LEGACY_RUN_MESSAGE);
+      if (stored?.legacy) throw new StoreError('legacy', LEGACY_RUN_MESSAGE);
       throw new StoreError('not-found', `run ${runId} was not started in this session; start it again with the same settings and it resumes where it stopped`);
     }
     return this.start(job.req);

@@ -123,6 +123,10 @@ export interface RunHandle {
   done: Promise<RunManifest>;
 }
 
+/** A run as the Library lists it; legacy runs were made by an earlier version (viewable, never
+ *  resumed or reused). */
+export type LibraryEntry = RunManifest & { legacy: boolean };
+
 export interface StoredRun {
   manifest: RunManifest;
   records: QuestionRecord[];
@@ -146,7 +150,7 @@ export interface AppBackend {
   pauseRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   cancelRun(runId: string): Promise<void>;
-  listRuns(): Promise<RunManifest[]>;
+  listRuns(): Promise<LibraryEntry[]>;
   getRun(runId: string): Promise<StoredRun>;
   /** A file that importFile reads back (JSON lines: manifest, then records). */
   exportRun(runId: string): Promise<Blob>;

@@ -29,6 +29,7 @@ import {
   type AppBackend,
   type EnvironmentInfo,
   type HubModelMeta,
+  type LibraryEntry,
   type ModelChoice,
   type OtherTabProgress,
   type RunHandle,
@@ -285,9 +286,9 @@ class RealBackend implements AppBackend {
     await this.controller.cancel(runId);
   }
 
-  async listRuns(): Promise<RunManifest[]> {
+  async listRuns(): Promise<LibraryEntry[]> {
     const runs = await this.controller.store.listRuns();
-    return runs.map((r) => r.manifest).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+    return runs.map((r) => ({ ...r.manifest, legacy: r.legacy === true })).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
   }
 
   async getRun(runId: string): Promise<StoredRun> {

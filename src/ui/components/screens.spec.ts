@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { AppState } from '../stores/app.svelte';
 import { FakeBackend } from '../testing/fake-backend';
 import { MARKUP_QUESTION, scriptedRun } from '../testing/scripted-run';
-import type { StoredRun } from '../backend';
+import { BUILTIN_MODEL_ID, type RunSetup, type StoredRun } from '../backend';
 import { DEFAULT_CONDITION } from '../lib/presets';
+import { saveSetup } from '../lib/resumable';
 import CompareScreen from './CompareScreen.svelte';
 import LibraryScreen from './LibraryScreen.svelte';
 import QuestionScreen from './QuestionScreen.svelte';
@@ -67,8 +68,33 @@ describe('screens', () => {
     const question = render(QuestionScreen, { props: { app, run: imported, docId: 'test-0' } }).body;
     expect(question).toContain('route unknown');
     expect(question).not.toContain('data-testid="route-strip"');
-    app.library.runs = [imported.manifest];
+    app.library.runs = [{ ...imported.manifest, legacy: false }];
     expect(render(LibraryScreen, { props: { app } }).body).toMatch(/data-testid="library-condition-imp"[^>]*>(<!--[^>]*-->)?imported, condition unknown</);
+  });
+
+  it('marks a run of an earlier version in the Library and offers no Resume for it', () => {
+    // both runs interrupted with a kept setup: only the current-version one may resume
+    const kept = new Map<string, string>();
+    const withStorage = new AppState(new FakeBackend({ seedLibrary: false }), { getItem: (k) => kept.get(k) ?? null, setItem: (k, v) => void kept.set(k, v) });
+    const setup: RunSetup = {
+      model: { kind: 'builtin', id: BUILTIN_MODEL_ID },
+      task: { kind: 'builtin', id: 'arith-2d', count: 4, seed: 1 },
+      condition: DEFAULT_CONDITION,
+      questionSeed: 1,
+      probes: [{ probe: 'deployment' }],
+      load: { ep: 'auto', dtype: 'f32' },
+    };
+    for (const id of ['old', 'new']) saveSetup(withStorage.prefs.storage, id, setup);
+    const m = { ...run.manifest, status: 'interrupted' as const };
+    withStorage.library.runs = [
+      { ...m, id: 'old', legacy: true },
+      { ...m, id: 'new', legacy: false },
+    ];
+    const body = render(LibraryScreen, { props: { app: withStorage } }).body;
+    expect(body).toContain('data-testid="library-legacy-old"');
+    expect(body).not.toContain('data-testid="library-legacy-new"');
+    expect(body).not.toContain('data-testid="library-resume-old"');
+    expect(body).toContain('data-testid="library-resume-new"');
   });
 
   it('renders the setup screen with labelled controls', () => {

@@ -6,7 +6,7 @@ import { colaMcts } from '../../audit/presets';
 import type { Attempt, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
 import type { StoredRun } from '../backend';
 import {
-  compareRuns, curvePoints, groupByQuestion, layerUsage, numLayersOf, outcomeCounts, probeSeeds, rateRows, reachProbes, runLabel, selectorRows, sharedProbes,
+  compareRuns, curvePoints, groupByQuestion, layerUsage, numLayersOf, outcomeCounts, probeSeeds, randomVersusStructured, rateRows, reachProbes, runLabel, selectorRows, sharedProbes,
   silencingOf, summaryOf,
 } from './analysis';
 import { DEFAULT_CONDITION, blocksSpace } from './presets';
@@ -131,6 +131,16 @@ describe('rates (summarize)', () => {
       ['random routes', 4, 0],
       ['MCTS routes (CoLa)', (3 + 3 + 3 + 2 + 3) / 5, 1],
     ]);
+  });
+  it('compares random routes with MCTS at matched attempts', () => {
+    // matched attempts = min of the two: q1–q3, q5: 3; q4: 2 (MCTS ran out) → mean 2.8.
+    // random reaches within them q1 (0), q2 (1), q4 (0) — q3's first success (3) is past 3 → 3/5;
+    // MCTS q1 (2), q3 (1) → 2/5; discordant: random only q2 q4, MCTS only q3
+    const [v] = randomVersusStructured(records, probes);
+    expect([v.a, v.b]).toEqual(['random routes', 'MCTS routes (CoLa)']);
+    expect(v.cmp).toMatchObject({ n: 5, matched_attempts: 2.8, a: { reachable: 3 / 5 }, b: { reachable: 2 / 5 } });
+    expect(v.cmp.diff.diff).toBeCloseTo(1 / 5, 12);
+    expect(v.cmp.diff.mcnemar).toMatchObject({ b: 1, c: 2 });
   });
   it('draws reachability@k: pass@k over random draws, first success for MCTS', () => {
     const at = (label: string, k: number) => curvePoints(probes).find((p) => p.label === label && p.k === k)!.reach;

@@ -5,6 +5,7 @@
 
 import {
   AuditError,
+  compareProbes,
   compareRecords,
   conditionDiff,
   failureSet,
@@ -14,6 +15,7 @@ import {
   type AuditSummary,
   type CheckpointComparison,
   type Interval,
+  type ProbeComparison,
   type ProbeName,
   type ProbeSpec,
   type ProbeSummary,
@@ -121,19 +123,14 @@ export interface RateRow {
   ci: Interval;
 }
 
-/** A core rate over n questions as a count with its Wilson 95% interval. */
-function counted(rate: number, n: number): { k: number; ci: Interval } {
-  const k = Math.round(rate * n);
-  return { k, ci: wilson(k, n) };
-}
-
-/** Realized, and per reach probe reachable@B and ceiling@B. */
+/** Realized, and per reach probe reachable@B and ceiling@B, with Wilson 95% intervals on the
+ *  core's counts. */
 export function rateRows(s: AuditSummary, probes: readonly RunProbe[]): RateRow[] {
   if (s.n === 0) return [];
-  const row = (measure: string, probe: string, rate: number, n: number): RateRow => ({ measure, probe, n, rate, ...counted(rate, n) });
+  const row = (measure: string, probe: string, k: number, n: number): RateRow => ({ measure, probe, k, n, rate: n ? k / n : 0, ci: wilson(k, n) });
   return [
-    row('realized', 'deployment', s.realized, s.n),
-    ...probes.flatMap(({ summary: p, label }) => [row(`reachable@${p.budget}`, label, p.reachable, p.n), row(`ceiling@${p.budget}`, label, p.ceiling, p.n)]),
+    row('realized', 'deployment', s.realized_count, s.n),
+    ...probes.flatMap(({ summary: p, label }) => [row(`reachable@${p.budget}`, label, p.counts.reachable, p.n), row(`ceiling@${p.budget}`, label, p.counts.ceiling, p.joined)]),
   ];
 }
 
@@ -160,8 +157,9 @@ export function selectorRows(probes: readonly RunProbe[]): SelectorRow[] {
       selector,
       budget: p.budget,
       accuracy: x.accuracy,
-      ...counted(x.accuracy, x.n),
+      k: x.correct,
       n: x.n,
+      ci: wilson(x.correct, x.n),
       blind: x.blind,
       retained_gain: x.retained_gain,
     })),
@@ -169,6 +167,22 @@ export function selectorRows(probes: readonly RunProbe[]): SelectorRow[] {
 }
 
 export const NOT_BLIND = 'not blind: chose among gold-guided attempts';
+
+export interface ProbeVersus {
+  a: string;
+  b: string;
+  cmp: ProbeComparison;
+}
+
+/** Random routes against each structured (MCTS) probe of the run, at matched attempts (the audit
+ *  core's compareProbes): the paper's "random ≥ structured" comparison. */
+export function randomVersusStructured(records: readonly QuestionRecord[], probes: readonly RunProbe[]): ProbeVersus[] {
+  const random = probes.find((p) => p.spec.probe === 'random-routes');
+  if (!random) return [];
+  return probes
+    .filter((p) => p.spec.probe === 'mcts-routes')
+    .map((p) => ({ a: random.label, b: p.label, cmp: compareProbes(records, random.summary.probe_key, p.summary.probe_key) }));
+}
 
 export interface CurvePoint {
   /** The probe key: one curve per probe of the run. */

@@ -36,6 +36,8 @@ const STORE_TITLES: Record<StoreErrorCode, [string, ErrorAction]> = {
   'insufficient-space': ['Not enough free storage for this download. Delete old runs or cached models in the Library.', 'free-storage'],
   locked: ['An audit is running in another ReachLab tab. Finish or cancel it there first.', 'none'],
   'invalid-import': ['That file is not a valid ReachLab run export.', 'none'],
+  duplicate: ['This run is already in your library.', 'none'],
+  legacy: ['This run was made by an earlier version of ReachLab and cannot be resumed; start the audit again.', 'none'],
   'not-found': ['Not found in the library (it may have been deleted).', 'none'],
   'bad-input': ['The store rejected this data.', 'none'],
   'download-failed': ['A weight file could not be downloaded or arrived damaged. Check the connection and retry.', 'retry'],

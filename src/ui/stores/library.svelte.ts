@@ -1,11 +1,11 @@
 // The Library screen's state: stored runs, selection for comparison, export, import, delete.
 
 import type { RunManifest } from '../../audit/types';
-import type { AppBackend, OtherTabProgress, StoredRun } from '../backend';
+import type { AppBackend, LibraryEntry, OtherTabProgress, StoredRun } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 
 export class LibraryState {
-  runs = $state.raw<RunManifest[]>([]);
+  runs = $state.raw<LibraryEntry[]>([]);
   /** Up to two run ids picked for comparison, in the order picked (A, then B). */
   selected = $state<string[]>([]);
   loading = $state(false);

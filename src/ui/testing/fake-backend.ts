@@ -9,7 +9,7 @@ import { generateArith } from '../../audit/tasks/arith';
 import { EngineError, type LoadOptions, type LoadProgress, type ModelInfo } from '../../engine/types';
 import { StoreError } from '../../store/errors';
 import type {
-  AppBackend, EnvironmentInfo, HubModelMeta, ModelChoice, OtherTabProgress, RunHandle, RunProgress, RunSetup, StoredRun, TaskFilePreview,
+  AppBackend, EnvironmentInfo, HubModelMeta, LibraryEntry, ModelChoice, OtherTabProgress, RunHandle, RunProgress, RunSetup, StoredRun, TaskFilePreview,
 } from '../backend';
 import { BUILTIN_MODEL_ID } from '../backend';
 import { attemptsOf } from '../lib/estimate';
@@ -193,8 +193,8 @@ export class FakeBackend implements AppBackend {
     r.wake?.();
   }
 
-  async listRuns(): Promise<RunManifest[]> {
-    return [...this.runs.values()].map((r) => structuredClone(r.manifest)).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+  async listRuns(): Promise<LibraryEntry[]> {
+    return [...this.runs.values()].map((r) => ({ ...structuredClone(r.manifest), legacy: false })).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
   }
 
   async getRun(runId: string): Promise<StoredRun> {
