@@ -78,22 +78,27 @@ const otherProbes = {
   'mlp-silencing': obj({ probe: oneOf('mlp-silencing'), layers: arr(nat) }),
 };
 
+/** What every version's MCTS spec holds. */
+const mctsCommon = {
+  probe: oneOf('mcts-routes'),
+  space: routeSpace,
+  budget: pos,
+  seed: int,
+  preset: oneOf('cola', 'program-selection', 'custom'),
+  exploration: num({ min: 0 }),
+  lengthPenalty: num({ min: 0 }),
+  rootBlockEdits: bool,
+};
+
 export const checkProbeSpec = tagged<ProbeSpec>('probe', {
   deployment: otherProbes.deployment,
   'random-routes': otherProbes['random-routes'],
   'mcts-routes': obj({
-    probe: oneOf('mcts-routes'),
-    space: routeSpace,
-    budget: pos,
-    seed: int,
-    preset: oneOf('cola', 'program-selection', 'custom'),
-    exploration: num({ min: 0 }),
-    lengthPenalty: num({ min: 0 }),
+    ...mctsCommon,
     explorationVisits: oneOf('parent', 'root'),
     randomChild: obj({ start: prob, end: prob }),
     randomChildScope: oneOf('all', 'expanded'),
     expandProb: prob,
-    rootBlockEdits: bool,
   }),
   sampling: otherProbes.sampling,
   'mlp-silencing': otherProbes['mlp-silencing'],
@@ -104,18 +109,7 @@ export const checkProbeSpec = tagged<ProbeSpec>('probe', {
 const checkProbeSpecV1 = tagged<ProbeSpec>('probe', {
   deployment: otherProbes.deployment,
   'random-routes': otherProbes['random-routes'],
-  'mcts-routes': obj({
-    probe: oneOf('mcts-routes'),
-    space: routeSpace,
-    budget: pos,
-    seed: int,
-    preset: oneOf('cola', 'program-selection', 'custom'),
-    exploration: num({ min: 0 }),
-    lengthPenalty: num({ min: 0 }),
-    randomChildProb: prob,
-    simulations: pos,
-    rootBlockEdits: bool,
-  }) as unknown as Check<ProbeSpec>,
+  'mcts-routes': obj({ ...mctsCommon, randomChildProb: prob, simulations: pos }) as unknown as Check<ProbeSpec>,
   sampling: otherProbes.sampling,
   'mlp-silencing': otherProbes['mlp-silencing'],
 });
