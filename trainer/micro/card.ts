@@ -137,7 +137,7 @@ the same weights):
 ${f.command}
 \`\`\`
 
-Options are \`--name=value\` (see \`scripts/micro/options.ts\`).
+Options are \`--name=value\` (see \`trainer/micro/options.ts\`).
 
 ## License
 

@@ -1,5 +1,5 @@
 // Trains ReachLab's built-in micro model (a small Llama) on the built-in arithmetic task and
-// exports it in Hugging Face layout with a model card. Usage: npm run train:micro [-- --name=value ...]
+// exports it in Hugging Face layout with a model card. Usage: npm run train:micro [-- --name=value ...] (from the trainer/ folder: npm ci, then npm run train -- ...)
 // Prints the loss curve, held-out realized accuracy and the random-routes reachability estimate.
 
 import * as tf from '@tensorflow/tfjs';
@@ -72,7 +72,7 @@ async function main(): Promise<void> {
   console.log(`random routes (${reach.routes} one-edit blocks routes, budget ${reach.budget}) on ${reach.n} held-out questions: realized ${(100 * reach.realized).toFixed(2)}%  reachable@${reach.budget} ${(100 * reach.reachable).toFixed(2)}%  ceiling@${reach.budget} ${(100 * reach.ceiling).toFixed(2)}%  (${((performance.now() - t1) / 1000).toFixed(0)}s)`);
 
   const dir = resolve(o.out);
-  writeCheckpoint(dir, params, c, { trained_by: 'scripts/train-micro.ts', level: o.level, seed: String(o.seed), steps: String(stepsRun) });
+  writeCheckpoint(dir, params, c, { trained_by: 'trainer/train-micro.ts', level: o.level, seed: String(o.seed), steps: String(stepsRun) });
   checkTokenizer(dir, testSet.map(arithText));
   const files = ['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
   const evalResults = {
