@@ -97,3 +97,31 @@ export function tensorShapes(c: MicroConfig): [string, number[]][] {
 export function parameterCount(c: MicroConfig): number {
   return tensorShapes(c).reduce((n, [, s]) => n + s.reduce((a, b) => a * b, 1), 0);
 }
+
+/** The MicroConfig of an exported micro model's config.json (the inverse of hfConfigJson). */
+export function microConfigFromHf(j: Record<string, unknown>): MicroConfig {
+  const n = (k: string) => {
+    const v = j[k];
+    if (typeof v !== 'number') throw new Error(`micro config.json: ${k} must be a number, got ${JSON.stringify(v)}`);
+    return v;
+  };
+  if (j.model_type !== 'llama') throw new Error(`micro config.json: model_type must be llama, got ${JSON.stringify(j.model_type)}`);
+  const c: MicroConfig = {
+    vocabSize: n('vocab_size'),
+    hiddenSize: n('hidden_size'),
+    intermediateSize: n('intermediate_size'),
+    numLayers: n('num_hidden_layers'),
+    numHeads: n('num_attention_heads'),
+    numKvHeads: n('num_key_value_heads'),
+    headDim: n('head_dim'),
+    ropeTheta: n('rope_theta'),
+    ropeScaling: null,
+    rmsNormEps: n('rms_norm_eps'),
+    maxPositionEmbeddings: n('max_position_embeddings'),
+    tieWordEmbeddings: j.tie_word_embeddings === true,
+    eosTokenId: n('eos_token_id'),
+    padTokenId: n('pad_token_id'),
+  };
+  validateConfig(c);
+  return c;
+}

@@ -18,10 +18,16 @@ export function problemIds(p: ArithProblem): { prompt: number[]; answer: number[
   return { prompt: encodeChars(arithText(p)), answer: [...encodeChars(arithTarget(p)), EOS_ID] };
 }
 
-/** Rows of one batch; T is the longest prompt + answer minus one (the last token is never an input). */
+/** Rows of one batch from gold answers. */
 export function makeBatch(problems: readonly ArithProblem[]): Batch {
   if (problems.length === 0) throw new Error('makeBatch: no problems');
-  const rows = problems.map(problemIds);
+  return makeRowsBatch(problems.map(problemIds));
+}
+
+/** Rows of one batch from (prompt, answer) ids — the gold answer, or a model's own sample; T is the
+ *  longest prompt + answer minus one (the last token is never an input); loss on the answer only. */
+export function makeRowsBatch(rows: readonly { prompt: number[]; answer: number[] }[]): Batch {
+  if (rows.length === 0) throw new Error('makeRowsBatch: no rows');
   const T = Math.max(...rows.map((r) => r.prompt.length + r.answer.length)) - 1;
   const B = rows.length;
   const inputs = new Int32Array(B * T).fill(EOS_ID);

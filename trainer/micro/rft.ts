@@ -1,0 +1,198 @@
+// Rejection-sampling fine-tuning (RFT, also called expert iteration): a reinforcement-learning
+// method with a binary correctness reward and no value model. Each round samples k answers per
+// train problem from the current model (default route, temperature T), keeps the correct ones
+// (reward 1: the answer equals the gold answer and ends with eos), and fine-tunes the model on its
+// own kept samples with answer-token cross-entropy. Train split only; every draw seeded.
+
+import * as tf from '@tensorflow/tfjs';
+import type { ArithProblem } from '../../src/audit/tasks/arith';
+import { arithTarget } from '../../src/audit/tasks/arith';
+import { createPrng, shuffled, type Prng } from '../../src/util/prng';
+import type { MicroConfig } from './config';
+import { makeRowsBatch, problemIds } from './data';
+import { forward, maskedLoss, type Params } from './model';
+import { AdamW } from './optim';
+import { defaultRoute } from './routes';
+import { decodeChars, EOS_ID } from './vocab';
+
+export interface RftOptions {
+  seed: number;
+  rounds: number;
+  /** Train problems drawn (without replacement) per round. */
+  problemsPerRound: number;
+  /** Samples per problem. */
+  samples: number;
+  temperature: number;
+  maxNewTokens: number;
+  stepsPerRound: number;
+  batchSize: number;
+  lr: number;
+  weightDecay: number;
+  gradClip: number;
+}
+
+/** Chosen before any run (not tuned on the audit's outcome): a few rounds of a common RFT recipe
+ *  scaled to the micro model. */
+export const DEFAULT_RFT: RftOptions = {
+  seed: 7,
+  rounds: 4,
+  problemsPerRound: 1024,
+  samples: 8,
+  temperature: 1,
+  maxNewTokens: 5,
+  stepsPerRound: 100,
+  batchSize: 64,
+  lr: 1e-3,
+  weightDecay: 0,
+  gradClip: 1,
+};
+
+/** Rows per sampling forward (the wasm backend's heap bounds one batch). */
+const CHUNK = 512;
+
+/** One sampled answer: its tokens (eos included when produced). */
+export type SampleTokens = number[];
+
+/** Softmax(logits / T) draw with the project PRNG; logits: one row of V. */
+export function drawToken(logits: ArrayLike<number>, temperature: number, rng: Prng): number {
+  let max = -Infinity;
+  for (let v = 0; v < logits.length; v++) max = Math.max(max, logits[v]);
+  const w = new Float64Array(logits.length);
+  let sum = 0;
+  for (let v = 0; v < logits.length; v++) sum += w[v] = Math.exp((logits[v] - max) / temperature);
+  let u = rng.next() * sum;
+  for (let v = 0; v < w.length; v++) {
+    u -= w[v];
+    if (u < 0) return v;
+  }
+  return w.length - 1;
+}
+
+/** Temperature sampling of same-length prompts on the default route; each row stops at eos or
+ *  maxNewTokens. Rows draw in row order at each step, so a seed fixes every sample. */
+export function sampleSameLength(prompts: number[][], params: Params, c: MicroConfig, o: Pick<RftOptions, 'temperature' | 'maxNewTokens'>, rng: Prng): SampleTokens[] {
+  const route = defaultRoute(c.numLayers);
+  const seqs = prompts.map((p) => p.slice());
+  const outs: SampleTokens[] = prompts.map(() => []);
+  const live = new Set(prompts.map((_, i) => i));
+  for (let step = 0; step < o.maxNewTokens && live.size > 0; step++) {
+    const rows = [...live];
+    const T = seqs[rows[0]].length;
+    const flat = new Int32Array(rows.length * T);
+    rows.forEach((r, i) => flat.set(seqs[r], i * T));
+    const last = tf.tidy(() => {
+      const logits = forward(tf.tensor2d(flat, [rows.length, T], 'int32'), route, params, c); // [n*T, V]
+      return logits.reshape([rows.length, T, c.vocabSize]).slice([0, T - 1, 0], [rows.length, 1, c.vocabSize]).reshape([rows.length, c.vocabSize]); // [n, V]
+    });
+    const values = last.dataSync();
+    last.dispose();
+    rows.forEach((r, i) => {
+      const tok = drawToken(values.subarray(i * c.vocabSize, (i + 1) * c.vocabSize), o.temperature, rng);
+      outs[r].push(tok);
+      seqs[r].push(tok);
+      if (tok === EOS_ID) live.delete(r);
+    });
+  }
+  return outs;
+}
+
+/** Reward: 1 when the sample is the gold answer followed by eos. */
+export function reward(p: ArithProblem, tokens: SampleTokens): 0 | 1 {
+  return tokens[tokens.length - 1] === EOS_ID && decodeChars(tokens) === arithTarget(p) ? 1 : 0;
+}
+
+export interface KeptSamples {
+  /** Distinct rewarded (prompt, sampled answer) rows, in first-seen order. */
+  rows: { prompt: number[]; answer: SampleTokens }[];
+  /** Rewarded samples, duplicates included. */
+  rewarded: number;
+  /** Problems (by index) with at least one rewarded sample. */
+  solved: Set<number>;
+}
+
+/** The rewarded samples of one round: sample j of `outs` answers problem `problemOf[j]`. */
+export function keepRewarded(problems: readonly ArithProblem[], problemOf: readonly number[], outs: readonly SampleTokens[]): KeptSamples {
+  const rows = new Map<string, { prompt: number[]; answer: SampleTokens }>();
+  const solved = new Set<number>();
+  let rewarded = 0;
+  outs.forEach((tokens, j) => {
+    const i = problemOf[j];
+    if (!reward(problems[i], tokens)) return;
+    rewarded++;
+    solved.add(i);
+    const key = `${i}:${tokens.join(',')}`;
+    if (!rows.has(key)) rows.set(key, { prompt: problemIds(problems[i]).prompt, answer: tokens });
+  });
+  return { rows: [...rows.values()], rewarded, solved };
+}
+
+export interface RoundLog {
+  round: number;
+  problems: number;
+  /** Share of all samples with reward 1. */
+  sampleAccuracy: number;
+  /** Share of problems with at least one rewarded sample (pass@k on the train problems). */
+  solved: number;
+  /** Distinct (problem, sample) pairs kept for fine-tuning. */
+  kept: number;
+  /** Mean loss over the round's fine-tuning steps. */
+  loss: number;
+  elapsedS: number;
+}
+
+/** Runs the RFT rounds in place on `params`. */
+export async function rft(params: Params, c: MicroConfig, trainSplit: readonly ArithProblem[], o: RftOptions, log: (r: RoundLog) => void): Promise<RoundLog[]> {
+  const rng = createPrng(o.seed, 30);
+  const opt = new AdamW(params, { beta1: 0.9, beta2: 0.98, eps: 1e-8, weightDecay: o.weightDecay });
+  const vars = [...params.values()];
+  const started = performance.now();
+  const logs: RoundLog[] = [];
+  for (let round = 1; round <= o.rounds; round++) {
+    const problems = shuffled(trainSplit, rng).slice(0, o.problemsPerRound);
+    // sample: prompts grouped by length (the forward needs one length per batch)
+    const byLength = new Map<number, number[]>();
+    problems.forEach((p, i) => {
+      const n = problemIds(p).prompt.length;
+      byLength.set(n, [...(byLength.get(n) ?? []), i]);
+    });
+    const problemOf: number[] = [];
+    const outs: SampleTokens[] = [];
+    for (const [, idx] of [...byLength].sort((a, b) => a[0] - b[0])) {
+      const prompts = idx.flatMap((i) => Array.from({ length: o.samples }, () => problemIds(problems[i]).prompt));
+      for (let at = 0; at < prompts.length; at += CHUNK) outs.push(...sampleSameLength(prompts.slice(at, at + CHUNK), params, c, o, rng));
+      problemOf.push(...idx.flatMap((i) => Array(o.samples).fill(i)));
+    }
+    const kept = keepRewarded(problems, problemOf, outs);
+    // fine-tune on the kept samples
+    const rows = kept.rows;
+    let lossSum = 0;
+    for (let step = 0; step < o.stepsPerRound && rows.length > 0; step++) {
+      const batch = makeRowsBatch(Array.from({ length: Math.min(o.batchSize, rows.length) }, () => rows[rng.int(rows.length)]));
+      const { value, grads } = tf.tidy(() => {
+        const inputs = tf.tensor2d(batch.inputs, [batch.B, batch.T], 'int32'); // [B, T]
+        const targets = tf.tensor2d(batch.targets, [batch.B, batch.T], 'int32'); // [B, T]
+        const weights = tf.tensor2d(batch.weights, [batch.B, batch.T], 'float32'); // [B, T]
+        return tf.variableGrads(() => maskedLoss(forward(inputs, defaultRoute(c.numLayers), params, c), targets, weights, c.vocabSize), vars);
+      });
+      const gradList = Object.values(grads);
+      const norm = tf.tidy(() => tf.addN(gradList.map((g) => g.square().sum())).sqrt());
+      const [lossValue, normValue] = [(await value.data())[0], (await norm.data())[0]];
+      if (!Number.isFinite(lossValue) || !Number.isFinite(normValue)) throw new Error(`rft: loss ${lossValue}, grad norm ${normValue} in round ${round}, step ${step}`);
+      opt.step(grads, o.lr, normValue > o.gradClip ? o.gradClip / normValue : 1);
+      tf.dispose([value, norm, ...gradList]);
+      lossSum += lossValue;
+    }
+    const entry: RoundLog = {
+      round,
+      problems: problems.length,
+      sampleAccuracy: kept.rewarded / (problems.length * o.samples),
+      solved: kept.solved.size / problems.length,
+      kept: rows.length,
+      loss: rows.length ? lossSum / o.stepsPerRound : NaN,
+      elapsedS: (performance.now() - started) / 1000,
+    };
+    logs.push(entry);
+    log(entry);
+  }
+  return logs;
+}
