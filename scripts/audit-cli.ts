@@ -21,25 +21,21 @@ import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { Engine, EngineDtype, ModelInfo } from '../src/engine/types.ts';
 import {
-  bindFewShotPool,
-  blocksSpace,
-  colaMcts,
+  auditCondition,
   compareProbes,
   compareRecords,
-  defaultCondition,
+  DEFAULT_PROBE_CHOICE,
   grade,
   loadTask,
-  neighborhoodSpace,
-  programSelectionMcts,
-  randomRoutes,
+  probeSpecOf,
   runAudit,
-  samplingCeiling,
-  silencingAllLayers,
   silencingScan,
+  taskLoadOptions,
   type AnswerFormat,
   type AuditResult,
   type Condition,
   type LoadedTask,
+  type ProbeChoice,
   type ProbeName,
   type ProbeSpec,
   type QuestionRecord,
@@ -234,27 +230,8 @@ export function parseCli(argv: string[]): Command {
 
 /** The probes an audit runs for one model: deployment, then the chosen probes. */
 export function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
-  const L = info.numLayers;
-  const budget = o.budget ?? 16;
-  const space =
-    o.space === 'blocks'
-      ? blocksSpace(L, { maxBlock: o.maxBlock, ...(o.maxEdits !== undefined ? { maxEdits: o.maxEdits } : {}), ...(o.minLen !== undefined ? { minLen: o.minLen } : {}), ...(o.maxLen !== undefined ? { maxLen: o.maxLen } : {}) })
-      : neighborhoodSpace(L, o.radius, o.maxEdits ?? 3);
-  const specOf = (probe: ProbeName): ProbeSpec | null => {
-    switch (probe) {
-      case 'deployment':
-        return null;
-      case 'random-routes':
-        return randomRoutes(space, budget, o.seed, o.shared);
-      case 'mcts-routes':
-        return o.space === 'blocks' ? colaMcts(space, budget, o.seed) : programSelectionMcts(L, budget, o.seed, space);
-      case 'sampling':
-        return samplingCeiling(budget, o.seed, o.temperature, o.topP);
-      case 'mlp-silencing':
-        return silencingAllLayers(L);
-    }
-  };
-  return [{ probe: 'deployment' }, ...o.probes.map(specOf).filter((s): s is ProbeSpec => s !== null)];
+  const choice: ProbeChoice = { ...o, budget: o.budget ?? DEFAULT_PROBE_CHOICE.budget };
+  return [{ probe: 'deployment' }, ...o.probes.map((p) => probeSpecOf(p, choice, info.numLayers)).filter((s): s is ProbeSpec => s !== null)];
 }
 
 export interface CliDeps {
@@ -297,9 +274,7 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
   if (cmd.kind === 'grade') return grade(cmd.format, cmd.gold, cmd.response, cmd.choices ? { choices: cmd.choices } : {});
   const o = cmd.opts;
   const task: LoadedTask = await loadTask(o.task, {
-    questions: o.questions,
-    ...(o.trainQuestions !== undefined ? { trainQuestions: o.trainQuestions } : o.fewShot || o.selectors.includes('fixed-route') ? { trainQuestions: Math.max(20, o.fewShot) } : {}),
-    seed: o.questionSeed,
+    ...taskLoadOptions(o),
     ...(o.rowsEndpoint ? { rowsEndpoint: o.rowsEndpoint } : {}),
     ...(o.taskFile
       ? {
@@ -311,12 +286,7 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
         }
       : {}),
   });
-  const base = defaultCondition(task.spec, o.dtype, {
-    chatTemplate: o.chat,
-    ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
-    ...(o.boxed ? { promptTemplate: `${task.spec.promptTemplate}\nPut the final answer in \\boxed{}.`, requireBoxed: true } : {}),
-  });
-  const condition: Condition = await bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);
+  const condition: Condition = await auditCondition(task, o);
   const reachProbes = o.probes.filter((p) => p !== 'deployment' && p !== 'mlp-silencing');
   if (o.scan && reachProbes.length !== 1) throw new CliError('--scan needs exactly one reachability probe (random-routes, mcts-routes or sampling) to define the failure set');
   const audit = async (dir: string) => {

@@ -52,3 +52,6 @@ export { silencingScan, failureSet, scanFromRecords, type ScanInput, type Silenc
 export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type CompareOptions } from './compare';
 export { passAtK, wilson, mcnemar, pairedDifference, type Interval, type McNemar, type PairedDifference } from './stats';
 export * from './presets';
+
+// setting up audits and studies
+export { auditCondition, probeSpecOf, routeSpaceOf, taskLoadOptions, DEFAULT_PROBE_CHOICE, type ConditionChoice, type ProbeChoice, type QuestionChoice, type SpaceName } from './setup';

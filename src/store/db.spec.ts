@@ -4,6 +4,7 @@ import { openReachDb } from './db.ts';
 import { isStoreError, StoreError } from './errors.ts';
 import { IdbRunStore } from './idb-store.ts';
 import type { QuestionRecord } from '../audit/types.ts';
+import { normalizePlan } from '../audit/study.ts';
 import { legacyManifestKey, probeKey } from './keys.ts';
 import { DB_VERSION, type RecordKeyV2, type StoredRecordV1, type StoredRecordV2, type StoredRunV2 } from './schema.ts';
 import { condition, makeManifest, makeRecord } from './test-helpers.ts';
@@ -30,7 +31,7 @@ describe('openReachDb', () => {
   it('creates the current schema on a fresh database', async () => {
     const db = await openReachDb({ factory: new IDBFactory() });
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'summaries']);
+    expect([...db.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'studies', 'summaries']);
     const tx = db.transaction('records');
     const byRun = tx.store.index('by-run');
     expect(byRun.keyPath).toBe('runIds');
@@ -39,10 +40,30 @@ describe('openReachDb', () => {
     db.close();
   });
 
-  it('creates the v3 questions store', async () => {
+  it('creates the v3 questions store and the v4 studies store', async () => {
+    const v3 = await openReachDb({ factory: new IDBFactory(), version: 3 });
+    expect([...v3.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'summaries']);
+    expect(v3.transaction('questions').store.keyPath).toBe('runId');
+    v3.close();
     const db = await openReachDb({ factory: new IDBFactory() });
-    expect([...db.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'summaries']);
-    expect(db.transaction('questions').store.keyPath).toBe('runId');
+    expect(db.transaction('studies').store.keyPath).toBe('plan_key');
+    db.close();
+  });
+
+  it('upgrades a v3 database to v4 keeping its runs, and stores studies', async () => {
+    const factory = new IDBFactory();
+    const v3 = await openReachDb({ factory, version: 3 });
+    await v3.put('runs', { id: 'r1', manifest: makeManifest(), manifestKey: 'k', counters: { recordsTotal: 0, recordsDone: 0, reused: 0, attemptsComputed: 0, computeMs: 0, interruptions: 0 }, updatedAt: 't' });
+    v3.close();
+    const db = await openReachDb({ factory });
+    expect((await db.get('runs', 'r1'))?.manifestKey).toBe('k');
+    const store = new IdbRunStore(db, IDBKeyRange);
+    const study = { plan_key: 'p', plan: normalizePlan({ models: ['m'], tasks: ['builtin:arith-2d'] }), status: 'paused' as const, runs: [], startedAt: 't', updatedAt: 't' };
+    await store.putStudy(study);
+    expect(await store.getStudy('p')).toEqual(study);
+    expect((await store.listStudies()).map((s) => s.plan_key)).toEqual(['p']);
+    await store.deleteStudy('p');
+    expect(await store.listStudies()).toEqual([]);
     db.close();
   });
 

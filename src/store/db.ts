@@ -64,6 +64,10 @@ const migrations: ((db: ReachDb, tx: UpgradeTx) => void | Promise<void>)[] = [
     }
     for (const s of merged.values()) await records.put(s);
   },
+  // v4: studies (plans and the runs they started).
+  (db) => {
+    db.createObjectStore('studies', { keyPath: 'plan_key' });
+  },
 ];
 
 export async function openReachDb(opts: OpenOptions = {}): Promise<ReachDb> {

@@ -8,7 +8,7 @@ import type { QuestionRecord } from '../audit/types.ts';
 import { openReachDb, type OpenOptions, type ReachDb } from './db.ts';
 import { StoreError, toStoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
-import type { ReachDB, StoredRecord, StoredRun, StoredSummary } from './schema.ts';
+import type { ReachDB, StoredRecord, StoredRun, StoredStudy, StoredSummary } from './schema.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
 type WriteTx<S extends StoreNames<ReachDB>> = IDBPTransaction<ReachDB, S[], 'readwrite'>;
@@ -103,6 +103,22 @@ export class IdbRunStore implements RunStore {
 
   recordsForRun(runId: string): Promise<StoredRecord[]> {
     return this.read(`reading records of run ${runId}`, () => this.db.getAllFromIndex('records', 'by-run', runId));
+  }
+
+  putStudy(study: StoredStudy): Promise<void> {
+    return this.read(`saving study ${study.plan.name}`, async () => void (await this.db.put('studies', study)));
+  }
+
+  getStudy(planKey: string): Promise<StoredStudy | undefined> {
+    return this.read(`reading study ${planKey}`, () => this.db.get('studies', planKey));
+  }
+
+  listStudies(): Promise<StoredStudy[]> {
+    return this.read('listing studies', () => this.db.getAll('studies'));
+  }
+
+  deleteStudy(planKey: string): Promise<void> {
+    return this.read(`deleting study ${planKey}`, () => this.db.delete('studies', planKey));
   }
 
   putSummary(summary: StoredSummary): Promise<void> {

@@ -14,6 +14,7 @@ export {
   type StoredRecord,
   type StoredSummary,
   type StoredQuestions,
+  type StoredStudy,
   type RunCounters,
 } from './schema.ts';
 export { manifestKey, legacyManifestKey, probeKey, runScope, type RecordKey, type RunScope } from './keys.ts';

@@ -5,7 +5,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import { StoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
-import type { StoredRecord, StoredRun, StoredSummary } from './schema.ts';
+import type { StoredRecord, StoredRun, StoredStudy, StoredSummary } from './schema.ts';
 import { newStored } from './idb-store.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
@@ -15,6 +15,7 @@ export class MemoryRunStore implements RunStore {
   private readonly records = new Map<string, StoredRecord>();
   private readonly summaries = new Map<string, StoredSummary>();
   private readonly questions = new Map<string, QuestionIdentity[]>();
+  private readonly studies = new Map<string, StoredStudy>();
   private closed = false;
 
   /** Why the app is on memory storage, for the UI ("IndexedDB refused to open: …"). */
@@ -24,6 +25,26 @@ export class MemoryRunStore implements RunStore {
     this.check();
     if (questions) this.questions.set(run.id, structuredClone(questions));
     this.runs.set(run.id, structuredClone(run));
+  }
+
+  async putStudy(study: StoredStudy): Promise<void> {
+    this.check();
+    this.studies.set(study.plan_key, structuredClone(study));
+  }
+
+  async getStudy(planKey: string): Promise<StoredStudy | undefined> {
+    this.check();
+    return clone(this.studies.get(planKey));
+  }
+
+  async listStudies(): Promise<StoredStudy[]> {
+    this.check();
+    return [...this.studies.values()].map((s) => structuredClone(s));
+  }
+
+  async deleteStudy(planKey: string): Promise<void> {
+    this.check();
+    this.studies.delete(planKey);
   }
 
   async getQuestions(runId: string): Promise<QuestionIdentity[] | undefined> {

@@ -18,11 +18,12 @@
 
 import type { DBSchema } from 'idb';
 import type { QuestionIdentity } from '../audit/condition.ts';
+import type { NormalizedPlan } from '../audit/study.ts';
 import type { AuditSummary, QuestionRecord, RunManifest } from '../audit/types.ts';
 import type { RecordKey } from './keys.ts';
 
 export const DB_NAME = 'reachlab';
-export const DB_VERSION = 3;
+export const DB_VERSION = 4;
 
 /** Why a legacy run (schema v1/v2, or a version-1 run file) is never resumed nor reused. */
 export const LEGACY_RUN_MESSAGE =
@@ -89,11 +90,25 @@ export interface StoredSummary {
 }
 
 /** Current schema (v3). */
+/** A study (v4): its plan and the runs it has started, keyed by the plan's key. The runs are
+ *  ordinary runs (found again by their run keys), so a study resumes by running its plan again. */
+export interface StoredStudy {
+  plan_key: string;
+  plan: NormalizedPlan;
+  status: 'running' | 'paused' | 'finished' | 'failed';
+  /** One entry per planned run started so far. */
+  runs: { model: string; task: string; label: string; run_id: string; run_key: string }[];
+  lastError?: string;
+  startedAt: string;
+  updatedAt: string;
+}
+
 export interface ReachDB extends DBSchema {
   runs: { key: string; value: StoredRun; indexes: { 'by-manifest-key': string } };
   records: { key: RecordKey; value: StoredRecord; indexes: { 'by-run': string } };
   summaries: { key: string; value: StoredSummary };
   questions: { key: string; value: StoredQuestions };
+  studies: { key: string; value: StoredStudy };
 }
 
 // ---------------------------------------------------------------- earlier versions

@@ -4,7 +4,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord } from '../audit/types.ts';
 import type { RecordKey } from './keys.ts';
-import type { StoredRecord, StoredRun, StoredSummary } from './schema.ts';
+import type { StoredRecord, StoredRun, StoredStudy, StoredSummary } from './schema.ts';
 
 /** What putRecord did: wrote a new record, linked an existing one to the run, or found it linked. */
 export type PutOutcome = 'stored' | 'linked' | 'present';
@@ -45,5 +45,10 @@ export interface RunStore {
   /** Writes a run, its question identities (none for a legacy run) and its records in one
    *  transaction: all of it or nothing. */
   importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }>;
+  putStudy(study: StoredStudy): Promise<void>;
+  getStudy(planKey: string): Promise<StoredStudy | undefined>;
+  listStudies(): Promise<StoredStudy[]>;
+  /** Forgets the study; its runs stay in the library. */
+  deleteStudy(planKey: string): Promise<void>;
   close(): void;
 }

@@ -1,0 +1,135 @@
+import { describe, expect, it } from 'vitest';
+import { loadTask } from '../src/audit/index.ts';
+import { normalizePlan, type StudyReport } from '../src/audit/study.ts';
+import { FakeEngine } from '../src/audit/testing/fake-engine.ts';
+import { routeToString } from '../src/audit/routes.ts';
+import { studyTaskOptions } from '../src/store/study.ts';
+import { parseCli, runCli, type CliDeps } from './audit-cli.ts';
+import { modelSource, parseStudyCli, runStudy, StudyCliError, type StudyDeps } from './study-cli.ts';
+
+// Two 6-layer fakes. A: right under the default route when a+b is even, under any route repeating a
+// layer, and with layer 3's MLP silenced. B (the "trained" one): also right on the default route
+// when a+b ≡ 1 (mod 4), and never with a silenced MLP.
+const answer = (model: string) => (q: { prompt: string; route: number[]; silence: number[]; sampling: { kind: string; seed?: number } }) => {
+  const m = /^(\d+)([+-])(\d+)=$/.exec(q.prompt)!;
+  const v = m[2] === '+' ? Number(m[1]) + Number(m[3]) : Number(m[1]) - Number(m[3]);
+  const right = String(v);
+  if (q.silence.length) return model === 'A' && q.silence[0] === 3 ? right : '0';
+  if (q.sampling.kind === 'sample') return (q.sampling.seed ?? 0) % 3 === 0 ? right : '1';
+  const isDefault = routeToString(q.route) === '0,1,2,3,4,5';
+  if (isDefault) return v % 2 === 0 || (model === 'B' && ((v % 4) + 4) % 4 === 1) ? right : String(v + 1);
+  return new Set(q.route).size < q.route.length ? right : '0';
+};
+const fake = (model: string) => new FakeEngine({ numLayers: 6, fingerprint: `fake-${model}`, answer: answer(model) });
+
+const PLAN = {
+  name: 'test study',
+  models: ['A'],
+  tasks: ['builtin:arith-2d'],
+  probes: [
+    { probe: 'random-routes', space: 'blocks' },
+    { probe: 'mcts-routes', space: 'blocks' },
+    { probe: 'sampling' },
+  ],
+  budget: 6,
+  questions: 10,
+  question_seed: 3,
+  seed: 2,
+  scan: true,
+  selectors: ['majority', 'max-logprob'],
+  pairs: [{ base: 'A', trained: 'B' }],
+};
+
+function deps(files: Map<string, string>): StudyDeps & { opened: string[] } {
+  const opened: string[] = [];
+  return {
+    opened,
+    openEngine: async (ref) => (opened.push(ref), fake(ref)),
+    loadTask: (spec, plan) => loadTask(spec, studyTaskOptions(plan)),
+    readRun: (key) => files.get(key) ?? null,
+    writeRun: (key, text) => void files.set(key, text),
+    log: () => {},
+    appVersion: 'test',
+  };
+}
+const cliDeps: CliDeps = { loadEngine: async (dir) => fake(dir), readText: async () => '' };
+const cli = async (args: string) => (await runCli(parseCli(args.split(' ')), cliDeps)) as Record<string, unknown>;
+const base = '--task builtin:arith-2d --questions 10 --question-seed 3 --budget 6 --seed 2 --selectors majority,max-logprob';
+const strip = (r: StudyReport & { computed: number; reused: number; shard?: string }) => {
+  const { computed: _c, reused: _r, shard: _s, ...rest } = r;
+  return rest;
+};
+
+describe('study CLI', () => {
+  it('equals, to the last digit, the single audits it is made of', async () => {
+    const plan = normalizePlan(PLAN);
+    const report = await runStudy(plan, null, deps(new Map()));
+    expect(report.missing).toEqual([]);
+    expect(report.computed).toBe(2 * (3 + 1));
+    for (const model of ['A', 'B']) {
+      const s = report.settings.find((x) => x.model === model)!;
+      const rr = await cli(`--model ${model} ${base} --probe random-routes --space blocks`);
+      const mc = await cli(`--model ${model} ${base} --probe mcts-routes --space blocks`);
+      const sp = await cli(`--model ${model} ${base} --probe sampling`);
+      expect(s.run_keys).toEqual([rr.run_key, mc.run_key, sp.run_key]);
+      expect(s.realized).toBe(rr.realized);
+      expect(s.reachable).toEqual({ 'random-routes/blocks': rr.reachable, 'mcts-routes/blocks': mc.reachable, sampling: sp.reachable });
+      expect(s.ceiling).toEqual({ 'random-routes/blocks': rr.ceiling, 'mcts-routes/blocks': mc.ceiling, sampling: sp.ceiling });
+      expect(s.selectors['random-routes/blocks']).toEqual(Object.fromEntries(Object.entries(rr.selectors as Record<string, { accuracy: number; blind: boolean; retained_gain: number | null }>).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain }])));
+      // random − MCTS at matched attempts: the CLI's two-probe audit compares the same records
+      const both = await cli(`--model ${model} ${base} --probe random-routes,mcts-routes --space blocks`);
+      const [cmp] = both.comparisons as { diff: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }; matched_attempts: number }[];
+      expect(s.random_minus_structured['mcts-routes/blocks']).toMatchObject({ diff: cmp.diff.diff, ci: cmp.diff.ci, mcnemar_p: cmp.diff.mcnemar.exactP, matched_attempts: cmp.matched_attempts });
+      // the silencing scan: the CLI's --scan on the random-routes run
+      const scan = (await cli(`--model ${model} ${base} --probe random-routes --space blocks --scan`)).silencing as {
+        identification: { layer: number | null };
+        evaluation: { failures: number; repaired: number; rate: number; ci: { lo: number; hi: number }; collateral: number };
+        failure_set: string[];
+      };
+      const c = report.f2.cases.find((x) => x.model === model)!;
+      expect(c).toMatchObject({ layer: scan.identification.layer, failures: scan.failure_set.length, evaluated: scan.evaluation.failures, repaired: scan.evaluation.repaired, rate: scan.evaluation.rate, ci: scan.evaluation.ci, collateral: scan.evaluation.collateral });
+    }
+    // A's silencing of layer 3 repairs everything held out; B's silencing repairs nothing
+    expect(report.f2.cases.find((x) => x.model === 'A')).toMatchObject({ layer: 3, rate: 1 });
+    expect(report.f2.cases.find((x) => x.model === 'B')).toMatchObject({ layer: null, repaired: 0 });
+    // the pair: the CLI's --compare on each probe
+    const pair = report.f3.pairs[0];
+    const cmpRoutes = (await cli(`--model A --compare B ${base} --probe random-routes --space blocks`)).compare as { comparison: { deployed: { diff: number; ci: { lo: number; hi: number } }; ceiling: { diff: number; ci: { lo: number; hi: number } } } };
+    const cmpSampling = (await cli(`--model A --compare B ${base} --probe sampling`)).compare as { comparison: { ceiling: { diff: number; ci: { lo: number; hi: number } } } };
+    expect(pair).toMatchObject({ base: 'A', trained: 'B', ceiling_probe: 'random-routes/blocks' });
+    expect([pair.deployed_delta, pair.deployed_ci]).toEqual([cmpRoutes.comparison.deployed.diff, { lo: cmpRoutes.comparison.deployed.ci.lo, hi: cmpRoutes.comparison.deployed.ci.hi }]);
+    expect([pair.ceiling_delta, pair.ceiling_ci]).toEqual([cmpRoutes.comparison.ceiling.diff, { lo: cmpRoutes.comparison.ceiling.ci.lo, hi: cmpRoutes.comparison.ceiling.ci.hi }]);
+    expect([pair.ceilings.sampling.diff, pair.ceilings.sampling.ci]).toEqual([cmpSampling.comparison.ceiling.diff, { lo: cmpSampling.comparison.ceiling.ci.lo, hi: cmpSampling.comparison.ceiling.ci.hi }]);
+    // B is right on the default route on more questions than A: a positive deployed Δ
+    expect(pair.deployed_delta).toBeGreaterThan(0);
+  });
+
+  it('shards compute disjoint settings; merged, they report exactly what one unsharded run does', async () => {
+    const plan = normalizePlan(PLAN);
+    const whole = await runStudy(plan, null, deps(new Map()));
+    const shared = new Map<string, string>();
+    const s1 = await runStudy(plan, { index: 1, count: 2 }, deps(shared));
+    const s2 = await runStudy(plan, { index: 2, count: 2 }, deps(shared));
+    expect(s1.computed + s2.computed).toBe(whole.computed);
+    expect(s1.missing.length).toBeGreaterThan(0);
+    expect(s1.shard).toBe('1/2');
+    const d = deps(shared);
+    const merged = await runStudy(plan, null, d);
+    expect(merged.computed).toBe(0);
+    expect(merged.reused).toBe(whole.computed);
+    expect(strip(merged)).toEqual(strip(whole));
+  });
+
+  it('refuses bad plans and arguments by name', () => {
+    expect(() => normalizePlan({ models: [], tasks: ['builtin:arith-2d'] })).toThrow(/models needs at least 1 entry/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'beam' }] })).toThrow(/probes\[0\]\.probe must be one of random-routes, mcts-routes, sampling/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], budget: 0 })).toThrow(/budget must be a whole number ≥ 1/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], colour: 1 })).toThrow(/unknown field "colour"/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'sampling' }, { probe: 'sampling' }] })).toThrow(/one probe twice/);
+    expect(() => parseStudyCli([])).toThrow(StudyCliError);
+    expect(() => parseStudyCli(['--plan', 'p.json', '--shard', '3/2'])).toThrow(/--shard must be i\/n with 1 ≤ i ≤ n/);
+    expect(modelSource('builtin:micro-arith', '/r')).toEqual({ kind: 'fs', dir: '/r/public/hub/reachlab/micro-arith/resolve/main' });
+    expect(modelSource('Qwen/Qwen2.5-0.5B@abc', '/r', { endpoint: 'http://x' })).toEqual({ kind: 'hub', repo: 'Qwen/Qwen2.5-0.5B', revision: 'abc', endpoint: 'http://x' });
+    expect(() => modelSource('not a model', '/r')).toThrow(/neither builtin:<name>, a folder with config.json, nor a Hub id/);
+  });
+});

@@ -1,0 +1,188 @@
+// Headless studies (npm run -s study -- ...). Prints the findings report as one JSON object on
+// stdout, progress on stderr.
+//
+//   study --plan FILE [--shard i/n] [--records DIR] [--import DIR ...] [--endpoint URL]
+//
+// Every run of the plan is the single audit `npm run -s audit` with the same choices; each is
+// written to the records folder as a ReachLab run file named by its run key (importable in the
+// app's Library) and read back instead of recomputed when present. --shard i/n computes only the
+// settings whose index ≡ i − 1 (mod n); running the plan again over the shards' files (copied into
+// --records or named with --import) computes nothing and reports the whole study.
+//
+// Models: "builtin:<name>" (the built-in models shipped under public/hub/reachlab), a folder, or a
+// Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
+// Bad arguments exit 2 with a message on stderr; study failures exit 1.
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadTask, runAudit } from '../src/audit/index.ts';
+import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
+import type { LoadedTask } from '../src/audit/types.ts';
+import type { CheckpointSource, Engine } from '../src/engine/types.ts';
+import { checkRunFile } from '../src/store/run-file.ts';
+import { manifestKey } from '../src/store/keys.ts';
+import { orderRecords } from '../src/store/records.ts';
+import { runFile } from '../src/store/export.ts';
+import { studyProbeRequest, studyScanRequest, studyTaskOptions, type StudyRunContext } from '../src/store/study.ts';
+import type { RunRequest } from '../src/store/run-controller.ts';
+import type { CoreAuditInput } from '../src/store/core-audit.ts';
+
+export class StudyCliError extends Error {}
+
+export interface StudyCliOptions {
+  plan: string;
+  shard: { index: number; count: number } | null;
+  records: string;
+  imports: string[];
+  endpoint?: string;
+}
+
+export function parseStudyCli(argv: string[]): StudyCliOptions {
+  let values: Record<string, string | string[] | undefined>;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: { plan: { type: 'string' }, shard: { type: 'string' }, records: { type: 'string' }, import: { type: 'string', multiple: true }, endpoint: { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (e) {
+    throw new StudyCliError((e as Error).message);
+  }
+  if (typeof values.plan !== 'string') throw new StudyCliError('--plan FILE is required (a study plan in JSON)');
+  let shard: StudyCliOptions['shard'] = null;
+  if (values.shard !== undefined) {
+    const m = /^(\d+)\/(\d+)$/.exec(values.shard as string);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new StudyCliError(`--shard must be i/n with 1 ≤ i ≤ n, got "${values.shard}"`);
+    shard = { index: Number(m[1]), count: Number(m[2]) };
+  }
+  return {
+    plan: values.plan,
+    shard,
+    records: (values.records as string | undefined) ?? '.cache/study-runs',
+    imports: (values.import as string[] | undefined) ?? [],
+    ...(values.endpoint ? { endpoint: values.endpoint as string } : {}),
+  };
+}
+
+/** Where a plan's model reference loads from in Node. */
+export function modelSource(ref: string, root: string, env: { endpoint?: string; token?: string } = {}): CheckpointSource {
+  if (ref.startsWith('builtin:')) return { kind: 'fs', dir: path.join(root, 'public/hub/reachlab', ref.slice('builtin:'.length), 'resolve/main') };
+  if (ref.startsWith('.') || ref.startsWith('/') || existsSync(path.join(ref, 'config.json'))) return { kind: 'fs', dir: path.resolve(ref) };
+  const m = /^([\w.-]+\/[\w.-]+)(?:@([\w./-]+))?$/.exec(ref);
+  if (!m) throw new StudyCliError(`model "${ref}" is neither builtin:<name>, a folder with config.json, nor a Hub id org/name[@revision]`);
+  return { kind: 'hub', repo: m[1], revision: m[2] ?? 'main', ...(env.endpoint ? { endpoint: env.endpoint } : {}), ...(env.token ? { token: env.token } : {}) };
+}
+
+export interface StudyDeps {
+  openEngine(ref: string): Promise<Engine>;
+  loadTask(spec: string, plan: NormalizedPlan): Promise<LoadedTask>;
+  /** A stored run file's text by run key, or null. */
+  readRun(runKey: string): string | null;
+  writeRun(runKey: string, text: string): void;
+  log(line: string): void;
+  appVersion: string;
+}
+
+/** Runs (or reads back) the plan's runs of the settings this shard owns, then reports. */
+export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['shard'], deps: StudyDeps): Promise<StudyReport & { shard?: string; computed: number; reused: number }> {
+  const results: StudyRunResult[] = [];
+  let computed = 0;
+  let reused = 0;
+  const settings = studySettings(plan);
+  const runs = plannedRuns(plan);
+  const tasks = new Map<string, LoadedTask>();
+  for (const model of [...new Set(settings.map((s) => s.model))]) {
+    const mine = settings.filter((s, i) => s.model === model && (!shard || i % shard.count === shard.index - 1));
+    if (mine.length === 0) continue;
+    const engine = await deps.openEngine(model);
+    try {
+      const info = (await engine.info())!;
+      for (const setting of mine) {
+        let task = tasks.get(setting.task);
+        if (!task) tasks.set(setting.task, (task = await deps.loadTask(setting.task, plan)));
+        const ctx: StudyRunContext = { plan, setting, engine, info, task, appVersion: deps.appVersion, source: model };
+        const done = new Map<string, StudyRunResult>();
+        for (const run of runs.filter((r) => r.setting.model === setting.model && r.setting.task === setting.task)) {
+          const req: RunRequest<CoreAuditInput> =
+            run.probe === null ? await studyScanRequest(ctx, done.get(scanProbe(plan))!.records) : await studyProbeRequest(ctx, run.probe);
+          const key = await manifestKey(req.manifest, req.questions);
+          const stored = deps.readRun(key);
+          let result: StudyRunResult;
+          if (stored !== null) {
+            result = { model, task: setting.task, label: run.label, run_key: key, records: checkRunFile(JSON.parse(stored), '').records };
+            reused++;
+          } else {
+            const started = performance.now();
+            const res = await runAudit(engine, req.input);
+            if (res.run_key !== key) throw new Error(`internal: run key ${res.run_key} differs from the request's ${key}`);
+            const records = orderRecords(res.records, req.manifest.probes.map((p) => p.probe));
+            const manifest = { ...req.manifest, status: 'finished' as const, finishedAt: new Date().toISOString() };
+            deps.writeRun(key, JSON.stringify(runFile({ manifest, records, run_key: key, questions: req.questions, legacy: false }), null, 1));
+            result = { model, task: setting.task, label: run.label, run_key: key, records };
+            computed++;
+            deps.log(`${model} · ${setting.task} · ${run.label}: ${records.length} records in ${((performance.now() - started) / 1000).toFixed(1)} s (run ${key.slice(0, 12)})`);
+          }
+          done.set(run.label, result);
+          results.push(result);
+        }
+      }
+    } finally {
+      await engine.dispose();
+    }
+  }
+  const report = await studyReport(plan, results);
+  return { ...report, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}), computed, reused };
+}
+
+async function main() {
+  let o: StudyCliOptions;
+  let plan: NormalizedPlan;
+  try {
+    o = parseStudyCli(process.argv.slice(2));
+    let raw: unknown;
+    try {
+      raw = JSON.parse(readFileSync(o.plan, 'utf8'));
+    } catch (e) {
+      throw new StudyCliError(`cannot read the plan ${o.plan}: ${(e as Error).message}`);
+    }
+    plan = normalizePlan(raw);
+  } catch (e) {
+    process.stderr.write(`study: ${(e as Error).message}\n`);
+    process.exit(2);
+  }
+  const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+  const dirs = [o.records, ...o.imports];
+  mkdirSync(o.records, { recursive: true });
+  const env = { endpoint: o.endpoint ?? process.env.HF_ENDPOINT, token: process.env.HF_TOKEN };
+  try {
+    process.stderr.write(`study ${plan.name}: plan ${(await planKey(plan)).slice(0, 12)}, records in ${o.records}\n`);
+    const report = await runStudy(plan, o.shard, {
+      openEngine: async (ref) => {
+        const { createEngine } = await import('../src/engine/engine.ts');
+        const engine = createEngine();
+        await engine.load(modelSource(ref, root, env), { ep: 'wasm', dtype: plan.dtype });
+        return engine;
+      },
+      loadTask: (spec, p) => loadTask(spec, studyTaskOptions(p)),
+      readRun: (key) => {
+        for (const d of dirs) {
+          const f = path.join(d, `${key}.json`);
+          if (existsSync(f)) return readFileSync(f, 'utf8');
+        }
+        return null;
+      },
+      writeRun: (key, text) => writeFileSync(path.join(o.records, `${key}.json`), text),
+      log: (line) => process.stderr.write(`${line}\n`),
+      appVersion: process.env.npm_package_version ?? '0.0.0',
+    });
+    process.stdout.write(JSON.stringify(report) + '\n');
+  } catch (e) {
+    process.stderr.write(`study: ${(e as Error).message}\n`);
+    process.exit(e instanceof StudyCliError ? 2 : 1);
+  }
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(path.resolve(process.argv[1])).href) void main();

@@ -1,0 +1,89 @@
+// One definition of how an audit is set up from a handful of choices — which questions, which
+// condition, which probe specs — shared by the audit CLI and studies, so a study's setting and the
+// single audit with the same choices are the same run (same run key, same numbers).
+
+import { bindFewShotPool, defaultCondition } from './condition';
+import { blocksSpace, colaMcts, neighborhoodSpace, programSelectionMcts, randomRoutes, samplingCeiling, silencingAllLayers } from './presets';
+import type { LoadTaskOptions } from './tasks/index';
+import type { Condition, LoadedTask, ProbeName, ProbeSpec, RouteSpace, SelectorName } from './types';
+import type { EngineDtype } from '../engine/types';
+
+export interface QuestionChoice {
+  questions: number;
+  /** Which questions (built-in generators) and which few-shot examples. */
+  questionSeed: number;
+  fewShot: number;
+  /** Train questions to load; default: none unless few-shot examples or the fixed-route selector need them. */
+  trainQuestions?: number;
+  selectors: SelectorName[];
+}
+
+/** loadTask options for a question choice. */
+export function taskLoadOptions(o: QuestionChoice): LoadTaskOptions {
+  const train = o.trainQuestions ?? (o.fewShot || o.selectors.includes('fixed-route') ? Math.max(20, o.fewShot) : undefined);
+  return { questions: o.questions, seed: o.questionSeed, ...(train !== undefined ? { trainQuestions: train } : {}) };
+}
+
+export interface ConditionChoice {
+  dtype: EngineDtype;
+  chat: boolean;
+  fewShot: number;
+  questionSeed: number;
+  maxNewTokens?: number;
+  /** Ask for the answer in \boxed{} and grade only what is boxed (CoLa's condition). */
+  boxed: boolean;
+}
+
+/** The task's default condition with these choices, its few-shot pool bound. */
+export async function auditCondition(task: LoadedTask, o: ConditionChoice): Promise<Condition> {
+  const base = defaultCondition(task.spec, o.dtype, {
+    chatTemplate: o.chat,
+    ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
+    ...(o.boxed ? { promptTemplate: `${task.spec.promptTemplate}\nPut the final answer in \\boxed{}.`, requireBoxed: true } : {}),
+  });
+  return bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);
+}
+
+export type SpaceName = 'blocks' | 'neighborhood';
+
+export interface ProbeChoice {
+  budget: number;
+  seed: number;
+  space: SpaceName;
+  radius: number;
+  maxEdits?: number;
+  maxBlock: number;
+  minLen?: number;
+  maxLen?: number;
+  shared: boolean;
+  temperature: number;
+  topP: number;
+}
+
+/** The route space a choice names, for a model of L layers. */
+export function routeSpaceOf(o: ProbeChoice, L: number): RouteSpace {
+  return o.space === 'blocks'
+    ? blocksSpace(L, { maxBlock: o.maxBlock, ...(o.maxEdits !== undefined ? { maxEdits: o.maxEdits } : {}), ...(o.minLen !== undefined ? { minLen: o.minLen } : {}), ...(o.maxLen !== undefined ? { maxLen: o.maxLen } : {}) })
+    : neighborhoodSpace(L, o.radius, o.maxEdits ?? 3);
+}
+
+/** One probe's spec: MCTS in the blocks space is the CoLa preset, in the neighborhood space the
+ *  program-selection preset; null for deployment (it is always run). */
+export function probeSpecOf(probe: ProbeName, o: ProbeChoice, L: number): ProbeSpec | null {
+  const space = routeSpaceOf(o, L);
+  switch (probe) {
+    case 'deployment':
+      return null;
+    case 'random-routes':
+      return randomRoutes(space, o.budget, o.seed, o.shared);
+    case 'mcts-routes':
+      return o.space === 'blocks' ? colaMcts(space, o.budget, o.seed) : programSelectionMcts(L, o.budget, o.seed, space);
+    case 'sampling':
+      return samplingCeiling(o.budget, o.seed, o.temperature, o.topP);
+    case 'mlp-silencing':
+      return silencingAllLayers(L);
+  }
+}
+
+/** Defaults of a probe choice (the audit CLI's). */
+export const DEFAULT_PROBE_CHOICE: ProbeChoice = { budget: 16, seed: 1, space: 'blocks', radius: 2, maxBlock: 4, shared: false, temperature: 0.6, topP: 0.95 };

@@ -1,0 +1,407 @@
+// Studies: a plan of settings (models × tasks × probes under one condition per task, with
+// base/trained pairs), expanded into single audits, and the paper's three findings computed from
+// those audits' stored records only — with the audit core's own definitions (compareProbes,
+// compareRecords, scanFromRecords, summarize), never a second implementation.
+//
+// A setting is (model, task). Each of its probes is its own run (deployment + that probe), exactly
+// the single audit `npm run -s audit -- --probe P --space S` with the plan's choices, so a study's
+// numbers equal those audits' to the last digit and every run is content-addressed and reusable.
+// With `scan`, the setting's first random-routes run (else its first run) defines the failure set
+// and an mlp-silencing run over its failure and realized questions follows.
+
+import { canonicalJson, sha256Hex } from '../util/hash';
+import { compareProbes, compareRecords, type ProbeComparison } from './compare';
+import { AuditError } from './errors';
+import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
+import { DEFAULT_PROBE_CHOICE, probeSpecOf, type ProbeChoice, type SpaceName } from './setup';
+import { summarize } from './summary';
+import type { ProbeSpec, QuestionRecord, SelectorName } from './types';
+import type { EngineDtype } from '../engine/types';
+
+export type StudyProbeName = 'random-routes' | 'mcts-routes' | 'sampling';
+
+export interface StudyProbe {
+  probe: StudyProbeName;
+  /** Route probes only (default blocks). */
+  space?: SpaceName;
+}
+
+/** A plan as a person writes it; what it omits takes the audit CLI's defaults. */
+export interface StudyPlan {
+  name?: string;
+  /** Model references: "builtin:micro-arith", a Hub id "org/name[@revision]", or (headless) a folder. */
+  models: string[];
+  /** Task specs: "builtin:arith-2d", "hub:gsm8k", "hub:mmlu:abstract_algebra", … */
+  tasks: string[];
+  probes?: StudyProbe[];
+  budget?: number;
+  questions?: number;
+  question_seed?: number;
+  seed?: number;
+  scan?: boolean;
+  /** Seed of the silencing scan's identification / evaluation split. */
+  split_seed?: number;
+  selectors?: SelectorName[];
+  pairs?: { base: string; trained: string }[];
+  dtype?: EngineDtype;
+}
+
+/** A plan with every default filled in. */
+export interface NormalizedPlan {
+  name: string;
+  models: string[];
+  tasks: string[];
+  probes: Required<StudyProbe>[];
+  budget: number;
+  questions: number;
+  question_seed: number;
+  seed: number;
+  scan: boolean;
+  split_seed: number;
+  selectors: SelectorName[];
+  pairs: { base: string; trained: string }[];
+  dtype: EngineDtype;
+}
+
+const bad = (msg: string) => new AuditError('bad-input', `study plan: ${msg}`);
+const PROBES: StudyProbeName[] = ['random-routes', 'mcts-routes', 'sampling'];
+const SELECTORS: SelectorName[] = ['majority', 'max-logprob', 'fixed-route'];
+const DTYPES: EngineDtype[] = ['f32', 'f16', 'q4', 'q4f16'];
+const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype'];
+
+/** The plan with every default filled in; throws naming the first bad field. */
+export function normalizePlan(raw: unknown): NormalizedPlan {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw bad('must be a JSON object');
+  const p = raw as Record<string, unknown>;
+  for (const k of Object.keys(p)) if (!KNOWN.includes(k)) throw bad(`unknown field "${k}" (known: ${KNOWN.join(', ')})`);
+  const strings = (k: string, min: number): string[] => {
+    const v = p[k] ?? [];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.trim() === '')) throw bad(`${k} must be a list of non-empty strings`);
+    if (v.length < min) throw bad(`${k} needs at least ${min} entr${min === 1 ? 'y' : 'ies'}`);
+    if (new Set(v).size !== v.length) throw bad(`${k} lists an entry twice`);
+    return v as string[];
+  };
+  const int = (k: string, dflt: number, min: number): number => {
+    const v = p[k] ?? dflt;
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw bad(`${k} must be a whole number ≥ ${min}, got ${JSON.stringify(p[k])}`);
+    return v;
+  };
+  const probes = (p.probes ?? [{ probe: 'random-routes', space: 'blocks' }]) as unknown;
+  if (!Array.isArray(probes) || probes.length === 0) throw bad('probes must be a non-empty list');
+  const normProbes = probes.map((x, i): Required<StudyProbe> => {
+    const q = x as Record<string, unknown>;
+    if (typeof q !== 'object' || q === null || !PROBES.includes(q.probe as StudyProbeName)) throw bad(`probes[${i}].probe must be one of ${PROBES.join(', ')}`);
+    const space = (q.space ?? 'blocks') as SpaceName;
+    if (space !== 'blocks' && space !== 'neighborhood') throw bad(`probes[${i}].space must be blocks or neighborhood`);
+    for (const k of Object.keys(q)) if (k !== 'probe' && k !== 'space') throw bad(`probes[${i}] has an unknown field "${k}"`);
+    return { probe: q.probe as StudyProbeName, space: q.probe === 'sampling' ? 'blocks' : space };
+  });
+  const labels = normProbes.map(probeLabel);
+  if (new Set(labels).size !== labels.length) throw bad(`probes list one probe twice (${labels.join(', ')})`);
+  const selectors = (p.selectors ?? []) as unknown;
+  if (!Array.isArray(selectors) || selectors.some((s) => !SELECTORS.includes(s))) throw bad(`selectors must be a list of ${SELECTORS.join(', ')}`);
+  const pairs = (p.pairs ?? []) as unknown;
+  if (!Array.isArray(pairs) || pairs.some((x) => typeof x !== 'object' || x === null || typeof x.base !== 'string' || typeof x.trained !== 'string')) throw bad('pairs must be a list of { "base": model, "trained": model }');
+  const dtype = (p.dtype ?? 'f32') as EngineDtype;
+  if (!DTYPES.includes(dtype)) throw bad(`dtype must be one of ${DTYPES.join(', ')}`);
+  if (p.scan !== undefined && typeof p.scan !== 'boolean') throw bad('scan must be true or false');
+  if (p.name !== undefined && typeof p.name !== 'string') throw bad('name must be a string');
+  return {
+    name: (p.name as string | undefined) ?? 'study',
+    models: strings('models', 1),
+    tasks: strings('tasks', 1),
+    probes: normProbes,
+    budget: int('budget', DEFAULT_PROBE_CHOICE.budget, 1),
+    questions: int('questions', 20, 1),
+    question_seed: int('question_seed', 1, 0),
+    seed: int('seed', DEFAULT_PROBE_CHOICE.seed, 0),
+    scan: (p.scan as boolean | undefined) ?? false,
+    split_seed: int('split_seed', 0, 0),
+    selectors: selectors as SelectorName[],
+    pairs: (pairs as { base: string; trained: string }[]).map(({ base, trained }) => ({ base, trained })),
+    dtype,
+  };
+}
+
+/** SHA-256 of the normalized plan (its name excluded: renaming a plan changes nothing computed). */
+export async function planKey(plan: NormalizedPlan): Promise<string> {
+  const { name: _name, ...rest } = plan;
+  return sha256Hex(canonicalJson(rest));
+}
+
+/** "random-routes/blocks", "mcts-routes/neighborhood", "sampling". */
+export function probeLabel(p: StudyProbe): string {
+  return p.probe === 'sampling' ? 'sampling' : `${p.probe}/${p.space ?? 'blocks'}`;
+}
+
+/** Models the study audits: the plan's, then pair members not already listed. */
+export function studyModels(plan: NormalizedPlan): string[] {
+  const out = [...plan.models];
+  for (const { base, trained } of plan.pairs) for (const m of [base, trained]) if (!out.includes(m)) out.push(m);
+  return out;
+}
+
+export interface StudySetting {
+  model: string;
+  task: string;
+}
+
+export function studySettings(plan: NormalizedPlan): StudySetting[] {
+  return studyModels(plan).flatMap((model) => plan.tasks.map((task) => ({ model, task })));
+}
+
+/** The probe label whose reachability defines a setting's failure set. */
+export function scanProbe(plan: NormalizedPlan): string {
+  return probeLabel(plan.probes.find((p) => p.probe === 'random-routes') ?? plan.probes[0]);
+}
+
+/** The probe specs of one run: deployment and the study probe, for a model of L layers. */
+export function studyRunProbes(plan: NormalizedPlan, p: StudyProbe, numLayers: number): ProbeSpec[] {
+  const choice: ProbeChoice = { ...DEFAULT_PROBE_CHOICE, budget: plan.budget, seed: plan.seed, space: p.space ?? 'blocks' };
+  return [{ probe: 'deployment' }, probeSpecOf(p.probe, choice, numLayers)!];
+}
+
+/** The audit CLI arguments of the single audit a study run equals (for notes and checks). */
+export function auditArgs(plan: NormalizedPlan, s: StudySetting, p: StudyProbe): string {
+  const space = p.probe === 'sampling' ? '' : ` --space ${p.space ?? 'blocks'}`;
+  const sel = plan.selectors.length ? ` --selectors ${plan.selectors.join(',')}` : '';
+  return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${p.probe}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}`;
+}
+
+// ------------------------------------------------------------------ the report
+
+/** One executed run of a study: the records a single audit stored. `label` is the probe label, or
+ *  "mlp-silencing" for a scan run. */
+export interface StudyRunResult {
+  model: string;
+  task: string;
+  label: string;
+  run_key: string;
+  records: QuestionRecord[];
+}
+
+export interface PairedDelta {
+  diff: number;
+  ci: { lo: number; hi: number };
+  mcnemar_p: number;
+}
+
+export interface SettingReport {
+  model: string;
+  task: string;
+  run_keys: string[];
+  questions: number;
+  realized: number;
+  reachable: Record<string, number>;
+  ceiling: Record<string, number>;
+  /** Mean attempts made per question, per probe. */
+  attempts: Record<string, number>;
+  /** Random routes − each MCTS probe, reachable at matched attempts (same route space's random
+   *  probe when the plan has it, else the first random probe). */
+  random_minus_structured: Record<string, PairedDelta & { random: string; matched_attempts: number; random_reachable: number; structured_reachable: number }>;
+  selectors: Record<string, Record<string, { accuracy: number; blind: boolean; retained_gain: number | null }>>;
+}
+
+export interface ScanCase {
+  model: string;
+  task: string;
+  run_keys: string[];
+  /** The probe whose reachability defines the failure set. */
+  probe: string;
+  failures: number;
+  layer: number | null;
+  identification: number;
+  /** Held-out failures judged. */
+  evaluated: number;
+  repaired: number;
+  rate: number;
+  ci: { lo: number; hi: number };
+  collateral: number;
+  realized: number;
+  in_sample: LayerRepair[];
+}
+
+export interface PairReport {
+  base: string;
+  trained: string;
+  task: string;
+  run_keys: { base: string[]; trained: string[] };
+  questions: number;
+  deployed_delta: number;
+  deployed_ci: { lo: number; hi: number };
+  deployed_mcnemar_p: number;
+  /** The ceiling Δ under the plan's first probe. */
+  ceiling_probe: string;
+  ceiling_delta: number;
+  ceiling_ci: { lo: number; hi: number };
+  /** The ceiling Δ under each probe, routes and sampling apart. */
+  ceilings: Record<string, PairedDelta & { base: number; trained: number }>;
+  base_realized: number;
+  trained_realized: number;
+  transitions: Record<string, Record<string, number>>;
+}
+
+export interface StudyReport {
+  plan_key: string;
+  name: string;
+  settings: SettingReport[];
+  f1: {
+    settings: number;
+    /** (setting, MCTS probe) comparisons made. */
+    comparisons: number;
+    /** Settings where random routes reach at least as much as every MCTS probe compared there. */
+    random_ge_structured: number;
+    /** Comparisons where random ≥ structured. */
+    comparisons_random_ge: number;
+  };
+  f2: { cases: ScanCase[] };
+  f3: { pairs: PairReport[] };
+  /** Runs the plan asks for that the results lack (a shard's report, or an unfinished study). */
+  missing: string[];
+}
+
+const delta = (d: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }): PairedDelta => ({ diff: d.diff, ci: { lo: d.ci.lo, hi: d.ci.hi }, mcnemar_p: d.mcnemar.exactP });
+
+/** Which run a result answers: setting and label. */
+const runId = (model: string, task: string, label: string) => JSON.stringify([model, task, label]);
+
+/** Every run the plan asks for, as (setting, label), scans after their defining run. */
+export function plannedRuns(plan: NormalizedPlan): { setting: StudySetting; label: string; probe: Required<StudyProbe> | null }[] {
+  return studySettings(plan).flatMap((setting) => [
+    ...plan.probes.map((probe) => ({ setting, label: probeLabel(probe), probe })),
+    ...(plan.scan ? [{ setting, label: 'mlp-silencing', probe: null }] : []),
+  ]);
+}
+
+/** The failure and realized questions a setting's scan runs on (from its defining run). */
+export function scanQuestions(defining: QuestionRecord[]): { failures: string[]; realized: string[] } {
+  const set = failureSet(defining);
+  return { failures: set.failures.map((d) => d.id), realized: set.realized.map((d) => d.id) };
+}
+
+/** The findings from executed runs only. */
+export async function studyReport(plan: NormalizedPlan, results: readonly StudyRunResult[]): Promise<StudyReport> {
+  const byRun = new Map(results.map((r) => [runId(r.model, r.task, r.label), r]));
+  const missing = plannedRuns(plan)
+    .filter(({ setting, label }) => !byRun.has(runId(setting.model, setting.task, label)))
+    .map(({ setting, label }) => `${setting.model} · ${setting.task} · ${label}`);
+  const get = (s: StudySetting, label: string) => byRun.get(runId(s.model, s.task, label));
+
+  const settings: SettingReport[] = [];
+  const f1Flags: boolean[] = [];
+  let comparisons = 0;
+  let comparisonsRandomGe = 0;
+  for (const s of studySettings(plan)) {
+    const runs = plan.probes.map((p) => ({ label: probeLabel(p), probe: p, run: get(s, probeLabel(p)) })).filter((x) => x.run);
+    if (runs.length === 0) continue;
+    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, ceiling: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
+    for (const { label, run } of runs) {
+      const sum = summarize(run!.records);
+      const p = sum.probes[0];
+      report.questions = sum.n;
+      report.realized = sum.realized;
+      report.reachable[label] = p.reachable;
+      report.ceiling[label] = p.ceiling;
+      report.attempts[label] = p.mean_attempts;
+      if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain }]));
+    }
+    const randoms = runs.filter((x) => x.probe.probe === 'random-routes');
+    const flags: boolean[] = [];
+    for (const m of runs.filter((x) => x.probe.probe === 'mcts-routes')) {
+      const r = randoms.find((x) => x.probe.space === m.probe.space) ?? randoms[0];
+      if (!r) continue;
+      const key = (run: StudyRunResult) => run.records.find((x) => x.probe !== 'deployment')!.probe_key;
+      const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], key(r.run!), key(m.run!));
+      report.random_minus_structured[m.label] = { ...delta(cmp.diff), random: r.label, matched_attempts: cmp.matched_attempts, random_reachable: cmp.a.reachable, structured_reachable: cmp.b.reachable };
+      comparisons++;
+      const ge = cmp.diff.diff >= 0;
+      if (ge) comparisonsRandomGe++;
+      flags.push(ge);
+    }
+    if (flags.length) f1Flags.push(flags.every(Boolean));
+    settings.push(report);
+  }
+
+  const cases: ScanCase[] = [];
+  if (plan.scan) {
+    const label = scanProbe(plan);
+    for (const s of studySettings(plan)) {
+      const defining = get(s, label);
+      const silencing = get(s, 'mlp-silencing');
+      if (!defining || !silencing) continue;
+      const scan: SilencingScanResult = scanOf(defining, silencing, plan.split_seed);
+      cases.push({
+        model: s.model,
+        task: s.task,
+        run_keys: [defining.run_key, silencing.run_key],
+        probe: label,
+        failures: scan.failure_set.length,
+        layer: scan.identification.layer,
+        identification: scan.identification.doc_ids.length,
+        evaluated: scan.evaluation.failures,
+        repaired: scan.evaluation.repaired,
+        rate: scan.evaluation.rate,
+        ci: scan.evaluation.ci,
+        collateral: scan.evaluation.collateral,
+        realized: scan.evaluation.realized,
+        in_sample: scan.in_sample.layers,
+      });
+    }
+  }
+
+  const pairs: PairReport[] = [];
+  for (const { base, trained } of plan.pairs) {
+    for (const task of plan.tasks) {
+      const sides = plan.probes
+        .map((p) => ({ label: probeLabel(p), a: get({ model: base, task }, probeLabel(p)), b: get({ model: trained, task }, probeLabel(p)) }))
+        .filter((x) => x.a && x.b);
+      if (sides.length === 0) continue;
+      const cmps = sides.map((x) => ({ label: x.label, a: x.a!, b: x.b!, cmp: compareRecords(x.a!.records, x.b!.records) }));
+      const first = cmps[0].cmp;
+      pairs.push({
+        base,
+        trained,
+        task,
+        run_keys: { base: cmps.map((c) => c.a.run_key), trained: cmps.map((c) => c.b.run_key) },
+        questions: first.n,
+        deployed_delta: first.deployed.diff,
+        deployed_ci: { lo: first.deployed.ci.lo, hi: first.deployed.ci.hi },
+        deployed_mcnemar_p: first.deployed.mcnemar.exactP,
+        ceiling_probe: cmps[0].label,
+        ceiling_delta: first.ceiling.diff,
+        ceiling_ci: { lo: first.ceiling.ci.lo, hi: first.ceiling.ci.hi },
+        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...delta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling }])),
+        base_realized: first.a.realized,
+        trained_realized: first.b.realized,
+        transitions: first.transitions,
+      });
+    }
+  }
+
+  return {
+    plan_key: await planKey(plan),
+    name: plan.name,
+    settings,
+    f1: { settings: f1Flags.length, comparisons, random_ge_structured: f1Flags.filter(Boolean).length, comparisons_random_ge: comparisonsRandomGe },
+    f2: { cases },
+    f3: { pairs },
+    missing,
+  };
+}
+
+/** The out-of-sample scan of a setting from its defining run and its silencing run. */
+export function scanOf(defining: StudyRunResult, silencing: StudyRunResult, splitSeed: number): SilencingScanResult {
+  const set = failureSet(defining.records);
+  const spec = silencing.records.find((r) => r.probe === 'mlp-silencing')?.probe_spec;
+  if (spec?.probe !== 'mlp-silencing') throw new AuditError('bad-input', `the scan run of ${defining.model} · ${defining.task} holds no mlp-silencing records`);
+  return scanFromRecords({
+    probe_key: set.probe_key,
+    silencing_probe_key: silencing.records.find((r) => r.probe === 'mlp-silencing')!.probe_key,
+    condition_key: set.condition_key,
+    failureIds: set.failures.map((d) => d.id),
+    realizedIds: set.realized.map((d) => d.id),
+    silencing: silencing.records.filter((r) => r.probe === 'mlp-silencing'),
+    layers: spec.layers,
+    splitSeed,
+  });
+}

@@ -1,0 +1,137 @@
+// Runs a study in the app: each planned run goes through the run controller like any audit (so a
+// finished identical run is reused, an interrupted one resumes, every record is stored the moment it
+// is complete), models are loaded one at a time, and the study itself (its plan and the runs it
+// started) is kept in the store. Pausing stops the current run; running the plan again resumes.
+
+import type { PromptEngine } from '../audit/prompt.ts';
+import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../audit/study.ts';
+import type { LoadedTask, RunManifest } from '../audit/types.ts';
+import type { ModelInfo } from '../engine/types.ts';
+import type { CoreAuditInput } from './core-audit.ts';
+import { StoreError } from './errors.ts';
+import { loadRun } from './export.ts';
+import type { RunController } from './run-controller.ts';
+import type { StoredRun, StoredStudy } from './schema.ts';
+import { manifestKey } from './keys.ts';
+import { studyProbeRequest, studyScanRequest } from './study.ts';
+
+export interface StudyEnv {
+  /** Loads a model reference into the controller's engine; the prompt engine builds prompts. */
+  useModel(ref: string): Promise<{ engine: PromptEngine; info: ModelInfo; source: string }>;
+  loadTask(spec: string, plan: NormalizedPlan): Promise<LoadedTask>;
+  appVersion: string;
+}
+
+export interface StudyProgress {
+  plan_key: string;
+  /** Planned runs done (computed or reused) of all. */
+  runsDone: number;
+  runsTotal: number;
+  /** The run being worked on. */
+  current: { model: string; task: string; label: string; runId: string } | null;
+  status: StoredStudy['status'];
+  message?: string;
+}
+
+const TERMINAL: RunManifest['status'][] = ['finished', 'failed', 'interrupted', 'cancelled', 'paused'];
+
+export class StudyRunner {
+  private stopping = false;
+  private currentRun: string | null = null;
+
+  constructor(
+    private readonly controller: RunController<CoreAuditInput>,
+    private readonly env: StudyEnv,
+  ) {}
+
+  /** Runs (or resumes) the plan to its end; resolves with the report from the stored records. */
+  async run(raw: unknown, onProgress: (p: StudyProgress) => void = () => {}): Promise<StudyReport> {
+    const plan = normalizePlan(raw);
+    const key = await planKey(plan);
+    const store = this.controller.store;
+    const now = () => new Date().toISOString();
+    const study: StoredStudy = (await store.getStudy(key)) ?? { plan_key: key, plan, status: 'running', runs: [], startedAt: now(), updatedAt: now() };
+    study.status = 'running';
+    delete study.lastError;
+    await store.putStudy(study);
+    this.stopping = false;
+    const planned = plannedRuns(plan);
+    const results: StudyRunResult[] = [];
+    const progress = (current: StudyProgress['current']) =>
+      onProgress({ plan_key: key, runsDone: results.length, runsTotal: planned.length, current, status: study.status, ...(study.lastError ? { message: study.lastError } : {}) });
+    try {
+      for (const model of [...new Set(planned.map((r) => r.setting.model))]) {
+        const { engine, info, source } = await this.env.useModel(model);
+        for (const task of [...new Set(planned.filter((r) => r.setting.model === model).map((r) => r.setting.task))]) {
+          const loaded = await this.env.loadTask(task, plan);
+          const ctx = { plan, setting: { model, task }, engine, info, task: loaded, appVersion: this.env.appVersion, source };
+          for (const run of planned.filter((r) => r.setting.model === model && r.setting.task === task)) {
+            if (this.stopping) throw new StoreError('internal', 'paused');
+            const defining = results.find((r) => r.model === model && r.task === task && r.label === scanProbe(plan));
+            const req = run.probe === null ? await studyScanRequest(ctx, defining!.records) : await studyProbeRequest(ctx, run.probe);
+            const done = this.whenDone(await manifestKey(req.manifest, req.questions));
+            const started = await this.controller.start(req);
+            this.currentRun = started.id;
+            progress({ model, task, label: run.label, runId: started.id });
+            const finished = started.manifest.status === 'finished' ? (done.cancel(), started) : await done.promise;
+            this.currentRun = null;
+            const loadedRun = await loadRun(store, finished.id);
+            const result: StudyRunResult = { model, task, label: run.label, run_key: finished.manifestKey, records: loadedRun.records };
+            results.push(result);
+            study.runs = [...study.runs.filter((x) => !(x.model === model && x.task === task && x.label === run.label)), { model, task, label: run.label, run_id: finished.id, run_key: finished.manifestKey }];
+            study.updatedAt = now();
+            await store.putStudy(study);
+            progress(null);
+          }
+        }
+      }
+      study.status = 'finished';
+    } catch (e) {
+      study.status = this.stopping ? 'paused' : 'failed';
+      if (!this.stopping) study.lastError = e instanceof Error ? e.message : String(e);
+      study.updatedAt = now();
+      await store.putStudy(study);
+      progress(null);
+      throw this.stopping ? new StoreError('internal', 'the study was paused; run it again to resume') : e;
+    }
+    study.updatedAt = now();
+    await store.putStudy(study);
+    progress(null);
+    return studyReport(plan, results);
+  }
+
+  /** Stops after pausing the run in progress; its records stay and running the plan resumes. */
+  async pause(): Promise<void> {
+    this.stopping = true;
+    if (this.currentRun) await this.controller.pause(this.currentRun);
+  }
+
+  /** The report of a stored study from the runs it finished (missing lists what is not done). */
+  async report(planKeyOf: string): Promise<StudyReport> {
+    const store = this.controller.store;
+    const study = await store.getStudy(planKeyOf);
+    if (!study) throw new StoreError('not-found', `no study ${planKeyOf}`);
+    const results: StudyRunResult[] = [];
+    for (const r of study.runs) {
+      const run = await store.getRun(r.run_id);
+      if (run?.manifest.status !== 'finished') continue;
+      results.push({ model: r.model, task: r.task, label: r.label, run_key: r.run_key, records: (await loadRun(store, r.run_id)).records });
+    }
+    return studyReport(study.plan, results);
+  }
+
+  /** Listens (before the run starts, so no event is missed) for the run of this manifest key to
+   *  finish; rejects when it stops otherwise. */
+  private whenDone(key: string): { promise: Promise<StoredRun>; cancel: () => void } {
+    let off = () => {};
+    const promise = new Promise<StoredRun>((resolve, reject) => {
+      off = this.controller.subscribe((e) => {
+        if (e.type !== 'status' || e.run.manifestKey !== key || !TERMINAL.includes(e.run.manifest.status)) return;
+        off();
+        if (e.run.manifest.status === 'finished') resolve(e.run);
+        else reject(new StoreError('internal', `run ${e.run.id} ${e.run.manifest.status}${e.run.counters.lastError ? `: ${e.run.counters.lastError}` : ''}`));
+      });
+    });
+    return { promise, cancel: () => off() };
+  }
+}
