@@ -1,0 +1,82 @@
+// The findings figures over a real study report (the built-in-like plan on scripted fake models):
+// every figure renders to one <svg>, and its alt text carries the report's numbers.
+
+import { JSDOM } from 'jsdom';
+import { describe, expect, it } from 'vitest';
+import { loadTask } from '../../audit';
+import { normalizePlan, type StudyReport } from '../../audit/study';
+import { FakeEngine } from '../../audit/testing/fake-engine';
+import { routeToString } from '../../audit/routes';
+import { studyTaskOptions } from '../../store/study';
+import { runStudy } from '../../../scripts/study-cli';
+import { renderFigure } from './figure';
+import { f1Dots, f1Spec, f2LayersSpec, f2Spec, f3Slopes, f3Spec } from './study';
+
+const { document } = new JSDOM('').window;
+
+async function report(): Promise<StudyReport> {
+  const fake = (model: string) =>
+    new FakeEngine({
+      numLayers: 4,
+      fingerprint: model,
+      answer: (q) => {
+        const m = /^(\d+)([+-])(\d+)=$/.exec(q.prompt)!;
+        const v = m[2] === '+' ? Number(m[1]) + Number(m[3]) : Number(m[1]) - Number(m[3]);
+        if (q.silence.length) return q.silence[0] === 1 ? String(v) : '0';
+        if (routeToString(q.route) === '0,1,2,3') return v % (model === 'A' ? 3 : 2) === 0 ? String(v) : 'x';
+        return q.route.length > 4 ? String(v) : 'x';
+      },
+    });
+  const plan = normalizePlan({
+    models: ['A'],
+    tasks: ['builtin:arith-2d'],
+    probes: [{ probe: 'random-routes' }, { probe: 'mcts-routes' }, { probe: 'random-routes', space: 'neighborhood' }, { probe: 'mcts-routes', space: 'neighborhood' }],
+    budget: 4,
+    questions: 12,
+    scan: true,
+    pairs: [{ base: 'A', trained: 'B' }],
+  });
+  const { computed: _c, reused: _r, ...r } = await runStudy(plan, null, {
+    openEngine: async (ref) => fake(ref),
+    loadTask: (spec, p) => loadTask(spec, studyTaskOptions(p)),
+    readRun: () => null,
+    writeRun: () => {},
+    log: () => {},
+    appVersion: 'test',
+  });
+  return r;
+}
+
+describe('findings figures', () => {
+  it('F1 puts one dot per (setting, MCTS preset) at (random, structured) reachable', async () => {
+    const r = await report();
+    const dots = f1Dots(r);
+    expect(dots).toHaveLength(4); // 2 settings × 2 presets
+    for (const s of r.settings) {
+      const d = dots.find((x) => x.setting.startsWith(s.model) && x.preset.startsWith('CoLa'))!;
+      expect([d.random, d.structured]).toEqual([s.random_minus_structured['mcts-routes/blocks'].random_reachable, s.random_minus_structured['mcts-routes/blocks'].structured_reachable]);
+    }
+    const svg = renderFigure(f1Spec(r, { large: false }), document);
+    expect(svg.tagName).toBe('svg');
+    expect(svg.querySelectorAll('g[aria-label="dot"] *').length).toBe(4);
+  });
+
+  it('F2 shows each case with its held-out rate and interval, and a case\'s per-layer scan', async () => {
+    const r = await report();
+    expect(r.f2.cases).toHaveLength(2);
+    const spec = f2Spec(r, { large: false });
+    for (const c of r.f2.cases) expect(spec.alt).toContain(c.layer === null ? 'no layer identified' : `layer ${c.layer} repairs ${c.repaired}/${c.evaluated}`);
+    expect(renderFigure(spec, document).tagName).toBe('svg');
+    const layers = renderFigure(f2LayersSpec(r.f2.cases[0], { large: false }), document);
+    expect(layers.querySelectorAll('g[aria-label="bar"]').length).toBeGreaterThan(0);
+  });
+
+  it('F3 draws base → trained for deployed and every ceiling', async () => {
+    const r = await report();
+    const p = r.f3.pairs[0];
+    const slopes = f3Slopes(r);
+    expect(slopes.filter((s) => s.measure === 'deployed').map((s) => s.rate)).toEqual([p.base_realized, p.trained_realized]);
+    expect(new Set(slopes.map((s) => s.measure)).size).toBe(1 + Object.keys(p.ceilings).length);
+    expect(renderFigure(f3Spec(r, { large: true }), document).tagName).toBe('svg');
+  });
+});

@@ -1,0 +1,76 @@
+// The findings tables and the HTML report from a hand-written report: values formatted as
+// written here, untrusted names escaped, no script.
+
+import { describe, expect, it } from 'vitest';
+import type { StudyReport } from '../../audit/study';
+import { studyReportHtml } from './study-html';
+import { studyTables } from './study-tables';
+
+const EVIL = 'evil/<img src=x onerror=alert(1)>';
+const report: StudyReport = {
+  plan_key: 'p'.repeat(64),
+  name: 'hand <b>study</b>',
+  settings: [
+    {
+      model: EVIL,
+      task: 'builtin:arith-2d',
+      run_keys: ['a'.repeat(64), 'b'.repeat(64)],
+      questions: 20,
+      realized: 0.5,
+      reachable: { 'random-routes/blocks': 0.9, 'mcts-routes/blocks': 0.8 },
+      ceiling: { 'random-routes/blocks': 0.95, 'mcts-routes/blocks': 0.85 },
+      attempts: { 'random-routes/blocks': 32, 'mcts-routes/blocks': 31.5 },
+      random_minus_structured: { 'mcts-routes/blocks': { diff: 0.1, ci: { lo: -0.05, hi: 0.25 }, mcnemar_p: 0.2891, random: 'random-routes/blocks', matched_attempts: 31.5, random_reachable: 0.9, structured_reachable: 0.8 } },
+      selectors: { 'random-routes/blocks': { majority: { accuracy: 0.6, blind: true, retained_gain: 0.25 } }, 'mcts-routes/blocks': { majority: { accuracy: 0.55, blind: false, retained_gain: null } } },
+    },
+  ],
+  f1: { settings: 1, comparisons: 1, random_ge_structured: 1, comparisons_random_ge: 1 },
+  f2: { cases: [{ model: EVIL, task: 'builtin:arith-2d', run_keys: ['a'.repeat(64), 'c'.repeat(64)], probe: 'random-routes/blocks', failures: 8, layer: 3, identification: 4, evaluated: 4, repaired: 3, rate: 0.75, ci: { lo: 0.3, hi: 0.954 }, collateral: 1, realized: 5, in_sample: [] }] },
+  f3: {
+    pairs: [
+      {
+        base: 'A',
+        trained: 'B',
+        task: 'builtin:arith-2d',
+        run_keys: { base: ['a'.repeat(64)], trained: ['d'.repeat(64)] },
+        questions: 20,
+        deployed_delta: 0.15,
+        deployed_ci: { lo: 0.01, hi: 0.3 },
+        deployed_mcnemar_p: 0.04,
+        ceiling_probe: 'random-routes/blocks',
+        ceiling_delta: -0.05,
+        ceiling_ci: { lo: -0.2, hi: 0.1 },
+        ceilings: { 'random-routes/blocks': { diff: -0.05, ci: { lo: -0.2, hi: 0.1 }, mcnemar_p: 1, base: 0.95, trained: 0.9 } },
+        base_realized: 0.5,
+        trained_realized: 0.65,
+        transitions: {},
+      },
+    ],
+  },
+  missing: [],
+};
+
+describe('findings tables', () => {
+  it('formats every finding with its numbers and run keys', () => {
+    const t = Object.fromEntries(studyTables(report).map((x) => [x.id, x]));
+    expect(t['study-settings'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 20, '50.0%', '90.0% (32.0)', '80.0% (31.5)', `${'a'.repeat(12)} ${'b'.repeat(12)}`]);
+    expect(t['study-f1'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', 'random-routes/blocks', '90.0%', '80.0%', '+10.0', '−5.0 to +25.0', 0.289, 31.5]);
+    expect(t['study-f1'].caption).toContain('random ≥ structured in 1 of 1 settings');
+    expect(t['study-selectors'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', '60.0%, retained 25.0%', '55.0%, retained — (not blind)']);
+    expect(t['study-f2'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 8, 3, 4, 3, '75.0%', '30.0% to 95.4%', '1 / 5', `${'a'.repeat(12)} ${'c'.repeat(12)}`]);
+    expect(t['study-f3'].rows[0]).toEqual(['A', 'B', 'builtin:arith-2d', 20, '50.0% → 65.0%', '+15.0', '+1.0 to +30.0', 'random-routes/blocks: 95.0% → 90.0%', '−5.0', '−20.0 to +10.0', 1, `${'a'.repeat(12)}; ${'d'.repeat(12)}`]);
+  });
+});
+
+describe('self-contained HTML report', () => {
+  it('escapes untrusted text, inlines the figures and needs no script or network', () => {
+    const html = studyReportHtml(report, studyTables(report), [{ title: 'F1: x', alt: 'a <dot>', svg: '<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>' }], '2026-12-03');
+    expect(html).not.toContain('<img');
+    expect(html).toContain('evil/&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('hand &lt;b&gt;study&lt;/b&gt;');
+    expect(html).toContain('<circle r="1"/>');
+    expect(html).toContain('a &lt;dot&gt;');
+    expect(html).not.toMatch(/<script|<link|src="http|href="http/);
+    for (const caption of studyTables(report).map((t) => t.caption)) expect(html).toContain(caption.replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
+  });
+});

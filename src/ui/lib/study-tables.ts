@@ -1,0 +1,86 @@
+// The findings report as tables (one per finding, plus the per-setting overview): the same rows
+// feed the Report screen, the CSV exports and the self-contained HTML report. Every row cites the
+// run keys its numbers come from.
+
+import type { StudyReport } from '../../audit/study';
+
+export type Cell = string | number | null;
+
+export interface StudyTable {
+  id: string;
+  caption: string;
+  columns: string[];
+  rows: Cell[][];
+}
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
+const ci = (c: { lo: number; hi: number }) => `${pts(c.lo)} to ${pts(c.hi)}`;
+const keys = (ks: string[]) => ks.map((k) => k.slice(0, 12)).join(' ');
+
+export function studyTables(r: StudyReport): StudyTable[] {
+  const labels = [...new Set(r.settings.flatMap((s) => Object.keys(s.reachable)))];
+  const mcts = [...new Set(r.settings.flatMap((s) => Object.keys(s.random_minus_structured)))];
+  const selectorCols = [...new Set(r.settings.flatMap((s) => Object.entries(s.selectors).flatMap(([p, sel]) => Object.keys(sel).map((n) => `${p} ${n}`))))];
+  return [
+    {
+      id: 'study-settings',
+      caption: 'Settings: realized, reachable@B per probe (attempts actually made in brackets)',
+      columns: ['model', 'task', 'questions', 'realized', ...labels, 'run keys'],
+      rows: r.settings.map((s) => [s.model, s.task, s.questions, pct(s.realized), ...labels.map((l) => (l in s.reachable ? `${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})` : null)), keys(s.run_keys)]),
+    },
+    {
+      id: 'study-f1',
+      caption: `F1: random routes − MCTS, reachable at matched attempts (random ≥ structured in ${r.f1.random_ge_structured} of ${r.f1.settings} settings; ${r.f1.comparisons_random_ge} of ${r.f1.comparisons} comparisons)`,
+      columns: ['model', 'task', 'MCTS', 'random', 'random reachable', 'MCTS reachable', 'Δ (points)', '95% CI', 'McNemar p', 'matched attempts'],
+      rows: r.settings.flatMap((s) =>
+        mcts.filter((m) => m in s.random_minus_structured).map((m) => {
+          const d = s.random_minus_structured[m];
+          return [s.model, s.task, m, d.random, pct(d.random_reachable), pct(d.structured_reachable), pts(d.diff), ci(d.ci), Number(d.mcnemar_p.toPrecision(3)), d.matched_attempts];
+        }),
+      ),
+    },
+    {
+      id: 'study-selectors',
+      caption: 'F1: answer-blind selectors — accuracy and the share of the probe\'s gain over realized they retain ("not blind" over MCTS attempts)',
+      columns: ['model', 'task', ...selectorCols],
+      rows: r.settings.map((s) => [
+        s.model,
+        s.task,
+        ...selectorCols.map((col) => {
+          const [probe, name] = col.split(' ');
+          const x = s.selectors[probe]?.[name];
+          if (!x) return null;
+          return `${pct(x.accuracy)}, retained ${x.retained_gain === null ? '—' : pct(x.retained_gain)}${x.blind ? '' : ' (not blind)'}`;
+        }),
+      ]),
+    },
+    {
+      id: 'study-f2',
+      caption: 'F2: silencing one MLP — layer identified on one half of the failure set, repair rate on the other half',
+      columns: ['model', 'task', 'failure set', 'layer', 'held-out failures', 'repaired', 'repair rate', '95% CI', 'collateral (broken / held-out realized)', 'run keys'],
+      rows: r.f2.cases.map((c) => [c.model, c.task, c.failures, c.layer, c.evaluated, c.repaired, pct(c.rate), `${pct(c.ci.lo)} to ${pct(c.ci.hi)}`, `${c.collateral} / ${c.realized}`, keys(c.run_keys)]),
+    },
+    {
+      id: 'study-f3',
+      caption: 'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals',
+      columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'ceiling', 'ceiling Δ', '95% CI', 'McNemar p', 'run keys (base; trained)'],
+      rows: r.f3.pairs.flatMap((p) =>
+        Object.entries(p.ceilings).map(([label, c], i) => [
+          p.base,
+          p.trained,
+          p.task,
+          p.questions,
+          i === 0 ? `${pct(p.base_realized)} → ${pct(p.trained_realized)}` : null,
+          i === 0 ? pts(p.deployed_delta) : null,
+          i === 0 ? ci(p.deployed_ci) : null,
+          `${label}: ${pct(c.base)} → ${pct(c.trained)}`,
+          pts(c.diff),
+          ci(c.ci),
+          Number(c.mcnemar_p.toPrecision(3)),
+          `${keys(p.run_keys.base)}; ${keys(p.run_keys.trained)}`,
+        ]),
+      ),
+    },
+  ];
+}
