@@ -2,6 +2,7 @@ import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { readFileSync } from 'node:fs';
 import { VitePWA } from 'vite-plugin-pwa';
+import { ISOLATION_HEADERS } from './src/ui/offline/isolation.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
 process.env.VITE_APP_VERSION = pkg.version;
@@ -9,12 +10,14 @@ process.env.VITE_APP_VERSION = pkg.version;
 export default defineConfig({
   plugins: [
     svelte(),
-    // Offline: a service worker precaches the app shell and ORT's runtime files, so after one visit
-    // the app starts with no network. Model files are not precached: the weight cache
-    // (src/store/weight-cache.ts) keeps the models a user has loaded.
+    // Offline and cross-origin isolation on any static host: the service worker (src/ui/offline/sw.ts)
+    // precaches the app shell and ORT's runtime files and adds COOP/COEP to what it serves; the page
+    // registers it (src/ui/offline/register.svelte.ts) once its first model load has settled.
     VitePWA({
-      registerType: 'autoUpdate',
-      injectRegister: 'script',
+      strategies: 'injectManifest',
+      srcDir: 'src/ui/offline',
+      filename: 'sw.ts',
+      injectRegister: false,
       manifest: {
         name: 'ReachLab',
         short_name: 'ReachLab',
@@ -22,14 +25,19 @@ export default defineConfig({
         theme_color: '#1f3a5f',
         background_color: '#ffffff',
         display: 'standalone',
-        icons: [],
+        icons: [
+          { src: 'icons/icon-192.png', sizes: '192x192', type: 'image/png' },
+          { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png' },
+          { src: 'icons/icon-512-maskable.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
+          { src: 'favicon.svg', sizes: 'any', type: 'image/svg+xml' },
+        ],
       },
-      workbox: {
-        globPatterns: ['**/*.{js,css,html,wasm,mjs,webmanifest,svg}'],
+      injectManifest: {
+        rollupFormat: 'iife',
+        globPatterns: ['**/*.{js,css,html,wasm,mjs,webmanifest,svg,png}'],
         globIgnores: ['hub/**'],
         // ORT's WebGPU+wasm runtime is ~28 MB.
         maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
-        navigateFallback: null,
       },
     }),
   ],
@@ -43,17 +51,7 @@ export default defineConfig({
     sourcemap: true,
     rollupOptions: { input: { main: 'index.html', selftest: 'selftest.html' } },
   },
-  server: {
-    headers: {
-      // cross-origin isolation lets ORT use SharedArrayBuffer (multi-threaded WASM).
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
-    },
-  },
-  preview: {
-    headers: {
-      'Cross-Origin-Opener-Policy': 'same-origin',
-      'Cross-Origin-Embedder-Policy': 'require-corp',
-    },
-  },
+  // cross-origin isolation lets ORT use SharedArrayBuffer (multi-threaded WASM)
+  server: { headers: ISOLATION_HEADERS },
+  preview: { headers: ISOLATION_HEADERS },
 });

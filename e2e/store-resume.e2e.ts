@@ -5,7 +5,7 @@
 // attempt of it went to the engine again.
 import { expect, test, type Page } from '@playwright/test';
 import { setupHubRun } from './helpers/app';
-import { readStore, startAndWaitForRecords, tapEngineCalls, type EngineTap, type StoreSnapshot } from './store-support';
+import { crashEngine, readStore, startAndWaitForRecords, tapEngineCalls, trackEngineWorkers, type EngineTap, type StoreSnapshot } from './store-support';
 
 const QUESTIONS = 8;
 const ROUTE_BUDGET = 2;
@@ -72,6 +72,7 @@ function expectComplete(after: StoreSnapshot, runId: string): void {
 test.describe('a run survives interruptions', () => {
   test.beforeEach(async ({ page }) => {
     await tapEngineCalls(page);
+    await trackEngineWorkers(page);
   });
 
   test('reload mid-run: Resume in the Library continues the run, finished records intact and not recomputed', async ({ page }) => {
@@ -111,11 +112,7 @@ test.describe('a run survives interruptions', () => {
     await setupHubRun(page, SETUP);
     await startAndWaitForRecords(page, 1, TOTAL);
     // Kill the worker and note how many engine rows were sent before it, in one step.
-    const rowsBefore = await page.evaluate(() => {
-      const w = window as unknown as { __reachlabTest: { crashEngine(): void }; __engineTap: EngineTap };
-      w.__reachlabTest.crashEngine();
-      return w.__engineTap.rows.length;
-    });
+    const rowsBefore = await crashEngine(page);
     await expect(page.getByTestId('error-message')).toBeVisible();
     await expect(page.getByTestId('run-phase')).toHaveText('Interrupted');
     const before = await readStore(page);

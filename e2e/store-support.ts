@@ -81,6 +81,37 @@ export async function tapEngineCalls(page: Page): Promise<void> {
   });
 }
 
+/**
+ * Keeps the engine workers the page starts (the app names them "reachlab-engine"), so a test can end
+ * one as a crash would: `crashEngine` terminates the newest and raises its error event, which is how
+ * the page learns that a worker died (src/engine/remote.ts). The app itself ships no such hook.
+ */
+export async function trackEngineWorkers(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const Native = window.Worker;
+    const engines: Worker[] = [];
+    (window as unknown as { __engineWorkers: Worker[] }).__engineWorkers = engines;
+    window.Worker = class extends Native {
+      constructor(url: string | URL, options?: WorkerOptions) {
+        super(url, options);
+        if (options?.name === 'reachlab-engine') engines.push(this);
+      }
+    };
+  });
+}
+
+/** Ends the newest engine worker as a crash would; returns how many engine rows were sent before. */
+export async function crashEngine(page: Page): Promise<number> {
+  return page.evaluate(() => {
+    const w = window as unknown as { __engineWorkers: Worker[]; __engineTap: EngineTap };
+    const engine = w.__engineWorkers.at(-1);
+    if (!engine) throw new Error('no engine worker was started');
+    engine.terminate();
+    engine.dispatchEvent(new ErrorEvent('error', { message: 'the engine worker was killed by the test' }));
+    return w.__engineTap.rows.length;
+  });
+}
+
 /** Every run and record in the app's IndexedDB database (open it only after the app has). */
 export async function readStore(page: Page): Promise<StoreSnapshot> {
   return page.evaluate(async (name) => {

@@ -54,7 +54,8 @@ test('a second tab sees the progress and cannot start the same audit; export →
   expect(run.status).toBe('running');
   expect(run.source).toBe('hub:reference/tiny-qwen2');
   await b.getByTestId('start-run').click();
-  await expect(b.getByTestId('error-message')).toContainText('An audit is running in another ReachLab tab');
+  await expect(b.getByTestId('error-title')).toHaveText('The audit did not start: This audit is already running in another tab; its progress shows in the Library here. Pause it there to run it in this tab.');
+  await expect(b.getByTestId('error-action')).toHaveText('Open the Library');
   // B's Library lists the run as running and shows its live progress from A.
   await b.getByTestId('nav-library').click();
   await expect(b.getByTestId(`library-row-${run.id}`)).toContainText('running');

@@ -5,7 +5,7 @@ import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import type { Doc, LoadedTask, ProbeSpec } from '../audit/types.ts';
 import { coreAudit, coreRunRequest, coreSummarize, type CoreAuditInput } from './core-audit.ts';
 import { isStoreError, type StoreError } from './errors.ts';
-import { csvCell, exportRunCsv, exportRunJson, CSV_COLUMNS } from './export.ts';
+import { exportRunCsv, exportRunJson, toCsv, CSV_COLUMNS } from './export.ts';
 import { importLmEvalSamples, importRunJson } from './import.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { RunController } from './run-controller.ts';
@@ -180,7 +180,7 @@ describe('export and import of a run', () => {
       'q1/deployment', 'q1/sampling', 'q2/deployment', 'q2/sampling', 'q10/deployment', 'q10/sampling',
     ]);
     const q2 = rows.find((r) => r[col('doc_id')] === 'q2' && r[col('probe')] === 'sampling')!;
-    expect(q2[col('target')]).toBe("'-4");
+    expect(q2[col('target')]).toBe('-4'); // a plain number stays a number
     expect(q2[col('attempts')]).toBe('3');
     expect(q2[col('stop_reason')]).toBe('budget');
     expect(q2[col('correct_attempts')]).toBe('3');
@@ -193,19 +193,16 @@ describe('export and import of a run', () => {
     expect(q1[col('stop_reason')]).toBe('');
   });
 
-  it('writes CSV cells per RFC 4180 with a formula guard', () => {
-    expect(csvCell('plain')).toBe('plain');
-    expect(csvCell('a,b')).toBe('"a,b"');
-    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
-    expect(csvCell('two\nlines')).toBe('"two\nlines"');
-    expect(csvCell('=1+1')).toBe("'=1+1");
-    expect(csvCell('+1')).toBe("'+1");
-    expect(csvCell('@SUM(A1)')).toBe("'@SUM(A1)");
-    expect(csvCell('=HYPERLINK("x","y")')).toBe('"\'=HYPERLINK(""x"",""y"")"');
-    expect(csvCell('\tcmd')).toBe("'\tcmd");
-    expect(csvCell(-3)).toBe('-3');
-    expect(csvCell(null)).toBe('');
-    expect(csvCell(false)).toBe('false');
+  it('writes CSV per RFC 4180 with a formula guard, and reads back what it wrote', () => {
+    const cells = ['plain', 'a,b', 'say "hi"', 'two\nlines', '=1+1', '+1+2', '@SUM(A1)', '=HYPERLINK("x","y")', '\tcmd', '-3', '+1e3', -2.5, null, undefined, NaN, false];
+    const header = cells.map((_, i) => `c${i}`);
+    const csv = toCsv(header, [cells]);
+    expect(csv).toBe(
+      `${header.join(',')}\r\nplain,"a,b","say ""hi""","two\nlines","'=1+1","'+1+2","'@SUM(A1)","'=HYPERLINK(""x"",""y"")","'\tcmd",-3,+1e3,-2.5,,,,false\r\n`,
+    );
+    expect(parseCsv(csv)[1]).toEqual(['plain', 'a,b', 'say "hi"', 'two\nlines', "'=1+1", "'+1+2", "'@SUM(A1)", '\'=HYPERLINK("x","y")', "'\tcmd", '-3', '+1e3', '-2.5', '', '', '', 'false']);
+    expect(toCsv(['a'], [])).toBe('a\r\n');
+    expect(() => toCsv(['a', 'b'], [['1']])).toThrow(/row 0 has 1 cells, header has 2/);
   });
 });
 

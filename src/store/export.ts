@@ -1,6 +1,9 @@
 // A run out of the store: JSON (manifest + records, the file import.ts reads back) and CSV (one
-// row per question and probe, RFC 4180, cells that a spreadsheet would run as a formula defused).
+// row per question and probe). Every CSV the app writes (these and the screens' tables) goes through
+// toCsv: PapaParse, RFC 4180, cells that a spreadsheet would run as a formula defused.
+// Records count attempts from 0 (`index`, `first_success`); the screens count them from 1.
 
+import Papa from 'papaparse';
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { StoreError } from './errors.ts';
@@ -74,10 +77,10 @@ export const CSV_COLUMNS = [
   'prompt_hash',
 ] as const;
 
-type Cell = string | number | boolean | null | undefined;
+export type CsvCell = string | number | boolean | null | undefined;
 
 export function recordsToCsv(manifest: RunManifest, records: QuestionRecord[]): string {
-  const rows: Cell[][] = [[...CSV_COLUMNS]];
+  const rows: CsvCell[][] = [];
   for (const r of records) {
     const selectors = r.selectors
       ? Object.entries(r.selectors)
@@ -110,14 +113,19 @@ export function recordsToCsv(manifest: RunManifest, records: QuestionRecord[]): 
       r.prompt_hash,
     ]);
   }
-  return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
+  return toCsv([...CSV_COLUMNS], rows);
 }
 
-/** One CSV field: text that a spreadsheet would read as a formula gets a leading quote; fields
- *  with a comma, quote or line break are quoted with quotes doubled (RFC 4180). */
-export function csvCell(v: Cell): string {
-  if (v === null || v === undefined) return '';
-  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
-  const s = /^[=+\-@\t\r]/.test(v) ? `'${v}` : v;
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+/** Text a spreadsheet would run as a formula (= + - @ tab CR first), unless it is a plain number such as "-3". */
+const FORMULA = /^(?![-+]?\d+(\.\d+)?([eE][-+]?\d+)?$)[=+\-@\t\r]/;
+
+/** CSV with a header row: CRLF line ends (the last line too), quotes where needed, formulas defused
+ *  with a leading apostrophe, empty cells for null, undefined and non-finite numbers. */
+export function toCsv(header: string[], rows: CsvCell[][]): string {
+  for (const [i, r] of rows.entries()) {
+    if (r.length !== header.length) throw new Error(`toCsv: row ${i} has ${r.length} cells, header has ${header.length}`);
+  }
+  const data = rows.map((r) => r.map((v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
+  const csv = Papa.unparse({ fields: header, data }, { newline: '\r\n', escapeFormulae: FORMULA });
+  return rows.length ? `${csv}\r\n` : csv; // PapaParse ends a header-only table with its newline already
 }

@@ -98,8 +98,13 @@ export interface RunProgress {
   current?: { doc_id: string; text: string; probe: string };
   /** Model loading progress while phase is 'loading'. */
   load?: LoadProgress;
-  /** Milliseconds spent running (pauses excluded). */
+  /** Milliseconds since this start (pauses excluded). */
   elapsedMs: number;
+  /** Attempts computed per second in this session (records taken from earlier sessions or other
+   *  runs excluded); null before the first computed record. */
+  attemptsPerSecond: number | null;
+  /** Seconds left at this session's pace; null before the first computed record. */
+  etaSeconds: number | null;
   /** Where records go (store progress): 'memory' after IndexedDB failed, so export before closing. */
   storage?: 'indexeddb' | 'memory';
   /** Records taken from earlier sessions or other runs under the same keys. */
@@ -119,6 +124,8 @@ export interface OtherTabProgress {
 
 export interface RunHandle {
   runId: string;
+  /** A run with the same run key had finished already: nothing runs, its stored results are the answer. */
+  alreadyFinished: boolean;
   /** Settles when the run ends: resolves with the final manifest (finished or cancelled), rejects on failure. */
   done: Promise<RunManifest>;
 }

@@ -2,6 +2,7 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import { createBackend } from './backend-factory';
 import { parsePermalink } from './lib/permalink';
+import { registerOfflineWorker } from './offline/register.svelte';
 import { AppState } from './stores/app.svelte';
 import './styles.css';
 
@@ -16,13 +17,15 @@ function storage(): Storage | null {
 const target = document.getElementById('app')!;
 
 createBackend(new URL(location.href)).then(
-  (backend) => {
+  ({ backend, scripted }) => {
     const app = new AppState(backend, storage());
     app.linkProblems = app.setup.applyPermalink(parsePermalink(location.hash));
     void app.init();
     // A promise nobody awaited still reaches the person, as a message.
     window.addEventListener('unhandledrejection', (e) => app.fail(e.reason));
-    mount(App, { target, props: { app } });
+    for (const event of ['online', 'offline']) window.addEventListener(event, () => app.setOnline(navigator.onLine));
+    mount(App, { target, props: { app, scripted } });
+    registerOfflineWorker(() => app.setup.firstLoadSettled);
   },
   (e: unknown) => {
     // Never a blank page: say what failed, as text.

@@ -5,6 +5,7 @@
 
 import { loadTask, parseTaskFile, formatFromName } from '../audit/index';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../audit/types';
+import { fetchRepoInfo } from '../engine/sources/hub';
 import { spawnEngine } from '../engine/spawn-worker';
 import type { RemoteEngine } from '../engine/remote';
 import { EngineError, type CheckpointSource, type LoadOptions, type LoadProgress, type ModelInfo } from '../engine/types';
@@ -42,7 +43,6 @@ import {
 import { attemptsOf } from './lib/estimate';
 
 const APP_VERSION: string = import.meta.env.VITE_APP_VERSION ?? '0.0.0';
-const HUB = 'https://huggingface.co';
 
 /** The app serves its built-in model (and the reference checkpoints) in Hub layout under /hub. */
 function builtinEndpoint(): string {
@@ -150,6 +150,8 @@ class RealBackend implements AppBackend {
       attemptsTotal: p.questionsTotal * live.totalAttemptsPerQuestion,
       current: p.currentDocId ? { doc_id: p.currentDocId, text: live.texts.get(p.currentDocId) ?? p.currentDocId, probe: p.currentProbe ?? '' } : undefined,
       elapsedMs: performance.now() - live.startedAt,
+      attemptsPerSecond: p.attemptsPerSec,
+      etaSeconds: p.etaSec,
       storage: p.storage,
       reused: p.reused,
       ...(p.message ? { message: p.message } : {}),
@@ -181,40 +183,9 @@ class RealBackend implements AppBackend {
     };
   }
 
-  async hubModelInfo(repo: string, revision: string, token?: string, endpoint = HUB): Promise<HubModelMeta> {
-    const url = `${endpoint}/api/models/${repo.split('/').map(encodeURIComponent).join('/')}/revision/${encodeURIComponent(revision || 'main')}?blobs=true`;
-    let res: Response;
-    try {
-      res = await fetch(url, token ? { headers: { Authorization: `Bearer ${token}` } } : {});
-    } catch {
-      throw new EngineError('network', `could not reach the Hugging Face Hub for ${repo} (offline or unreachable)`);
-    }
-    if (res.status === 401 || res.status === 403) throw new EngineError('gated', `${repo} is gated: a Hugging Face token with access to it is needed`);
-    if (res.status === 404) throw new EngineError('not-found', `${repo}@${revision} does not exist on the Hub (or is private)`);
-    if (!res.ok) throw new EngineError('network', `the Hub answered HTTP ${res.status} for ${repo}`);
-    const meta = (await res.json()) as {
-      sha?: string;
-      gated?: false | 'auto' | 'manual';
-      cardData?: { license?: string };
-      config?: { model_type?: string };
-      siblings?: { rfilename: string; size?: number }[];
-    };
-    const weights = (meta.siblings ?? []).filter((s) => s.rfilename.endsWith('.safetensors'));
-    const weightBytes = weights.every((s) => typeof s.size === 'number') && weights.length ? weights.reduce((a, s) => a + (s.size ?? 0), 0) : undefined;
-    return {
-      repo,
-      revision: revision || 'main',
-      sha: meta.sha,
-      license: meta.cardData?.license,
-      gated: meta.gated ?? false,
-      weightBytes,
-      modelType: meta.config?.model_type,
-    };
-  }
-
-  /** Ends the engine worker as a crash would (e2e crash tests; the app never calls it). */
-  crashEngineForTest(): void {
-    this.engine.terminate();
+  async hubModelInfo(repo: string, revision: string, token?: string, endpoint?: string): Promise<HubModelMeta> {
+    const info = await fetchRepoInfo({ repo, revision, token, endpoint });
+    return { repo, revision: revision || 'main', ...info };
   }
 
   async resetEngine(): Promise<void> {
@@ -243,7 +214,10 @@ class RealBackend implements AppBackend {
   async startRun(setup: RunSetup, onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void): Promise<RunHandle> {
     const startedAt = performance.now();
     const info = await this.loadModel(setup.model, setup.load, (load) =>
-      onProgress({ runId: '', phase: 'loading', questionsDone: 0, questionsTotal: setup.task.count, attemptsDone: 0, attemptsTotal: 0, load, elapsedMs: performance.now() - startedAt }),
+      onProgress({
+        runId: '', phase: 'loading', questionsDone: 0, questionsTotal: setup.task.count, attemptsDone: 0, attemptsTotal: 0, load,
+        elapsedMs: performance.now() - startedAt, attemptsPerSecond: null, etaSeconds: null,
+      }),
     );
     const task = await taskOf(setup.task);
     const input: CoreAuditInput = {
@@ -265,13 +239,11 @@ class RealBackend implements AppBackend {
     done.catch(() => {}); // observed through handle.done
     const perQuestion = attemptsOf(1, setup.probes);
     const run = await this.controller.start(req);
+    // the same audit finished before: its stored run is the answer, nothing runs
+    if (run.manifest.status === 'finished') return { runId: run.id, alreadyFinished: true, done: Promise.resolve(run.manifest) };
     const texts = new Map(task.test.map((d) => [d.id, d.text]));
     this.live.set(run.id, { manifest: run.manifest, texts, onProgress, onRecord, settle, totalAttemptsPerQuestion: perQuestion, startedAt });
-    if (run.manifest.status === 'finished') {
-      this.live.delete(run.id);
-      settle.resolve(run.manifest);
-    }
-    return { runId: run.id, done };
+    return { runId: run.id, alreadyFinished: false, done };
   }
 
   async pauseRun(runId: string): Promise<void> {
@@ -343,7 +315,5 @@ export async function createRealBackend(): Promise<AppBackend> {
   );
   // Runs a closed tab or crash left "running" become interrupted: resumable, never failed.
   await controller.recoverInterrupted();
-  // A handle for end-to-end tests to kill the worker mid-run, as a crash would.
-  (globalThis as { __reachlabTest?: unknown }).__reachlabTest = { crashEngine: () => backend.crashEngineForTest() };
   return backend;
 }

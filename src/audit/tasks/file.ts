@@ -1,5 +1,6 @@
-// A task file the user supplies (JSONL, JSON array or CSV) with a field mapping.
+// A task file the user supplies (JSONL, JSON array or CSV, read with PapaParse) with a field mapping.
 
+import Papa from 'papaparse';
 import { AuditError } from '../errors';
 import { indexLetter, letterIndex, normalizeGold, normalizeText } from '../graders';
 import type { AnswerFormat, Doc, LoadedTask } from '../types';
@@ -40,39 +41,21 @@ export function parseJsonl(text: string): Row[] {
   return rows;
 }
 
-/** RFC 4180 CSV: a header row, quoted fields with "" escapes, CRLF or LF line ends. */
-/** RFC 4180 records (quoted fields, "" escapes, CRLF or LF), blank lines dropped. */
+/** RFC 4180 records (quoted fields, "" escapes, CRLF or LF), blank lines dropped; a broken quote
+ *  is an error naming its row. */
 export function parseCsvRecords(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let quoted = false;
-  let i = 0;
-  const src = text.replace(/^\uFEFF/, '');
-  while (i < src.length) {
-    const ch = src[i];
-    if (quoted) {
-      if (ch === '"' && src[i + 1] === '"') [field, i] = [field + '"', i + 2];
-      else if (ch === '"') [quoted, i] = [false, i + 1];
-      else [field, i] = [field + ch, i + 1];
-      continue;
-    }
-    if (ch === '"' && field === '') [quoted, i] = [true, i + 1];
-    else if (ch === ',') [record, field, i] = [[...record, field], '', i + 1];
-    else if (ch === '\n' || ch === '\r') {
-      records.push([...record, field]);
-      [record, field] = [[], ''];
-      i += ch === '\r' && src[i + 1] === '\n' ? 2 : 1;
-    } else [field, i] = [field + ch, i + 1];
+  const out = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), { delimiter: ',', skipEmptyLines: true });
+  const broken = out.errors.find((e) => e.type === 'Quotes');
+  if (broken) {
+    const what = broken.code === 'MissingQuotes' ? 'a quoted field is never closed (a " is missing)' : 'a quoted field has text after its closing "';
+    throw badTask(`CSV row ${(broken.row ?? 0) + 1}: ${what}`);
   }
-  if (quoted) throw badTask('CSV ends inside a quoted field');
-  if (field !== '' || record.length) records.push([...record, field]);
-  return records.filter((r) => !(r.length === 1 && r[0] === ''));
+  return out.data;
 }
 
 export function parseCsv(text: string): Row[] {
   const nonEmpty = parseCsvRecords(text);
-  if (nonEmpty.length === 0) throw badTask('CSV file is empty');
+  if (nonEmpty.length === 0) throw badTask('the CSV file is empty');
   const [header, ...body] = nonEmpty;
   return body.map((r, n) => {
     if (r.length !== header.length) throw badTask(`CSV row ${n + 2} has ${r.length} fields; the header has ${header.length}`);
@@ -80,7 +63,21 @@ export function parseCsv(text: string): Row[] {
   });
 }
 
+/** A file that decodes with NUL or replacement characters early on is not UTF-8 text. */
+function checkText(text: string): void {
+  const head = text.slice(0, 8192);
+  if (head.includes('\u0000') || head.includes('\uFFFD')) throw badTask('the file is not UTF-8 text (it holds binary data): choose a .jsonl, .json or .csv file');
+}
+
+/** The rows of a task file; a file without a single row is an error. */
 export function parseTaskFile(text: string, format: TaskFileFormat): Row[] {
+  checkText(text);
+  const rows = parseRows(text, format);
+  if (rows.length === 0) throw badTask(format === 'csv' ? 'the CSV file has a header but no rows' : `the ${format.toUpperCase()} file holds no rows`);
+  return rows;
+}
+
+function parseRows(text: string, format: TaskFileFormat): Row[] {
   if (format === 'jsonl') return parseJsonl(text);
   if (format === 'csv') return parseCsv(text);
   if (format === 'json') {
@@ -177,7 +174,6 @@ export interface FileTaskOptions {
 
 export function fileTask(o: FileTaskOptions): LoadedTask {
   const rows = parseTaskFile(o.text, o.format ?? formatFromName(o.name));
-  if (rows.length === 0) throw badTask(`task file "${o.name}" holds no rows`);
   const test: Doc[] = [];
   const train: Doc[] = [];
   const seen = new Set<string>();

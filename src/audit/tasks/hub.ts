@@ -1,6 +1,9 @@
 // Tasks read through the Hub dataset rows API:
-// {endpoint}?dataset=&config=&split=&offset=&length=  (length ≤ 100 per page).
+// {endpoint}?dataset=&config=&split=&offset=&length=  (length ≤ 100 per page), requested and its
+// HTTP status read by the app's one Hub client (src/engine/sources/hub.ts).
 
+import { hubFetch, hubStatusMeaning, type HubFetchOptions } from '../../engine/sources/hub';
+import { isEngineError } from '../../engine/types';
 import { AuditError } from '../errors';
 import { indexLetter, normalizeGold } from '../graders';
 import type { AnswerFormat, Doc, LoadedTask } from '../types';
@@ -11,13 +14,7 @@ export const HUB_ROWS_ENDPOINT = 'https://datasets-server.huggingface.co/rows';
 export const HUB_TASK_VERSION = 1;
 export const ROWS_PAGE_MAX = 100;
 
-export type FetchLike = (url: string, init?: { signal?: AbortSignal }) => Promise<{
-  ok: boolean;
-  status: number;
-  statusText: string;
-  json(): Promise<unknown>;
-  text(): Promise<string>;
-}>;
+export type FetchLike = NonNullable<HubFetchOptions['fetch']>;
 
 export interface HubRowsOptions {
   endpoint?: string;
@@ -39,23 +36,23 @@ export async function fetchRowsPage(dataset: string, config: string, split: stri
   if (!Number.isInteger(length) || length < 1 || length > ROWS_PAGE_MAX) throw new AuditError('bad-input', `rows page length must be 1..${ROWS_PAGE_MAX}, got ${length}`);
   const q = new URLSearchParams({ dataset, config, split, offset: String(offset), length: String(length) });
   const url = `${o.endpoint ?? HUB_ROWS_ENDPOINT}?${q}`;
-  const f = o.fetch ?? (globalThis.fetch as unknown as FetchLike);
-  let res: Awaited<ReturnType<FetchLike>>;
+  let res: Response;
   try {
-    res = await f(url, { signal: o.signal });
+    res = await hubFetch(url, { fetch: o.fetch, signal: o.signal });
   } catch (e) {
-    if (o.signal?.aborted) throw new AuditError('cancelled', `loading ${describe(dataset, config, split)} was cancelled`);
-    throw new AuditError('offline', `the Hub dataset rows API is offline or unreachable (${url}): ${(e as Error).message}`);
+    if (isEngineError(e) && e.code === 'cancelled') throw new AuditError('cancelled', `loading ${describe(dataset, config, split)} was cancelled`);
+    throw new AuditError('offline', `the Hub dataset server cannot be reached for ${describe(dataset, config, split)}: ${(e as Error).message}`);
   }
-  if (!res.ok) {
+  const failed = hubStatusMeaning(res.status, false);
+  if (failed) {
     let detail = '';
     try {
       const body = (await res.json()) as { error?: unknown };
-      if (typeof body?.error === 'string') detail = `: ${body.error}`;
+      if (typeof body?.error === 'string') detail = ` The server says: ${body.error}`;
     } catch {
       // body is not JSON; the status says enough
     }
-    throw new AuditError('http', `the Hub dataset rows API answered HTTP ${res.status} ${res.statusText} for ${describe(dataset, config, split)}${detail}`);
+    throw new AuditError('http', `${describe(dataset, config, split)}: ${failed.reason} (HTTP ${res.status}).${detail}`);
   }
   const body = (await res.json()) as Partial<RowsPage>;
   if (!body || !Array.isArray(body.rows) || typeof body.num_rows_total !== 'number') {

@@ -94,7 +94,12 @@ describe('task files', () => {
     expect(() => fileTask({ ...base, text: '{"q":"x","a":"1"}\nnot json' })).toThrow(/JSONL line 2 is not valid JSON/);
     expect(() => fileTask({ ...base, text: '' })).toThrow(/holds no rows/);
     expect(() => fileTask({ ...base, name: 'x.txt', text: '' })).toThrow(/cannot tell the format of "x.txt"/);
-    expect(() => fileTask({ ...base, name: 'x.csv', text: 'q,a\n"open' })).toThrow(/inside a quoted field/);
+    expect(() => fileTask({ ...base, name: 'x.csv', text: 'q,a\n"open' })).toThrow(/^CSV row 2: a quoted field is never closed \(a " is missing\)$/);
+    expect(() => fileTask({ ...base, name: 'x.csv', text: 'q,a\n"1"x,2' })).toThrow(/^CSV row 2: a quoted field has text after its closing "$/);
+    expect(() => fileTask({ ...base, name: 'x.csv', text: 'q,a\r\n' })).toThrow(/^the CSV file has a header but no rows$/);
+    expect(() => fileTask({ ...base, text: '\n\n' })).toThrow(/^the JSONL file holds no rows$/);
+    expect(() => fileTask({ ...base, text: 'PK\u0003\u0004\u0000\u0000binary' })).toThrow(/^the file is not UTF-8 text \(it holds binary data\)/);
+    expect(() => fileTask({ ...base, name: 'x.csv', text: 'q,a\n\uFFFD\uFFFD,1' })).toThrow(/not UTF-8 text/);
     expect(() => fileTask({ ...base, name: 'x.csv', text: 'q,a\n1,2,3' })).toThrow(/CSV row 2 has 3 fields; the header has 2/);
     expect(() =>
       fileTask({ name: 'm.jsonl', answerFormat: 'mc-letter', text: '{"q":"x","a":"E","c":["1","2"]}', mapping: { question: 'q', answer: 'a', choices: 'c' } }),
@@ -149,7 +154,7 @@ describe('Hub dataset rows API', () => {
 
   it('names HTTP errors with the dataset', async () => {
     await expect(fetchRowsPage('openai/gsm8k', 'main', 'test', 0, 10, { endpoint: endpoint.replace('/rows', '/missing') })).rejects.toThrow(
-      /answered HTTP 404 Not Found for openai\/gsm8k \(config main, split test\): The dataset does not exist\./,
+      /^openai\/gsm8k \(config main, split test\): not found \(check the name and the revision\) \(HTTP 404\)\. The server says: The dataset does not exist\.$/,
     );
     await expect(hubTask('arc-easy', { questions: 5, endpoint })).rejects.toMatchObject({ code: 'http' });
   });
@@ -159,15 +164,16 @@ describe('Hub dataset rows API', () => {
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', () => r()));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((r) => closed.close(() => r()));
-    await expect(hubTask('gsm8k', { questions: 5, endpoint: `http://127.0.0.1:${port}/rows` })).rejects.toThrow(/offline or unreachable/);
+    await expect(hubTask('gsm8k', { questions: 5, endpoint: `http://127.0.0.1:${port}/rows` })).rejects.toThrow(
+      /^the Hub dataset server cannot be reached for openai\/gsm8k \(config main, split test\): cannot reach 127\.0\.0\.1:\d+: offline or unreachable/,
+    );
     await expect(hubTask('gsm8k', { questions: 5, fetch: () => Promise.reject(new TypeError('Failed to fetch')) })).rejects.toMatchObject({ code: 'offline' });
   });
 
   it('reads ARC and MMLU row shapes', async () => {
     const arcRow = { id: 'x', question: 'Which?', choices: { text: ['a', 'b', 'c', 'd', 'e'], label: ['A', 'B', 'C', 'D', 'E'] }, answerKey: 'E' };
     const mmluRow = { question: 'Q', subject: 'abstract_algebra', choices: ['0', '1', '2', '3'], answer: 2 };
-    const fake = (row: object) => () =>
-      Promise.resolve({ ok: true, status: 200, statusText: 'OK', json: async () => ({ rows: [{ row_idx: 7, row }], num_rows_total: 1 }), text: async () => '' });
+    const fake = (row: object) => async () => new Response(JSON.stringify({ rows: [{ row_idx: 7, row }], num_rows_total: 1 }));
     const arc = await hubTask('arc-challenge', { questions: 1, fetch: fake(arcRow) });
     expect(arc.test[0]).toMatchObject({ id: 'test-7', target: 'E', choices: ['a', 'b', 'c', 'd', 'e'] });
     const mmlu = await hubTask('mmlu:abstract_algebra', { questions: 1, fetch: fake(mmluRow) });

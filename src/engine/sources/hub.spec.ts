@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../../../test/hub-server.ts';
 import { openCheckpoint } from '../checkpoint.ts';
-import { HubReader, checkRepoId } from './hub.ts';
+import { HubReader, checkRepoId, fetchRepoInfo, hubFetch, hubStatusMeaning } from './hub.ts';
 
 const QWEN2 = new URL('../../../test/fixtures/reference/tiny-qwen2/', import.meta.url).pathname;
 
@@ -58,7 +58,7 @@ describe('HubReader', () => {
       expect(loads).toEqual([100]);
       await expect(new HubReader({ repo: 'org/open', endpoint: down.url }).range('model.safetensors', 0, 8)).rejects.toMatchObject({
         code: 'network',
-        message: 'the Hub answered HTTP 503 for model.safetensors of org/open@main',
+        message: 'model.safetensors of org/open@main: the server failed; retry later (HTTP 503)',
       });
       expect(down.requests.filter((q) => q.status === 503)).toHaveLength(3);
     } finally {
@@ -70,7 +70,7 @@ describe('HubReader', () => {
     const r = new HubReader({ repo: 'meta/gated', endpoint: gated.url });
     await expect(openCheckpoint(r)).rejects.toMatchObject({
       code: 'gated',
-      message: expect.stringMatching(/meta\/gated is gated, private or missing \(HTTP 401\): a Hub token with access to it is needed/),
+      message: expect.stringMatching(/of meta\/gated@main: gated or private: a Hugging Face token with access to it is needed \(HTTP 401\)/),
     });
   });
 
@@ -78,7 +78,7 @@ describe('HubReader', () => {
     const bad = new HubReader({ repo: 'meta/gated', token: 'hf_wrong', endpoint: gated.url });
     await expect(bad.text('config.json')).rejects.toMatchObject({
       code: 'gated',
-      message: expect.stringMatching(/refused config\.json of meta\/gated \(HTTP 403\): the token given has no access/),
+      message: 'config.json of meta/gated@main: the token given has no access to this gated or private repo (HTTP 403)',
     });
     const ck = await openCheckpoint(new HubReader({ repo: 'meta/gated', token: 'hf_good', endpoint: gated.url }));
     expect(ck.config.modelType).toBe('qwen2');
@@ -88,7 +88,7 @@ describe('HubReader', () => {
   it('reports a missing file as not-found, naming repo and file', async () => {
     const r = new HubReader({ repo: 'org/open', endpoint: open.url });
     expect(await r.exists('pytorch_model.bin')).toBe(false);
-    await expect(r.text('nope.json')).rejects.toMatchObject({ code: 'not-found', message: 'nope.json not found in org/open@main (HTTP 404)' });
+    await expect(r.text('nope.json')).rejects.toMatchObject({ code: 'not-found', message: 'nope.json of org/open@main: not found (check the name and the revision) (HTTP 404)' });
     await expect(r.range('nope.safetensors', 0, 8)).rejects.toMatchObject({ code: 'not-found' });
   });
 
@@ -98,8 +98,68 @@ describe('HubReader', () => {
     await dead.close();
     await expect(new HubReader({ repo: 'org/open', endpoint: url }).text('config.json')).rejects.toMatchObject({
       code: 'network',
-      message: expect.stringMatching(/cannot fetch config\.json from org\/open@main: offline or unreachable/),
+      message: expect.stringMatching(/^config\.json of org\/open@main: cannot reach 127\.0\.0\.1:\d+: offline or unreachable/),
     });
+  });
+
+  it('keeps the bytes asked for when a 206 answer starts earlier than asked, refuses one that starts later', async () => {
+    const body = new Uint8Array(100).map((_, i) => i);
+    const wide = async (_url: string, init: RequestInit) => {
+      const range = (init.headers as Record<string, string>).Range;
+      // a server that answers every range from byte 0 (as sirv does for bytes=0-0)
+      if (range === 'bytes=0-0' || range === 'bytes=10-19') return new Response(body, { status: 206, headers: { 'content-range': 'bytes 0-99/100' } });
+      return new Response(body.slice(50), { status: 206, headers: { 'content-range': 'bytes 50-99/100' } });
+    };
+    const r = new HubReader({ repo: 'org/open' }, undefined, wide);
+    expect(await r.size('w.bin')).toBe(100);
+    expect([...(await r.range('w.bin', 10, 20))]).toEqual([10, 11, 12, 13, 14, 15, 16, 17, 18, 19]);
+    await expect(r.range('w.bin', 20, 30)).rejects.toMatchObject({ code: 'network', message: 'the server answered w.bin of org/open@main from byte 50, byte 20 was asked for' });
+  });
+
+  it('never reads through the HTTP cache, and sends the token only when there is one', async () => {
+    const seen: RequestInit[] = [];
+    const spy = async (_url: string, init: RequestInit) => (seen.push(init), new Response('{}'));
+    await hubFetch('https://hub.example/a', { fetch: spy });
+    await hubFetch('https://hub.example/b', { fetch: spy, token: 'hf_x', headers: { Range: 'bytes=0-0' } });
+    expect(seen).toEqual([
+      { method: 'GET', headers: undefined, cache: 'no-store', signal: undefined },
+      { method: 'GET', headers: { Range: 'bytes=0-0', Authorization: 'Bearer hf_x' }, cache: 'no-store', signal: undefined },
+    ]);
+  });
+
+  it('reads every Hub status one way', () => {
+    expect(hubStatusMeaning(200, false)).toBeNull();
+    expect(hubStatusMeaning(206, false)).toBeNull();
+    expect(hubStatusMeaning(401, false)).toMatchObject({ code: 'gated', transient: false, reason: expect.stringMatching(/token with access to it is needed/) });
+    expect(hubStatusMeaning(403, true)).toMatchObject({ code: 'gated', reason: expect.stringMatching(/the token given has no access/) });
+    expect(hubStatusMeaning(404, false)).toMatchObject({ code: 'not-found', transient: false });
+    expect(hubStatusMeaning(429, false)).toMatchObject({ code: 'network', transient: true, reason: expect.stringMatching(/limiting requests/) });
+    expect(hubStatusMeaning(502, false)).toMatchObject({ code: 'network', transient: true });
+    expect(hubStatusMeaning(400, false)).toMatchObject({ code: 'network', transient: false });
+  });
+
+  it('reads the model API: size of the safetensors, licence, gating, through the same status mapping', async () => {
+    const urls: string[] = [];
+    const api = (status: number, json: object) => async (url: string) => (urls.push(url), new Response(JSON.stringify(json), { status }));
+    const info = await fetchRepoInfo(
+      { repo: 'Qwen/Qwen2.5-0.5B', revision: 'refs/pr/1', endpoint: 'https://mirror.example/' },
+      {
+        fetch: api(200, {
+          sha: 'abc',
+          gated: false,
+          cardData: { license: 'apache-2.0' },
+          config: { model_type: 'qwen2' },
+          siblings: [{ rfilename: 'a.safetensors', size: 10 }, { rfilename: 'b.safetensors', size: 5 }, { rfilename: 'README.md', size: 1 }],
+        }),
+      },
+    );
+    expect(urls).toEqual(['https://mirror.example/api/models/Qwen/Qwen2.5-0.5B/revision/refs%2Fpr%2F1?blobs=true']);
+    expect(info).toEqual({ sha: 'abc', license: 'apache-2.0', gated: false, weightBytes: 15, modelType: 'qwen2' });
+    await expect(fetchRepoInfo({ repo: 'meta-llama/Llama-3.2-1B' }, { fetch: api(401, {}) })).rejects.toMatchObject({
+      code: 'gated',
+      message: 'meta-llama/Llama-3.2-1B@main on huggingface.co: gated or private: a Hugging Face token with access to it is needed (HTTP 401)',
+    });
+    await expect(fetchRepoInfo({ repo: 'no/such' }, { fetch: api(404, {}) })).rejects.toMatchObject({ code: 'not-found' });
   });
 
   it('refuses malformed repo ids, revisions and file names', () => {

@@ -1,5 +1,8 @@
-// Hugging Face Hub files over HTTP: `{endpoint}/{repo}/resolve/{revision}/{file}`.
-// Sizes come from a one-byte Range request (Content-Range), weights from Range requests.
+// The one Hugging Face Hub client: model files (`{endpoint}/{repo}/resolve/{revision}/{file}`, sizes
+// from a one-byte Range request, weights by Range), the model API (`/api/models/...`), and the one
+// reading of HTTP statuses that every Hub caller uses (dataset rows too, src/audit/tasks/hub.ts).
+// @huggingface/hub was considered: it would bring 11 MB of packages (@huggingface/tasks among them), its
+// Blob reads report no download progress nor retry, and it speaks API routes a mirror may not serve.
 
 import { EngineError } from '../types.ts';
 import type { CheckpointReader } from './reader.ts';
@@ -25,6 +28,97 @@ export function checkRepoId(repo: string): void {
   }
 }
 
+/** What a Hub answer means; `transient` ones are worth retrying. */
+export interface HubStatusMeaning {
+  code: 'gated' | 'not-found' | 'network';
+  /** Why, in words, for "… of org/name: {reason} (HTTP 401)". */
+  reason: string;
+  transient: boolean;
+}
+
+/** The one mapping of Hub HTTP statuses (files, model API, dataset rows); null for success. */
+export function hubStatusMeaning(status: number, hasToken: boolean): HubStatusMeaning | null {
+  if (status >= 200 && status < 300) return null;
+  if (status === 401 || status === 403) {
+    const reason = hasToken ? 'the token given has no access to this gated or private repo' : 'gated or private: a Hugging Face token with access to it is needed';
+    return { code: 'gated', reason, transient: false };
+  }
+  if (status === 404) return { code: 'not-found', reason: 'not found (check the name and the revision)', transient: false };
+  if (status === 429) return { code: 'network', reason: 'the Hub is limiting requests; wait a minute, then retry', transient: true };
+  if (status >= 500) return { code: 'network', reason: 'the server failed; retry later', transient: true };
+  return { code: 'network', reason: 'unexpected answer from the server', transient: false };
+}
+
+/** An EngineError for a failed Hub answer, naming what was asked for. */
+export function hubStatusError(status: number, what: string, hasToken: boolean): EngineError {
+  const m = hubStatusMeaning(status, hasToken) ?? { code: 'network' as const, reason: 'unexpected answer from the server' };
+  return new EngineError(m.code, `${what}: ${m.reason} (HTTP ${status})`);
+}
+
+export interface HubFetchOptions {
+  token?: string;
+  headers?: Record<string, string>;
+  method?: string;
+  signal?: AbortSignal;
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+}
+
+/**
+ * A request to the Hub (or a mirror, or the app's own /hub): the token as a Bearer header, and never
+ * through the browser's HTTP cache. The weight cache is the cache for Hub files; the HTTP cache
+ * answers a Range request from a stored compressed copy with a broken body or no Content-Range
+ * (seen with vite preview's gzip), which broke every load after a reload. Offline → 'network'.
+ */
+export async function hubFetch(url: string, o: HubFetchOptions = {}): Promise<Response> {
+  const headers = o.token ? { ...o.headers, Authorization: `Bearer ${o.token}` } : o.headers;
+  try {
+    return await (o.fetch ?? fetch)(url, { method: o.method ?? 'GET', headers, cache: 'no-store', signal: o.signal });
+  } catch (e) {
+    if (o.signal?.aborted) throw new EngineError('cancelled', `request to ${new URL(url).host} cancelled`);
+    throw new EngineError('network', `cannot reach ${new URL(url).host}: offline or unreachable (${errorText(e)})`);
+  }
+}
+
+/** What the Hub's model API says about a repo before anything is downloaded. */
+export interface HubRepoInfo {
+  /** Resolved commit sha, when the API gave one. */
+  sha?: string;
+  license?: string;
+  gated: false | 'auto' | 'manual';
+  /** Sum of the safetensors files' sizes, when every one is listed with a size. */
+  weightBytes?: number;
+  modelType?: string;
+}
+
+/** `{endpoint}/api/models/{repo}/revision/{revision}?blobs=true`, read through the one status mapping. */
+export async function fetchRepoInfo(source: HubSource, o: Pick<HubFetchOptions, 'fetch' | 'signal'> = {}): Promise<HubRepoInfo> {
+  checkRepoId(source.repo);
+  const revision = source.revision || 'main';
+  const endpoint = (source.endpoint || DEFAULT_HUB_ENDPOINT).replace(/\/+$/, '');
+  const url = `${endpoint}/api/models/${source.repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
+  const res = await hubFetch(url, { ...o, token: source.token });
+  if (!res.ok) {
+    await res.body?.cancel();
+    throw hubStatusError(res.status, `${source.repo}@${revision} on ${new URL(url).host}`, !!source.token);
+  }
+  const meta = (await res.json()) as {
+    sha?: string;
+    gated?: false | 'auto' | 'manual';
+    cardData?: { license?: string };
+    config?: { model_type?: string };
+    siblings?: { rfilename: string; size?: number }[];
+  };
+  const weights = (meta.siblings ?? []).filter((s) => s.rfilename.endsWith('.safetensors'));
+  const sized = weights.length > 0 && weights.every((s) => typeof s.size === 'number');
+  return {
+    sha: meta.sha,
+    license: meta.cardData?.license,
+    gated: meta.gated ?? false,
+    weightBytes: sized ? weights.reduce((a, s) => a + (s.size ?? 0), 0) : undefined,
+    modelType: meta.config?.model_type,
+  };
+}
+
 export class HubReader implements CheckpointReader {
   readonly label: string;
   readonly hubRef: { repo: string; revision: string };
@@ -33,7 +127,12 @@ export class HubReader implements CheckpointReader {
   private readonly sizes = new Map<string, Promise<number | null>>();
   private readonly counter: ByteCounter;
 
-  constructor(source: HubSource, onBytes?: BytesListener) {
+  /** `fetchFn`: tests put a scripted server behind the reader. */
+  constructor(
+    source: HubSource,
+    onBytes?: BytesListener,
+    private readonly fetchFn?: HubFetchOptions['fetch'],
+  ) {
     checkRepoId(source.repo);
     const revision = source.revision ?? 'main';
     if (revision.length === 0 || revision.split('/').includes('..')) {
@@ -89,10 +188,14 @@ export class HubReader implements CheckpointReader {
   private async rangeOnce(file: string, start: number, end: number, size: number): Promise<Uint8Array> {
     const res = await this.fetch(file, { Range: `bytes=${start}-${end - 1}` });
     this.checkStatus(res, file);
-    // 206: exactly the range. 200: a server that ignores Range sends the file from byte 0;
-    // keep [start, end) and stop reading there.
-    const skip = res.status === 206 ? 0 : start;
-    return this.readBody(res, file, skip, end - start, size);
+    // 206: from the Content-Range start (some servers widen the range). 200: a server that ignores
+    // Range sends the file from byte 0. Either way keep [start, end) and stop reading there.
+    const from = res.status === 206 ? rangeStart(res) : 0;
+    if (from > start) {
+      await res.body?.cancel();
+      throw new EngineError('network', `the server answered ${file} of ${this.label} from byte ${from}, byte ${start} was asked for`);
+    }
+    return this.readBody(res, file, start - from, end - start, size);
   }
 
   private sizeOrNull(file: string): Promise<number | null> {
@@ -132,34 +235,18 @@ export class HubReader implements CheckpointReader {
   }
 
   private async fetch(file: string, headers: Record<string, string>, method = 'GET'): Promise<Response> {
-    const url = this.url(file);
-    if (this.token) headers = { ...headers, Authorization: `Bearer ${this.token}` };
     try {
-      return await fetch(url, { method, headers });
+      return await hubFetch(this.url(file), { token: this.token, headers, method, fetch: this.fetchFn });
     } catch (e) {
-      throw new EngineError('network', `cannot fetch ${file} from ${this.label}: offline or unreachable (${errorText(e)})`);
+      if (e instanceof EngineError && e.code === 'network') throw new EngineError('network', `${file} of ${this.label}: ${e.message}`);
+      throw e;
     }
   }
 
   private checkStatus(res: Response, file: string): void {
-    if (res.status === 401 || res.status === 403) {
-      void res.body?.cancel();
-      const { repo } = this.hubRef;
-      throw new EngineError(
-        'gated',
-        this.token
-          ? `the Hub refused ${file} of ${repo} (HTTP ${res.status}): the token given has no access to this gated or private repo`
-          : `${repo} is gated, private or missing (HTTP ${res.status}): a Hub token with access to it is needed`,
-      );
-    }
-    if (res.status === 404) {
-      void res.body?.cancel();
-      throw this.notFound(file);
-    }
-    if (res.status !== 200 && res.status !== 206) {
-      void res.body?.cancel();
-      throw new EngineError('network', `the Hub answered HTTP ${res.status} for ${file} of ${this.label}`);
-    }
+    if (res.status === 200 || res.status === 206) return;
+    void res.body?.cancel();
+    throw hubStatusError(res.status, `${file} of ${this.label}`, !!this.token);
   }
 
   /** Streams `length` bytes of the body after skipping `skip`, reporting progress as it goes. */
@@ -200,8 +287,14 @@ export class HubReader implements CheckpointReader {
   }
 
   private notFound(file: string): EngineError {
-    return new EngineError('not-found', `${file} not found in ${this.label} (HTTP 404)`);
+    return hubStatusError(404, `${file} of ${this.label}`, !!this.token);
   }
+}
+
+/** The first byte of a 206 answer, from its Content-Range; 0 when the header is not readable. */
+function rangeStart(res: Response): number {
+  const m = /^bytes (\d+)-/.exec(res.headers.get('content-range') ?? '');
+  return m ? Number(m[1]) : 0;
 }
 
 function errorText(e: unknown): string {

@@ -10,10 +10,13 @@ import { MARKUP_QUESTION, scriptedRun } from '../testing/scripted-run';
 import { BUILTIN_MODEL_ID, type RunSetup, type StoredRun } from '../backend';
 import { DEFAULT_CONDITION } from '../lib/presets';
 import { saveSetup } from '../lib/resumable';
+import { GLOSSARY } from '../lib/glossary';
 import CompareScreen from './CompareScreen.svelte';
+import HelpScreen from './HelpScreen.svelte';
 import LibraryScreen from './LibraryScreen.svelte';
 import QuestionScreen from './QuestionScreen.svelte';
 import ResultsScreen from './ResultsScreen.svelte';
+import RunScreen from './RunScreen.svelte';
 import SetupScreen from './SetupScreen.svelte';
 
 const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
@@ -42,11 +45,16 @@ describe('screens', () => {
 
   it('shows seeds, selectors with blindness and retained gain, attempts made, and the out-of-sample scan', () => {
     const { body } = render(ResultsScreen, { props: { app, run } });
-    expect(body).toMatch(/data-testid="results-seeds"[^>]*>question seed 1, probe seed 1</);
+    expect(body).toMatch(/data-testid="results-seeds"[^>]*>.*question seed.*data-testid="term-questionSeed".*<\/span>(<!---->)? 1, .*probe seed.*data-testid="term-probeSeed".*<\/span>(<!---->)? 1<\/dd>/);
     for (const id of ['table-selectors', 'table-attempts', 'table-silencing', 'table-silencing-in-sample', 'silencing-summary']) expect(body).toContain(`data-testid="${id}"`);
     // the selectors over MCTS attempts are labelled, and only they
     expect(body.match(/not blind: chose among gold-guided attempts/g)).toHaveLength(2);
-    for (const h of ['answer-blind', 'retained gain', 'attempts made (mean)', 'space exhausted (questions)', 'held-out failures']) expect(body).toContain(`>${h}</th>`);
+    for (const h of ['space exhausted (questions)', 'held-out failures']) expect(body).toContain(`>${h}<!--]--></th>`);
+    // explained columns carry their definition
+    const header = (label: string) => body.split('</th>').find((cell) => cell.includes(`<!---->${label}<!---->`));
+    for (const [h, id] of [['answer-blind', 'blind'], ['retained gain', 'retainedGain'], ['attempts made (mean)', 'attemptsMade']]) {
+      expect(header(h), h).toContain(`data-testid="term-${id}"`);
+    }
     expect(body).toContain('Per-layer scan over the whole failure set (in-sample)');
   });
 
@@ -56,8 +64,8 @@ describe('screens', () => {
       records: run.records.map((r) => (r.doc_id === 'test-0' && r.probe === 'mcts-routes' ? { ...r, attempts: r.attempts.slice(0, 5), stop_reason: 'space-exhausted' as const } : r)),
     };
     const { body } = render(QuestionScreen, { props: { app, run: cut, docId: 'test-0' } });
-    expect(body).toMatch(/MCTS routes \(CoLa\) \(budget 16; first success (\d+|none); 5 attempts made, space exhausted\)/);
-    expect(body).toMatch(/random routes \(budget 16; first success (\d+|none); 16 attempts made\)/);
+    expect(body).toMatch(/MCTS routes \(CoLa\) \(budget 16; first success (at attempt \d+|none); 5 attempts made, space exhausted\)/);
+    expect(body).toMatch(/random routes \(budget 16; first success (at attempt \d+|none); 16 attempts made\)/);
   });
 
   it('shows an imported run as such, and its routes as unknown', () => {
@@ -128,9 +136,63 @@ describe('screens', () => {
     const b = scriptedRun({ id: 'b', modelName: 'other', seed: 3 });
     const other: StoredRun = { ...b, manifest: { ...b.manifest, condition: { ...DEFAULT_CONDITION, chatTemplate: true } } };
     const refused = render(CompareScreen, { props: { app, pair: [run, other] } }).body;
-    expect(refused).toMatch(/data-testid="compare-refused"[^>]*>Not compared. The runs were audited under different conditions \(chatTemplate differ\)/);
+    expect(refused).toMatch(/data-testid="compare-refused"[^>]*>Not compared. The runs were audited under different conditions: chat template differs\./);
     expect(refused).not.toContain('data-testid="table-transitions"');
     expect(render(CompareScreen, { props: { app, pair: [imported, run] } }).body).toContain('Run A is imported, condition unknown');
+  });
+});
+
+describe('what the screens explain', () => {
+  it('says the Results in a sentence, and that reused results were reused', () => {
+    const fresh = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    fresh.openRun(run);
+    const plain = render(ResultsScreen, { props: { app: fresh, run } }).body;
+    expect(plain).toMatch(/data-testid="results-sentence"[^>]*>15 of 24 questions were answered correctly as deployed; 3 more were reachable with random routes within 16 attempts/);
+    expect(plain).not.toContain('data-testid="results-reused"');
+    fresh.openRun(run, { reused: true });
+    expect(render(ResultsScreen, { props: { app: fresh, run } }).body).toMatch(/data-testid="results-reused"[^>]*>\s*Reused: this exact audit \(same model, condition, probes and questions\) had already finished on /);
+  });
+
+  it('puts every definition on "How to read this"', () => {
+    const body = render(HelpScreen, { props: { app } }).body;
+    for (const [id, d] of Object.entries(GLOSSARY)) expect(body).toContain(`<dt id="def-${id}">${d.term}</dt> <dd>${d.text}</dd>`);
+  });
+
+  it('offers Retry and Back when a start fails, with the cause in the headline', () => {
+    const failed = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    failed.run.error = { title: 'The audit did not start: the Hub dataset server cannot be reached.', hint: 'Check the connection and retry.', action: 'retry' };
+    const body = render(RunScreen, { props: { app: failed } }).body;
+    expect(body).toMatch(/data-testid="error-title"[^>]*>The audit did not start: the Hub dataset server cannot be reached\.</);
+    expect(body).toMatch(/data-testid="error-action"[^>]*>Retry</);
+    expect(body).toContain('data-testid="run-back"');
+    expect(body).not.toContain('data-testid="run-retry"'); // the action is the retry already
+    failed.run.error = { ...failed.run.error, action: 'none' };
+    expect(render(RunScreen, { props: { app: failed } }).body).toContain('data-testid="run-retry"');
+  });
+
+  it('shows two runs side by side in Compare, naming what differs', () => {
+    const q4: StoredRun = { ...run, manifest: { ...run.manifest, id: 'q4', engine: { ep: 'wasm', dtype: 'q4' }, condition: { ...DEFAULT_CONDITION, engineDtype: 'q4' } } };
+    const body = render(CompareScreen, { props: { app, pair: [run, q4] } }).body;
+    expect(body).toMatch(/<caption>The two runs side by side: they differ in dtype<\/caption>/);
+    expect(body).toMatch(/data-testid="compare-fact-dtype"[^>]*><th scope="row">dtype \(differs\)<\/th><td>f32<\/td><td>q4<\/td>/);
+    expect(body).toMatch(/data-testid="compare-refused"[^>]*>Not compared. The runs were audited under different conditions: dtype differs\./);
+  });
+
+  it('lists dtype, engine, probes with budgets and seeds in the Library', () => {
+    const lib = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    lib.library.runs = [{ ...run.manifest, legacy: false }];
+    const body = render(LibraryScreen, { props: { app: lib } }).body;
+    expect(body).toMatch(/data-testid="library-engine-fake-run-1"[^>]*>f32, WebAssembly</);
+    expect(body).toMatch(/data-testid="library-probes-fake-run-1"[^>]*>random routes ×16, MCTS routes \(CoLa\) ×16, sampling ×8, MLP silencing \(8 layers\)</);
+    expect(body).toMatch(/data-testid="library-seeds-fake-run-1"[^>]*>1, 1</);
+  });
+
+  it('says next to a disabled Load button why it is disabled', () => {
+    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    s.setup.setModelKind('hub');
+    expect(render(SetupScreen, { props: { app: s } }).body).toMatch(/data-testid="load-blocked"[^>]*>Enter a Hub repo id like owner\/name to load it\.</);
+    s.setup.hubRepo = 'Qwen/Qwen2.5-0.5B';
+    expect(render(SetupScreen, { props: { app: s } }).body).not.toContain('data-testid="load-blocked"');
   });
 });
 

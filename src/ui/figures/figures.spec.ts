@@ -56,6 +56,11 @@ describe('figure specs', () => {
     }
     expect(spec.alt).toContain('selectors (majority, max-logprob) as points');
     expect(spec.alt).toContain('over MCTS routes (CoLa) they are not answer-blind (they chose among gold-guided attempts)');
+    // selector labels and the realized label sit on a white halo: the realized rule never strikes through them
+    const dom = renderFigure(spec, document);
+    const labels = [...dom.querySelectorAll('g[aria-label="text"]')].filter((g) => /majority|realized/.test(g.textContent ?? ''));
+    expect(labels.length).toBe(2);
+    for (const g of labels) expect([g.getAttribute('stroke'), g.getAttribute('paint-order')]).toEqual(['white', 'stroke']);
     await expect(svg).toMatchFileSnapshot('__snapshots__/reach-curves.svg');
   });
 
@@ -107,6 +112,11 @@ describe('figure specs', () => {
     const cells = layerUsage(run.records);
     const svg = svgOf(layerUsageSpec(cells, L, small));
     expect(svg).toContain('correct routes');
+    // the default route: a white ring under a black outline, visible on dark and light cells
+    const outlines = [...renderFigure(layerUsageSpec(cells, L, small), document).querySelectorAll('g[aria-label="cell"]')]
+      .filter((g) => g.getAttribute('fill') === 'none')
+      .map((g) => [g.getAttribute('stroke'), g.querySelectorAll('rect').length]);
+    expect(outlines).toEqual([['white', L], ['#000000', L]]);
     await expect(svg).toMatchFileSnapshot('__snapshots__/layer-usage.svg');
   });
 

@@ -1,5 +1,6 @@
 // Which layer runs at which route position, counted over the routes that reached the answer.
-// The default route (layer p at position p) is outlined for reference.
+// The default route (layer p at position p) is outlined for reference: black on a white ring, so
+// the outline shows on dark (many) and light (few) cells alike.
 
 import * as Plot from '@observablehq/plot';
 import type { UsageCell } from '../lib/analysis';
@@ -27,6 +28,7 @@ export function layerUsageSpec(cells: UsageCell[], numLayers: number, style: Fig
       color: colour,
       marks: [
         Plot.cell(cells, { x: 'position', y: 'layer', fill: 'count' }),
+        Plot.cell(diagonal, { x: 'position', y: 'layer', fill: 'none', stroke: 'white', strokeWidth: 4 }),
         Plot.cell(diagonal, { x: 'position', y: 'layer', fill: 'none', stroke: OKABE_ITO.black, strokeWidth: 1.5 }),
       ],
     },

@@ -14,6 +14,8 @@ export interface ReachCurvesData {
 }
 
 const SELECTOR_SYMBOLS = ['triangle', 'square', 'diamond', 'star', 'cross'];
+/** A white outline behind label text, so the realized rule (or a curve) never strikes through it. */
+const HALO = { stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' } as const;
 /** Minimum vertical distance between labels, in data units of the [0, 1] axis. */
 const LABEL_GAP = 0.06;
 
@@ -47,7 +49,7 @@ export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): Figu
   if (data.realized !== null) {
     marks.push(
       Plot.ruleY([data.realized], { stroke: OKABE_ITO.black, strokeDasharray: PROBE_DASH.deployment }),
-      Plot.text([data.realized], { x: 1, y: (d: number) => d, text: () => 'realized', textAnchor: 'start', dy: -6, fill: OKABE_ITO.black }),
+      Plot.text([data.realized], { x: 1, y: (d: number) => d, text: () => 'realized', textAnchor: 'start', dy: -6, fill: OKABE_ITO.black, ...HALO }),
     );
   }
   for (const key of keys) {
@@ -74,6 +76,7 @@ export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): Figu
         textAnchor: 'end',
         dx: -10,
         fill: colorOf,
+        ...HALO,
       }),
     );
   }

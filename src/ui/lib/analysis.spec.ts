@@ -247,7 +247,7 @@ describe('checkpoint comparison (conditionDiff + compareRecords)', () => {
   });
   it('refuses runs under different conditions, naming the fields', () => {
     const other = { ...runB, manifest: { ...runB.manifest, condition: { ...DEFAULT_CONDITION, maxNewTokens: 99, stopSequences: [] } } };
-    expect(compareRuns(run, other, pairs[0])).toEqual({ refused: 'The runs were audited under different conditions (maxNewTokens, stopSequences differ): a comparison needs one condition.' });
+    expect(compareRuns(run, other, pairs[0])).toEqual({ refused: 'The runs were audited under different conditions: max new tokens, stop sequences differ. A comparison needs one condition.' });
   });
   it('refuses an imported run whose condition is unknown', () => {
     const imported = { ...runB, manifest: { ...runB.manifest, condition: null, engine: null } };

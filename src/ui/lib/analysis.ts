@@ -26,6 +26,7 @@ import {
 import type { StoredRun } from '../backend';
 import { modelLabel } from './model-label';
 import { probeLabel } from './palette';
+import { conditionFieldLabel } from './run-facts';
 
 /** Probes whose attempts decide reachability (the silencing scan repairs, it does not reach). */
 export const REACH_PROBES = ['random-routes', 'mcts-routes', 'sampling'] as const satisfies readonly ProbeName[];
@@ -322,7 +323,10 @@ export function compareRuns(a: StoredRun, b: StoredRun, pair: ProbePair | undefi
     if (run.manifest.condition === null) return { refused: `Run ${name} is ${IMPORTED_UNKNOWN}: a comparison needs both runs under one known condition.` };
   }
   const diff = conditionDiff(a.manifest.condition, b.manifest.condition);
-  if (diff.length) return { refused: `The runs were audited under different conditions (${diff.join(', ')} differ): a comparison needs one condition.` };
+  if (diff.length) {
+    const fields = diff.map(conditionFieldLabel);
+    return { refused: `The runs were audited under different conditions: ${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'}. A comparison needs one condition.` };
+  }
   if (!pair) return { refused: 'The runs share no reachability probe (random routes, MCTS or sampling of the same kind).' };
   try {
     const cmp = compareRecords(a.records, b.records, { probeKeyA: pair.keyA, probeKeyB: pair.keyB });

@@ -15,7 +15,10 @@ describe('attemptsOf', () => {
 
 describe('estimateTime', () => {
   it('uses a measured rate when there is one', () => {
-    expect(estimateTime({ attempts: 600, maxNewTokens: 50, ep: 'wasm', dtype: 'f32', measuredAttemptsPerSecond: 2 })).toEqual({ seconds: 300, basis: 'measured' });
+    expect(estimateTime({ attempts: 600, maxNewTokens: 50, ep: 'wasm', dtype: 'f32', measured: { attemptsPerSecond: 2, maxNewTokens: 50 } })).toEqual({ seconds: 300, basis: 'measured' });
+    // measured at 25 new tokens, asked for 50: twice as long per attempt
+    expect(estimateTime({ attempts: 600, maxNewTokens: 50, ep: 'wasm', dtype: 'f32', measured: { attemptsPerSecond: 2, maxNewTokens: 25 } }).seconds).toBe(600);
+    expect(estimateTime({ attempts: 600, maxNewTokens: 50, ep: 'wasm', dtype: 'f32', measured: null }).basis).toBe('prior');
   });
   it('scales the prior with tokens, model size and EP', () => {
     const a = estimateTime({ attempts: 100, maxNewTokens: 10, ep: 'webgpu', dtype: 'f32', weightBytes: 2e9 });

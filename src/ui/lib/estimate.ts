@@ -29,6 +29,12 @@ export interface TimeEstimate {
   basis: 'measured' | 'prior';
 }
 
+/** A past run's pace on this device (lib/rates.ts). */
+export interface PastRate {
+  attemptsPerSecond: number;
+  maxNewTokens: number;
+}
+
 // Rough priors for one decode step of a 0.5B-parameter model, batch-amortized; they only order the
 // estimate's magnitude (minutes vs hours). A measured attempts/s from a past run replaces them.
 const PRIOR_MS_PER_TOKEN: Record<ExecutionProvider, number> = { webgpu: 4, wasm: 40 };
@@ -41,12 +47,17 @@ export function estimateTime(opts: {
   ep: ExecutionProvider;
   dtype: EngineDtype;
   weightBytes?: number;
-  measuredAttemptsPerSecond?: number;
+  /** The pace a past run of this model, engine and dtype measured here; an attempt's cost is taken
+   *  to grow with max new tokens. */
+  measured?: PastRate | null;
 }): TimeEstimate {
-  if (opts.measuredAttemptsPerSecond && opts.measuredAttemptsPerSecond > 0) {
-    return { seconds: opts.attempts / opts.measuredAttemptsPerSecond, basis: 'measured' };
+  const m = opts.measured;
+  if (m && m.attemptsPerSecond > 0 && m.maxNewTokens > 0) {
+    return { seconds: (opts.attempts / m.attemptsPerSecond) * (opts.maxNewTokens / m.maxNewTokens), basis: 'measured' };
   }
-  const scale = Math.max(0.05, (opts.weightBytes ?? PRIOR_BYTES) / PRIOR_BYTES);
+  // floor: a tiny model still pays the dispatch cost of every step (the 224k-parameter built-in model
+  // measures about 2 ms per attempt at 8 new tokens on WebAssembly, batched)
+  const scale = Math.max(0.005, (opts.weightBytes ?? PRIOR_BYTES) / PRIOR_BYTES);
   const msPerAttempt = (opts.maxNewTokens * PRIOR_MS_PER_TOKEN[opts.ep] * scale) / DTYPE_SPEEDUP[opts.dtype];
   return { seconds: (opts.attempts * msPerAttempt) / 1000, basis: 'prior' };
 }

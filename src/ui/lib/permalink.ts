@@ -28,7 +28,7 @@ export interface ParsedPermalink extends Permalink {
 const MAX_HASH = 8192;
 const REPO_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,95}\/[A-Za-z0-9_.-]{1,96}$/;
 const REVISION_RE = /^[A-Za-z0-9_.\/-]{1,128}$/;
-const MAX_QUESTIONS = 100_000;
+export const MAX_QUESTIONS = 100_000;
 export const MAX_SEED = 2 ** 32 - 1;
 
 export function linkModelOf(m: ModelChoice): LinkModel | undefined {

@@ -42,6 +42,8 @@ export type PresetId = 'cola-mcts' | 'program-selection-mcts' | 'sampling-ceilin
 export interface ProbePreset {
   id: PresetId;
   label: string;
+  /** The probe's name in messages ("Random routes: the budget …"). */
+  short: string;
   description: string;
   probe: (numLayers: number) => ProbeSpec;
   /** The protocol's budget before a model caps it to its route space (probes that take a budget). */
@@ -54,6 +56,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'random-routes',
     label: 'Random routes (budget 100 distinct routes)',
+    short: 'Random routes',
     nominalBudget: 100,
     description: 'Block routes drawn uniformly per question, without the gold answer: skip or repeat blocks of 1–4 layers.',
     probe: (L) => randomRoutes(blocksSpace(L), cappedBudget(blocksSpace(L), 100), 1, false),
@@ -61,6 +64,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'cola-mcts',
     label: 'CoLa-style MCTS (budget 100 distinct routes)',
+    short: 'CoLa-style MCTS',
     nominalBudget: 100,
     description:
       'Blocks route space: root children skip or repeat blocks of 1–4 layers, deeper nodes one layer. Greedy descent by UCB = mean − 5·len/L + √(2·ln(N+1)/n) (N: the parent\'s visits), a uniformly random child with p = 0.1; reward = gold correctness; runs until the budget of distinct routes is spent (CoLa used 100). Condition: greedy, 50 tokens, answer required in \\boxed{}.',
@@ -70,6 +74,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'program-selection-mcts',
     label: 'Program-selection MCTS (budget 200 distinct routes)',
+    short: 'Program-selection MCTS',
     nominalBudget: 200,
     description:
       'Neighborhood route space (radius 2, at most 3 edits). Expands a new child with p = 0.5, else a random expanded child with p decaying 0.8 → 0.1 over the budget, else UCB with exploration 1.8 and the root\'s visits; reward = gold correctness; runs until the budget of distinct routes is spent (it used 200).',
@@ -78,6 +83,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'sampling-ceiling',
     label: 'Sampling ceiling (pass@64, T = 0.6)',
+    short: 'Sampling ceiling',
     nominalBudget: 64,
     description: 'Temperature 0.6, top-p 0.95, unbiased pass@k.',
     probe: () => samplingCeiling(64, 1),
@@ -85,6 +91,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
     id: 'silencing-scan',
     label: 'MLP-silencing scan (every layer)',
+    short: 'MLP-silencing scan',
     description:
       'Silence one MLP block at a time on every question. Needs a reachability probe in the same run: its failure set (reachable, not realized) is split in two halves, one identifies the layer, the other measures its repair rate.',
     probe: (L) => silencingAllLayers(L),

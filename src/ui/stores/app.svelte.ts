@@ -1,13 +1,13 @@
 // Which screen is showing, the environment banner, the run being read, and app-wide errors.
 
-import type { AppBackend, EnvironmentInfo, StoredRun } from '../backend';
+import type { AppBackend, EnvironmentInfo, LibraryEntry, RunSetup, StoredRun } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 import { LibraryState } from './library.svelte';
 import { Prefs } from './prefs.svelte';
 import { RunState } from './run.svelte';
 import { SetupState } from './setup.svelte';
 
-export type Screen = 'setup' | 'run' | 'results' | 'question' | 'library' | 'compare';
+export type Screen = 'setup' | 'run' | 'results' | 'question' | 'library' | 'compare' | 'help';
 
 export class AppState {
   screen = $state<Screen>('setup');
@@ -17,6 +17,8 @@ export class AppState {
   linkProblems = $state<string[]>([]);
   /** The run shown on Results and drill-down. */
   opened = $state.raw<StoredRun | null>(null);
+  /** The opened run is the stored result of an identical audit a start found finished. */
+  openedReused = $state(false);
   questionId = $state<string | null>(null);
   pair = $state.raw<[StoredRun, StoredRun] | null>(null);
 
@@ -34,6 +36,8 @@ export class AppState {
   }
 
   async init(): Promise<void> {
+    // the stored runs, so that Results (the latest finished run) works right after a reload
+    void this.library.refresh();
     try {
       this.env = await this.backend.environment();
     } catch (e) {
@@ -41,12 +45,39 @@ export class AppState {
     }
   }
 
+  /** The browser went on- or offline: the banner follows. */
+  setOnline(online: boolean): void {
+    if (this.env) this.env = { ...this.env, online };
+  }
+
   go(screen: Screen): void {
     this.screen = screen;
   }
 
-  openRun(run: StoredRun): void {
+  /** Starts an audit from the Run screen; an identical audit that finished before opens its results. */
+  async startAudit(setup: RunSetup): Promise<void> {
+    this.go('run');
+    await this.run.start(setup);
+    if (!this.run.alreadyFinished || !this.run.runId || !this.run.manifest) return;
+    this.openRun({ manifest: this.run.manifest, records: this.run.records }, { reused: true });
+  }
+
+  /** The latest finished run of the library, for the Results tab when no run is open. */
+  get latestFinished(): LibraryEntry | null {
+    return this.library.runs.find((r) => r.status === 'finished') ?? null;
+  }
+
+  /** Results: the open run, else the latest finished run of the library. */
+  async showResults(): Promise<void> {
+    if (this.opened) return this.go('results');
+    if (!this.latestFinished) return;
+    const run = await this.library.open(this.latestFinished.id);
+    if (run) this.openRun(run);
+  }
+
+  openRun(run: StoredRun, opts: { reused?: boolean } = {}): void {
     this.opened = run;
+    this.openedReused = opts.reused === true;
     this.questionId = null;
     this.screen = 'results';
   }

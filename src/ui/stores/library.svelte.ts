@@ -2,7 +2,7 @@
 
 import type { RunManifest } from '../../audit/types';
 import type { AppBackend, LibraryEntry, OtherTabProgress, StoredRun } from '../backend';
-import { toUserMessage, type UserMessage } from '../lib/errors';
+import { toUserMessage, type Doing, type UserMessage } from '../lib/errors';
 
 export class LibraryState {
   runs = $state.raw<LibraryEntry[]>([]);
@@ -38,7 +38,7 @@ export class LibraryState {
       this.selected = this.selected.filter((id) => this.runs.some((r) => r.id === id));
       this.error = null;
     } catch (e) {
-      this.error = toUserMessage(e);
+      this.error = toUserMessage(e, 'library');
     } finally {
       this.loading = false;
     }
@@ -73,18 +73,18 @@ export class LibraryState {
   }
 
   async importFile(file: File): Promise<RunManifest | null> {
-    const m = await this.guard(() => this.backend.importFile(file));
+    const m = await this.guard(() => this.backend.importFile(file), 'import');
     if (m) await this.refresh();
     return m;
   }
 
-  private async guard<T>(f: () => Promise<T>): Promise<T | null> {
+  private async guard<T>(f: () => Promise<T>, doing: Doing = 'library'): Promise<T | null> {
     try {
       const out = await f();
       this.error = null;
       return out;
     } catch (e) {
-      this.error = toUserMessage(e);
+      this.error = toUserMessage(e, doing);
       return null;
     }
   }

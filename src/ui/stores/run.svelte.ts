@@ -1,10 +1,22 @@
-// The Run screen's state: progress from the backend, the records so far, live counts, rate and ETA.
+// The Run screen's state: progress from the backend, the run's records (those stored by earlier
+// sessions included, so a resumed run counts everything it holds), live counts, rate and ETA.
 
 import type { QuestionRecord, RunManifest } from '../../audit/types';
 import type { AppBackend, RunHandle, RunProgress, RunSetup } from '../backend';
 import { groupByQuestion, isReachable, REACH_PROBES } from '../lib/analysis';
 import { toUserMessage, type UserMessage } from '../lib/errors';
+import { saveRate } from '../lib/rates';
 import { saveSetup } from '../lib/resumable';
+
+type Storage = Pick<globalThis.Storage, 'getItem' | 'setItem'>;
+
+const unit = (r: QuestionRecord) => `${r.doc_id}\u0000${r.probe_key}`;
+
+/** `a` with the records of `b` it lacks (one record per question and probe). */
+function merged(a: readonly QuestionRecord[], b: readonly QuestionRecord[]): QuestionRecord[] {
+  const have = new Set(a.map(unit));
+  return [...a, ...b.filter((r) => !have.has(unit(r)))];
+}
 
 export class RunState {
   progress = $state.raw<RunProgress | null>(null);
@@ -12,14 +24,15 @@ export class RunState {
   manifest = $state.raw<RunManifest | null>(null);
   error = $state.raw<UserMessage | null>(null);
   runId = $state<string | null>(null);
+  /** The last start found this very audit finished already: its stored run is the result. */
+  alreadyFinished = $state(false);
   /** The setup of the run started last: starting it again resumes that run under its id. */
   lastSetup = $state.raw<RunSetup | null>(null);
   private backend: AppBackend;
+  /** Where run setups and measured rates are kept (localStorage in the app). */
+  private storage: Storage | null;
 
-  /** Where run setups are kept for resuming after a reload (localStorage in the app). */
-  private storage: Pick<Storage, 'getItem' | 'setItem'> | null;
-
-  constructor(backend: AppBackend, storage: Pick<Storage, 'getItem' | 'setItem'> | null = null) {
+  constructor(backend: AppBackend, storage: Storage | null = null) {
     this.backend = backend;
     this.storage = storage;
   }
@@ -41,35 +54,51 @@ export class RunState {
   phase = $derived(this.progress?.phase ?? null);
   active = $derived(this.phase === 'loading' || this.phase === 'running' || this.phase === 'paused');
   fraction = $derived(this.progress && this.progress.attemptsTotal > 0 ? this.progress.attemptsDone / this.progress.attemptsTotal : 0);
-  attemptsPerSecond = $derived(this.progress && this.progress.elapsedMs > 0 ? (1000 * this.progress.attemptsDone) / this.progress.elapsedMs : null);
-  etaSeconds = $derived(
-    this.progress && this.attemptsPerSecond ? (this.progress.attemptsTotal - this.progress.attemptsDone) / this.attemptsPerSecond : null,
-  );
 
-  /** Starts a run; resolves once it is under way (its end arrives through `manifest`). */
+  /** Starts a run; resolves once it is under way (its end arrives through `manifest`), or at once
+   *  with `alreadyFinished` set when the same audit had finished before. */
   async start(setup: RunSetup): Promise<void> {
     this.records = [];
     this.progress = null;
     this.manifest = null;
     this.error = null;
+    this.runId = null;
+    this.alreadyFinished = false;
     this.lastSetup = setup;
     let handle: RunHandle;
+    let seeded = false;
     try {
       handle = await this.backend.startRun(
         setup,
-        (p) => (this.progress = p),
-        (r) => (this.records = [...this.records, r]),
+        (p) => {
+          this.progress = p;
+          // once the run is under way its store holds what earlier sessions (or other runs) computed
+          if (!seeded && p.phase !== 'loading') {
+            seeded = true;
+            void this.addStored(p.runId);
+          }
+        },
+        (r) => (this.records = merged(this.records, [r])),
       );
     } catch (e) {
-      this.error = toUserMessage(e);
+      this.error = toUserMessage(e, 'start-run');
       return;
     }
     this.runId = handle.runId;
     saveSetup(this.storage, handle.runId, setup);
+    if (handle.alreadyFinished) {
+      this.alreadyFinished = true;
+      await this.showStored(handle.runId);
+      return;
+    }
     handle.done.then(
-      (m) => (this.manifest = m),
+      (m) => {
+        this.manifest = m;
+        this.keepRate(m);
+        void this.addStored(m.id);
+      },
       (e) => {
-        this.error = toUserMessage(e);
+        this.error = toUserMessage(e, 'run');
         const lost = e instanceof Error && ['device-lost', 'worker-crashed'].includes((e as { code?: string }).code ?? '');
         if (this.progress) this.progress = { ...this.progress, phase: lost ? 'interrupted' : 'failed' };
       },
@@ -88,12 +117,45 @@ export class RunState {
     await this.call((id) => this.backend.cancelRun(id));
   }
 
+  /** Adds the stored records of the run that this page has not seen. */
+  private async addStored(runId: string): Promise<void> {
+    try {
+      const stored = await this.backend.getRun(runId);
+      if (this.progress?.runId === runId || this.runId === runId) this.records = merged(this.records, stored.records);
+    } catch {
+      // not stored (yet): the records streamed in are all there is
+    }
+  }
+
+  /** A finished run shown as the Run screen's end state: its records, its totals. */
+  private async showStored(runId: string): Promise<void> {
+    try {
+      const { manifest, records } = await this.backend.getRun(runId);
+      const attempts = records.reduce((n, r) => n + r.attempts.length, 0);
+      this.records = records;
+      this.manifest = manifest;
+      this.progress = {
+        runId, phase: 'finished', questionsDone: manifest.task.questions, questionsTotal: manifest.task.questions, attemptsDone: attempts, attemptsTotal: attempts,
+        elapsedMs: 0, attemptsPerSecond: null, etaSeconds: null, reused: records.length,
+      };
+    } catch (e) {
+      this.error = toUserMessage(e, 'start-run');
+    }
+  }
+
+  /** The session's measured pace, for the next estimate of this model on this device. */
+  private keepRate(m: RunManifest): void {
+    const rate = this.progress?.attemptsPerSecond;
+    if (!rate || !m.engine || !m.condition) return;
+    saveRate(this.storage, { fingerprint: m.model.fingerprint, ep: m.engine.ep, dtype: m.engine.dtype }, { attemptsPerSecond: rate, maxNewTokens: m.condition.maxNewTokens });
+  }
+
   private async call(f: (id: string) => Promise<void>): Promise<void> {
     if (!this.runId) return;
     try {
       await f(this.runId);
     } catch (e) {
-      this.error = toUserMessage(e);
+      this.error = toUserMessage(e, 'run');
     }
   }
 }

@@ -1,13 +1,15 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
-import { routeSpaceSize, routeSpaceToString } from '../../audit/routes';
+import { routeSpaceSize } from '../../audit/routes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
-import { encodePermalink, linkModelOf, linkTaskOf, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
-import { DEFAULT_CONDITION, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
+import { encodePermalink, linkModelOf, linkTaskOf, MAX_QUESTIONS, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
+import { DEFAULT_CONDITION, HUB_TASK_PRESETS, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
+import { budgetProblem, numberProblem, routeSpaceInWords, wholeNumberProblem } from '../lib/validate';
+import type { UserMessage } from '../lib/errors';
 
 export type ModelKind = ModelChoice['kind'];
 export type TaskKind = TaskChoice['kind'];
@@ -27,6 +29,8 @@ export class SetupState {
   hubMeta = $state.raw<HubModelMeta | null>(null);
   modelInfo = $state.raw<ModelInfo | null>(null);
   loadProgress = $state.raw<LoadProgress | null>(null);
+  /** The model load the page starts on opening has settled (or none was started). */
+  firstLoadSettled = $state(false);
   ep = $state<ExecutionProvider | 'auto'>('auto');
 
   // task
@@ -63,6 +67,11 @@ export class SetupState {
     this.condition = taskCondition(id, this.condition.engineDtype);
   }
 
+  /** Why the model did not load or check (cleared when the model choice changes). */
+  modelError = $state.raw<UserMessage | null>(null);
+  /** Why the task file cannot be used. */
+  taskError = $state.raw<UserMessage | null>(null);
+
   /** Layers of the chosen model, once loaded (or announced by the Hub API). */
   numLayers = $derived(this.modelInfo?.numLayers ?? this.hubMeta?.numLayers ?? null);
 
@@ -90,35 +99,45 @@ export class SetupState {
     return [{ probe: 'deployment' }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).probe(L)))];
   });
 
-  attempts = $derived(this.probes && Number.isInteger(this.count) && this.count >= 0 ? attemptsOf(this.count, this.probes) : null);
+  /** The most questions the chosen task holds (a file's rows once read). */
+  maxQuestions = $derived(
+    this.taskKind === 'hub' ? (HUB_TASK_PRESETS.find((t) => t.id === this.hubPreset)?.total ?? MAX_QUESTIONS) : this.taskKind === 'file' ? (this.filePreview?.total ?? MAX_QUESTIONS) : MAX_QUESTIONS,
+  );
+
+  /** What is wrong with the numbers and text typed in, in the form's words (the model aside). */
+  inputProblems = $derived.by((): string[] => {
+    const out: (string | null)[] = [
+      wholeNumberProblem('Questions', this.count, 1, this.maxQuestions),
+      wholeNumberProblem('Question seed', this.questionSeed, 0, MAX_SEED),
+      wholeNumberProblem('Probe seed', this.probeSeed, 0, MAX_SEED),
+      ...this.conditionProblems(),
+    ];
+    for (const id of this.presets) {
+      const b = this.budgetOf(id);
+      if (b === null) continue;
+      const spec = this.numLayers === null ? null : presetById(id).probe(this.numLayers);
+      const space = spec && 'space' in spec ? { size: routeSpaceSize(spec.space), numLayers: spec.space.numLayers, words: routeSpaceInWords(spec.space) } : null;
+      out.push(budgetProblem(presetById(id).short, b, space));
+    }
+    return out.filter((p): p is string => p !== null);
+  });
+
+  /** Attempts the run will make; null until the model is loaded and while a field is invalid. */
+  attempts = $derived(this.probes && this.inputProblems.length === 0 ? attemptsOf(this.count, this.probes) : null);
 
   /** What stops the run from starting, in words. */
   problems = $derived.by((): string[] => {
     const out: string[] = [];
-    if (this.modelKind === 'hub' && !REPO_RE.test(this.hubRepo.trim())) out.push('Enter a Hub repo id like owner/name.');
-    if (this.modelKind === 'files' && this.folderFiles.length === 0) out.push('Pick or drop a model folder.');
-    if (this.numLayers === null) out.push('Load the model first (its layer count sets the route spaces).');
-    if (!Number.isInteger(this.count) || this.count < 1 || this.count > 100_000) out.push('Questions must be a whole number from 1 to 100000.');
-    for (const [name, v] of [['Question seed', this.questionSeed], ['Probe seed', this.probeSeed]] as const) {
-      if (!Number.isInteger(v) || v < 0 || v > MAX_SEED) out.push(`${name} must be a whole number from 0 to ${MAX_SEED}.`);
-    }
+    if (this.modelKind === 'hub' && !REPO_RE.test(this.hubRepo.trim())) out.push('Enter a Hub repo id like owner/name (for example Qwen/Qwen2.5-0.5B).');
+    if (this.modelKind === 'files' && this.folderFiles.length === 0) out.push('Choose or drop a model folder.');
+    if (this.numLayers === null) out.push('Load the model first: its number of layers decides which routes the probes can take.');
     if (this.taskKind === 'file') {
       if (!this.taskFile) out.push('Choose a task file.');
-      else if (!this.mapping.question || !this.mapping.answer) out.push('Map the question and answer columns of the task file.');
+      else if (this.filePreview && !this.mapping.question) out.push('Choose the column of the task file that holds the question.');
+      else if (this.filePreview && !this.mapping.answer) out.push('Choose the column of the task file that holds the gold answer (none is named like answer, target, label or solution).');
+      else if (!this.filePreview) out.push('The task file could not be read: choose another one.');
     }
-    const checked = validateCondition(this.runCondition);
-    if (Array.isArray(checked)) out.push(...checked.map((e) => `Condition: ${e}.`));
-    for (const id of this.presets) {
-      const b = this.budgets[id];
-      if (b !== undefined && (!Number.isInteger(b) || b < 1)) out.push(`${presetById(id).label}: budget must be a whole number ≥ 1.`);
-    }
-    for (const p of this.probes ?? []) {
-      // distinct routes cannot outnumber the route space
-      if ((p.probe === 'random-routes' || p.probe === 'mcts-routes') && Number.isInteger(p.budget) && BigInt(p.budget) > routeSpaceSize(p.space)) {
-        out.push(`${p.probe}: budget ${p.budget} exceeds the ${routeSpaceSize(p.space)} distinct routes of ${routeSpaceToString(p.space)}.`);
-      }
-    }
-    return out;
+    return [...out, ...this.inputProblems];
   });
 
   permalink = $derived(
@@ -180,10 +199,11 @@ export class SetupState {
     this.condition.engineDtype = info.dtype;
   }
 
-  /** A model field changed: what was loaded no longer describes the choice. */
+  /** A model field changed: what was loaded, and why it failed, no longer describe the choice. */
   invalidateModel(): void {
     this.modelInfo = null;
     this.hubMeta = null;
+    this.modelError = null;
     this.modelEpoch++;
   }
 
@@ -211,6 +231,27 @@ export class SetupState {
     if (questionSeed !== undefined) this.questionSeed = questionSeed;
     if (link.probeSeed !== undefined) this.probeSeed = link.probeSeed;
     return link.errors;
+  }
+
+  /** The condition's fields as the form labels them. */
+  private conditionProblems(): (string | null)[] {
+    const c = this.condition;
+    const out: (string | null)[] = [];
+    out.push(
+      c.promptTemplate.includes('{{question}}') ? null : 'The prompt template must contain {{question}}, where each question goes.',
+      wholeNumberProblem('Few-shot examples', c.fewShot.n, 0, 32),
+      wholeNumberProblem('Max new tokens', c.maxNewTokens, 1, 4096),
+    );
+    if (c.decoding.kind === 'sample') {
+      out.push(numberProblem('Temperature', c.decoding.temperature, 0.01, 5), numberProblem('Top-p', c.decoding.topP, 0.01, 1));
+      out.push(wholeNumberProblem('Sampling seed', c.decoding.seed, 0, MAX_SEED));
+    }
+    if (!out.some((p) => p !== null)) {
+      // anything else the link checker refuses (e.g. stop sequences), in its words
+      const checked = validateCondition(this.runCondition);
+      if (Array.isArray(checked)) out.push(...checked.map((e) => `Condition: ${e}.`));
+    }
+    return out;
   }
 
   private withSeedAndBudget(id: PresetId, spec: ProbeSpec): ProbeSpec {

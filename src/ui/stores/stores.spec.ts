@@ -1,7 +1,11 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
 import { BOXED_CONDITION, PROBE_PRESETS, presetById, type PresetId } from '../lib/presets';
+import type { QuestionRecord } from '../../audit/types';
+import type { RunProgress, RunSetup } from '../backend';
+import { measuredRate } from '../lib/rates';
 import { FakeBackend } from '../testing/fake-backend';
+import { AppState } from './app.svelte';
 import { LibraryState } from './library.svelte';
 import { Prefs } from './prefs.svelte';
 import { RunState } from './run.svelte';
@@ -26,7 +30,7 @@ describe('SetupState', () => {
     const s = new SetupState();
     expect(s.probes).toBeNull();
     expect(s.attempts).toBeNull();
-    expect(s.problems).toContain('Load the model first (its layer count sets the route spaces).');
+    expect(s.problems).toContain('Load the model first: its number of layers decides which routes the probes can take.');
   });
 
   it('derives probes, budgets and the attempt estimate once layers are known', () => {
@@ -95,8 +99,8 @@ describe('SetupState', () => {
     s.taskKind = 'file';
     s.count = 0;
     expect(s.problems).toEqual(expect.arrayContaining([
-      'Enter a Hub repo id like owner/name.',
-      'Questions must be a whole number from 1 to 100000.',
+      'Enter a Hub repo id like owner/name (for example Qwen/Qwen2.5-0.5B).',
+      'Questions must be from 1 to 100,000 (it is 0).',
       'Choose a task file.',
     ]));
     expect(() => s.setup()).toThrow(/setup incomplete/);
@@ -105,11 +109,40 @@ describe('SetupState', () => {
   it('refuses a route budget larger than the route space', () => {
     const s = new SetupState();
     s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 2 };
-    expect(s.problems.find((p) => p.startsWith('random-routes:'))).toBeUndefined(); // the preset caps itself
+    expect(s.problems.find((p) => p.startsWith('Random routes:'))).toBeUndefined(); // the preset caps itself
     s.budgets = { 'random-routes': 100 };
-    expect(s.problems.find((p) => p.startsWith('random-routes:'))).toMatch(/^random-routes: budget 100 exceeds the \d+ distinct routes of blocks\(L=2,/);
+    expect(s.problems.find((p) => p.startsWith('Random routes:'))).toMatch(
+      /^Random routes: the budget can be at most \d+, the number of distinct routes a 2-layer model has here \(blocks of 1–4 layers skipped or repeated, at most 2 edits, routes of 1–\d+ layers\); it is 100\.$/,
+    );
+    expect(s.attempts).toBeNull(); // no attempt count nor time estimate while a field is wrong
     s.budgets = { 'random-routes': 1 };
-    expect(s.problems.find((p) => p.startsWith('random-routes:'))).toBeUndefined();
+    expect(s.problems.find((p) => p.startsWith('Random routes:'))).toBeUndefined();
+    expect(s.attempts).toBe(20 * (1 + 1 + 64));
+  });
+
+  it('says what is wrong with a budget in the form\'s words, and shows no estimate meanwhile', () => {
+    const s = new SetupState();
+    s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 6 };
+    const said = (b: number) => {
+      s.budgets = { 'sampling-ceiling': b };
+      return [s.problems.filter((p) => p.startsWith('Sampling ceiling:')), s.attempts];
+    };
+    expect(said(-1)).toEqual([['Sampling ceiling: the budget must be a whole number of attempts, 1 or more (it is -1).'], null]);
+    expect(said(NaN)).toEqual([['Sampling ceiling: enter a budget, a whole number of attempts (1 or more).'], null]); // a blank field
+    expect(said(2.5)).toEqual([['Sampling ceiling: the budget must be a whole number of attempts, 1 or more (it is 2.5).'], null]);
+    s.budgets = { 'random-routes': 1e9 };
+    expect(s.problems.find((p) => p.startsWith('Random routes:'))).toMatch(/at most \d+, the number of distinct routes a 6-layer model has here .*; it is 1,000,000,000\.$/);
+    expect(s.attempts).toBeNull();
+    s.budgets = {};
+    s.condition.maxNewTokens = 0;
+    expect(s.problems).toEqual(['Max new tokens must be from 1 to 4,096 (it is 0).']);
+    s.condition.maxNewTokens = NaN;
+    expect(s.problems).toEqual(['Max new tokens: enter a whole number from 1 to 4,096.']);
+    s.condition.maxNewTokens = 8;
+    s.taskKind = 'hub';
+    s.hubPreset = 'arc-challenge';
+    s.count = 5000;
+    expect(s.problems).toEqual(['Questions must be from 1 to 1,172 (it is 5,000).']);
   });
 
   it('checks the condition field by field', () => {
@@ -117,7 +150,12 @@ describe('SetupState', () => {
     s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 4 };
     s.condition.promptTemplate = 'no slot';
     s.condition.decoding = { kind: 'sample', temperature: 0, topP: 0.9, seed: 1 };
-    expect(s.problems).toEqual(['Condition: promptTemplate must contain {{question}}.', 'Condition: decoding.temperature must be in (0, 5].']);
+    expect(s.problems).toEqual(['The prompt template must contain {{question}}, where each question goes.', 'Temperature must be from 0.01 to 5 (it is 0).']);
+    s.condition.promptTemplate = '{{question}}';
+    s.condition.decoding = { kind: 'greedy' };
+    s.condition.stopSequences = [''];
+    // what the form has no words of its own for, the link checker names
+    expect(s.problems).toEqual(['Condition: stopSequences must be up to 16 non-empty strings.']);
   });
 
   it('seeds questions and few-shot draws with the question seed, every probe with the probe seed', () => {
@@ -135,7 +173,7 @@ describe('SetupState', () => {
       ['deployment', null], ['random-routes', 9], ['mcts-routes', 9], ['sampling', 9], ['mlp-silencing', null],
     ]);
     s.questionSeed = -1;
-    expect(s.problems).toContain('Question seed must be a whole number from 0 to 4294967295.');
+    expect(s.problems).toContain('Question seed must be from 0 to 4,294,967,295 (it is -1).');
   });
 
   it('sets the MCTS budget alone: the probe spends it in distinct routes', () => {
@@ -231,19 +269,92 @@ describe('RunState', () => {
     const s = quickSetup(10);
     await run.start({ ...s, model: { kind: 'hub', repo: 'fake/device-lost', revision: 'main' } });
     await vi.waitFor(() => expect(run.error).not.toBeNull());
-    expect(run.error).toMatchObject({ title: 'GPU lost. Finished records are kept: reload the engine to resume the run.', action: 'reload-engine' });
+    expect(run.error).toMatchObject({ title: 'The audit stopped: WebGPU device was lost (fake).', hint: expect.stringMatching(/Finished records are kept/), action: 'reload-engine' });
     expect(run.phase).toBe('interrupted');
     expect(run.lastSetup?.model).toEqual({ kind: 'hub', repo: 'fake/device-lost', revision: 'main' });
-    await run.start({ ...s, model: { kind: 'hub', repo: 'fake/gated', revision: 'main' } });
-    expect(run.error?.action).toBe('add-token');
+    const gated = { ...s, model: { kind: 'hub' as const, repo: 'fake/gated', revision: 'main' } };
+    await run.start(gated);
+    expect(run.error).toEqual({ title: 'The audit did not start: fake/gated: 401 Unauthorized.', hint: expect.stringMatching(/token/), action: 'add-token' });
+    expect(run.lastSetup).toEqual(gated); // what Retry starts again
   });
 
-  it('derives attempts/s and ETA from progress', () => {
-    const run = new RunState(new FakeBackend({ seedLibrary: false }));
-    run.progress = { runId: 'r', phase: 'running', questionsDone: 1, questionsTotal: 4, attemptsDone: 20, attemptsTotal: 80, elapsedMs: 10_000 };
-    expect(run.attemptsPerSecond).toBe(2);
-    expect(run.etaSeconds).toBe(30);
-    expect(run.fraction).toBe(0.25);
+  it('a finished identical audit opens its stored results, saying so, and computes nothing', async () => {
+    const backend = new FakeBackend({ delayMs: 0, seedLibrary: false });
+    const app = new AppState(backend, null);
+    const setup = quickSetup();
+    await app.startAudit(setup);
+    await vi.waitFor(() => expect(app.run.manifest?.status).toBe('finished'));
+    const first = app.run.runId;
+    const startRun = vi.spyOn(backend, 'startRun');
+    await app.startAudit(setup);
+    expect(startRun).toHaveBeenCalledTimes(1);
+    expect(app.run.alreadyFinished).toBe(true);
+    expect(app.run.runId).toBe(first);
+    expect(app.screen).toBe('results');
+    expect(app.openedReused).toBe(true);
+    expect(app.opened?.records).toHaveLength(4 * 3);
+    expect(app.run.progress).toMatchObject({ phase: 'finished', questionsDone: 4, questionsTotal: 4 });
+  });
+
+  it('a resumed run counts the records earlier sessions stored, and the rate of this session only', async () => {
+    // a run with 2 of 4 questions stored, resumed: the backend streams only what it computes now
+    const earlier = new FakeBackend({ delayMs: 0, seedLibrary: false });
+    const finished = new RunState(earlier);
+    await finished.start(quickSetup());
+    await vi.waitFor(() => expect(finished.manifest?.status).toBe('finished'));
+    const stored = finished.records;
+    const half = stored.filter((r) => ['test-0', 'test-1'].includes(r.doc_id) || r.doc_id === stored[0].doc_id);
+    class Resuming extends FakeBackend {
+      override async getRun() {
+        return { manifest: finished.manifest!, records: half };
+      }
+      override async startRun(_s: RunSetup, onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void) {
+        const base = { runId: 'r1', questionsTotal: 4, attemptsTotal: 52, elapsedMs: 50, etaSeconds: null, storage: 'memory' as const };
+        onProgress({ ...base, phase: 'running', questionsDone: 2, attemptsDone: 26, attemptsPerSecond: null });
+        for (const r of stored.filter((x) => !half.includes(x))) onRecord(r);
+        onProgress({ ...base, phase: 'finished', questionsDone: 4, attemptsDone: 52, attemptsPerSecond: 520 });
+        return { runId: 'r1', alreadyFinished: false, done: Promise.resolve(finished.manifest!) };
+      }
+    }
+    const run = new RunState(new Resuming({ delayMs: 0, seedLibrary: false }));
+    await run.start(quickSetup());
+    await vi.waitFor(() => expect(run.records).toHaveLength(stored.length));
+    expect(run.counts.questions).toBe(4);
+    expect(run.counts.realized).toBe(finished.counts.realized);
+    expect(run.progress?.attemptsPerSecond).toBe(520);
+  });
+
+  it('keeps the measured pace of a run for the next estimate of that model here', async () => {
+    const storage = memoryStorage();
+    const run = new RunState(new FakeBackend({ delayMs: 1, seedLibrary: false }), storage);
+    await run.start(quickSetup());
+    await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
+    const m = run.manifest!;
+    const rate = measuredRate(storage, { fingerprint: m.model.fingerprint, ep: m.engine!.ep, dtype: m.engine!.dtype });
+    expect(rate).toEqual({ attemptsPerSecond: run.progress!.attemptsPerSecond, maxNewTokens: m.condition!.maxNewTokens });
+    expect(rate!.attemptsPerSecond).toBeGreaterThan(0);
+  });
+});
+
+describe('AppState', () => {
+  it('follows the browser going offline and online, for the banner', async () => {
+    const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    await app.init();
+    expect(app.env?.online).toBe(true);
+    app.setOnline(false);
+    expect(app.env?.online).toBe(false);
+    app.setOnline(true);
+    expect(app.env?.online).toBe(true);
+  });
+
+  it('opens the latest finished run for Results when none is open (after a reload)', async () => {
+    const app = new AppState(new FakeBackend({ delayMs: 0 }), null);
+    await app.init();
+    await vi.waitFor(() => expect(app.library.runs).toHaveLength(2));
+    expect(app.latestFinished?.id).toBe('fake-rl');
+    await app.showResults();
+    expect(app.screen).toBe('results');
+    expect(app.opened?.manifest.id).toBe('fake-rl');
   });
 });
 
@@ -285,8 +396,8 @@ describe('LibraryState', () => {
   it('reports a bad import and a missing run as messages', async () => {
     const lib = new LibraryState(new FakeBackend({ delayMs: 0 }));
     expect(await lib.importFile(new File(['hello'], 'x.jsonl'))).toBeNull();
-    expect(lib.error?.title).toMatch(/not a valid ReachLab run export/);
+    expect(lib.error).toMatchObject({ title: 'Not imported: "x.jsonl" line 1 is not JSON.', action: 'choose-file' });
     expect(await lib.open('nope')).toBeNull();
-    expect(lib.error?.title).toMatch(/Not found in the library/);
+    expect(lib.error).toMatchObject({ title: 'The library could not do that: no run "nope".', action: 'open-library' });
   });
 });

@@ -33,6 +33,8 @@ const DEFAULTS: FakeOptions = {
 
 interface LiveRun {
   manifest: RunManifest;
+  /** The setup that made it (runs of one setup are one run: a finished one is returned as it is). */
+  setupKey?: string;
   records: QuestionRecord[];
   paused: boolean;
   cancelled: boolean;
@@ -108,6 +110,9 @@ export class FakeBackend implements AppBackend {
     if (setup.probes[0]?.probe !== 'deployment') throw new EngineError('bad-input', 'a run starts with the deployment probe');
     if (setup.model.kind === 'hub') this.failFor(setup.model.repo);
     const info = this.modelInfo(setup.model, setup.load);
+    const setupKey = keyOf(setup);
+    const finished = [...this.runs.values()].find((r) => r.setupKey === setupKey && r.manifest.status === 'finished');
+    if (finished) return { runId: finished.manifest.id, alreadyFinished: true, done: Promise.resolve(structuredClone(finished.manifest)) };
     const id = `run-${Date.now().toString(36)}-${this.nextId++}`;
     const count = Math.min(setup.task.count, 500);
     const manifest: RunManifest = {
@@ -122,12 +127,12 @@ export class FakeBackend implements AppBackend {
       startedAt: new Date().toISOString(),
       status: 'running',
     };
-    const live: LiveRun = { manifest, records: [], paused: false, cancelled: false };
+    const live: LiveRun = { manifest, setupKey, records: [], paused: false, cancelled: false };
     this.runs.set(id, live);
     const failAfter = setup.model.kind === 'hub' && setup.model.repo === 'fake/device-lost' ? 3 : Infinity;
     const done = this.drive(live, count, info.numLayers, failAfter, onProgress, onRecord);
     done.catch(() => {}); // the caller observes failure through handle.done
-    return { runId: id, done };
+    return { runId: id, alreadyFinished: false, done };
   }
 
   private async drive(
@@ -141,8 +146,11 @@ export class FakeBackend implements AppBackend {
     let attemptsDone = 0;
     let elapsedMs = 0;
     const script = { ...DEFAULT_SCRIPT, id: m.id, numLayers, questions: problems.length, seed: 5 };
-    const progress = (phase: RunProgress['phase'], qi: number, current?: RunProgress['current']) =>
-      onProgress({ runId: m.id, phase, questionsDone: qi, questionsTotal: problems.length, attemptsDone, attemptsTotal, current, elapsedMs, storage: 'memory', reused: 0 });
+    const progress = (phase: RunProgress['phase'], qi: number, current?: RunProgress['current']) => {
+      const attemptsPerSecond = attemptsDone > 0 && elapsedMs > 0 ? (1000 * attemptsDone) / elapsedMs : null;
+      const etaSeconds = attemptsPerSecond ? (attemptsTotal - attemptsDone) / attemptsPerSecond : null;
+      onProgress({ runId: m.id, phase, questionsDone: qi, questionsTotal: problems.length, attemptsDone, attemptsTotal, current, elapsedMs, attemptsPerSecond, etaSeconds, storage: 'memory', reused: 0 });
+    };
     for (const [qi, p] of problems.entries()) {
       while (live.paused && !live.cancelled) {
         m.status = 'paused';
@@ -284,6 +292,13 @@ export class FakeBackend implements AppBackend {
       weightBytes: model.kind === 'hub' ? 988_097_824 : 420_000,
     };
   }
+}
+
+/** One setup's identity, as the real store's run key stands for it (the token is not part of it). */
+function keyOf(setup: RunSetup): string {
+  const model = setup.model.kind === 'hub' ? { ...setup.model, token: undefined } : setup.model.kind === 'files' ? { kind: 'files', name: setup.model.name } : setup.model;
+  const task = setup.task.kind === 'file' ? { ...setup.task, file: setup.task.file.name } : setup.task;
+  return JSON.stringify({ model, task, condition: setup.condition, probes: setup.probes, questionSeed: setup.questionSeed });
 }
 
 function taskId(setup: RunSetup): string {

@@ -1,0 +1,137 @@
+// What every number and label on screen means, written from the README's "What the numbers mean"
+// (the audit core computes them; src/audit). Shown where the number appears (the ? toggles of
+// Term.svelte and table headers) and all together on the "How to read this" screen.
+
+export interface Definition {
+  term: string;
+  text: string;
+}
+
+export const GLOSSARY = {
+  realized: {
+    term: 'realized',
+    text: 'The share of questions the model answers correctly as deployed: the default route (every layer once, in order), nothing silenced, the condition’s decoding. One attempt per question.',
+  },
+  reachable: {
+    term: 'reachable@B',
+    text: 'The share of questions with at least one correct attempt among the probe’s first B attempts (B = the budget). It measures whether the right answer can be found, not whether the model gives it.',
+  },
+  ceiling: {
+    term: 'ceiling@B',
+    text: 'The share of questions realized or reachable@B (the deployment attempt is not charged to the budget). It equals reachable@B whenever every realized question was also reached by the probe.',
+  },
+  budget: {
+    term: 'budget B',
+    text: 'How many distinct answer attempts a probe may make for one question: distinct routes, silence sets or samples. Every probe is charged the same way; the deployment attempt is free.',
+  },
+  attempts: {
+    term: 'attempt',
+    text: 'One full answer: one decode (or one scoring pass) under one route, silence set or sample. Attempts are numbered from 1.',
+  },
+  attemptsMade: {
+    term: 'attempts made',
+    text: 'Attempts a probe really made per question: its budget, fewer only where its space holds fewer distinct attempts (“space exhausted”).',
+  },
+  probe: {
+    term: 'probe',
+    text: 'A procedure that tries to reach the gold answer within a budget: random layer routes, MCTS over layer routes, temperature sampling, or silencing one MLP block.',
+  },
+  route: {
+    term: 'route',
+    text: 'The layers run between the embedding and the output head, in order. The default route runs every layer once; a probe’s route may skip or repeat layers.',
+  },
+  selector: {
+    term: 'selector',
+    text: 'A rule that picks one answer from a probe’s attempts without looking at the gold answer: majority vote, highest mean log-probability, or fixed-route.',
+  },
+  fixedRoute: {
+    term: 'fixed-route',
+    text: 'A selector: the one route that was correct most often on the calibration (train) questions, used for every test question.',
+  },
+  blind: {
+    term: 'answer-blind',
+    text: 'A selector is answer-blind when it picks without the gold answer and from attempts that were chosen without it. MCTS chooses its routes with the gold answer as reward, so selectors over MCTS attempts are not blind.',
+  },
+  retainedGain: {
+    term: 'retained gain',
+    text: '(selector − realized) / (reachable@B − realized): the share of the probe’s gain over realized that a blind selector keeps. “—” when the probe gains nothing.',
+  },
+  matched: {
+    term: 'matched attempts',
+    text: 'Two probes are compared on the attempts both made, question by question, so neither gets more tries.',
+  },
+  reachAtK: {
+    term: 'reachability@k',
+    text: 'For k = 1 … B: the share of questions with a correct attempt among the first k attempts. The dashed line is realized.',
+  },
+  outcome: {
+    term: 'outcome',
+    text: 'realized: answered correctly as deployed. reachable-only: wrong as deployed, but a probe reached the answer. unreachable: neither.',
+  },
+  reachableUnder: {
+    term: 'reachable under',
+    text: 'Which probe’s attempts count as reaching the answer in the table below: any probe of the run, or one of them.',
+  },
+  failureSet: {
+    term: 'failure set',
+    text: 'The questions reachable@B but not realized: those the model could answer and did not.',
+  },
+  repairRate: {
+    term: 'repair rate',
+    text: 'Silencing one layer’s MLP block: the layer is chosen on a seeded half of the failure set, then the share of the other half it makes realized is measured (out of sample).',
+  },
+  collateral: {
+    term: 'collateral',
+    text: 'Realized questions (of the evaluation half) that silencing the chosen layer breaks.',
+  },
+  inSample: {
+    term: 'in-sample',
+    text: 'Every layer scored on the same questions a best layer would be chosen on: it overstates the best layer’s repair rate.',
+  },
+  ci: {
+    term: '95% interval',
+    text: 'Where the true rate plausibly lies given this many questions (Wilson interval for a rate, Newcombe’s for a paired difference). Few questions give wide intervals.',
+  },
+  mcnemar: {
+    term: 'McNemar p',
+    text: 'McNemar’s exact test on the questions that changed: the chance of a difference this large if both had the same rate. Below 0.05 it is unlikely to be chance.',
+  },
+  delta: {
+    term: 'Δ (B − A)',
+    text: 'Deployed Δ: change of realized from run A to run B; ceiling Δ: change of realized-or-reachable. Both over the questions both runs audited.',
+  },
+  firstSuccess: {
+    term: 'first success',
+    text: 'The number of the first correct attempt, counting from 1; “none” when no attempt was correct.',
+  },
+  meanLogprob: {
+    term: 'mean log-prob',
+    text: 'Mean log-probability of the answer’s tokens: closer to 0 means the model was more confident.',
+  },
+  layerUsage: {
+    term: 'layer usage',
+    text: 'How often each layer ran at each route position, over the attempts that reached the gold answer; the outlined cells are the default route.',
+  },
+  conditionKey: {
+    term: 'condition key',
+    text: 'SHA-256 of the condition: prompt template, chat template, few-shot count and seed, decoding, max new tokens, stop sequences, answer format, grader version, engine dtype. Two runs compare only under one key.',
+  },
+  questionSeed: {
+    term: 'question seed',
+    text: 'Picks which built-in questions are generated and which few-shot examples each question gets.',
+  },
+  probeSeed: {
+    term: 'probe seed',
+    text: 'Picks only the probes’ draws (routes, MCTS choices, samples); the questions stay the same.',
+  },
+  rate: {
+    term: 'attempts/s',
+    text: 'Attempts computed per second in this session; records kept from earlier sessions or other runs are not counted.',
+  },
+  estimate: {
+    term: 'time estimate',
+    text: 'Attempts ÷ the attempts per second measured by your last run of this model, engine and dtype on this device. Before any run it is a rough guess from the model’s size.',
+  },
+} as const satisfies Record<string, Definition>;
+
+export type TermId = keyof typeof GLOSSARY;

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { scriptedRun } from '../testing/scripted-run';
+import { conditionFieldLabel, differingFacts, probesText, runFacts } from './run-facts';
+
+describe('run facts', () => {
+  const a = scriptedRun().manifest;
+
+  it('lists model, revision, dtype, engine, task, questions, probes with budgets, seeds and condition', () => {
+    expect(runFacts(a)).toEqual([
+      { label: 'model', value: 'reachlab/micro-arith' },
+      { label: 'revision', value: '—' },
+      { label: 'dtype', value: 'f32' },
+      { label: 'engine', value: 'WebAssembly' },
+      { label: 'task', value: 'builtin:arith-2d v1' },
+      { label: 'questions', value: '24' },
+      { label: 'probes and budgets', value: 'random routes ×16, MCTS routes (CoLa) ×16, sampling ×8, MLP silencing (8 layers)' },
+      { label: 'seeds', value: 'question 1, probe 1' },
+      { label: 'condition key', value: 'fake-conditi' },
+    ]);
+  });
+
+  it('names what differs between two runs of one model (dtype, probes)', () => {
+    const b = { ...a, id: 'b', engine: { ep: 'wasm' as const, dtype: 'q4' as const }, probes: a.probes.filter((p) => p.probe !== 'sampling') };
+    expect(differingFacts(a, b)).toEqual(['dtype', 'probes and budgets']);
+    expect(differingFacts(a, { ...a, id: 'c' })).toEqual([]);
+    expect(probesText([{ probe: 'deployment' }])).toBe('deployment only');
+  });
+
+  it('says condition fields in the form’s words', () => {
+    expect(['engineDtype', 'maxNewTokens', 'fewShot.n', 'decoding.temperature', 'somethingNew'].map(conditionFieldLabel)).toEqual([
+      'dtype', 'max new tokens', 'few-shot examples', 'temperature', 'somethingNew',
+    ]);
+  });
+});

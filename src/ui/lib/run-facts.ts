@@ -1,0 +1,74 @@
+// What tells runs apart, as the Library and Compare show it: model and revision, engine and dtype,
+// probes with their budgets, seeds, questions, condition. And condition fields in the form's words.
+
+import type { ProbeSpec, RunManifest } from '../../audit/types';
+import { probeLabel } from './palette';
+
+export interface RunFact {
+  label: string;
+  value: string;
+}
+
+/** "random routes ×100, sampling ×64, MLP silencing (8 layers)": each probe with its budget. */
+export function probesText(probes: readonly ProbeSpec[]): string {
+  const parts = probes
+    .filter((p) => p.probe !== 'deployment')
+    .map((p) => (p.probe === 'mlp-silencing' ? `${probeLabel(p)} (${p.layers.length} layers)` : `${probeLabel(p)} ×${p.budget}`));
+  return parts.length ? parts.join(', ') : 'deployment only';
+}
+
+/** Probe seeds: one number when all seeded probes share it. */
+function seedsText(m: RunManifest): string {
+  const seeds = [...new Set(m.probes.flatMap((p) => ('seed' in p ? [p.seed] : [])))];
+  return `question ${m.task.question_seed ?? '—'}, probe ${seeds.length ? seeds.join('/') : '—'}`;
+}
+
+/** The facts of a run, in a fixed order (the rows of Compare's side-by-side table). */
+export function runFacts(m: RunManifest): RunFact[] {
+  return [
+    { label: 'model', value: m.model.name },
+    { label: 'revision', value: m.model.revision ?? '—' },
+    { label: 'dtype', value: m.engine?.dtype ?? m.condition?.engineDtype ?? 'unknown' },
+    { label: 'engine', value: m.engine ? (m.engine.ep === 'webgpu' ? 'WebGPU' : 'WebAssembly') : 'unknown' },
+    { label: 'task', value: `${m.task.id} v${m.task.version}` },
+    { label: 'questions', value: String(m.task.questions) },
+    { label: 'probes and budgets', value: probesText(m.probes) },
+    { label: 'seeds', value: seedsText(m) },
+    { label: 'condition key', value: m.condition ? m.condition_key.slice(0, 12) : 'unknown (imported)' },
+  ];
+}
+
+/** The labels of the facts two runs differ in. */
+export function differingFacts(a: RunManifest, b: RunManifest): string[] {
+  const fb = runFacts(b);
+  return runFacts(a)
+    .filter((f, i) => f.value !== fb[i].value)
+    .map((f) => f.label);
+}
+
+const CONDITION_FIELD: Record<string, string> = {
+  promptTemplate: 'prompt template',
+  chatTemplate: 'chat template',
+  systemPrompt: 'system prompt',
+  'fewShot.n': 'few-shot examples',
+  'fewShot.seed': 'few-shot seed (the question seed)',
+  'fewShot.delimiter': 'few-shot delimiter',
+  'fewShot.targetDelimiter': 'few-shot answer delimiter',
+  'fewShot.pool': 'few-shot pool',
+  'decoding.kind': 'decoding (greedy or sampling)',
+  'decoding.temperature': 'temperature',
+  'decoding.topP': 'top-p',
+  'decoding.seed': 'sampling seed',
+  maxNewTokens: 'max new tokens',
+  stopSequences: 'stop sequences',
+  answerFormat: 'answer format',
+  mcMode: 'multiple-choice mode',
+  requireBoxed: 'answer required in \\boxed{}',
+  graderVersion: 'grader version',
+  engineDtype: 'dtype',
+};
+
+/** A condition field path (audit core's conditionDiff) in the Setup form's words. */
+export function conditionFieldLabel(path: string): string {
+  return CONDITION_FIELD[path] ?? path;
+}

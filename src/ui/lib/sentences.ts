@@ -1,0 +1,26 @@
+// A run's numbers said in plain words, for the top of Results and for notes under its tables.
+// Counts only (no rounding): every count comes from the audit core's summary.
+
+import type { AuditSummary } from '../../audit';
+import type { RunProbe } from './analysis';
+
+const UNIT: Record<string, string> = { sampling: 'samples' };
+
+/** "15 of 20 questions were answered correctly as deployed; 5 more were reachable with random routes
+ *  within 100 attempts, 2 more with sampling within 64 samples." */
+export function resultsSentence(s: AuditSummary, probes: readonly RunProbe[]): string {
+  const head = `${s.realized_count} of ${s.n} question${s.n === 1 ? ' was' : 's were'} answered correctly as deployed`;
+  const parts = probes.map(({ summary: p, label }, i) => {
+    const more = p.counts.ceiling - p.counts.realized;
+    const within = `within ${p.budget} ${UNIT[p.probe] ?? 'attempts'}`;
+    return i === 0 ? `${more} more ${more === 1 ? 'was' : 'were'} reachable with ${label} ${within}` : `${more} more with ${label} ${within}`;
+  });
+  return `${[head, parts.join(', ')].filter(Boolean).join('; ')}.`;
+}
+
+/** Why ceiling@B equals reachable@B for a probe, when it does: every realized question was reached too. */
+export function ceilingNotes(probes: readonly RunProbe[]): string[] {
+  return probes
+    .filter(({ summary: p }) => p.n === p.joined && p.counts.ceiling === p.counts.reachable)
+    .map(({ summary: p, label }) => `ceiling@${p.budget} equals reachable@${p.budget} for ${label}: every question realized as deployed was also reached by ${label}.`);
+}
