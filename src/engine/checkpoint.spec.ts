@@ -40,9 +40,7 @@ describe('reference checkpoints', () => {
     expect(fromFiles.name).toBe(m);
     expect(fromHub.name).toBe(`ref/${m}@main`);
     expect(fromHub.config).toEqual(fromFs.config);
-    expect(fromFiles.fingerprint).toBe(fromFs.fingerprint);
-    expect(fromHub.fingerprint).not.toBe(fromFs.fingerprint); // the hub ref is part of it
-    expect(fromFs.fingerprint).toMatch(/^[0-9a-f]{64}$/);
+    await expect(fromFs.fingerprint()).rejects.toThrow(/needs every weight read first/);
 
     const required = requiredTensors(fromFs.config);
     expect(fromFs.weightBytes).toBe(required.reduce((s, r) => s + r.shape.reduce((a, b) => a * b, 1) * (fromFs.tensorInfo(r.name).dtype === 'F32' ? 4 : 2), 0));
@@ -50,6 +48,36 @@ describe('reference checkpoints', () => {
     expect(await allTensors(fromHub)).toEqual(a);
     expect(await allTensors(fromFiles)).toEqual(a);
     for (const r of required) expect(a.get(r.name)!.length).toBe(r.shape.reduce((x, y) => x * y, 1));
+    // content-addressed: the same bytes give one fingerprint from disk, the Hub and picked files
+    const fp = await fromFs.fingerprint();
+    expect(fp).toMatch(/^[0-9a-f]{64}$/);
+    expect(await fromHub.fingerprint()).toBe(fp);
+    expect(await fromFiles.fingerprint()).toBe(fp);
+  });
+
+  it('gives a different fingerprint when one weight byte differs, and the same when read as f16', async () => {
+    const m = MODELS[0];
+    const files = fixtureFiles(m);
+    const weights = Object.keys(files).find((f) => f.endsWith('.safetensors'))!;
+    const changed = { ...files, [weights]: Uint8Array.from(files[weights]) };
+    changed[weights][changed[weights].length - 1] ^= 1; // last byte: inside the last tensor's data
+    const open = (fs: Record<string, Uint8Array<ArrayBuffer>>) => openCheckpoint(openReader({
+      kind: 'files',
+      files: Object.entries(fs).map(([name, bytes]) => {
+        const f = new File([bytes], name);
+        Object.defineProperty(f, 'webkitRelativePath', { value: `${m}/${name}` });
+        return f;
+      }),
+    }));
+    const [a, b, c] = [await open(files), await open(changed), await open(files)];
+    for (const r of requiredTensors(a.config)) {
+      await a.readF32(r.name);
+      await b.readF32(r.name);
+      await c.readF16(r.name);
+    }
+    const fp = await a.fingerprint();
+    expect(await c.fingerprint()).toBe(fp);
+    expect(await b.fingerprint()).not.toBe(fp);
   });
 
   it('converts tiny-qwen2 BF16 to the value its bits encode', async () => {

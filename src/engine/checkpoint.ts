@@ -8,7 +8,10 @@
 //   ckpt.config            ModelConfig (types.ts), parsed and checked by config.ts
 //   ckpt.rawConfig / tokenizerJson / tokenizerConfig / generationConfig   the JSON files as read
 //   ckpt.name              reader label: "org/name@rev" or the folder name
-//   ckpt.fingerprint       sha256Hex(canonicalJson({ hub, config: sha256(config.json text), weights: [{file,size}] }))
+//   await ckpt.fingerprint()   content address of the model, once every tensor the architecture uses
+//                              was read: SHA-256 over the config, generation config and tokenizer
+//                              texts and each used tensor's name, dtype, shape and row-chunk digests
+//                              (the same bytes give the same fingerprint from the Hub, files or disk)
 //   ckpt.weightBytes       stored bytes of the tensors the architecture uses
 //   ckpt.tensorNames() / tensorInfo(name)   every tensor of every weight file
 //   await ckpt.readF32(name)   one tensor as f32 (BF16/F16 converted), read by byte range in chunks
@@ -45,7 +48,8 @@ export interface Checkpoint {
   readonly tokenizerJson: unknown;
   readonly tokenizerConfig: Record<string, unknown>;
   readonly generationConfig: Record<string, unknown>;
-  readonly fingerprint: string;
+  /** Content fingerprint; rejects until every tensor the architecture uses has been read. */
+  fingerprint(): Promise<string>;
   readonly weightBytes: number;
   tensorNames(): string[];
   tensorInfo(name: string): TensorInfo;
@@ -133,20 +137,17 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
   if (!(await reader.exists('tokenizer.json'))) {
     throw new EngineError('not-found', `tokenizer.json not found in ${reader.label} (a fast tokenizer file is needed)`);
   }
-  const tokenizerJson = parseJsonObject(await reader.text('tokenizer.json'), 'tokenizer.json');
-  const tokenizerConfig = (await reader.exists('tokenizer_config.json'))
-    ? parseJsonObject(await reader.text('tokenizer_config.json'), 'tokenizer_config.json')
-    : {};
+  const tokenizerText = await reader.text('tokenizer.json');
+  const tokenizerJson = parseJsonObject(tokenizerText, 'tokenizer.json');
+  const tokenizerConfigText = (await reader.exists('tokenizer_config.json')) ? await reader.text('tokenizer_config.json') : '{}';
+  const tokenizerConfig = parseJsonObject(tokenizerConfigText, 'tokenizer_config.json');
 
   progress('safetensors headers');
-  const { tensors, files } = await readWeightHeaders(reader);
+  const tensors = await readWeightHeaders(reader);
   const required = requiredTensors(config);
   checkRequired(required, tensors);
 
   const weightBytes = required.reduce((sum, r) => sum + (tensors.get(r.name)!.end - tensors.get(r.name)!.start), 0);
-  const fingerprint = await sha256Hex(
-    canonicalJson({ hub: reader.hubRef ?? null, config: await sha256Hex(configText), weights: files }),
-  );
 
   let loadedBytes = 0;
   const entry = (name: string): TensorEntry => {
@@ -154,11 +155,57 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
     if (!t) throw new EngineError('bad-checkpoint', `no tensor ${name} in ${reader.label}`);
     return t;
   };
+  const consumed = (name: string, bytes: number) => {
+    loadedBytes += bytes;
+    onProgress?.({ phase: 'weights', item: name, loadedBytes: Math.min(loadedBytes, weightBytes), totalBytes: weightBytes });
+  };
+
+  /** SHA-256 of each row chunk read so far, per tensor, by chunk index (rowChunkRanges). */
+  const chunkDigests = new Map<string, Array<Promise<string>>>();
+  const digest = (t: TensorEntry, i: number, bytes: Uint8Array) => {
+    let d = chunkDigests.get(t.name);
+    if (!d) chunkDigests.set(t.name, (d = []));
+    d[i] ??= sha256Hex(bytes);
+  };
+  let fingerprint: Promise<string> | null = null;
+  const computeFingerprint = async (): Promise<string> => {
+    const used = [];
+    for (const name of required.map((r) => r.name).sort()) {
+      const t = entry(name);
+      const d = chunkDigests.get(name) ?? [];
+      const n = rowChunkRanges(t).length;
+      if (Array.from({ length: n }, (_, i) => d[i]).some((x) => x === undefined)) {
+        throw new EngineError('bad-input', `the fingerprint of ${reader.label} needs every weight read first; ${name} was not`);
+      }
+      used.push({ name, dtype: t.dtype, shape: t.shape, chunks: await Promise.all(d.slice(0, n)) });
+    }
+    const [configSha, tokenizerSha, tokenizerConfigSha] = await Promise.all([configText, tokenizerText, tokenizerConfigText].map((x) => sha256Hex(x)));
+    return sha256Hex(canonicalJson({
+      v: 2, config: configSha, generation_config: generationConfig, tokenizer: tokenizerSha, tokenizer_config: tokenizerConfigSha, tensors: used,
+    }));
+  };
+
+  /** One tensor as f32, read row chunk by row chunk (each chunk digested for the fingerprint). */
   const readF32 = async (name: string): Promise<Float32Array> => {
     const t = entry(name);
-    const out = await readTensorF32(reader, t);
-    loadedBytes += t.end - t.start;
-    onProgress?.({ phase: 'weights', item: name, loadedBytes: Math.min(loadedBytes, weightBytes), totalBytes: weightBytes });
+    if (!isWeightDtype(t.dtype)) {
+      throw new EngineError('unsupported-dtype', `tensor ${t.name} in ${t.file} has dtype ${t.dtype}; only F32, F16 and BF16 load as f32`);
+    }
+    const elemBytes = t.dtype === 'F32' ? 4 : 2;
+    const count = (t.end - t.start) / elemBytes;
+    if (count * 4 > MAX_F32_TENSOR_BYTES) {
+      throw new EngineError(
+        'out-of-memory',
+        `tensor ${t.name} [${t.shape}] needs ${(count * 4 / 2 ** 30).toFixed(2)} GiB as f32, more than one browser ArrayBuffer holds (2 GiB)`,
+      );
+    }
+    const out = new Float32Array(count); // [...shape]
+    for (const [i, { start, end }] of rowChunkRanges(t).entries()) {
+      const bytes = aligned(await reader.range(t.file, start, end));
+      digest(t, i, bytes);
+      toF32(t.dtype, bytes, out.subarray((start - t.start) / elemBytes, (end - t.start) / elemBytes));
+    }
+    consumed(name, t.end - t.start);
     return out;
   };
 
@@ -170,7 +217,10 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
     tokenizerJson,
     tokenizerConfig,
     generationConfig,
-    fingerprint,
+    fingerprint: () => (fingerprint ??= computeFingerprint().catch((e) => {
+      fingerprint = null; // asked too early: ask again once the weights are read
+      throw e;
+    })),
     weightBytes,
     tensorNames: () => [...tensors.keys()],
     tensorInfo: (name) => {
@@ -182,8 +232,8 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
       const t = entry(name);
       if (t.dtype !== 'F16') return f32ToF16(await readF32(name));
       const bytes = await reader.range(t.file, t.start, t.end);
-      loadedBytes += t.end - t.start;
-      onProgress?.({ phase: 'weights', item: name, loadedBytes: Math.min(loadedBytes, weightBytes), totalBytes: weightBytes });
+      rowChunkRanges(t).forEach(({ start, end }, i) => digest(t, i, bytes.subarray(start - t.start, end - t.start)));
+      consumed(name, t.end - t.start);
       return new Uint16Array(aligned(bytes).buffer, 0, bytes.length / 2);
     },
   };
@@ -201,7 +251,7 @@ function parseJsonObject(text: string, file: string): Record<string, unknown> {
 }
 
 /** Headers of model.safetensors, or of every shard named in model.safetensors.index.json. */
-async function readWeightHeaders(reader: CheckpointReader): Promise<{ tensors: Map<string, TensorEntry>; files: Array<{ file: string; size: number }> }> {
+async function readWeightHeaders(reader: CheckpointReader): Promise<Map<string, TensorEntry>> {
   if (await reader.exists(INDEX_FILE)) {
     const index = parseShardIndex(await reader.text(INDEX_FILE), INDEX_FILE);
     const shards = [...new Set(index.values())].sort();
@@ -220,11 +270,10 @@ async function readWeightHeaders(reader: CheckpointReader): Promise<{ tensors: M
       if (!t) throw new EngineError('bad-checkpoint', `${INDEX_FILE} puts tensor ${name} in ${shard}, but ${shard} has no such tensor`);
       tensors.set(name, t);
     }
-    return { tensors, files: headers.map((h) => ({ file: h.file, size: h.fileSize })) };
+    return tensors;
   }
   if (await reader.exists(SINGLE_FILE)) {
-    const h = await readSafetensorsHeader(reader, SINGLE_FILE);
-    return { tensors: h.tensors, files: [{ file: SINGLE_FILE, size: h.fileSize }] };
+    return (await readSafetensorsHeader(reader, SINGLE_FILE)).tensors;
   }
   const hint = (await reader.exists('pytorch_model.bin')) ? ' (only safetensors weights are supported, not pytorch_model.bin)' : '';
   throw new EngineError('not-found', `no ${SINGLE_FILE} or ${INDEX_FILE} in ${reader.label}${hint}`);
@@ -243,33 +292,27 @@ function checkRequired(required: Array<{ name: string; shape: number[] }>, tenso
   }
 }
 
-/** Reads one tensor in chunks and converts each chunk into the f32 output. */
-async function readTensorF32(reader: CheckpointReader, t: TensorEntry): Promise<Float32Array> {
-  if (!isWeightDtype(t.dtype)) {
-    throw new EngineError('unsupported-dtype', `tensor ${t.name} in ${t.file} has dtype ${t.dtype}; only F32, F16 and BF16 load as f32`);
-  }
-  const elemBytes = t.dtype === 'F32' ? 4 : 2;
-  const count = (t.end - t.start) / elemBytes;
-  if (count * 4 > MAX_F32_TENSOR_BYTES) {
-    throw new EngineError(
-      'out-of-memory',
-      `tensor ${t.name} [${t.shape}] needs ${(count * 4 / 2 ** 30).toFixed(2)} GiB as f32, more than one browser ArrayBuffer holds (2 GiB)`,
-    );
-  }
-  const out = new Float32Array(count); // [...shape]
-  const chunkElems = Math.floor(READ_CHUNK_BYTES / elemBytes);
-  for (let e0 = 0; e0 < count; e0 += chunkElems) {
-    const e1 = Math.min(count, e0 + chunkElems);
-    const bytes = aligned(await reader.range(t.file, t.start + e0 * elemBytes, t.start + e1 * elemBytes));
-    const dst = out.subarray(e0, e1);
-    if (t.dtype === 'F32') dst.set(new Float32Array(bytes.buffer, bytes.byteOffset, e1 - e0));
-    else {
-      const bits = new Uint16Array(bytes.buffer, bytes.byteOffset, e1 - e0);
-      if (t.dtype === 'BF16') bf16ToF32(bits, dst);
-      else f16ToF32(bits, dst);
-    }
+/** Byte ranges of a tensor's row chunks: whole rows, at most READ_CHUNK_BYTES each (one row at least). */
+function rowChunkRanges(t: TensorEntry): Array<{ start: number; end: number }> {
+  const rows = t.shape.length >= 2 ? t.shape[0] : 1;
+  const rowBytes = rows === 0 ? 0 : (t.end - t.start) / rows;
+  const per = Math.max(1, Math.floor(READ_CHUNK_BYTES / Math.max(1, rowBytes)));
+  const out = [];
+  for (let row0 = 0; row0 < rows; row0 += per) {
+    const count = Math.min(per, rows - row0);
+    out.push({ start: t.start + row0 * rowBytes, end: t.start + (row0 + count) * rowBytes });
   }
   return out;
+}
+
+/** Stored F32/F16/BF16 bytes -> f32 values. */
+function toF32(dtype: SafetensorsDtype, bytes: Uint8Array, out: Float32Array<ArrayBuffer>): void {
+  if (dtype === 'F32') out.set(new Float32Array(bytes.buffer, bytes.byteOffset, out.length));
+  else {
+    const bits = new Uint16Array(bytes.buffer, bytes.byteOffset, out.length);
+    if (dtype === 'BF16') bf16ToF32(bits, out);
+    else f16ToF32(bits, out);
+  }
 }
 
 /** The bytes at offset 0 of their own buffer, so typed views of any element size line up. */

@@ -84,7 +84,7 @@ export class LocalEngine implements Engine {
       if (ep.ep === 'webgpu') await this.watchDevice(ort);
       const c = ckpt.config;
       const info: ModelInfo = {
-        fingerprint: ckpt.fingerprint,
+        fingerprint: await ckpt.fingerprint(),
         name: ckpt.name,
         modelType: c.modelType,
         numLayers: c.numLayers,

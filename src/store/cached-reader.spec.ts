@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../../test/hub-server.ts';
-import { MODEL_WEIGHTS, openCheckpoint } from '../engine/checkpoint.ts';
+import { MODEL_WEIGHTS, openCheckpoint, requiredTensors } from '../engine/checkpoint.ts';
 import { HubReader } from '../engine/sources/hub.ts';
 import { CachedHubReader } from './cached-reader.ts';
 import { MemoryCaches } from './test-helpers.ts';
@@ -22,6 +22,7 @@ describe('CachedHubReader', () => {
     const caches = new MemoryCaches();
     const direct = await openCheckpoint(new HubReader({ repo: 'org/tiny', endpoint: server.url }));
     const want = await direct.readF32(MODEL_WEIGHTS.embed); // [vocab, hidden]
+    for (const r of requiredTensors(direct.config)) await direct.readF32(r.name);
 
     const cache = await WeightCache.open({ caches, storage });
     const downloads: string[] = [];
@@ -30,7 +31,8 @@ describe('CachedHubReader', () => {
     });
     const viaCache = await openCheckpoint(first);
     expect(Array.from(await viaCache.readF32(MODEL_WEIGHTS.embed))).toEqual(Array.from(want));
-    expect(viaCache.fingerprint).toBe(direct.fingerprint);
+    for (const r of requiredTensors(viaCache.config)) await viaCache.readF32(r.name);
+    expect(await viaCache.fingerprint()).toBe(await direct.fingerprint());
     expect(downloads).toContain('model.safetensors');
     const list = await cache.list();
     expect(list).toHaveLength(1);
