@@ -6,12 +6,17 @@
 
 import type { Condition, ProbeSpec, QuestionRecord, RunManifest, AnswerFormat } from '../audit/types';
 import type { LoadOptions, LoadProgress, ModelInfo } from '../engine/types';
+import type { NormalizedPlan, StudyReport } from '../audit/study';
+import type { StudyProgress } from '../store/study-runner';
 
 /** The built-in model, served by the app itself in Hub layout. */
 export const BUILTIN_MODEL_ID = 'reachlab/micro-arith';
+/** The built-in models, served by the app itself: the default and its RL-trained sibling. */
+export const BUILTIN_MODELS = [BUILTIN_MODEL_ID, 'reachlab/micro-arith-rl'] as const;
+export type BuiltinModelId = (typeof BUILTIN_MODELS)[number];
 
 export type ModelChoice =
-  | { kind: 'builtin'; id: typeof BUILTIN_MODEL_ID }
+  | { kind: 'builtin'; id: BuiltinModelId }
   /** endpoint: a Hub mirror or local stand-in; default https://huggingface.co. */
   | { kind: 'hub'; repo: string; revision: string; token?: string; endpoint?: string }
   /** A folder the user picked or dropped; `name` is the folder name. */
@@ -165,4 +170,25 @@ export interface AppBackend {
   importFile(file: File): Promise<RunManifest>;
   /** Calls `listener` with the progress of runs other tabs are running; returns the unsubscribe. */
   watchOtherTabs(listener: (p: OtherTabProgress) => void): () => void;
+  /** The stored run with this run key (the study report cites runs by key). */
+  getRunByKey(runKey: string): Promise<StoredRun>;
+  /** Runs (or resumes) a study plan to its end; resolves with its findings report. */
+  runStudy(plan: NormalizedPlan, onProgress: (p: StudyProgress) => void): Promise<StudyReport>;
+  /** Pauses the study running in this tab (its finished runs stay; running the plan resumes). */
+  pauseStudy(): Promise<void>;
+  listStudies(): Promise<StoredStudyEntry[]>;
+  /** A stored study's report from the runs it finished. */
+  studyReport(planKey: string): Promise<StudyReport>;
+}
+
+export type { StudyProgress };
+
+/** A study as the Study screen lists it. */
+export interface StoredStudyEntry {
+  plan_key: string;
+  plan: NormalizedPlan;
+  status: 'running' | 'paused' | 'finished' | 'failed';
+  /** Planned runs finished. */
+  runs: number;
+  updatedAt: string;
 }

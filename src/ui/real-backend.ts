@@ -25,9 +25,15 @@ import {
   type CoreAuditInput,
   type RunProgress as StoreProgress,
 } from '../store/index';
+import { StudyRunner } from '../store/study-runner';
+import { studyTaskOptions } from '../store/study';
+import type { NormalizedPlan, StudyReport } from '../audit/study';
 import {
-  BUILTIN_MODEL_ID,
+  BUILTIN_MODELS,
   type AppBackend,
+  type BuiltinModelId,
+  type StoredStudyEntry,
+  type StudyProgress,
   type EnvironmentInfo,
   type HubModelMeta,
   type LibraryEntry,
@@ -52,12 +58,24 @@ function builtinEndpoint(): string {
 function sourceOf(model: ModelChoice): CheckpointSource {
   switch (model.kind) {
     case 'builtin':
-      return { kind: 'hub', repo: BUILTIN_MODEL_ID, revision: 'main', endpoint: builtinEndpoint() };
+      return { kind: 'hub', repo: model.id, revision: 'main', endpoint: builtinEndpoint() };
     case 'hub':
       return { kind: 'hub', repo: model.repo, revision: model.revision || 'main', ...(model.token ? { token: model.token } : {}), ...(model.endpoint ? { endpoint: model.endpoint } : {}) };
     case 'files':
       return { kind: 'files', files: model.files };
   }
+}
+
+/** A study's model reference as a model choice: a built-in model, or a Hub id "org/name[@revision]". */
+function studyModel(ref: string): ModelChoice {
+  if (ref.startsWith('builtin:')) {
+    const id = `reachlab/${ref.slice('builtin:'.length)}`;
+    if (!(BUILTIN_MODELS as readonly string[]).includes(id)) throw new EngineError('not-found', `no built-in model "${ref}" (built in: ${BUILTIN_MODELS.map((m) => `builtin:${m.slice('reachlab/'.length)}`).join(', ')})`);
+    return { kind: 'builtin', id: id as BuiltinModelId };
+  }
+  const m = /^([\w.-]+\/[\w.-]+)(?:@([\w./-]+))?$/.exec(ref);
+  if (!m) throw new EngineError('not-found', `model "${ref}" is neither builtin:<name> nor a Hub id org/name[@revision] (a browser study cannot read a folder path)`);
+  return { kind: 'hub', repo: m[1], revision: m[2] ?? 'main' };
 }
 
 function sourceLabel(model: ModelChoice): string {
@@ -104,6 +122,7 @@ class RealBackend implements AppBackend {
   private loaded: { key: string; info: ModelInfo } | null = null;
   private readonly live = new Map<string, LiveRun>();
   private readonly controller: RunController<CoreAuditInput>;
+  private readonly studies: StudyRunner;
 
   constructor(
     controller: (audit: AuditFn<CoreAuditInput>, engine: RemoteEngine) => RunController<CoreAuditInput>,
@@ -130,6 +149,43 @@ class RealBackend implements AppBackend {
       }
       if (e.type === 'progress') this.forward(e.progress);
     });
+    this.studies = new StudyRunner(this.controller, {
+      useModel: async (ref) => {
+        const info = await this.loadModel(studyModel(ref), { ep: 'auto', dtype: this.studyDtype }, () => {});
+        return { engine: this.engine, info, source: ref };
+      },
+      loadTask: (spec, plan) => loadTask(spec, studyTaskOptions(plan)),
+      appVersion: APP_VERSION,
+    });
+  }
+
+  /** The dtype of the study being run (its models load with it). */
+  private studyDtype: NormalizedPlan['dtype'] = 'f32';
+
+  async getRunByKey(runKey: string): Promise<StoredRun> {
+    const [run] = await this.controller.store.runsByManifestKey(runKey);
+    if (!run) throw new EngineError('not-found', `no stored run has the run key ${runKey.slice(0, 12)}…`);
+    return loadRun(this.controller.store, run.id);
+  }
+
+  async runStudy(plan: NormalizedPlan, onProgress: (p: StudyProgress) => void): Promise<StudyReport> {
+    this.studyDtype = plan.dtype;
+    return this.studies.run(plan, onProgress);
+  }
+
+  async pauseStudy(): Promise<void> {
+    await this.studies.pause();
+  }
+
+  async listStudies(): Promise<StoredStudyEntry[]> {
+    const all = await this.controller.store.listStudies();
+    return all
+      .map((s) => ({ plan_key: s.plan_key, plan: s.plan, status: s.status, runs: s.runs.length, updatedAt: s.updatedAt }))
+      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+  }
+
+  async studyReport(planKey: string): Promise<StudyReport> {
+    return this.studies.report(planKey);
   }
 
   /** Passes progress on; the run's last progress (a final status) settles its handle. */

@@ -9,7 +9,7 @@ import { isQuotaError, isStoreError, type StoreErrorCode } from '../../store/err
 export type ErrorAction = 'reload-engine' | 'add-token' | 'retry' | 'free-storage' | 'choose-file' | 'choose-folder' | 'open-library' | 'none';
 
 /** What the person was doing when it failed: it names the headline ("The model did not load: …"). */
-export type Doing = 'load-model' | 'load-folder' | 'check-hub' | 'read-task-file' | 'start-run' | 'run' | 'import' | 'library' | 'render' | 'app';
+export type Doing = 'load-model' | 'load-folder' | 'check-hub' | 'read-task-file' | 'start-run' | 'run' | 'import' | 'library' | 'render' | 'study' | 'app';
 
 export interface UserMessage {
   /** What failed and why, in the error's own words (untrusted: rendered as text). */
@@ -29,6 +29,7 @@ const DOING: Record<Doing, string> = {
   import: 'Not imported',
   library: 'The library could not do that',
   render: 'This screen could not be drawn',
+  study: 'The study stopped',
   app: 'Something failed',
 };
 

@@ -6,8 +6,9 @@ import { LibraryState } from './library.svelte';
 import { Prefs } from './prefs.svelte';
 import { RunState } from './run.svelte';
 import { SetupState } from './setup.svelte';
+import { StudyState } from './study.svelte';
 
-export type Screen = 'setup' | 'run' | 'results' | 'question' | 'library' | 'compare' | 'help';
+export type Screen = 'setup' | 'run' | 'results' | 'question' | 'library' | 'compare' | 'help' | 'study' | 'study-report';
 
 export class AppState {
   screen = $state<Screen>('setup');
@@ -27,12 +28,22 @@ export class AppState {
   readonly setup = new SetupState();
   readonly run: RunState;
   readonly library: LibraryState;
+  readonly study: StudyState;
 
   constructor(backend: AppBackend, storage: Pick<Storage, 'getItem' | 'setItem'> | null) {
     this.backend = backend;
     this.prefs = new Prefs(storage);
     this.run = new RunState(backend, storage);
     this.library = new LibraryState(backend);
+    this.study = new StudyState(backend);
+  }
+
+  /** One step from the home screen: the built-in study (offline, built-in models), then its report. */
+  async reproducePaper(): Promise<void> {
+    this.study.usePreset('builtin');
+    this.go('study');
+    await this.study.start();
+    if (this.study.report) this.go('study-report');
   }
 
   async init(): Promise<void> {

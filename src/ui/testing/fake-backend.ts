@@ -5,11 +5,12 @@
 //   fake/device-lost → the run fails with 'device-lost' after a few questions.
 
 import type { QuestionRecord, RunManifest } from '../../audit/types';
+import type { StudyReport } from '../../audit/study';
 import { generateArith } from '../../audit/tasks/arith';
 import { EngineError, type LoadOptions, type LoadProgress, type ModelInfo } from '../../engine/types';
 import { StoreError } from '../../store/errors';
 import type {
-  AppBackend, EnvironmentInfo, HubModelMeta, LibraryEntry, ModelChoice, OtherTabProgress, RunHandle, RunProgress, RunSetup, StoredRun, TaskFilePreview,
+  AppBackend, EnvironmentInfo, HubModelMeta, LibraryEntry, ModelChoice, StoredStudyEntry, OtherTabProgress, RunHandle, RunProgress, RunSetup, StoredRun, TaskFilePreview,
 } from '../backend';
 import { BUILTIN_MODEL_ID } from '../backend';
 import { attemptsOf } from '../lib/estimate';
@@ -226,6 +227,27 @@ export class FakeBackend implements AppBackend {
   watchOtherTabs(listener: (p: OtherTabProgress) => void): () => void {
     this.otherTabListeners.add(listener);
     return () => this.otherTabListeners.delete(listener);
+  }
+
+  async getRunByKey(runKey: string): Promise<StoredRun> {
+    const hit = [...this.runs.values()].find((r) => r.manifest.id === runKey);
+    if (!hit) throw new StoreError('not-found', `no stored run has the run key ${runKey}`);
+    return this.getRun(hit.manifest.id);
+  }
+
+  /** Studies run real audits; the scripted backend has no engine to run them on. */
+  async runStudy(): Promise<StudyReport> {
+    throw new StoreError('unavailable', 'the scripted backend cannot run a study: studies need the engine (open the app without ?fake=1)');
+  }
+
+  async pauseStudy(): Promise<void> {}
+
+  async listStudies(): Promise<StoredStudyEntry[]> {
+    return [];
+  }
+
+  async studyReport(planKey: string): Promise<StudyReport> {
+    throw new StoreError('not-found', `no study ${planKey}`);
   }
 
   /** Plays a progress message as if another tab published it (tests). */

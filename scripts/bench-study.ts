@@ -1,0 +1,97 @@
+// Study benchmark: the built-in study (studies/builtin.json: both built-in models, all three
+// findings) from nothing, headless in Node (WASM EP) and in the production app in headless
+// Chromium (WASM EP, the app's own Study screen, fresh profile). Prints one JSON object on stdout,
+// a short table on stderr. The classroom target: under 5 minutes in the browser.
+//
+//   npm run -s bench:study [-- --skip-browser] [-- --plan studies/builtin.json]
+// The browser part builds the app and serves it with vite preview on port 4174 (no other preview
+// of this project may run; Vite 8 refuses a second one).
+
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { chromium } from '@playwright/test';
+import { normalizePlan, plannedRuns, type StudyReport } from '../src/audit/study.ts';
+import { CHROMIUM_ARGS } from '../playwright.config.ts';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const PORT = 4174;
+/** Headless Chromium without its WebGPU flags: the app's 'auto' picks the WASM EP, as on a laptop without WebGPU. */
+const WASM_ONLY_ARGS = CHROMIUM_ARGS.filter((a) => !/webgpu|vulkan/i.test(a));
+
+function run(cmd: string, args: string[], opts: { quiet?: boolean } = {}): Promise<string> {
+  return new Promise((ok, fail) => {
+    const p = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', opts.quiet ? 'ignore' : 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.on('exit', (code) => (code === 0 ? ok(out) : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}`))));
+  });
+}
+
+async function nodeStudy(planFile: string): Promise<{ seconds: number; report: StudyReport }> {
+  const dir = mkdtempSync(join(tmpdir(), 'reachlab-bench-study-'));
+  try {
+    const t0 = performance.now();
+    const out = await run('npx', ['tsx', 'scripts/study-cli.ts', '--plan', planFile, '--records', dir], { quiet: true });
+    return { seconds: (performance.now() - t0) / 1000, report: JSON.parse(out) as StudyReport };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function browserStudy(): Promise<{ seconds: number; reportText: string }> {
+  await run('npx', ['vite', 'build'], { quiet: true });
+  const server = spawn('npx', ['vite', 'preview', '--host', '127.0.0.1', '--port', String(PORT), '--strictPort'], { cwd: root, stdio: 'ignore', detached: true });
+  try {
+    for (let i = 0; i < 100; i++) {
+      if (await fetch(`http://127.0.0.1:${PORT}/`).then((r) => r.ok, () => false)) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: WASM_ONLY_ARGS });
+    try {
+      const page = await (await browser.newContext()).newPage();
+      await page.goto(`http://127.0.0.1:${PORT}/`);
+      const t0 = performance.now();
+      await page.getByTestId('home-reproduce').click();
+      await page.getByTestId('screen-study-report').waitFor({ timeout: 900_000 });
+      const seconds = (performance.now() - t0) / 1000;
+      return { seconds, reportText: await page.getByTestId('table-study-f1').innerText() };
+    } finally {
+      await browser.close();
+    }
+  } finally {
+    if (server.pid) process.kill(-server.pid);
+  }
+}
+
+async function main() {
+  const { values } = parseArgs({ options: { 'skip-browser': { type: 'boolean' }, plan: { type: 'string' } }, strict: true });
+  const planFile = (values.plan as string | undefined) ?? 'studies/builtin.json';
+  const plan = normalizePlan(JSON.parse(readFileSync(join(root, planFile), 'utf8')));
+  const node = await nodeStudy(planFile);
+  const browser = values['skip-browser'] ? null : await browserStudy();
+  const out = {
+    plan: planFile,
+    runs: plannedRuns(plan).length,
+    questions: plan.questions,
+    budget: plan.budget,
+    node_wasm_s: Number(node.seconds.toFixed(1)),
+    chromium_wasm_s: browser ? Number(browser.seconds.toFixed(1)) : null,
+    target_s: 300,
+    findings: { f1: node.report.f1, f2_cases: node.report.f2.cases.length, f3_pairs: node.report.f3.pairs.length },
+  };
+  process.stdout.write(JSON.stringify(out) + '\n');
+  process.stderr.write(
+    `\nbuilt-in study (${out.runs} runs, ${plan.questions} questions, budget ${plan.budget})\n` +
+      `  node (WASM EP, headless CLI)      ${out.node_wasm_s.toFixed(1).padStart(7)} s\n` +
+      `  chromium (WASM EP, the app)       ${browser ? browser.seconds.toFixed(1).padStart(7) + ' s' : '   skipped'}   (target < ${out.target_s} s)\n`,
+  );
+}
+
+void main().catch((e) => {
+  process.stderr.write(`bench:study: ${(e as Error).message}\n`);
+  process.exit(1);
+});

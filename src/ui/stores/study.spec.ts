@@ -1,0 +1,87 @@
+// The Study screen's state over a backend that runs studies with the real StudyRunner on scripted
+// engines (what the app does, minus the worker): presets, plan problems, progress, report, pause.
+
+import { describe, expect, it } from 'vitest';
+import { loadTask } from '../../audit';
+import type { NormalizedPlan } from '../../audit/study';
+import { FakeEngine } from '../../audit/testing/fake-engine';
+import { coreAudit, coreSummarize, type CoreAuditInput } from '../../store/core-audit';
+import { MemoryRunStore } from '../../store/memory-store';
+import { RunController } from '../../store/run-controller';
+import { studyTaskOptions } from '../../store/study';
+import { StudyRunner } from '../../store/study-runner';
+import { InProcessLocks, TabLocks } from '../../store/tab-lock';
+import type { AppBackend, StudyProgress } from '../backend';
+import { FakeBackend } from '../testing/fake-backend';
+import { STUDY_PRESETS, StudyState } from './study.svelte';
+
+function studyBackend(): AppBackend {
+  const engine = (ref: string) =>
+    new FakeEngine({ numLayers: 4, fingerprint: ref, answer: (q) => (q.route.length > 4 || q.silence[0] === 1 ? String(eval0(q.prompt)) : 'x') });
+  const first = engine('builtin:micro-arith');
+  const controller = new RunController<CoreAuditInput>({ store: new MemoryRunStore(), engine: first, audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
+  const runner = new StudyRunner(controller, {
+    useModel: async (ref) => {
+      const e = engine(ref);
+      controller.setEngine(e);
+      return { engine: e, info: (await e.info())!, source: ref };
+    },
+    loadTask: (spec, plan) => loadTask(spec, studyTaskOptions(plan)),
+    appVersion: 'test',
+  });
+  const base = new FakeBackend({ delayMs: 0, seedLibrary: false });
+  return Object.assign(base, {
+    runStudy: (plan: NormalizedPlan, onProgress: (p: StudyProgress) => void) => runner.run(plan, onProgress),
+    pauseStudy: () => runner.pause(),
+    listStudies: async () => (await controller.store.listStudies()).map((s) => ({ plan_key: s.plan_key, plan: s.plan, status: s.status, runs: s.runs.length, updatedAt: s.updatedAt })),
+    studyReport: (k: string) => runner.report(k),
+  });
+}
+
+/** "12+34=" → 46 */
+function eval0(prompt: string): number {
+  const m = /^(\d+)([+-])(\d+)=$/.exec(prompt)!;
+  return m[2] === '+' ? Number(m[1]) + Number(m[3]) : Number(m[1]) - Number(m[3]);
+}
+
+const SMALL = { models: ['builtin:micro-arith'], tasks: ['builtin:arith-2d'], probes: [{ probe: 'random-routes' }], budget: 3, questions: 4, scan: true, pairs: [{ base: 'builtin:micro-arith', trained: 'builtin:micro-arith-rl' }] };
+
+describe('StudyState', () => {
+  it('loads presets, and names what is wrong with a plan', () => {
+    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    expect(STUDY_PRESETS.map((p) => p.id)).toEqual(['builtin', 'finding1', 'finding3']);
+    s.usePreset('finding3');
+    expect('plan' in s.parsed && s.parsed.plan.pairs).toHaveLength(3);
+    s.planText = '{"models": [';
+    expect(s.parsed).toMatchObject({ problem: expect.stringMatching(/^The plan is not valid JSON/) });
+    s.planText = '{"models": ["a"], "tasks": []}';
+    expect(s.parsed).toMatchObject({ problem: expect.stringMatching(/tasks needs at least 1 entry/) });
+  });
+
+  it('runs a study, showing each planned run as it is done, then its report; stored studies reopen', async () => {
+    const s = new StudyState(studyBackend());
+    s.planText = JSON.stringify(SMALL);
+    expect(s.runs.map((r) => `${r.model}/${r.label}/${r.state}`)).toEqual([
+      'builtin:micro-arith/random-routes/blocks/waiting',
+      'builtin:micro-arith/mlp-silencing/waiting',
+      'builtin:micro-arith-rl/random-routes/blocks/waiting',
+      'builtin:micro-arith-rl/mlp-silencing/waiting',
+    ]);
+    await s.start();
+    expect(s.error).toBeNull();
+    expect(s.runs.every((r) => r.state === 'done')).toBe(true);
+    expect(s.report?.missing).toEqual([]);
+    expect(s.report?.f3.pairs).toHaveLength(1);
+    expect(s.studies).toHaveLength(1);
+    const key = s.report!.plan_key;
+    s.report = null;
+    await s.open(key);
+    expect(s.report!.plan_key).toBe(key);
+  });
+
+  it('the scripted backend says plainly that it cannot run studies', async () => {
+    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    await s.start();
+    expect(s.error?.title).toMatch(/^The study stopped: the scripted backend cannot run a study/);
+  });
+});
