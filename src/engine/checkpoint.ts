@@ -17,19 +17,24 @@
 //   await ckpt.readF32(name)   one tensor as f32 (BF16/F16 converted), read by byte range in chunks
 //                              (small tensors through a 16 MB read-ahead: sources/read-ahead.ts)
 //   await ckpt.readF16(name)   one tensor as f16 bits (F16 as stored, others converted)
+//   for await (const c of ckpt.rowChunks(name))   one tensor as f32 chunks of whole rows (the
+//                              engine converts weights chunk by chunk: no whole-tensor f32 copy)
+//   ckpt.prefetch(names)       starts the byte reads of these tensors now (the next layer's,
+//                              while this one is converted and its session created)
 //   layerWeights(i), MODEL_WEIGHTS  the tensor names the engine uses
 //
-// openCheckpoint refuses, before any weight is read: a malformed config (config.ts), a malformed
+// openCheckpoint refuses, before any weight is read: what opts.checkConfig refuses, a malformed config (config.ts), a malformed
 // safetensors header or shard index (safetensors.ts), a missing shard, a tensor the architecture
 // needs that is missing, has the wrong shape, or is not F32/F16/BF16.
 
 import { bf16ToF32, f16ToF32, f32ToF16 } from './dtype.ts';
 import { parseConfig } from './config.ts';
 import {
-  isWeightDtype, parseShardIndex, readSafetensorsHeader,
+  isWeightDtype, parseShardIndex, readSafetensorsHeader, SAFETENSORS_DTYPE_BYTES,
   type SafetensorsDtype, type TensorEntry,
 } from './safetensors.ts';
 import { withReadAhead } from './sources/read-ahead.ts';
+import { MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
 import type { CheckpointReader } from './sources/reader.ts';
 import { EngineError, type LoadProgress, type ModelConfig } from './types.ts';
 import { canonicalJson, sha256Hex } from '../util/hash.ts';
@@ -57,6 +62,20 @@ export interface Checkpoint {
   readF32(name: string): Promise<Float32Array>;
   /** One tensor as f16 bit patterns (F16 as stored; F32/BF16 rounded to nearest even). */
   readF16(name: string): Promise<Uint16Array>;
+  /** A [rows, cols] tensor (1-D: one row) as f32 chunks of whole rows, in order; a chunk's data is
+   *  valid until the next one is requested. */
+  rowChunks(name: string): AsyncGenerator<RowChunk>;
+  /** Starts reading the stored bytes of these tensors (rowChunks then takes them from memory). */
+  prefetch(names: string[]): void;
+  /** Stored bytes of weights converted so far (progress). */
+  readonly bytesRead: number;
+}
+
+export interface RowChunk {
+  data: Float32Array; // [count, cols]
+  /** Index of the chunk's first row in the tensor. */
+  row0: number;
+  count: number;
 }
 
 export const MODEL_WEIGHTS = {
@@ -118,10 +137,14 @@ const INDEX_FILE = 'model.safetensors.index.json';
 const SINGLE_FILE = 'model.safetensors';
 /** Range reads of one tensor are split into chunks of this many bytes (bounds peak memory). */
 const READ_CHUNK_BYTES = 64 * 1024 * 1024;
-/** Browsers cap one ArrayBuffer near 2 GiB. */
-const MAX_F32_TENSOR_BYTES = 2 ** 31 - 1;
 
-export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: LoadProgress) => void): Promise<Checkpoint> {
+export interface OpenOptions {
+  /** Called with the parsed config before anything else is read (the engine refuses a model that
+   *  cannot fit here, before any weight is downloaded). */
+  checkConfig?: (config: ModelConfig) => void;
+}
+
+export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: LoadProgress) => void, opts: OpenOptions = {}): Promise<Checkpoint> {
   const reader = withReadAhead(source);
   const progress = (item: string) => onProgress?.({ phase: 'config', item, loadedBytes: 0, totalBytes: 0 });
 
@@ -132,6 +155,7 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
     ? parseJsonObject(await reader.text('generation_config.json'), 'generation_config.json')
     : {};
   const config = parseConfig(rawConfig, generationConfig);
+  opts.checkConfig?.(config);
 
   progress('tokenizer.json');
   if (!(await reader.exists('tokenizer.json'))) {
@@ -148,17 +172,6 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
   checkRequired(required, tensors);
 
   const weightBytes = required.reduce((sum, r) => sum + (tensors.get(r.name)!.end - tensors.get(r.name)!.start), 0);
-
-  let loadedBytes = 0;
-  const entry = (name: string): TensorEntry => {
-    const t = tensors.get(name);
-    if (!t) throw new EngineError('bad-checkpoint', `no tensor ${name} in ${reader.label}`);
-    return t;
-  };
-  const consumed = (name: string, bytes: number) => {
-    loadedBytes += bytes;
-    onProgress?.({ phase: 'weights', item: name, loadedBytes: Math.min(loadedBytes, weightBytes), totalBytes: weightBytes });
-  };
 
   /** SHA-256 of each row chunk read so far, per tensor, by chunk index (rowChunkRanges). */
   const chunkDigests = new Map<string, Array<Promise<string>>>();
@@ -185,29 +198,57 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
     }));
   };
 
-  /** One tensor as f32, read row chunk by row chunk (each chunk digested for the fingerprint). */
+  let loadedBytes = 0;
+  const entry = (name: string): TensorEntry => {
+    const t = tensors.get(name);
+    if (!t) throw new EngineError('bad-checkpoint', `no tensor ${name} in ${reader.label}`);
+    return t;
+  };
+  const consumed = (name: string, bytes: number) => {
+    loadedBytes += bytes;
+    onProgress?.({ phase: 'weights', item: name, loadedBytes: Math.min(loadedBytes, weightBytes), totalBytes: weightBytes });
+  };
   const readF32 = async (name: string): Promise<Float32Array> => {
     const t = entry(name);
-    if (!isWeightDtype(t.dtype)) {
-      throw new EngineError('unsupported-dtype', `tensor ${t.name} in ${t.file} has dtype ${t.dtype}; only F32, F16 and BF16 load as f32`);
-    }
-    const elemBytes = t.dtype === 'F32' ? 4 : 2;
-    const count = (t.end - t.start) / elemBytes;
-    if (count * 4 > MAX_F32_TENSOR_BYTES) {
+    const count = t.shape.reduce((a, b) => a * b, 1);
+    if (count * 4 > MAX_ARRAY_BUFFER_BYTES) {
       throw new EngineError(
         'out-of-memory',
         `tensor ${t.name} [${t.shape}] needs ${(count * 4 / 2 ** 30).toFixed(2)} GiB as f32, more than one browser ArrayBuffer holds (2 GiB)`,
       );
     }
     const out = new Float32Array(count); // [...shape]
-    for (const [i, { start, end }] of rowChunkRanges(t).entries()) {
-      const bytes = aligned(await reader.range(t.file, start, end));
-      digest(t, i, bytes);
-      toF32(t.dtype, bytes, out.subarray((start - t.start) / elemBytes, (end - t.start) / elemBytes));
+    let offset = 0;
+    for await (const c of rowChunks(name)) {
+      out.set(c.data, offset);
+      offset += c.data.length;
     }
-    consumed(name, t.end - t.start);
     return out;
   };
+  /** Pending byte reads of prefetched tensors, one promise per row chunk. */
+  const pending = new Map<string, Promise<Uint8Array>[]>();
+  const chunkReads = (t: TensorEntry) => rowChunkRanges(t).map(({ start, end }) => reader.range(t.file, start, end));
+
+  async function* rowChunks(name: string): AsyncGenerator<RowChunk> {
+    const t = entry(name);
+    if (!isWeightDtype(t.dtype)) {
+      throw new EngineError('unsupported-dtype', `tensor ${t.name} in ${t.file} has dtype ${t.dtype}; only F32, F16 and BF16 load as f32`);
+    }
+    const reads = pending.get(name) ?? chunkReads(t);
+    pending.delete(name);
+    const ranges = rowChunkRanges(t);
+    let scratch = new Float32Array(0);
+    for (const [i, { row0, count, start, end }] of ranges.entries()) {
+      const bytes = aligned(await reads[i]);
+      digest(t, i, bytes);
+      const n = (end - start) / SAFETENSORS_DTYPE_BYTES[t.dtype];
+      if (scratch.length < n) scratch = new Float32Array(n);
+      const data = scratch.subarray(0, n); // [count, cols]
+      toF32(t.dtype, bytes, data);
+      consumed(name, end - start);
+      yield { data, row0, count };
+    }
+  }
 
   return {
     name: reader.label,
@@ -236,7 +277,43 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
       consumed(name, t.end - t.start);
       return new Uint16Array(aligned(bytes).buffer, 0, bytes.length / 2);
     },
+    rowChunks,
+    get bytesRead() {
+      return Math.min(loadedBytes, weightBytes);
+    },
+    prefetch(names) {
+      for (const name of names) {
+        const t = entry(name);
+        if (pending.has(name) || !isWeightDtype(t.dtype)) continue;
+        const reads = chunkReads(t);
+        reads.forEach((p) => p.catch(() => undefined)); // a failed prefetch is reported when consumed
+        pending.set(name, reads);
+      }
+    },
   };
+}
+
+/** Byte ranges of a tensor's row chunks: whole rows, at most READ_CHUNK_BYTES each (one row at least). */
+function rowChunkRanges(t: TensorEntry): Array<{ row0: number; count: number; start: number; end: number }> {
+  const rows = t.shape.length >= 2 ? t.shape[0] : 1;
+  const rowBytes = rows === 0 ? 0 : (t.end - t.start) / rows;
+  const per = Math.max(1, Math.floor(READ_CHUNK_BYTES / Math.max(1, rowBytes)));
+  const out = [];
+  for (let row0 = 0; row0 < rows; row0 += per) {
+    const count = Math.min(per, rows - row0);
+    out.push({ row0, count, start: t.start + row0 * rowBytes, end: t.start + (row0 + count) * rowBytes });
+  }
+  return out;
+}
+
+/** Stored F32/F16/BF16 bytes -> f32 values. */
+function toF32(dtype: SafetensorsDtype, bytes: Uint8Array, out: Float32Array<ArrayBuffer>): void {
+  if (dtype === 'F32') out.set(new Float32Array(bytes.buffer, bytes.byteOffset, out.length));
+  else {
+    const bits = new Uint16Array(bytes.buffer, bytes.byteOffset, out.length);
+    if (dtype === 'BF16') bf16ToF32(bits, out);
+    else f16ToF32(bits, out);
+  }
 }
 
 function parseJsonObject(text: string, file: string): Record<string, unknown> {
@@ -289,29 +366,6 @@ function checkRequired(required: Array<{ name: string; shape: number[] }>, tenso
     if (!isWeightDtype(t.dtype)) {
       throw new EngineError('unsupported-dtype', `tensor ${r.name} in ${t.file} has dtype ${t.dtype}; the engine loads F32, F16 and BF16 weights`);
     }
-  }
-}
-
-/** Byte ranges of a tensor's row chunks: whole rows, at most READ_CHUNK_BYTES each (one row at least). */
-function rowChunkRanges(t: TensorEntry): Array<{ start: number; end: number }> {
-  const rows = t.shape.length >= 2 ? t.shape[0] : 1;
-  const rowBytes = rows === 0 ? 0 : (t.end - t.start) / rows;
-  const per = Math.max(1, Math.floor(READ_CHUNK_BYTES / Math.max(1, rowBytes)));
-  const out = [];
-  for (let row0 = 0; row0 < rows; row0 += per) {
-    const count = Math.min(per, rows - row0);
-    out.push({ start: t.start + row0 * rowBytes, end: t.start + (row0 + count) * rowBytes });
-  }
-  return out;
-}
-
-/** Stored F32/F16/BF16 bytes -> f32 values. */
-function toF32(dtype: SafetensorsDtype, bytes: Uint8Array, out: Float32Array<ArrayBuffer>): void {
-  if (dtype === 'F32') out.set(new Float32Array(bytes.buffer, bytes.byteOffset, out.length));
-  else {
-    const bits = new Uint16Array(bytes.buffer, bytes.byteOffset, out.length);
-    if (dtype === 'BF16') bf16ToF32(bits, out);
-    else f16ToF32(bits, out);
   }
 }
 

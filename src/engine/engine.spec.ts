@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalEngine } from './engine.ts';
 import { maxAbsDiff } from './conformance.ts';
+import type { GenerateRow } from './types.ts';
 
 const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
 const expected = JSON.parse(readFileSync(`${fixture('tiny-qwen2')}expected.json`, 'utf8')) as { input_ids: number[] };
@@ -26,8 +27,8 @@ describe('engine (tiny-qwen2)', () => {
     const r0 = engine.runs;
     const shared = await engine.generate(rows, { maxNewTokens: 1 });
     const sharedRuns = engine.runs - r0;
-    // layers 0,1,2 run once for all three rows; then 2 (repeat), 3 (two rows), 4, 5, and one head run
-    expect(sharedRuns).toBe(3 + 1 + 1 + 1 + 1 + 1);
+    // one embedding run; layers 0,1,2 run once for all three rows; then 2 (repeat), 3 (two rows), 4, 5, and one head run
+    expect(sharedRuns).toBe(1 + 3 + 1 + 1 + 1 + 1 + 1);
     for (const [i, row] of rows.entries()) {
       const [one] = await engine.generate([row], { maxNewTokens: 1 });
       expect(shared[i].tokens).toEqual(one.tokens);
@@ -60,6 +61,25 @@ describe('engine (tiny-qwen2)', () => {
     const [cut] = await engine.generate([base], { maxNewTokens: 8, eosTokenIds: [], stopStrings: [stop] });
     expect(cut.stop).toBe('stop-string');
     expect(cut.text).toBe(text.slice(0, text.indexOf(stop)));
+  });
+
+  it('greedy rows read back (id, log-prob) per token, sampled rows the logits', async () => {
+    const V = (await engine.info())!.vocabSize;
+    const decodeBytes = async (sampling: GenerateRow['sampling']) => {
+      const row = { promptIds: prompt, route: full, silence: [], sampling };
+      const gen = (n: number) => engine.generate([row, row], { maxNewTokens: n, eosTokenIds: [] });
+      const s0 = await engine.stats();
+      await gen(1);
+      const s1 = await engine.stats();
+      await gen(5);
+      const s2 = await engine.stats();
+      return (s2.downloadBytes - s1.downloadBytes - (s1.downloadBytes - s0.downloadBytes)) / (2 * 4); // per row and decoded token
+    };
+    const greedy = await decodeBytes({ kind: 'greedy' });
+    const sampled = await decodeBytes({ kind: 'sample', temperature: 1, topP: 1, seed: 3 });
+    // the same runs either way (on WASM hidden states and KV caches come back from every run), except
+    // that a sampled row reads V f32 logits where a greedy one reads an i64 id and an f32 log-prob
+    expect(sampled - greedy).toBe(V * 4 - 12);
   });
 
   it('refuses sequences beyond maxSeqLen', async () => {

@@ -1,20 +1,22 @@
 // The in-process Engine: loads a checkpoint into per-layer sessions (runtime/model.ts) and runs
 // many (prompt, route, silence set, sampling) rows per call through the batching scheduler
 // (runtime/scheduler.ts). The same object runs in a worker behind comlink (workers/).
-import { getOrt, type Ort } from './ort.ts';
+import { getOrt, wasmThreads, type Ort } from './ort.ts';
+import { checkFits, MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
 import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
 import { RoutedModel } from './runtime/model.ts';
 import { precisionOf, withF32Activations } from './graph/linear.ts';
-import { decodeStep, prefill, type DecodeStream, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
-import { checkFinite, createSampler, logSoftmaxAt, validateSampling } from './sampling.ts';
+import { decodeStep, prefill, type DecodeStream, type HeadRow, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
+import { checkFinite, createSampler, logSoftmaxAt, validateSampling, type Sampler } from './sampling.ts';
 import {
   EngineError,
   isEngineError,
   type ChatMessage,
   type CheckpointSource,
   type Engine,
+  type EngineStats,
   type ExecutionProvider,
   type ForwardRow,
   type GenerateOptions,
@@ -62,11 +64,19 @@ export class LocalEngine implements Engine {
     return this.loaded?.model.runs ?? 0;
   }
 
+  async stats(): Promise<EngineStats> {
+    const m = this.loaded?.model;
+    return { runs: m?.runs ?? 0, uploadBytes: m?.transfer.upload ?? 0, downloadBytes: m?.transfer.download ?? 0 };
+  }
+
   load(source: CheckpointSource, opts: LoadOptions = {}, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
     return this.serial(async () => {
       const maxSeqLen = opts.maxSeqLen ?? DEFAULT_MAX_SEQ_LEN;
       if (!Number.isInteger(maxSeqLen) || maxSeqLen < 2 || maxSeqLen > 131072) {
         throw new EngineError('bad-input', `maxSeqLen must be an integer in [2, 131072], got ${maxSeqLen}`);
+      }
+      if (opts.maxWeightPartBytes !== undefined && !(Number.isInteger(opts.maxWeightPartBytes) && opts.maxWeightPartBytes >= 1024)) {
+        throw new EngineError('bad-input', `maxWeightPartBytes must be an integer ≥ 1024, got ${opts.maxWeightPartBytes}`);
       }
       const wanted = opts.dtype ?? 'f32';
       if (!ENGINE_DTYPES.includes(wanted)) {
@@ -77,10 +87,11 @@ export class LocalEngine implements Engine {
       // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
       const dtype = ep.f16 ? wanted : withF32Activations(wanted);
       const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }));
-      const ckpt = await openCheckpoint(reader, onProgress);
+      const ckpt = await openCheckpoint(reader, onProgress, { checkConfig: (c) => checkFits(reader.label, c, dtype, ep.ep, maxSeqLen) });
       const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig);
       await this.unload();
-      const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, precision: precisionOf(dtype), maxSeqLen, onProgress });
+      const maxPartBytes = Math.min(opts.maxWeightPartBytes ?? Infinity, ep.maxBufferBytes ?? Infinity, MAX_ARRAY_BUFFER_BYTES);
+      const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, precision: precisionOf(dtype), maxSeqLen, maxPartBytes, onProgress });
       if (ep.ep === 'webgpu') await this.watchDevice(ort);
       const c = ckpt.config;
       const info: ModelInfo = {
@@ -99,6 +110,7 @@ export class LocalEngine implements Engine {
         eosTokenIds: c.eosTokenIds,
         maxSeqLen,
         weightBytes: ckpt.weightBytes,
+        threads: wasmThreads(ort),
       };
       this.loaded = { model, tokenizer, info };
       return info;
@@ -127,11 +139,12 @@ export class LocalEngine implements Engine {
       const { model } = this.need();
       const plan = this.plan(row, 'row');
       const T = row.promptIds.length;
-      const [res] = await prefill(model, [row.promptIds], [plan], this.capacity(T), ctl, opts.allPositions ?? false);
+      const [res] = await prefill(model, [row.promptIds], [plan], this.capacity(T), ctl, LOGITS, opts.allPositions ?? false);
+      const logits = res.logits!;
       const V = model.config.vocabSize;
-      const n = res.logits.length / V;
+      const n = logits.length / V;
       return Array.from({ length: n }, (_, i) => {
-        const l = res.logits.slice(i * V, (i + 1) * V);
+        const l = logits.slice(i * V, (i + 1) * V);
         checkFinite(l, `row 0, position ${opts.allPositions ? i : T - 1}`);
         return l;
       });
@@ -153,21 +166,22 @@ export class LocalEngine implements Engine {
         return this.plan(r, `row ${i}`);
       });
       const cap = this.capacity(Math.max(...rows.map((r) => r.promptIds.length)) + maxNew - 1);
-      const pre = await prefill(model, rows.map((r) => r.promptIds), plans, cap, ctl);
+      // greedy rows take the head graph's (id, log-prob); logits come back only for sampled rows
+      const want = { logits: rows.some((r) => r.sampling.kind === 'sample'), greedy: rows.some((r) => r.sampling.kind === 'greedy') };
+      const pre = await prefill(model, rows.map((r) => r.promptIds), plans, cap, ctl, want);
       const samplers = rows.map((r) => createSampler(r.sampling));
       const results: GenerateResult[] = rows.map(() => ({ tokens: [], text: '', tokenLogprobs: [], stop: 'max-tokens' }));
       const streams: DecodeStream[] = rows.map((r, i) => ({ plan: plans[i], kv: pre[i].kv.slice(), length: r.promptIds.length }));
       let active = rows.map((_, i) => i);
-      let logits = pre.map((p) => p.logits);
+      let heads: HeadRow[] = pre; // heads[j]: the head output of active[j]
       for (let step = 0; active.length > 0; step++) {
         const next: number[] = [];
+        const headOf = new Map(active.map((row, j) => [row, heads[j]]));
         active.forEach((row, j) => {
-          const l = logits[j];
-          checkFinite(l, `row ${row}, step ${step}`);
-          const id = samplers[row](l);
+          const { id, logprob } = choose(heads[j], samplers[row], rows[row].sampling.kind === 'greedy', `row ${row}, step ${step}`);
           const res = results[row];
           res.tokens.push(id);
-          res.tokenLogprobs.push(logSoftmaxAt(l, id));
+          res.tokenLogprobs.push(logprob);
           if (eos.has(id)) {
             res.stop = 'eos';
             return;
@@ -185,7 +199,9 @@ export class LocalEngine implements Engine {
         });
         active = next;
         if (active.length === 0) break;
-        logits = await decodeStep(model, active.map((r) => streams[r]), active.map((r) => results[r].tokens.at(-1)!), cap, ctl);
+        // every row greedy: the head run embedded the chosen tokens already (on WebGPU they stay on the device)
+        const input = want.logits ? { tokens: active.map((r) => results[r].tokens.at(-1)!) } : { embedded: active.map((r) => headOf.get(r)!.next!) };
+        heads = await decodeStep(model, active.map((r) => streams[r]), input, cap, ctl, want);
       }
       for (const res of results) {
         if (res.stop !== 'stop-string') res.text = tokenizer.decode(res.tokens, { skipSpecialTokens: true });
@@ -205,12 +221,12 @@ export class LocalEngine implements Engine {
       });
       const longest = Math.max(...rows.map((r) => r.promptIds.length + Math.max(1, ...r.continuations.map((c) => c.length)) - 1));
       const cap = this.capacity(longest);
-      const pre = await prefill(model, rows.map((r) => r.promptIds), plans, cap, ctl);
+      const pre = await prefill(model, rows.map((r) => r.promptIds), plans, cap, ctl, LOGITS);
       // one stream per (row, continuation), teacher-forced token by token, all in one batch
       const jobs = rows.flatMap((r, row) => r.continuations.map((ids, c) => ({ row, c, ids })));
       const totals = rows.map((r) => r.continuations.map(() => 0));
       const streams = jobs.map((j) => ({ plan: plans[j.row], kv: pre[j.row].kv.slice(), length: rows[j.row].promptIds.length }));
-      let logits = jobs.map((j) => pre[j.row].logits);
+      let logits = jobs.map((j) => pre[j.row].logits!);
       let active = jobs.map((_, i) => i);
       for (let t = 0; active.length > 0; t++) {
         active.forEach((k, a) => {
@@ -223,7 +239,7 @@ export class LocalEngine implements Engine {
         });
         active = active.filter((k) => jobs[k].ids.length > t + 1);
         if (active.length === 0) break;
-        logits = await decodeStep(model, active.map((k) => streams[k]), active.map((k) => jobs[k].ids[t]), cap, ctl);
+        logits = (await decodeStep(model, active.map((k) => streams[k]), { tokens: active.map((k) => jobs[k].ids[t]) }, cap, ctl, LOGITS)).map((h) => h.logits!);
       }
       return totals;
     });
@@ -247,9 +263,13 @@ export class LocalEngine implements Engine {
 
   /** Runs calls one at a time, in order. */
   private serial<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(() => {
+    const run = this.queue.then(async () => {
       if (this.deviceLost) throw new EngineError('device-lost', `WebGPU device lost (${this.deviceLost}); create a fresh engine`);
-      return fn();
+      try {
+        return await fn();
+      } finally {
+        this.loaded?.model.endCall(); // what the call allocated on the device goes
+      }
     });
     this.queue = run.catch(() => undefined);
     return run.catch((e: unknown) => {
@@ -303,6 +323,22 @@ export class LocalEngine implements Engine {
   }
 }
 
+const LOGITS = { logits: true, greedy: false };
+
+/** The next token of a row and its log-prob: the graph's argmax for greedy rows, the sampler's draw
+ *  over the logits otherwise; non-finite logits are an error either way. */
+function choose(head: HeadRow, sampler: Sampler, greedy: boolean, where: string): { id: number; logprob: number } {
+  if (greedy) {
+    const { id, logprob } = head.greedy!;
+    if (!Number.isFinite(logprob)) throw new EngineError('nan-logits', `${where}: the logits hold NaN or Inf (greedy token ${id})`);
+    return { id, logprob };
+  }
+  const l = head.logits!;
+  checkFinite(l, where);
+  const id = sampler(l);
+  return { id, logprob: logSoftmaxAt(l, id) };
+}
+
 function checkRows(rows: ForwardRow[]): void {
   if (!Array.isArray(rows) || rows.length === 0) throw new EngineError('bad-input', 'rows must be a non-empty array');
   rows.forEach((r, i) => {
@@ -323,6 +359,8 @@ interface EpChoice {
   ep: ExecutionProvider;
   /** Whether f16 activations run: always on WASM, on WebGPU only with shader-f16. */
   f16: boolean;
+  /** WebGPU: the largest buffer a weight may take (max buffer and storage binding size). */
+  maxBufferBytes?: number;
   fallbackReason?: string;
   adapter?: string;
 }
@@ -338,6 +376,7 @@ async function chooseEp(ort: Ort, wanted: ExecutionProvider | 'auto'): Promise<E
   const adapter = (await gpu.requestAdapter().catch(() => null)) as {
     info?: { architecture?: string; vendor?: string; isFallbackAdapter?: boolean };
     features?: { has(f: string): boolean };
+    limits?: { maxBufferSize?: number; maxStorageBufferBindingSize?: number };
   } | null;
   if (!adapter) return { ep: 'wasm', f16: true, fallbackReason: 'WebGPU unavailable: navigator.gpu.requestAdapter() returned no adapter' };
   (ort.env.webgpu as { adapter: unknown }).adapter = adapter;
@@ -347,6 +386,7 @@ async function chooseEp(ort: Ort, wanted: ExecutionProvider | 'auto'): Promise<E
   if (wanted === 'auto' && info.isFallbackAdapter) {
     return { ep: 'wasm', f16: true, fallbackReason: `the WebGPU adapter is a software fallback (${name}); WebAssembly is faster here` };
   }
-  // onnxruntime-web requests shader-f16 for its device whenever the adapter offers it
-  return { ep: 'webgpu', f16: adapter.features?.has('shader-f16') ?? false, adapter: info.isFallbackAdapter ? `${name} (fallback adapter)` : name };
+  // onnxruntime-web requests shader-f16, and the adapter's buffer limits, for its device
+  const maxBufferBytes = Math.min(adapter.limits?.maxBufferSize ?? Infinity, adapter.limits?.maxStorageBufferBindingSize ?? Infinity);
+  return { ep: 'webgpu', f16: adapter.features?.has('shader-f16') ?? false, maxBufferBytes, adapter: info.isFallbackAdapter ? `${name} (fallback adapter)` : name };
 }

@@ -8,11 +8,12 @@ import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from './engine.ts';
 import { argmax, checkConformance, maxAbsDiff, type Expected } from './conformance.ts';
-import { buildLayerGraph, layerTensorKeys, type LayerWeights } from './graph/layer.ts';
+import { buildLayerGraph } from './graph/layer.ts';
 import { buildHeadGraph } from './graph/head.ts';
 import { precisionOf } from './graph/linear.ts';
 import { openReader } from './sources/reader.ts';
-import { layerWeights, MODEL_WEIGHTS, openCheckpoint } from './checkpoint.ts';
+import { openCheckpoint } from './checkpoint.ts';
+import { q4Layout, readHeadWeights, readLayerWeights } from './runtime/load.ts';
 
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'];
 const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
@@ -27,10 +28,10 @@ describe('f16 graphs', () => {
   it('take and give f32 hidden states but keep f16 KV caches, weights and logits inside', async () => {
     const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: fixture('tiny-qwen3') }));
     const c = ckpt.config;
-    const w: Partial<LayerWeights> = {};
-    for (const key of layerTensorKeys(c)) w[key] = await ckpt.readF32(layerWeights(0)[key]);
     for (const dtype of ['f16', 'q4f16'] as const) {
-      const layer = onnx.ModelProto.decode(buildLayerGraph(c, 0, w as LayerWeights, { precision: precisionOf(dtype), maxPositions: 32 })).graph!;
+      const target = { ep: 'wasm' as const, precision: precisionOf(dtype), maxSeqLen: 32, maxPartBytes: Infinity };
+      const w = await readLayerWeights(ckpt, 0, target);
+      const layer = onnx.ModelProto.decode(buildLayerGraph(c, 0, w, { precision: target.precision, maxPositions: 32 }).bytes).graph!;
       const io = Object.fromEntries([...layer.input!, ...layer.output!].map((v) => [v.name, typeOf(v)]));
       expect(io).toMatchObject({ hidden: onnx.TensorProto.DataType.FLOAT, hidden_out: onnx.TensorProto.DataType.FLOAT });
       for (const kv of ['past_key', 'past_value', 'present_key', 'present_value']) expect(io[kv], kv).toBe(onnx.TensorProto.DataType.FLOAT16);
@@ -38,10 +39,11 @@ describe('f16 graphs', () => {
       expect(floatInits.length).toBeGreaterThan(0);
       expect(floatInits.every((t) => t.dataType === onnx.TensorProto.DataType.FLOAT16), 'every float initializer is f16').toBe(true);
       expect(layer.node!.some((n) => n.opType === 'MatMulNBits')).toBe(dtype === 'q4f16');
-      const embed = await ckpt.readF32(MODEL_WEIGHTS.embed);
-      const head = onnx.ModelProto.decode(buildHeadGraph(c, await ckpt.readF32(MODEL_WEIGHTS.norm), embed, precisionOf(dtype))).graph!;
+      const hw = await readHeadWeights(ckpt, target);
+      const head = onnx.ModelProto.decode(buildHeadGraph(c, hw, { precision: target.precision, q4Layout: q4Layout('wasm') }).bytes).graph!;
       expect(head.initializer!.filter((t) => t.dataType === onnx.TensorProto.DataType.FLOAT)).toEqual([]);
-      expect(typeOf(head.output![0])).toBe(onnx.TensorProto.DataType.FLOAT);
+      const { FLOAT, INT64 } = onnx.TensorProto.DataType;
+      expect(Object.fromEntries(head.output!.map((o) => [o.name, typeOf(o)]))).toEqual({ embedded: FLOAT, logits: FLOAT, next_ids: INT64, next_logprobs: FLOAT, next_embedded: FLOAT });
     }
   });
 });

@@ -3,7 +3,12 @@ import { dequantizeQ4, quantizeQ4 } from './quantize.ts';
 import { GraphBuilder } from './graph/onnx.ts';
 import { linear } from './graph/linear.ts';
 import { getOrt } from './ort.ts';
+import { readMatrix } from './weights.ts';
+import { memoryRowSource } from './testing/row-source.ts';
 import { createPrng } from '../util/prng.ts';
+
+const q4Matrix = (w: Float32Array, n: number, k: number) =>
+  readMatrix(memoryRowSource({ w: { data: w, shape: [n, k] } }), ['w'], { kind: 'q4', act: 'float32' }, Infinity);
 
 function randomMatrix(n: number, seed: number): Float32Array {
   const rng = createPrng(seed);
@@ -32,9 +37,10 @@ describe('quantizeQ4', () => {
     const x = randomMatrix(m * k, 3);
     const g = new GraphBuilder('q4');
     g.input('x', 'float32', [m, k]);
-    g.node('Identity', [linear(g, 'x', 'proj', w, n, k, { act: 'float32', q4: true })], { outputs: ['y'] });
+    g.node('Identity', [linear(g, 'x', 'proj', await q4Matrix(w, n, k))], { outputs: ['y'] });
     g.output('y', 'float32', [m, n]);
-    const session = await ort.InferenceSession.create(g.toBytes(), { executionProviders: ['wasm'] });
+    const built = g.build();
+    const session = await ort.InferenceSession.create(built.bytes, { executionProviders: ['wasm'], externalData: built.externalData });
     const y = (await session.run({ x: new ort.Tensor('float32', x, [m, k]) })).y.data as Float32Array;
     await session.release();
     const wq = dequantizeQ4(quantizeQ4(w, n, k));

@@ -20,15 +20,33 @@ export interface Q4Weight {
 
 export function quantizeQ4(w: Float32Array, n: number, k: number): Q4Weight {
   if (w.length !== n * k) throw new RangeError(`quantizeQ4: weight has ${w.length} values, expected ${n}×${k}`);
+  const out = allocQ4(n, k);
+  quantizeQ4Rows(w, n, out, 0);
+  return out;
+}
+
+/** A zeroed Q4Weight for an [n, k] weight, filled by quantizeQ4Rows. */
+export function allocQ4(n: number, k: number): Q4Weight {
+  const kBlocks = Math.ceil(k / Q4_BLOCK);
+  return {
+    n,
+    k,
+    packed: new Uint8Array(n * kBlocks * (Q4_BLOCK / 2)),
+    scales: new Float32Array(n * kBlocks),
+    zeroPoints: new Uint8Array(n * Math.ceil(kBlocks / 2)),
+  };
+}
+
+/** Quantizes `rows` rows of `w` ([rows, out.k], row-major) into rows [row0, row0 + rows) of `out`. */
+export function quantizeQ4Rows(w: Float32Array, rows: number, out: Q4Weight, row0: number): void {
+  const k = out.k;
   const kBlocks = Math.ceil(k / Q4_BLOCK);
   const zpStride = Math.ceil(kBlocks / 2);
-  const packed = new Uint8Array(n * kBlocks * (Q4_BLOCK / 2));
-  const scales = new Float32Array(n * kBlocks);
-  const zeroPoints = new Uint8Array(n * zpStride);
-  const q = new Uint8Array(Q4_BLOCK);
-  for (let row = 0; row < n; row++) {
+  const { packed, scales, zeroPoints } = out;
+  for (let r = 0; r < rows; r++) {
+    const row = row0 + r;
     for (let b = 0; b < kBlocks; b++) {
-      const start = row * k + b * Q4_BLOCK;
+      const start = r * k + b * Q4_BLOCK;
       const len = Math.min(Q4_BLOCK, k - b * Q4_BLOCK);
       let min = 0;
       let max = 0; // include 0 so padding and zero stay exact
@@ -39,17 +57,27 @@ export function quantizeQ4(w: Float32Array, n: number, k: number): Q4Weight {
       }
       const scale = (max - min) / 15 || 1;
       const zp = Math.min(15, Math.max(0, Math.round(-min / scale)));
-      for (let i = 0; i < Q4_BLOCK; i++) {
-        const v = i < len ? w[start + i] : 0;
-        q[i] = Math.min(15, Math.max(0, Math.round(v / scale) + zp));
-      }
       const base = (row * kBlocks + b) * (Q4_BLOCK / 2);
-      for (let j = 0; j < Q4_BLOCK / 2; j++) packed[base + j] = q[2 * j] | (q[2 * j + 1] << 4);
+      // q = clamp(round(v / scale) + zp, 0, 15); v / scale + zp >= -0.5 here, so round = trunc(x + 0.5)
+      const inv = 1 / scale;
+      const bias = zp + 0.5;
+      if (len === Q4_BLOCK) {
+        for (let j = 0; j < Q4_BLOCK / 2; j++) {
+          const q0 = (w[start + 2 * j] * inv + bias) | 0;
+          const q1 = (w[start + 2 * j + 1] * inv + bias) | 0;
+          packed[base + j] = (q0 < 0 ? 0 : q0 > 15 ? 15 : q0) | ((q1 < 0 ? 0 : q1 > 15 ? 15 : q1) << 4);
+        }
+      } else {
+        for (let i = 0; i < Q4_BLOCK; i++) {
+          let q = ((i < len ? w[start + i] : 0) * inv + bias) | 0;
+          q = q < 0 ? 0 : q > 15 ? 15 : q;
+          packed[base + (i >> 1)] |= i & 1 ? q << 4 : q;
+        }
+      }
       scales[row * kBlocks + b] = scale;
       zeroPoints[row * zpStride + (b >> 1)] |= b & 1 ? zp << 4 : zp;
     }
   }
-  return { n, k, packed, scales, zeroPoints };
 }
 
 /** The f32 weight [N, K] a Q4Weight stands for (tests and precision reports). */

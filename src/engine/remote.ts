@@ -52,7 +52,7 @@ export interface RemoteEngine extends Engine {
  */
 export function connectEngine(worker: Worker): RemoteEngine {
   installErrorHandler();
-  const remote = Comlink.wrap<Engine>(worker);
+  const remote = Comlink.wrap<Required<Engine>>(worker);
   let dead: EngineError | null = null;
   const pending = new Set<(e: EngineError) => void>();
   const die = (why: string) => {
@@ -82,6 +82,7 @@ export function connectEngine(worker: Worker): RemoteEngine {
     logits: (row, opts) => call(() => remote.logits(row, opts)),
     generate: (rows, opts) => call(() => remote.generate(rows, opts)),
     score: (rows) => call(() => remote.score(rows)),
+    stats: () => call(() => remote.stats()),
     // cancel must reach the worker even while another call is in flight; it does not wait on `call`.
     cancel: () => (dead ? Promise.resolve() : remote.cancel()),
     dispose: () => (dead ? Promise.resolve() : remote.dispose()),

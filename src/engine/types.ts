@@ -25,6 +25,10 @@ export interface LoadOptions {
   dtype?: EngineDtype;
   /** KV-cache capacity per route position, in tokens (prompt + new tokens). Default 512. */
   maxSeqLen?: number;
+  /** Weight matrices larger than this are cut into parts (≥ 1024). The engine always cuts at the
+   *  WebGPU adapter's max buffer / binding size and at the browser's ArrayBuffer limit; a lower
+   *  value serves GPUs whose real limit is lower than they report, and tests of the cutting. */
+  maxWeightPartBytes?: number;
 }
 
 export type LoadPhase = 'config' | 'download' | 'weights' | 'graph' | 'session';
@@ -88,6 +92,8 @@ export interface ModelInfo {
   eosTokenIds: number[];
   maxSeqLen: number;
   weightBytes: number;
+  /** Threads of the WebAssembly kernels (all cores in Node and cross-origin-isolated pages, else 1). */
+  threads?: number;
 }
 
 export interface ChatMessage {
@@ -155,6 +161,17 @@ export interface Engine {
   /** Cancels the call in flight; it rejects with EngineError code 'cancelled'. */
   cancel(): Promise<void>;
   dispose(): Promise<void>;
+  /** Counters since the model was loaded (benchmarks). */
+  stats?(): Promise<EngineStats>;
+}
+
+export interface EngineStats {
+  /** session.run() calls. */
+  runs: number;
+  /** Bytes of CPU tensors fed to runs (uploads to the GPU on WebGPU). */
+  uploadBytes: number;
+  /** Bytes of run outputs read back to the CPU (downloads from the GPU on WebGPU). */
+  downloadBytes: number;
 }
 
 export type EngineErrorCode =

@@ -13,34 +13,22 @@
 // entry and back on exit (exact, so the residual stream is f16 as in a Hugging Face f16 model)
 // and computes everything in f16; the KV cache stays f16 (half the memory).
 import type { ModelConfig } from '../types.ts';
-import { GraphBuilder, MS_DOMAIN, ONNX_TYPE_CODE, type FloatType } from './onnx.ts';
-import { concatRows, linear, type Precision } from './linear.ts';
+import type { FloatArray, Matrix } from '../weights.ts';
+import { GraphBuilder, MS_DOMAIN, ONNX_TYPE_CODE, type BuiltGraph, type FloatType } from './onnx.ts';
+import { linear, type Precision } from './linear.ts';
 import { rotaryCaches } from './rope.ts';
 
-/** One layer's tensors in Hugging Face layout ([out, in] for projections); names in checkpoint.ts layerWeights(i). */
+/** One layer's weights in engine formats (weights.ts); q/k/v and gate/up fused row-wise. */
 export interface LayerWeights {
-  inputNorm: Float32Array;
-  q: Float32Array;
-  k: Float32Array;
-  v: Float32Array;
-  o: Float32Array;
-  qBias?: Float32Array;
-  kBias?: Float32Array;
-  vBias?: Float32Array;
-  qNorm?: Float32Array;
-  kNorm?: Float32Array;
-  postNorm: Float32Array;
-  gate: Float32Array;
-  up: Float32Array;
-  down: Float32Array;
-}
-
-/** Which optional tensors the architecture carries. */
-export function layerTensorKeys(config: ModelConfig): (keyof LayerWeights)[] {
-  const keys: (keyof LayerWeights)[] = ['inputNorm', 'q', 'k', 'v', 'o', 'postNorm', 'gate', 'up', 'down'];
-  if (config.attentionBias) keys.push('qBias', 'kBias', 'vBias');
-  if (config.qkNorm) keys.push('qNorm', 'kNorm');
-  return keys;
+  inputNorm: FloatArray; // [H]
+  qkv: Matrix; // [qDim + 2 kvDim, H]
+  qkvBias?: FloatArray; // [qDim + 2 kvDim] (qwen2)
+  qNorm?: FloatArray; // [headDim] (qwen3)
+  kNorm?: FloatArray; // [headDim] (qwen3)
+  o: Matrix; // [H, qDim]
+  postNorm: FloatArray; // [H]
+  gateUp: Matrix; // [2I, H]
+  down: Matrix; // [H, I]
 }
 
 export interface LayerGraphOptions {
@@ -49,14 +37,13 @@ export interface LayerGraphOptions {
   maxPositions: number;
 }
 
-export function buildLayerGraph(config: ModelConfig, layer: number, w: LayerWeights, opts: LayerGraphOptions): Uint8Array {
+export function buildLayerGraph(config: ModelConfig, layer: number, w: LayerWeights, opts: LayerGraphOptions): BuiltGraph {
   const { hiddenSize: H, numHeads: nH, numKvHeads: nKv, headDim: hd, intermediateSize: I } = config;
   const qDim = nH * hd;
   const kvDim = nKv * hd;
   const g = new GraphBuilder(`layer_${layer}`);
   const eps = { float: config.rmsNormEps };
-  const p = opts.precision;
-  const act = p.act;
+  const act = opts.precision.act;
 
   const hiddenIn = g.input('hidden', 'float32', ['batch', 'seq', H]);
   const hidden = act === 'float32' ? hiddenIn : g.op('Cast', [hiddenIn], { to: ONNX_TYPE_CODE[act] }); // [batch, seq, H] act
@@ -68,13 +55,10 @@ export function buildLayerGraph(config: ModelConfig, layer: number, w: LayerWeig
   const mlpKeep = g.input('mlp_keep', 'bool', ['batch', 1, 1]);
 
   // attention block
-  const ln1 = g.floats('input_layernorm.weight', act, [H], w.inputNorm);
+  const ln1 = g.init('input_layernorm.weight', act, [H], w.inputNorm);
   const x = g.op('SimplifiedLayerNormalization', [hidden, ln1], { axis: -1, epsilon: eps }); // [batch, seq, H]
-  let qkv = linear(g, x, 'qkv_proj', concatRows([w.q, w.k, w.v]), qDim + 2 * kvDim, H, p); // [batch, seq, qDim + 2 kvDim]
-  if (w.qBias && w.kBias && w.vBias) {
-    const bias = g.floats('qkv_proj.bias', act, [qDim + 2 * kvDim], concatRows([w.qBias, w.kBias, w.vBias]));
-    qkv = g.op('Add', [qkv, bias]);
-  }
+  let qkv = linear(g, x, 'qkv_proj', w.qkv); // [batch, seq, qDim + 2 kvDim]
+  if (w.qkvBias) qkv = g.op('Add', [qkv, g.init('qkv_proj.bias', act, [qDim + 2 * kvDim], w.qkvBias)]);
   const split = g.init('qkv_split', 'int64', [3], BigInt64Array.from([qDim, kvDim, kvDim].map(BigInt)));
   const [qRaw, kRaw, v] = g.node('Split', [qkv, split], { outputs: 3, attrs: { axis: -1 } }); // q [batch, seq, qDim], k/v [batch, seq, kvDim]
   let q = qRaw;
@@ -93,17 +77,17 @@ export function buildLayerGraph(config: ModelConfig, layer: number, w: LayerWeig
     attrs: { num_heads: nH, kv_num_heads: nKv, scale: { float: 1 / Math.sqrt(hd) }, do_rotary: 0 },
     domain: MS_DOMAIN,
   }); // attn [batch, seq, qDim]
-  const o = linear(g, 'attn', 'o_proj', w.o, H, qDim, p); // [batch, seq, H]
+  const o = linear(g, 'attn', 'o_proj', w.o); // [batch, seq, H]
   const h1 = g.op('Add', [hidden, o]);
 
   // MLP block: down(silu(gate(x)) * up(x)), replaced by 0 (not multiplied: 0·Inf = NaN) where silenced
-  const ln2 = g.floats('post_attention_layernorm.weight', act, [H], w.postNorm);
+  const ln2 = g.init('post_attention_layernorm.weight', act, [H], w.postNorm);
   const x2 = g.op('SimplifiedLayerNormalization', [h1, ln2], { axis: -1, epsilon: eps });
-  const gu = linear(g, x2, 'gate_up_proj', concatRows([w.gate, w.up]), 2 * I, H, p); // [batch, seq, 2I]
+  const gu = linear(g, x2, 'gate_up_proj', w.gateUp); // [batch, seq, 2I]
   const guSplit = g.init('gate_up_split', 'int64', [2], BigInt64Array.from([BigInt(I), BigInt(I)]));
   const [gate, up] = g.node('Split', [gu, guSplit], { outputs: 2, attrs: { axis: -1 } });
   const silu = g.op('Mul', [gate, g.op('Sigmoid', [gate])]);
-  const down = linear(g, g.op('Mul', [silu, up]), 'down_proj', w.down, H, I, p); // [batch, seq, H]
+  const down = linear(g, g.op('Mul', [silu, up]), 'down_proj', w.down); // [batch, seq, H]
   const zero = g.floats('zero', act, [], new Float32Array([0]));
   const mlp = g.op('Where', [mlpKeep, down, zero]);
   if (act === 'float32') g.node('Add', [h1, mlp], { outputs: ['hidden_out'] });
@@ -112,12 +96,12 @@ export function buildLayerGraph(config: ModelConfig, layer: number, w: LayerWeig
   g.output('hidden_out', 'float32', ['batch', 'seq', H]);
   g.output('present_key', act, ['batch', nKv, 'cap', hd]);
   g.output('present_value', act, ['batch', nKv, 'cap', hd]);
-  return g.toBytes();
+  return g.build();
 }
 
 /** Per-head RMSNorm over headDim (qwen3 q_norm / k_norm): [batch, seq, heads·hd] → same shape. */
-function headNorm(g: GraphBuilder, x: string, name: string, weight: Float32Array, heads: number, hd: number, eps: { float: number }, act: FloatType): string {
-  const w = g.floats(`${name}.weight`, act, [hd], weight);
+function headNorm(g: GraphBuilder, x: string, name: string, weight: FloatArray, heads: number, hd: number, eps: { float: number }, act: FloatType): string {
+  const w = g.init(`${name}.weight`, act, [hd], weight);
   const perHead = g.init(`${name}.shape_in`, 'int64', [4], BigInt64Array.from([0n, 0n, BigInt(heads), BigInt(hd)]));
   const flat = g.init(`${name}.shape_out`, 'int64', [3], BigInt64Array.from([0n, 0n, BigInt(heads * hd)]));
   const r = g.op('Reshape', [x, perHead]); // [batch, seq, heads, hd]

@@ -1,8 +1,10 @@
-// A projection y = x · Wᵀ for a Hugging Face weight W [out, in]: a dense MatMul over the
-// transposed weight, or com.microsoft MatMulNBits (4-bit, block 32) over the quantized weight;
-// activations, dense weights and q4 scales in the precision's float type.
-import { quantizeQ4, Q4_BLOCK } from '../quantize.ts';
+// A projection y = x · Wᵀ of a Hugging Face weight W [out, in], from an engine-format Matrix
+// (weights.ts): a dense MatMul over the 'in-out' (transposed) weight, a Gemm transB=1 over the
+// 'out-in' one (2-D x only: the LM head), or com.microsoft MatMulNBits (4-bit, block 32). A matrix
+// stored in several parts (buffer limits) runs one node per part and concatenates the outputs.
 import type { EngineDtype } from '../types.ts';
+import type { Matrix, Q4Part } from '../weights.ts';
+import { Q4_BLOCK } from '../quantize.ts';
 import { MS_DOMAIN, type FloatType, type GraphBuilder } from './onnx.ts';
 
 /** How an engine dtype computes: the activation type and whether projections are 4-bit. */
@@ -20,39 +22,78 @@ export function withF32Activations(dtype: EngineDtype): EngineDtype {
   return dtype === 'f16' ? 'f32' : dtype === 'q4f16' ? 'q4' : dtype;
 }
 
-/** Transpose a row-major [rows, cols] matrix. */
-export function transpose(w: Float32Array, rows: number, cols: number): Float32Array {
-  const t = new Float32Array(rows * cols);
-  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) t[c * rows + r] = w[r * cols + c];
-  return t;
+/** How the graph declares 4-bit weights: MatMulNBits' [N, kBlocks, 16], or the [N, kBlocks·16]
+ *  view GatherBlockQuantized reads too (one buffer for a tied head and embedding on WebGPU, whose
+ *  MatMulNBits takes it; the CPU kernel wants the 3-D form and prepacks its own copy anyway). */
+export type Q4Layout = '3d' | '2d';
+
+/** Adds the projection of `x` [..., m.inF] by `m`; returns the [..., m.outF] value. */
+export function linear(g: GraphBuilder, x: string, name: string, m: Matrix, output?: string): string {
+  const ys = m.parts.map((part, i) => {
+    const pname = m.parts.length > 1 ? `${name}.part${i}` : name;
+    const out = m.parts.length === 1 ? output : undefined;
+    if (part.kind === 'q4') return matMulQ4(g, x, q4Inits(g, pname, part, m.inF, m.format.act, '3d'), m.inF, part.rows, out);
+    if (m.format.kind === 'dense' && m.format.layout === 'out-in') {
+      const w = g.init(`${pname}.weight`, m.format.act, [part.rows, m.inF], part.data);
+      return g.node('Gemm', [x, w], { outputs: out ? [out] : 1, attrs: { transB: 1 } })[0]; // [n, rows]
+    }
+    const w = g.init(`${pname}.weight`, m.format.act, [m.inF, part.rows], part.data);
+    return g.node('MatMul', [x, w], { outputs: out ? [out] : 1 })[0]; // [..., rows]
+  });
+  return ys.length === 1 ? ys[0] : concatParts(g, ys, output);
 }
 
-/** Adds the projection of `x` [..., inF] by `w` [outF, inF]; returns the [..., outF] value. */
-export function linear(g: GraphBuilder, x: string, name: string, w: Float32Array, outF: number, inF: number, p: Precision, output?: string): string {
-  if (!p.q4) {
-    const wt = g.floats(`${name}.weight`, p.act, [inF, outF], transpose(w, outF, inF));
-    return g.node('MatMul', [x, wt], { outputs: output ? [output] : 1 })[0];
+/** Inputs per Concat node: a WebGPU kernel binds one storage buffer per input, and adapters allow
+ *  as few as 8 per shader stage (past that, outputs silently read as zeros: DESIGN.md). */
+const CONCAT_FAN_IN = 4;
+
+/** Concatenates part outputs along the last axis, as a tree of Concats of at most CONCAT_FAN_IN inputs. */
+export function concatParts(g: GraphBuilder, parts: string[], output?: string): string {
+  let level = parts;
+  while (level.length > CONCAT_FAN_IN) {
+    const next: string[] = [];
+    for (let i = 0; i < level.length; i += CONCAT_FAN_IN) {
+      const group = level.slice(i, i + CONCAT_FAN_IN);
+      next.push(group.length === 1 ? group[0] : g.op('Concat', group, { axis: -1 }));
+    }
+    level = next;
   }
-  return matMulQ4(g, x, name, w, outF, inF, p.act, output);
+  return g.node('Concat', level, { outputs: output ? [output] : 1, attrs: { axis: -1 } })[0];
 }
 
-/** MatMulNBits over `w` [outF, inF] quantized on load; scales in the activation type. */
-export function matMulQ4(g: GraphBuilder, x: string, name: string, w: Float32Array, outF: number, inF: number, act: FloatType, output?: string): string {
-  const q = quantizeQ4(w, outF, inF);
+export interface Q4Inits {
+  /** MatMulNBits' weight input. */
+  weight: string;
+  /** The [rows, kBlocks·16] form GatherBlockQuantized reads (with `gather`). */
+  gatherView?: string;
+  scales: string; // [rows, kBlocks]
+  zeroPoints: string; // [rows, ceil(kBlocks / 2)]
+}
+
+/** Initializers of one 4-bit part; `gather` adds the form GatherBlockQuantized reads. */
+export function q4Inits(g: GraphBuilder, name: string, part: Q4Part, inF: number, act: FloatType, layout: Q4Layout, gather = false): Q4Inits {
   const kBlocks = Math.ceil(inF / Q4_BLOCK);
-  const b = g.init(`${name}.q4`, 'uint8', [outF, kBlocks, Q4_BLOCK / 2], q.packed);
-  const s = g.floats(`${name}.scales`, act, [outF * kBlocks], q.scales);
-  const z = g.init(`${name}.zp`, 'uint8', [q.zeroPoints.length], q.zeroPoints);
-  return g.node('MatMulNBits', [x, b, s, z], { outputs: output ? [output] : 1, attrs: { K: inF, N: outF, bits: 4, block_size: Q4_BLOCK }, domain: MS_DOMAIN })[0];
+  const dims3 = [part.rows, kBlocks, Q4_BLOCK / 2];
+  const dims2 = [part.rows, kBlocks * (Q4_BLOCK / 2)];
+  let weight: string;
+  let gatherView: string | undefined;
+  if (layout === '2d') weight = gatherView = g.init(`${name}.q4`, 'uint8', dims2, part.packed);
+  else {
+    weight = g.init(`${name}.q4`, 'uint8', dims3, part.packed);
+    if (gather) gatherView = g.alias(`${name}.q4_2d`, 'uint8', dims2, weight);
+  }
+  return {
+    weight,
+    gatherView,
+    scales: g.init(`${name}.scales`, act, [part.rows, kBlocks], part.scales),
+    zeroPoints: g.init(`${name}.zp`, 'uint8', [part.rows, Math.ceil(kBlocks / 2)], part.zeroPoints),
+  };
 }
 
-/** Row-wise concatenation of [rows_i, cols] matrices (fusing q/k/v or gate/up projections). */
-export function concatRows(parts: Float32Array[]): Float32Array {
-  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+export function matMulQ4(g: GraphBuilder, x: string, w: Q4Inits, inF: number, rows: number, output?: string): string {
+  return g.node('MatMulNBits', [x, w.weight, w.scales, w.zeroPoints], {
+    outputs: output ? [output] : 1,
+    attrs: { K: inF, N: rows, bits: 4, block_size: Q4_BLOCK },
+    domain: MS_DOMAIN,
+  })[0]; // [..., rows]
 }

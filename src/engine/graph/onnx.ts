@@ -1,5 +1,8 @@
 // A small builder over onnx-proto: named values, initializers, nodes, and ModelProto encoding.
 // Standard ops are stamped with opset 17 (≤ 20 keeps them on the WebGPU EP); com.microsoft is v1.
+// Initializers of EXTERNAL_MIN_BYTES or more are stored as ONNX external data: the protobuf names
+// a location and onnxruntime-web takes the bytes from SessionOptions.externalData, copying them
+// once into the WASM heap (or uploading them to the GPU) — no serialized second copy of the weights.
 import onnxProto from 'onnx-proto';
 import { f32ToF16 } from '../dtype.ts';
 
@@ -10,6 +13,14 @@ const AT = onnx.AttributeProto.AttributeType;
 export const ONNX_TYPE_CODE: Record<FloatType, number> = { float32: DT.FLOAT, float16: DT.FLOAT16 };
 
 export const ONNX_OPSET = 17;
+/** Initializers this large or larger go out of the protobuf as external data. */
+export const EXTERNAL_MIN_BYTES = 1024;
+
+/** An encoded model and the external data its initializers point to (SessionOptions.externalData). */
+export interface BuiltGraph {
+  bytes: Uint8Array;
+  externalData: { path: string; data: Uint8Array }[];
+}
 export const MS_DOMAIN = 'com.microsoft';
 
 export type ElemType = 'float32' | 'float16' | 'int32' | 'int64' | 'bool' | 'uint8';
@@ -33,6 +44,8 @@ export class GraphBuilder {
   private readonly inits: onnxProto.onnx.ITensorProto[] = [];
   private readonly inputs: onnxProto.onnx.IValueInfoProto[] = [];
   private readonly outputs: onnxProto.onnx.IValueInfoProto[] = [];
+  private readonly external = new Map<string, Uint8Array>();
+  private readonly raw = new Map<string, Uint8Array>();
   private counter = 0;
 
   constructor(private readonly name: string) {}
@@ -46,10 +59,23 @@ export class GraphBuilder {
     this.outputs.push(valueInfo(name, type, dims));
   }
 
-  /** An initializer; `data` is stored as raw little-endian bytes. */
+  /** An initializer of raw little-endian bytes: inline when small, else external data under its name. */
   init(name: string, type: ElemType, dims: number[], data: ArrayBufferView): string {
-    const rawData = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
-    this.inits.push({ name, dataType: ELEM[type], dims, rawData });
+    const bytes = new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+    this.raw.set(name, bytes);
+    if (bytes.length < EXTERNAL_MIN_BYTES) this.inits.push({ name, dataType: ELEM[type], dims, rawData: bytes });
+    else {
+      this.external.set(name, bytes);
+      this.inits.push({ name, dataType: ELEM[type], dims, ...externalRef(name, bytes.length) });
+    }
+    return name;
+  }
+
+  /** A second initializer over the bytes of initializer `of`, with other dims (onnxruntime loads it separately). */
+  alias(name: string, type: ElemType, dims: number[], of: string): string {
+    const bytes = this.raw.get(of);
+    if (!bytes) throw new Error(`graph ${this.name}: no initializer ${of}`);
+    this.inits.push({ name, dataType: ELEM[type], dims, ...(this.external.has(of) ? externalRef(of, bytes.length) : { rawData: bytes }) });
     return name;
   }
 
@@ -83,7 +109,12 @@ export class GraphBuilder {
     return this.nodes.length;
   }
 
-  toBytes(): Uint8Array {
+  build(): BuiltGraph {
+    return { bytes: this.toBytes(), externalData: [...this.external].map(([path, data]) => ({ path, data })) };
+  }
+
+  /** The model protobuf (external initializers only named: see build()). */
+  private toBytes(): Uint8Array {
     const model = onnx.ModelProto.create({
       irVersion: 8,
       producerName: 'reachlab',
@@ -101,6 +132,17 @@ export class GraphBuilder {
     });
     return onnx.ModelProto.encode(model).finish();
   }
+}
+
+function externalRef(location: string, length: number): onnxProto.onnx.ITensorProto {
+  return {
+    dataLocation: onnx.TensorProto.DataLocation.EXTERNAL,
+    externalData: [
+      { key: 'location', value: location },
+      { key: 'offset', value: '0' },
+      { key: 'length', value: String(length) },
+    ],
+  };
 }
 
 function valueInfo(name: string, type: ElemType, dims: Dim[]): onnxProto.onnx.IValueInfoProto {

@@ -1,40 +1,35 @@
 // The loaded model as sessions: one ONNX session per model layer (its weights as initializers, so
-// one copy of the weights however often a route runs the layer), one head session (final norm +
-// LM head), and the embedding matrix kept in JS (a gather is a row copy). Every session.run() is
-// counted in `runs` (the engine benchmark reports runs per attempt).
+// one copy of the weights however often a route runs the layer) and one head session that embeds
+// token ids, computes logits and the greedy choice (graph/head.ts: a tied embedding is held once).
+// Hidden states and KV caches move between runs through a StateIo (runtime/io.ts): typed arrays on
+// WASM, GPU buffers on WebGPU. Every session.run() is counted in `runs`.
 import type { InferenceSession, Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
-import { EngineError, type ModelConfig, type LoadProgress } from '../types.ts';
-import { buildLayerGraph, layerTensorKeys, type LayerWeights } from '../graph/layer.ts';
-import { buildHeadGraph } from '../graph/head.ts';
-import type { Precision } from '../graph/linear.ts';
-import { layerWeights, MODEL_WEIGHTS } from '../checkpoint.ts';
-import { SAFETENSORS_DTYPE_BYTES } from '../safetensors.ts';
-import { splitSlots, stackSlots, type KvAlloc, type KvArray, type KvSlot } from './kv.ts';
-
-/** What the model needs from a checkpoint (checkpoint.ts Checkpoint satisfies it). */
-export interface WeightSource {
-  readonly config: ModelConfig;
-  /** Stored bytes of the tensors the architecture uses (progress total). */
-  readonly weightBytes: number;
-  readF32(name: string): Promise<Float32Array>;
-  tensorInfo(name: string): { dtype: keyof typeof SAFETENSORS_DTYPE_BYTES; shape: number[] };
-}
-
-export interface ModelOptions {
-  ep: 'webgpu' | 'wasm';
-  precision: Precision;
-  /** Longest sequence (prompt + generated) a KV cache can hold; rotary caches cover it. */
-  maxSeqLen: number;
-  onProgress?: (p: LoadProgress) => void;
-}
+import { EngineError, type ModelConfig } from '../types.ts';
+import { createSessions, type LoadTarget, type WeightSource } from './load.ts';
+import { CpuIo } from './cpu-io.ts';
+import { GpuIo } from './gpu-io.ts';
+import type { Hidden, KvSlot, StateIo } from './io.ts';
 
 /** One row of a layer batch: `seq` new tokens after `pastLen` cached ones. */
 export interface LayerRow {
-  hidden: Float32Array; // [seq, H]
+  hidden: Hidden; // [seq, H]
   kv: KvSlot | null; // null: a fresh route position (nothing cached yet)
   pastLen: number;
   mlpKeep: boolean;
+}
+
+/** Which head outputs a run reads back. */
+export interface HeadWant {
+  logits: boolean;
+  greedy: boolean;
+}
+
+export interface HeadOut {
+  logits?: Float32Array; // [n, V]
+  greedy?: { ids: BigInt64Array; logprobs: Float32Array }; // [n] each
+  /** With greedy: the embeddings of the chosen ids, one row each (the next step's input). */
+  next?: Hidden[];
 }
 
 /** Head dims GroupQueryAttention's CPU/WASM kernels take (head_size % 8 == 0 with do_rotary=0). */
@@ -50,116 +45,102 @@ export function checkHeadDim(config: ModelConfig): void {
 export class RoutedModel {
   /** session.run() calls so far. */
   runs = 0;
-  /** KV buffers in the activation type (f16 as bit patterns). */
-  private readonly kvAlloc: KvAlloc;
 
   private constructor(
     private readonly ort: Ort,
     readonly config: ModelConfig,
     readonly maxSeqLen: number,
-    private readonly embedding: Float32Array, // [vocab, H]
     private readonly layers: InferenceSession[],
     private readonly head: InferenceSession,
-    private readonly precision: Precision,
-  ) {
-    this.kvAlloc = precision.act === 'float16' ? (n) => new Uint16Array(n) : (n) => new Float32Array(n);
-  }
+    private readonly io: StateIo,
+  ) {}
 
-  static async create(ort: Ort, src: WeightSource, opts: ModelOptions): Promise<RoutedModel> {
+  static async create(ort: Ort, src: WeightSource, target: LoadTarget): Promise<RoutedModel> {
     const c = src.config;
     checkHeadDim(c);
-    const sessionOptions: InferenceSession.SessionOptions = { executionProviders: [opts.ep], graphOptimizationLevel: 'all' };
-    // progress in stored weight bytes read so far
-    let loaded = 0;
-    const read = async (name: string) => {
-      const info = src.tensorInfo(name);
-      const t = await src.readF32(name);
-      loaded += info.shape.reduce((a, b) => a * b, 1) * SAFETENSORS_DTYPE_BYTES[info.dtype];
-      opts.onProgress?.({ phase: 'weights', item: name, loadedBytes: loaded, totalBytes: src.weightBytes });
-      return t;
-    };
-    const progress = (item: string) => opts.onProgress?.({ phase: 'session', item, loadedBytes: loaded, totalBytes: src.weightBytes });
-    const created: InferenceSession[] = [];
-    try {
-      const embedding = await read(MODEL_WEIGHTS.embed);
-      const layers: InferenceSession[] = [];
-      for (let i = 0; i < c.numLayers; i++) {
-        const names = layerWeights(i);
-        const w: Partial<LayerWeights> = {};
-        for (const key of layerTensorKeys(c)) w[key] = await read(names[key]);
-        progress(`layer ${i}`);
-        const bytes = buildLayerGraph(c, i, w as LayerWeights, { precision: opts.precision, maxPositions: opts.maxSeqLen });
-        const s = await ort.InferenceSession.create(bytes, sessionOptions);
-        created.push(s);
-        layers.push(s);
-      }
-      const norm = await read(MODEL_WEIGHTS.norm);
-      const lmHead = c.tieWordEmbeddings ? embedding : await read(MODEL_WEIGHTS.lmHead);
-      progress('head');
-      const head = await ort.InferenceSession.create(buildHeadGraph(c, norm, lmHead, opts.precision), sessionOptions);
-      created.push(head);
-      return new RoutedModel(ort, c, opts.maxSeqLen, embedding, layers, head, opts.precision);
-    } catch (e) {
-      await Promise.all(created.map((s) => s.release()));
-      throw e;
-    }
+    const { layers, head } = await createSessions(ort, src, target);
+    const kvShape = { heads: c.numKvHeads, headDim: c.headDim };
+    const io = target.ep === 'webgpu'
+      ? new GpuIo(ort, (await ort.env.webgpu.device) as GPUDevice, c.hiddenSize, kvShape, target.precision.act)
+      : new CpuIo(ort, c.hiddenSize, kvShape, target.precision.act);
+    return new RoutedModel(ort, c, target.maxSeqLen, layers, head, io);
   }
 
-  /** Embedding rows for token ids: [ids.length, H]. */
-  embed(ids: number[]): Float32Array {
-    const H = this.config.hiddenSize;
-    const out = new Float32Array(ids.length * H);
-    ids.forEach((id, i) => {
+  /** Bytes fed to runs from the CPU and read back from them, so far. */
+  get transfer(): { upload: number; download: number } {
+    return this.io.transfer;
+  }
+
+  /** Embeddings of token-id sequences, one Hidden of ids.length rows each (one head-session run). */
+  async embed(prompts: number[][]): Promise<Hidden[]> {
+    const ids = prompts.flat();
+    ids.forEach((id) => {
       if (!Number.isInteger(id) || id < 0 || id >= this.config.vocabSize) {
         throw new EngineError('bad-input', `token id ${id} is outside the vocabulary [0, ${this.config.vocabSize})`);
       }
-      out.set(this.embedding.subarray(id * H, (id + 1) * H), i * H);
     });
-    return out;
+    const out = await this.runHeadSession(this.io.feed('int32', Int32Array.from(ids), [ids.length]), this.empty('float32', [0, this.config.hiddenSize]), ['embedded']);
+    return this.io.splitRows(out.embedded, prompts.map((p) => p.length));
   }
 
   /** Runs `layer` on rows that each bring `seq` new tokens; KV capacity `cap`. */
-  async runLayer(layer: number, rows: LayerRow[], seq: number, cap: number): Promise<{ hidden: Float32Array[]; kv: KvSlot[] }> {
-    const { hiddenSize: H, numKvHeads: nKv, headDim: hd } = this.config;
+  async runLayer(layer: number, rows: LayerRow[], seq: number, cap: number): Promise<{ hidden: Hidden[]; kv: KvSlot[] }> {
     const B = rows.length;
-    const slotSize = nKv * cap * hd;
-    const hidden = new Float32Array(B * seq * H);
-    rows.forEach((r, i) => hidden.set(r.hidden, i * seq * H));
-    const slots = rows.map((r) => r.kv);
+    const io = this.io;
     const positions = new BigInt64Array(B * seq);
     rows.forEach((r, i) => {
       for (let s = 0; s < seq; s++) positions[i * seq + s] = BigInt(r.pastLen + s);
     });
     const totals = rows.map((r) => r.pastLen + seq);
-    const T = this.ort.Tensor;
-    const act = this.precision.act;
-    const alloc = this.kvAlloc;
+    const kv = io.kvFeed(rows.map((r) => r.kv), cap);
     const feeds: Record<string, Tensor> = {
-      hidden: new T('float32', hidden, [B, seq, H]),
-      past_key: new T(act, stackSlots(slots, slotSize, 'key', alloc), [B, nKv, cap, hd]),
-      past_value: new T(act, stackSlots(slots, slotSize, 'value', alloc), [B, nKv, cap, hd]),
-      seqlens_k: new T('int32', Int32Array.from(totals, (t) => t - 1), [B]),
-      total_seq_len: new T('int32', Int32Array.of(Math.max(...totals)), [1]),
-      position_ids: new T('int64', positions, [B, seq]),
-      mlp_keep: new T('bool', Uint8Array.from(rows, (r) => (r.mlpKeep ? 1 : 0)), [B, 1, 1]),
+      hidden: io.hiddenFeed(rows.map((r) => r.hidden), seq),
+      past_key: kv.past_key,
+      past_value: kv.past_value,
+      seqlens_k: io.feed('int32', Int32Array.from(totals, (t) => t - 1), [B]),
+      total_seq_len: io.cpuFeed('int32', Int32Array.of(Math.max(...totals)), [1]),
+      position_ids: io.feed('int64', positions, [B, seq]),
+      mlp_keep: io.feed('bool', Uint8Array.from(rows, (r) => (r.mlpKeep ? 1 : 0)), [B, 1, 1], 'call'),
     };
     this.runs++;
-    const out = await this.layers[layer].run(feeds);
-    const h = out.hidden_out.data as Float32Array;
+    const out = await this.layers[layer].run(feeds, kv.bind ? { hidden_out: null, ...kv.bind } : ['hidden_out', 'present_key', 'present_value']);
+    return { hidden: io.hiddenRows(out.hidden_out, B, seq), kv: kv.commit(out.present_key, out.present_value) };
+  }
+
+  /** Final norm + LM head over the last (or every) vector of rows: logits and/or greedy choices. */
+  async runHead(rows: Array<{ hidden: Hidden; all: boolean }>, want: HeadWant): Promise<HeadOut> {
+    const fetches = [...(want.logits ? ['logits'] : []), ...(want.greedy ? ['next_ids', 'next_logprobs', 'next_embedded'] : [])];
+    const out = await this.runHeadSession(this.empty('int32', [0]), this.io.headFeed(rows), fetches);
+    if (!want.greedy) return { logits: want.logits ? this.io.read<Float32Array>(out.logits) : undefined };
+    const ids = this.io.read<BigInt64Array>(out.next_ids);
     return {
-      hidden: rows.map((_, i) => h.subarray(i * seq * H, (i + 1) * seq * H)),
-      kv: splitSlots(out.present_key.data as KvArray, out.present_value.data as KvArray, B, slotSize),
+      logits: want.logits ? this.io.read<Float32Array>(out.logits) : undefined,
+      greedy: { ids, logprobs: this.io.read<Float32Array>(out.next_logprobs) },
+      next: this.io.hiddenRows(out.next_embedded, ids.length, 1),
     };
   }
 
-  /** Final norm + LM head over n hidden vectors [n, H]: logits [n, vocab]. */
-  async runHead(hidden: Float32Array, n: number): Promise<Float32Array> {
+  /** A zero-size CPU input (the head session's unused half). */
+  private empty(type: 'float32' | 'int32', dims: number[]): Tensor {
+    return new this.ort.Tensor(type, type === 'int32' ? new Int32Array(0) : new Float32Array(0), dims);
+  }
+
+  private async runHeadSession(ids: Tensor, hidden: Tensor, fetches: string[]) {
     this.runs++;
-    const out = await this.head.run({ hidden: new this.ort.Tensor('float32', hidden, [n, this.config.hiddenSize]) });
-    return out.logits.data as Float32Array;
+    return this.head.run({ ids, hidden }, fetches);
+  }
+
+  /** See StateIo.endStep / endCall. */
+  endStep(keep: Hidden[], live: KvSlot[][]): void {
+    this.io.endStep(keep, live);
+  }
+
+  endCall(): void {
+    this.io.endCall();
   }
 
   async dispose(): Promise<void> {
+    this.io.endCall();
     await Promise.all([...this.layers, this.head].map((s) => s.release()));
   }
 }

@@ -9,11 +9,12 @@
 // Prefix sharing: in prefill a cursor stands for every row with the same prompt and the same
 // (layer, MLP kept) at each route position so far — a path in the trie over (prompt, route
 // prefix). Before each position it splits by the rows' next (layer, kept); rows whose route ends
-// there finish with the cursor's hidden state and KV slots. Slots are immutable (runtime/kv.ts),
-// so the forked cursors share their prefix's slots and decode appends new ones per row.
+// there finish with the cursor's hidden state and KV slots. Prefill slots are never written again
+// (runtime/io.ts), so the forked cursors share their prefix's slots; decode gives each row its own.
+// Hidden states and slots are opaque here: where they live is the model's StateIo's business.
 import { EngineError } from '../types.ts';
-import type { KvSlot } from './kv.ts';
-import type { RoutedModel } from './model.ts';
+import type { Hidden, KvSlot } from './io.ts';
+import type { HeadOut, HeadWant, RoutedModel } from './model.ts';
 
 /** One row's route with, per route position, whether that layer's MLP runs. */
 export interface RoutePlan {
@@ -26,7 +27,7 @@ interface Cursor {
   pos: number; // next route position
   seq: number; // new tokens per row in this pass
   pastLen: number; // tokens already cached
-  hidden: Float32Array; // [seq, H]
+  hidden: Hidden; // [seq, H]
   kv: KvSlot[]; // per route position
 }
 
@@ -106,72 +107,104 @@ function batches(cursors: Cursor[], maxBatch: number): Cursor[][] {
 export interface PrefillResult {
   /** KV slot per route position. */
   kv: KvSlot[];
-  /** Logits [positions, vocab]: the last prompt position, or every position with allPositions. */
-  logits: Float32Array;
+  /** Logits [positions, vocab] (want.logits): the last prompt position, or every position with allPositions. */
+  logits?: Float32Array;
+  /** The greedy next token and its log-prob (want.greedy). */
+  greedy?: Greedy;
+  /** With greedy: that token's embedding, the next step's input. */
+  next?: Hidden;
+}
+
+export interface Greedy {
+  id: number;
+  /** NaN when a logit of the row is NaN or ±Inf. */
+  logprob: number;
+}
+
+export type HeadRow = Omit<PrefillResult, 'kv'>;
+
+/** Head output for `count` positions from row `o` on (greedy: of the last one). */
+function headRows(out: HeadOut, o: number, count: number, V: number): HeadRow {
+  const last = o + count - 1;
+  return {
+    logits: out.logits?.subarray(o * V, (o + count) * V),
+    greedy: out.greedy ? { id: Number(out.greedy.ids[last]), logprob: out.greedy.logprobs[last] } : undefined,
+    next: out.next?.[last],
+  };
 }
 
 /** Runs each row's prompt through its route, sharing the work of rows with a common prompt and
- *  route prefix; returns per row its KV slots and logits. Rows sharing a whole path share arrays. */
+ *  route prefix; returns per row its KV slots and head output. Rows sharing a whole path share them. */
 export async function prefill(
   model: RoutedModel,
   prompts: number[][],
   plans: RoutePlan[],
   cap: number,
   ctl: RunControl,
+  want: HeadWant,
   allPositions = false,
 ): Promise<PrefillResult[]> {
   const roots = new Map<string, Cursor>();
+  const distinct: number[][] = [];
   prompts.forEach((ids, i) => {
     const key = ids.join(',');
     const root = roots.get(key);
     if (root) root.plans.push(i);
-    else roots.set(key, { plans: [i], pos: 0, seq: ids.length, pastLen: 0, hidden: model.embed(ids), kv: [] });
+    else {
+      roots.set(key, { plans: [i], pos: 0, seq: ids.length, pastLen: 0, hidden: { seq: 0 }, kv: [] });
+      distinct.push(ids);
+    }
   });
+  ctl.check();
+  const embedded = await model.embed(distinct); // one embedding run for every distinct prompt
+  [...roots.values()].forEach((root, i) => (root.hidden = embedded[i]));
   const finished = await runRoutes(model, plans, [...roots.values()], cap, ctl);
   // one head pass over the distinct end states
-  const H = model.config.hiddenSize;
-  const V = model.config.vocabSize;
   const ends = [...new Set(finished.map((f) => f.cursor))];
   const rowsOf = (c: Cursor) => (allPositions ? c.seq : 1);
-  const n = ends.reduce((s, c) => s + rowsOf(c), 0);
-  const input = new Float32Array(n * H);
   const offsets = new Map<Cursor, number>();
   let at = 0;
   for (const c of ends) {
     offsets.set(c, at);
-    input.set(allPositions ? c.hidden : c.hidden.subarray((c.seq - 1) * H), at * H);
     at += rowsOf(c);
   }
   ctl.check();
-  const logits = await model.runHead(input, n);
+  const head = await model.runHead(ends.map((c) => ({ hidden: c.hidden, all: allPositions })), want);
   const out: PrefillResult[] = new Array(prompts.length);
-  for (const f of finished) {
-    const o = offsets.get(f.cursor)!;
-    out[f.plan] = { kv: f.cursor.kv, logits: logits.subarray(o * V, (o + rowsOf(f.cursor)) * V) };
-  }
+  for (const f of finished) out[f.plan] = { kv: f.cursor.kv, ...headRows(head, offsets.get(f.cursor)!, rowsOf(f.cursor), model.config.vocabSize) };
+  model.endStep(head.next ?? [], ends.map((c) => c.kv));
   return out;
 }
 
-/** A row being decoded: its KV slots (replaced in place as it runs) and cached length. */
+/** A row being decoded: its KV slots (replaced as it runs) and cached length. */
 export interface DecodeStream {
   plan: RoutePlan;
   kv: KvSlot[];
   length: number;
 }
 
-/** Feeds one token to each stream (all streams in one scheduled pass); returns logits [vocab] per stream. */
-export async function decodeStep(model: RoutedModel, streams: DecodeStream[], tokens: number[], cap: number, ctl: RunControl): Promise<Float32Array[]> {
+/** Feeds one token to each stream — by id, or by its embedding from the last head run — all
+ *  streams in one scheduled pass; returns per stream its head output, as `want` asks. */
+export async function decodeStep(
+  model: RoutedModel,
+  streams: DecodeStream[],
+  input: { tokens: number[] } | { embedded: Hidden[] },
+  cap: number,
+  ctl: RunControl,
+  want: HeadWant,
+): Promise<HeadRow[]> {
   for (const s of streams) {
     if (s.length + 1 > cap) throw new EngineError('internal', `KV cache of capacity ${cap} is full`);
   }
-  const cursors: Cursor[] = streams.map((s, i) => ({ plans: [i], pos: 0, seq: 1, pastLen: s.length, hidden: model.embed([tokens[i]]), kv: s.kv }));
-  const finished = await runRoutes(model, streams.map((s) => s.plan), cursors, cap, ctl);
-  const H = model.config.hiddenSize;
-  const V = model.config.vocabSize;
-  const input = new Float32Array(streams.length * H);
-  for (const f of finished) input.set(f.cursor.hidden, f.plan * H);
   ctl.check();
-  const logits = await model.runHead(input, streams.length);
+  const hidden = 'tokens' in input ? await model.embed(input.tokens.map((t) => [t])) : input.embedded; // [1, H] each
+  const cursors: Cursor[] = streams.map((s, i) => ({ plans: [i], pos: 0, seq: 1, pastLen: s.length, hidden: hidden[i], kv: s.kv }));
+  const finished = await runRoutes(model, streams.map((s) => s.plan), cursors, cap, ctl);
+  const byStream = new Array<Hidden>(streams.length);
+  for (const f of finished) byStream[f.plan] = f.cursor.hidden;
+  ctl.check();
+  const head = await model.runHead(byStream.map((h) => ({ hidden: h, all: false })), want);
   streams.forEach((s) => s.length++);
-  return streams.map((_, i) => logits.subarray(i * V, (i + 1) * V));
+  model.endStep(head.next ?? [], streams.map((s) => s.kv));
+  return streams.map((_, i) => headRows(head, i, 1, model.config.vocabSize));
 }

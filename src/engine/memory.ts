@@ -1,0 +1,63 @@
+// What a model holds once loaded, from config.json alone, so a model that cannot fit is refused
+// before a byte of its weights is downloaded. On the WASM EP every session lives in one WebAssembly
+// heap of at most 4 GiB (wasm32); on WebGPU the weights live in GPU buffers, each at most the
+// device's max buffer / binding size (weights.ts cuts larger matrices into parts), and WebGPU does
+// not tell how much GPU memory there is, so only the per-buffer limit is known up front.
+
+import { precisionOf, type Precision } from './graph/linear.ts';
+import { Q4_BLOCK } from './quantize.ts';
+import { EngineError, type EngineDtype, type ExecutionProvider, type ModelConfig } from './types.ts';
+import { matrixBytes, type MatrixFormat } from './weights.ts';
+
+export const WASM_HEAP_BYTES = 4 * 2 ** 30;
+/** Kept free in the heap for activations, KV batches, logits and the runtime itself. */
+export const WASM_HEAP_RESERVE = 512 * 2 ** 20;
+/** The largest ArrayBuffer browsers allocate (any one weight part is built in one). */
+export const MAX_ARRAY_BUFFER_BYTES = 2 ** 31 - 1;
+
+export interface Footprint {
+  /** Weights, rotary caches and norms in the engine's formats. */
+  weightBytes: number;
+  /** Of those, the embedding + LM head. */
+  headBytes: number;
+}
+
+/** Bytes the engine holds for a model in `precision` (on `ep`: the CPU kernels keep a second
+ *  4-bit head copy for the tied embedding, see graph/linear.ts Q4Layout). */
+export function footprint(c: ModelConfig, p: Precision, ep: ExecutionProvider, maxSeqLen: number): Footprint {
+  const act = p.act === 'float16' ? 2 : 4;
+  const proj: MatrixFormat = p.q4 ? { kind: 'q4', act: p.act } : { kind: 'dense', layout: 'in-out', act: p.act };
+  const H = c.hiddenSize;
+  const q = c.numHeads * c.headDim;
+  const kv = c.numKvHeads * c.headDim;
+  const perLayer =
+    matrixBytes(q + 2 * kv, H, proj) + matrixBytes(H, q, proj) + matrixBytes(2 * c.intermediateSize, H, proj) + matrixBytes(H, c.intermediateSize, proj)
+    + (2 * H + (c.attentionBias ? q + 2 * kv : 0) + (c.qkNorm ? 2 * c.headDim : 0)) * act
+    + 2 * maxSeqLen * (c.headDim / 2) * act; // rotary cos/sin caches
+  const headFormat: MatrixFormat = p.q4 ? { kind: 'q4', act: p.act } : { kind: 'dense', layout: 'out-in', act: p.act };
+  let headBytes = matrixBytes(c.vocabSize, H, headFormat) + H * act;
+  if (!c.tieWordEmbeddings) headBytes += c.vocabSize * H * act;
+  else if (p.q4 && ep === 'wasm') headBytes += c.vocabSize * Math.ceil(H / Q4_BLOCK) * (Q4_BLOCK / 2);
+  return { weightBytes: perLayer * c.numLayers + headBytes, headBytes };
+}
+
+const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
+
+/**
+ * Throws EngineError('out-of-memory') when the model cannot be held: on the WASM EP when the
+ * heap cannot take the weights plus the reserve, naming the sizes and a dtype that fits.
+ */
+export function checkFits(name: string, c: ModelConfig, dtype: EngineDtype, ep: ExecutionProvider, maxSeqLen: number): void {
+  if (ep !== 'wasm') return;
+  const need = footprint(c, precisionOf(dtype), ep, maxSeqLen).weightBytes;
+  if (need + WASM_HEAP_RESERVE <= WASM_HEAP_BYTES) return;
+  const fits = (['q4f16', 'q4', 'f16', 'f32'] as const)
+    .filter((d) => footprint(c, precisionOf(d), ep, maxSeqLen).weightBytes + WASM_HEAP_RESERVE <= WASM_HEAP_BYTES)
+    .map((d) => `${d} (${gb(footprint(c, precisionOf(d), ep, maxSeqLen).weightBytes)})`);
+  throw new EngineError(
+    'out-of-memory',
+    `${name} in ${dtype} needs ${gb(need)} of weights in the WebAssembly heap, plus ${gb(WASM_HEAP_RESERVE)} for activations, `
+      + `more than the ${gb(WASM_HEAP_BYTES)} a WebAssembly heap can hold; `
+      + (fits.length ? `it fits as ${fits.join(' or ')}` : 'it does not fit in any engine dtype'),
+  );
+}

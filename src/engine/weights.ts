@@ -1,0 +1,146 @@
+// Checkpoint tensors in the engine's formats, converted row chunk by row chunk as the bytes arrive
+// (checkpoint.ts rowChunks): no whole-tensor f32 copy, no transpose or quantize pass over a second
+// copy. A matrix is cut into parts along its output features so that no part exceeds
+// `maxPartBytes` (WebGPU's max buffer / binding size; a browser ArrayBuffer's ~2 GiB).
+//
+//   dense 'in-out'  [inF, outF] (MatMul's B: a projection y = x·Wᵀ of a Hugging Face W [outF, inF])
+//   dense 'out-in'  [outF, inF] (as stored: the LM head for Gemm transB=1 and Gather)
+//   q4              com.microsoft MatMulNBits blocks of a [outF, inF] weight (quantize.ts)
+// Dense values and q4 scales are in the activation type (f16 as bit patterns in a Uint16Array).
+
+import { f32ToF16 } from './dtype.ts';
+import { allocQ4, quantizeQ4Rows, Q4_BLOCK, type Q4Weight } from './quantize.ts';
+import type { RowChunk } from './checkpoint.ts';
+import type { FloatType } from './graph/onnx.ts';
+import { EngineError } from './types.ts';
+
+export type FloatArray = Float32Array | Uint16Array;
+
+export type MatrixFormat = { kind: 'dense'; layout: 'in-out' | 'out-in'; act: FloatType } | { kind: 'q4'; act: FloatType };
+
+export interface DensePart {
+  kind: 'dense';
+  rows: number; // output features in this part
+  data: FloatArray; // [inF, rows] ('in-out') or [rows, inF] ('out-in')
+}
+
+export interface Q4Part {
+  kind: 'q4';
+  rows: number;
+  packed: Uint8Array; // [rows, kBlocks, 16]
+  scales: FloatArray; // [rows, kBlocks]
+  zeroPoints: Uint8Array; // [rows, ceil(kBlocks / 2)]
+}
+
+export interface Matrix {
+  inF: number;
+  outF: number;
+  format: MatrixFormat;
+  parts: (DensePart | Q4Part)[];
+}
+
+/** What the conversion needs from a checkpoint (checkpoint.ts Checkpoint satisfies it). */
+export interface RowSource {
+  tensorInfo(name: string): { shape: number[] };
+  rowChunks(name: string): AsyncGenerator<RowChunk>;
+}
+
+/** Bytes of one output feature (row) of a matrix with `inF` inputs in `format`. */
+export function rowBytes(inF: number, format: MatrixFormat): number {
+  const actBytes = format.act === 'float16' ? 2 : 4;
+  if (format.kind === 'dense') return inF * actBytes;
+  const kBlocks = Math.ceil(inF / Q4_BLOCK);
+  return kBlocks * (Q4_BLOCK / 2) + kBlocks * actBytes + Math.ceil(kBlocks / 2);
+}
+
+/** Bytes of a whole [outF, inF] matrix in `format` (memory planning). */
+export function matrixBytes(outF: number, inF: number, format: MatrixFormat): number {
+  return outF * rowBytes(inF, format);
+}
+
+/**
+ * The row-wise stack of `names` (each [rows_i, inF]) as one [Σ rows_i, inF] matrix in `format`,
+ * e.g. q, k and v as one fused projection.
+ */
+export async function readMatrix(src: RowSource, names: string[], format: MatrixFormat, maxPartBytes: number): Promise<Matrix> {
+  const shapes = names.map((n) => src.tensorInfo(n).shape);
+  const inF = shapes[0][1];
+  if (shapes.some((s) => s.length !== 2 || s[1] !== inF)) {
+    throw new EngineError('bad-checkpoint', `cannot stack ${names.join(', ')}: shapes ${shapes.map((s) => `[${s}]`).join(', ')}`);
+  }
+  const outF = shapes.reduce((n, s) => n + s[0], 0);
+  const perRow = rowBytes(inF, format);
+  if (perRow > maxPartBytes) throw new EngineError('out-of-memory', `one row of ${names[0]} (${perRow} bytes) exceeds the largest buffer (${maxPartBytes} bytes)`);
+  const nParts = Math.max(1, Math.ceil((outF * perRow) / maxPartBytes));
+  const partRows = Math.ceil(outF / nParts);
+  const builders = Array.from({ length: nParts }, (_, i) => partBuilder(Math.min(partRows, outF - i * partRows), inF, format));
+  let base = 0;
+  for (const [i, name] of names.entries()) {
+    for await (const chunk of src.rowChunks(name)) {
+      // rows [r0, r0 + count) of the stacked matrix, possibly across parts
+      let done = 0;
+      while (done < chunk.count) {
+        const r = base + chunk.row0 + done;
+        const p = Math.floor(r / partRows);
+        const n = Math.min(chunk.count - done, (p + 1) * partRows - r);
+        builders[p].put(chunk.data.subarray(done * inF, (done + n) * inF), n, r - p * partRows);
+        done += n;
+      }
+    }
+    base += shapes[i][0];
+  }
+  return { inF, outF, format, parts: builders.map((b) => b.done()) };
+}
+
+/** A 1-D tensor (or several, concatenated) in the activation type. */
+export async function readVector(src: RowSource, names: string[], act: FloatType): Promise<FloatArray> {
+  const parts: Float32Array[] = [];
+  for (const name of names) for await (const chunk of src.rowChunks(name)) parts.push(chunk.data.slice());
+  const out = new Float32Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return act === 'float16' ? f32ToF16(out) : out;
+}
+
+interface PartBuilder {
+  /** `n` rows ([n, inF] f32) that become rows [row, row + n) of the part. */
+  put(rows: Float32Array, n: number, row: number): void;
+  done(): DensePart | Q4Part;
+}
+
+function partBuilder(rows: number, inF: number, format: MatrixFormat): PartBuilder {
+  if (format.kind === 'q4') {
+    const q: Q4Weight = allocQ4(rows, inF);
+    return {
+      put: (w, n, row) => quantizeQ4Rows(w, n, q, row),
+      done: () => ({ kind: 'q4', rows, packed: q.packed, scales: format.act === 'float16' ? f32ToF16(q.scales) : q.scales, zeroPoints: q.zeroPoints }),
+    };
+  }
+  const f16 = format.act === 'float16';
+  const data: FloatArray = f16 ? new Uint16Array(rows * inF) : new Float32Array(rows * inF);
+  if (format.layout === 'out-in') {
+    return {
+      put: (w, _n, row) => data.set(f16 ? f32ToF16(w) : w, row * inF),
+      done: () => ({ kind: 'dense', rows, data }),
+    };
+  }
+  return {
+    put: (w, n, row) => transposeInto(f16 ? f32ToF16(w) : w, n, inF, data, rows, row),
+    done: () => ({ kind: 'dense', rows, data }),
+  };
+}
+
+/** Writes src [n, cols] transposed into columns [col0, col0 + n) of dst [cols, dstCols]. */
+function transposeInto(src: FloatArray, n: number, cols: number, dst: FloatArray, dstCols: number, col0: number): void {
+  const TILE = 64; // rows of src per pass: their values for one column sit in cache together
+  for (let r0 = 0; r0 < n; r0 += TILE) {
+    const r1 = Math.min(n, r0 + TILE);
+    for (let c = 0; c < cols; c++) {
+      const d = c * dstCols + col0;
+      for (let r = r0; r < r1; r++) dst[d + r] = src[r * cols + c];
+    }
+  }
+}
