@@ -1,0 +1,157 @@
+// An independent float64 forward pass over a checkpoint (tests): the semantics of
+// test/fixtures/reference/README.md — routes, one KV cache per route position (here: full
+// recomputation, so each position attends over its own keys), silenced MLPs, rotate-half rotary
+// with llama3 scaling, grouped-query causal attention, SwiGLU, RMSNorm, tied or untied head —
+// written from the Hugging Face modeling code, sharing nothing with the engine's graphs. It is
+// checked against the reference checkpoints' expected.json (a float64 pass made elsewhere) and
+// then gives float64 logits for checkpoints that have none, such as the trained micro model.
+import { layerWeights, MODEL_WEIGHTS, type Checkpoint } from '../checkpoint.ts';
+import type { ModelConfig } from '../types.ts';
+
+type Vec = Float64Array<ArrayBuffer>;
+
+export interface Reference64 {
+  config: ModelConfig;
+  /** Logits [positions][vocab] of `ids` through `route`, MLPs of `silence` silenced. */
+  logits(ids: number[], route: number[], silence: number[]): Vec[];
+}
+
+/** Replaces a [rows, cols] weight by what a lossy format stores for it (e.g. 4-bit round trip). */
+export type WeightTransform = (w: Float32Array, rows: number, cols: number) => Float32Array;
+
+/**
+ * `transform` applies to what the engine's q4 modes quantize: every projection, the LM head, and
+ * a tied embedding (read from the 4-bit head); norms, biases and an untied embedding stay exact.
+ */
+export async function loadReference64(ckpt: Checkpoint, transform?: WeightTransform): Promise<Reference64> {
+  const c = ckpt.config;
+  const w = new Map<string, Vec>();
+  const exact: string[] = [MODEL_WEIGHTS.norm, ...(c.tieWordEmbeddings ? [] : [MODEL_WEIGHTS.embed])];
+  const matrices: string[] = [c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead];
+  for (let i = 0; i < c.numLayers; i++) {
+    const l = layerWeights(i);
+    exact.push(l.inputNorm, l.postNorm);
+    matrices.push(l.q, l.k, l.v, l.o, l.gate, l.up, l.down);
+    if (c.attentionBias) exact.push(l.qBias, l.kBias, l.vBias);
+    if (c.qkNorm) exact.push(l.qNorm, l.kNorm);
+  }
+  for (const n of exact) w.set(n, Float64Array.from(await ckpt.readF32(n)));
+  for (const n of matrices) {
+    const [rows, cols] = ckpt.tensorInfo(n).shape;
+    const v = await ckpt.readF32(n);
+    w.set(n, Float64Array.from(transform ? transform(v, rows, cols) : v));
+  }
+  const get = (n: string): Vec => w.get(n)!;
+  const invFreq = inverseFrequencies64(c);
+  return {
+    config: c,
+    logits(ids, route, silence) {
+      const H = c.hiddenSize;
+      const T = ids.length;
+      const embed = get(MODEL_WEIGHTS.embed);
+      let h = ids.map((id) => embed.slice(id * H, (id + 1) * H));
+      for (const layer of route) h = block(c, layer, h, get, invFreq, silence.includes(layer));
+      const head = get(c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead);
+      const norm = get(MODEL_WEIGHTS.norm);
+      return Array.from({ length: T }, (_, t) => matVec(head, rmsNorm(h[t], norm, c.rmsNormEps), c.vocabSize, H));
+    },
+  };
+}
+
+/** theta^(-2i/d) for i < d/2, with Hugging Face's llama3 frequency scaling when configured. */
+function inverseFrequencies64(c: ModelConfig): Vec {
+  const d = c.headDim;
+  const inv = Float64Array.from({ length: d / 2 }, (_, i) => Math.pow(c.ropeTheta, (-2 * i) / d));
+  const s = c.ropeScaling;
+  if (!s) return inv;
+  const lowWavelen = s.originalMaxPositionEmbeddings / s.lowFreqFactor;
+  const highWavelen = s.originalMaxPositionEmbeddings / s.highFreqFactor;
+  return inv.map((f) => {
+    const wavelen = (2 * Math.PI) / f;
+    if (wavelen < highWavelen) return f;
+    if (wavelen > lowWavelen) return f / s.factor;
+    const smooth = (s.originalMaxPositionEmbeddings / wavelen - s.lowFreqFactor) / (s.highFreqFactor - s.lowFreqFactor);
+    return (1 - smooth) * (f / s.factor) + smooth * f;
+  });
+}
+
+/** y = W x for W [rows, cols] row-major. */
+function matVec(w: Vec, x: Vec, rows: number, cols: number): Vec {
+  const y = new Float64Array(rows);
+  for (let r = 0; r < rows; r++) {
+    let s = 0;
+    for (let k = 0; k < cols; k++) s += w[r * cols + k] * x[k];
+    y[r] = s;
+  }
+  return y;
+}
+
+function rmsNorm(x: Vec, weight: Vec, eps: number): Vec {
+  let ms = 0;
+  for (const v of x) ms += v * v;
+  const scale = 1 / Math.sqrt(ms / x.length + eps);
+  return x.map((v, i) => v * scale * weight[i]);
+}
+
+/** Rotate-half rotary of one head vector at `pos`. */
+function rotate(x: Vec, pos: number, invFreq: Vec): Vec {
+  const half = x.length / 2;
+  const out = new Float64Array(x.length);
+  for (let i = 0; i < half; i++) {
+    const cos = Math.cos(pos * invFreq[i]);
+    const sin = Math.sin(pos * invFreq[i]);
+    out[i] = x[i] * cos - x[i + half] * sin;
+    out[i + half] = x[i + half] * cos + x[i] * sin;
+  }
+  return out;
+}
+
+/** One decoder layer over every position (causal attention within the sequence). */
+function block(c: ModelConfig, layer: number, h: Vec[], get: (n: string) => Vec, invFreq: Vec, silenced: boolean): Vec[] {
+  const n = layerWeights(layer);
+  const { hiddenSize: H, numHeads: nH, numKvHeads: nKv, headDim: d, intermediateSize: I } = c;
+  const T = h.length;
+  const proj = (name: string, bias: string | null, x: Vec, rows: number) => {
+    const y = matVec(get(name), x, rows, x.length);
+    if (bias) y.forEach((_, i) => (y[i] += get(bias)[i]));
+    return y;
+  };
+  const heads = (v: Vec, count: number, normName: string | null, t: number) =>
+    Array.from({ length: count }, (_, i) => {
+      let x = v.slice(i * d, (i + 1) * d);
+      if (normName) x = rmsNorm(x, get(normName), c.rmsNormEps);
+      return rotate(x, t, invFreq);
+    });
+  const q: Vec[][] = [];
+  const k: Vec[][] = [];
+  const v: Vec[][] = [];
+  for (let t = 0; t < T; t++) {
+    const x = rmsNorm(h[t], get(n.inputNorm), c.rmsNormEps);
+    q.push(heads(proj(n.q, c.attentionBias ? n.qBias : null, x, nH * d), nH, c.qkNorm ? n.qNorm : null, t));
+    k.push(heads(proj(n.k, c.attentionBias ? n.kBias : null, x, nKv * d), nKv, c.qkNorm ? n.kNorm : null, t));
+    const vt = proj(n.v, c.attentionBias ? n.vBias : null, x, nKv * d);
+    v.push(Array.from({ length: nKv }, (_, i) => vt.slice(i * d, (i + 1) * d)));
+  }
+  const group = nH / nKv;
+  return h.map((ht, t) => {
+    const attn = new Float64Array(nH * d);
+    for (let head = 0; head < nH; head++) {
+      const kv = Math.floor(head / group);
+      const scores = Array.from({ length: t + 1 }, (_, s) => q[t][head].reduce((acc, qi, i) => acc + qi * k[s][kv][i], 0) / Math.sqrt(d));
+      const max = Math.max(...scores);
+      const e = scores.map((x) => Math.exp(x - max));
+      const sum = e.reduce((a, b) => a + b, 0);
+      for (let s = 0; s <= t; s++) for (let i = 0; i < d; i++) attn[head * d + i] += (e[s] / sum) * v[s][kv][i];
+    }
+    const h1 = ht.slice();
+    const o = proj(n.o, null, attn, H);
+    h1.forEach((_, i) => (h1[i] += o[i]));
+    if (silenced) return h1;
+    const x2 = rmsNorm(h1, get(n.postNorm), c.rmsNormEps);
+    const gate = proj(n.gate, null, x2, I);
+    const up = proj(n.up, null, x2, I);
+    const act = gate.map((g, i) => (g / (1 + Math.exp(-g))) * up[i]);
+    const down = proj(n.down, null, act, H);
+    return h1.map((x, i) => x + down[i]);
+  });
+}
