@@ -1,6 +1,6 @@
 // Engine benchmark (Node, WASM EP). Prints one JSON object on stdout and a short table on stderr.
 //
-//   npm run -s bench:engine [-- --model DIR] [--dtype f32|f16|q4|q4f16] [--skip-precision] [--skip-speed]
+//   npm run -s bench:engine [-- --model DIR] [--dtype f32|f16|q4|q4f16] [--skip-precision] [--skip-speed] [--skip-webgpu]
 //
 // Without --model it generates (once, into .cache/) a checkpoint with Qwen2.5-0.5B per-layer
 // shapes (hidden 896, 14 heads, 2 KV heads, head_dim 64, intermediate 4864, vocab 151936) and 8
@@ -9,7 +9,10 @@
 // run one route at a time vs all 32 rows in one generate() (attempts/s and session runs per
 // attempt) in the --dtype mode (default f32), and a precision report of f16, q4 and q4f16 against
 // f32 on the three reference checkpoints and the built-in micro model (trained weights: the more
-// telling case).
+// telling case). Then, in headless Chromium on the WebGPU EP (the app built and served by vite
+// preview: run it under the team's e2e lock), batched greedy decoding of WEBGPU_ROUTES block routes:
+// `webgpu.transfer_bytes_per_token` {upload, download} per row and decoded token, and
+// `webgpu.runs_per_token`, session runs per decode step (src/selftest/engine-page.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,6 +23,9 @@ import { createPrng } from '../src/util/prng.ts';
 import { QWEN25_05B_8_LAYERS, writeCheckpoint } from './lib/make-checkpoint.ts';
 import { type EngineDtype, type ForwardRow, type GenerateRow } from '../src/engine/types.ts';
 import { arithText, generateArith } from '../src/audit/tasks/arith.ts';
+import type { EngineBenchResult, EngineBenchSpec } from '../src/selftest/engine-page.ts';
+import { startHubServer } from '../test/hub-server.ts';
+import { runPage, withPreview } from './lib/chromium.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REFERENCE = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'];
@@ -28,11 +34,15 @@ const PROMPT_LEN = 64;
 const NEW_TOKENS = 16;
 const ROUTES = 32;
 const DECODE_STEPS = 32;
+/** SwiftShader (WebGPU on the CPU) takes tens of seconds per step: a small batch, two tokens. */
+const WEBGPU_ROUTES = 8;
+const WEBGPU_PROMPT = 8;
+const WEBGPU_NEW_TOKENS = 2;
 
-/** Writes the synthetic checkpoint unless it is already there. */
+/** Writes the synthetic checkpoint (with a generated tokenizer of its 151,936 ids) unless it is already there. */
 function ensureSyntheticCheckpoint(): string {
-  const dir = join(root, '.cache', 'bench-qwen2.5-0.5b-shapes-8-layers');
-  if (!existsSync(join(dir, 'model.safetensors'))) writeCheckpoint(dir, join(root, 'test/fixtures/reference/tiny-qwen2'), QWEN25_05B_8_LAYERS, 20250101);
+  const dir = join(root, '.cache', 'bench-qwen2.5-0.5b-8-layers');
+  if (!existsSync(join(dir, 'config.json'))) writeCheckpoint(dir, null, QWEN25_05B_8_LAYERS, 20250101); // config.json is written last
   return dir;
 }
 
@@ -128,6 +138,32 @@ async function precision(dtype: EngineDtype) {
   return perModel;
 }
 
+/** Batched greedy decode on the WebGPU EP in headless Chromium, through a local Hub server. */
+async function webgpu(dir: string, dtype: EngineDtype): Promise<EngineBenchResult> {
+  const hub = await startHubServer({ repos: { 'bench/engine': dir } });
+  try {
+    const L = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { num_hidden_layers: number }).num_hidden_layers;
+    const vocab = (JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { vocab_size: number }).vocab_size;
+    const rng = createPrng(7);
+    const spec: EngineBenchSpec = {
+      source: { kind: 'hub', repo: 'bench/engine', revision: 'main', endpoint: hub.url },
+      ep: 'webgpu',
+      dtype,
+      promptIds: Array.from({ length: WEBGPU_PROMPT }, () => rng.int(vocab)),
+      routes: sampleRoutes(blocksSpace(L, { maxEdits: 1 }), WEBGPU_ROUTES, createPrng(11)),
+      newTokens: WEBGPU_NEW_TOKENS,
+    };
+    const log = (line: string) => process.stderr.write(`bench:engine: ${line}\n`);
+    return await withPreview({ root, port: Number(process.env.BENCH_PORT ?? 4177), build: true, log }, async (preview) => {
+      log('WebGPU batched decode in Chromium…');
+      const { result } = await runPage<EngineBenchResult>(preview, `/selftest.html?bench=engine&spec=${encodeURIComponent(JSON.stringify(spec))}`, '__engineBench', 3600);
+      return result;
+    });
+  } finally {
+    await hub.close();
+  }
+}
+
 function softmax(l: Float32Array): Float64Array {
   let max = -Infinity;
   for (const v of l) if (v > max) max = v;
@@ -165,6 +201,14 @@ async function main() {
       `attempts/s       single ${f(r.attempts_per_s.single)}  batched ${f(r.attempts_per_s.batched)}  ratio ${f(r.batched_vs_single_ratio)} (target ≥ 2)`,
       `runs/attempt     single ${f(r.runs_per_attempt.single)}  batched ${f(r.runs_per_attempt.batched)}  (target batched ≤ single/8)`,
     ];
+  }
+  if (!args.includes('--skip-webgpu')) {
+    const w = await webgpu(dir, speedDtype);
+    result.webgpu = w;
+    table.push(
+      `webgpu           ${w.rows} routes × ${w.new_tokens} tokens (${w.ep}, ${w.dtype}${w.adapter ? `, ${w.adapter}` : ''}): `
+        + `transfer/row/token up ${w.transfer_bytes_per_token.upload.toFixed(1)} B  down ${w.transfer_bytes_per_token.download.toFixed(1)} B (goal ≤ 16 each)  runs/token ${w.runs_per_token.toFixed(1)}`,
+    );
   }
   if (!args.includes('--skip-precision')) {
     const precisionReport = { f16: await precision('f16'), q4: await precision('q4'), q4f16: await precision('q4f16') };

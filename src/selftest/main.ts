@@ -1,6 +1,9 @@
 // The self-test page: loads each reference checkpoint through the Hub source (served by the app
 // itself, or by ?endpoint=) in a fresh engine worker, and checks it against its expected.json.
 // Query: ?ep=webgpu|wasm|auto  &dtype=f32|f16|...  &repos=reference/tiny-qwen2,...  &endpoint=URL
+// ?bench=scale&spec=JSON runs one bench:scale row instead (scale-page.ts), ?bench=engine&spec=JSON
+// bench:engine's WebGPU decode measurement (engine-page.ts), ?check=gpu-state the WebGPU state
+// checks (gpu-checks.ts).
 // The tolerance is the f32 one: a dtype that really computes in f16 or q4 shows its deviations as
 // FAIL (bench:engine reports those modes against f32; src/engine/precision.spec.ts bounds f16).
 import { checkConformance, type ConformanceReport, type Expected } from '../engine/conformance';
@@ -67,7 +70,32 @@ async function main(): Promise<void> {
   (window as unknown as { __selftest: unknown }).__selftest = results;
 }
 
-main().catch((e: unknown) => {
+/** ?check=gpu-state: gpu-checks.ts on each repo; results in window.__gpuChecks. */
+async function gpuState(): Promise<void> {
+  const { checkGpuState } = await import('./gpu-checks');
+  const results = [];
+  for (const repo of repos) {
+    statusEl.textContent = `checking the WebGPU state of ${repo}…`;
+    const res = await fetch(`${endpoint}/${repo}/resolve/main/expected.json`);
+    if (!res.ok) throw new Error(`${repo}: expected.json answered HTTP ${res.status}`);
+    results.push(await checkGpuState({ kind: 'hub', repo, revision: 'main', endpoint }, (await res.json()) as Expected));
+  }
+  const pre = document.createElement('pre');
+  pre.textContent = JSON.stringify(results, null, 2); // model output stays text
+  reportsEl.append(pre);
+  statusEl.textContent = 'done';
+  statusEl.dataset.done = 'pass';
+  (window as unknown as { __gpuChecks: unknown }).__gpuChecks = results;
+}
+
+const bench = params.get('bench');
+const spec = params.get('spec') ?? '';
+const run =
+  bench === 'scale' ? import('./scale-page').then((m) => m.runScalePage(spec, statusEl))
+  : bench === 'engine' ? import('./engine-page').then((m) => m.runEngineBenchPage(spec, statusEl))
+  : params.get('check') === 'gpu-state' ? gpuState()
+  : main();
+run.catch((e: unknown) => {
   statusEl.textContent = `self-test error: ${e instanceof Error ? `${e.name}: ${e.message}` : String(e)}`;
   statusEl.dataset.done = 'error';
 });
