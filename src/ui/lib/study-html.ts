@@ -44,6 +44,7 @@ ${table(tables.find((t) => t.id === 'study-f2')!)}
 ${figures.filter((f) => f.title.startsWith('F2')).map(figure).join('\n')}
 <h2>Finding 3: training, deployed vs ceiling</h2>
 ${table(tables.find((t) => t.id === 'study-f3')!)}
+${table(tables.find((t) => t.id === 'study-f3-transitions')!)}
 ${figures.filter((f) => f.title.startsWith('F3')).map(figure).join('\n')}
 <h2>Settings</h2>
 ${table(tables.find((t) => t.id === 'study-settings')!)}

@@ -62,6 +62,43 @@ describe('findings tables', () => {
   });
 });
 
+describe('findings tables: transitions and the runs behind each row', () => {
+  const transitions = {
+    realized: { realized: 9, 'reachable-only': 1, unreachable: 0 },
+    'reachable-only': { realized: 3, 'reachable-only': 5, unreachable: 1 },
+    unreachable: { realized: 0, 'reachable-only': 0, unreachable: 1 },
+  };
+  const pair = { ...report.f3.pairs[0], transitions, run_keys: { base: ['a'.repeat(64), 'e'.repeat(64)], trained: ['d'.repeat(64), 'f'.repeat(64)] }, ceilings: { ...report.f3.pairs[0].ceilings, sampling: { diff: 0, ci: { lo: -0.1, hi: 0.1 }, mcnemar_p: 1, base: 0.9, trained: 0.9 } } };
+  const t = Object.fromEntries(studyTables({ ...report, f3: { pairs: [pair] } }).map((x) => [x.id, x]));
+
+  it('lists the F3 transition table as the report holds it: rows base state, columns trained state, under the ceiling probe', () => {
+    const tr = t['study-f3-transitions'];
+    expect(tr.columns).toEqual(['base', 'trained', 'task', 'ceiling probe', 'in the base model', 'trained: realized', 'trained: reachable-only', 'trained: unreachable']);
+    expect(tr.rows).toEqual([
+      ['A', 'B', 'builtin:arith-2d', 'random-routes/blocks', 'realized', 9, 1, 0],
+      ['A', 'B', 'builtin:arith-2d', 'random-routes/blocks', 'reachable-only', 3, 5, 1],
+      ['A', 'B', 'builtin:arith-2d', 'random-routes/blocks', 'unreachable', 0, 0, 1],
+    ]);
+    expect(tr.caption).toMatch(/rows: the question in the base model, columns: in the trained model/);
+    // a report without transitions shows empty cells, never invented counts
+    const empty = studyTables(report).find((x) => x.id === 'study-f3-transitions')!;
+    expect(empty.rows[0].slice(5)).toEqual([null, null, null]);
+  });
+
+  it('each setting, F1 row, F2 case and F3 row carries the runs its numbers come from', () => {
+    const k = (c: string) => c.repeat(64);
+    expect(t['study-settings'].runs).toEqual([[{ label: 'random-routes/blocks', key: k('a') }, { label: 'mcts-routes/blocks', key: k('b') }]]);
+    expect(t['study-f1'].runs).toEqual([[{ label: 'random-routes/blocks', key: k('a') }, { label: 'mcts-routes/blocks', key: k('b') }]]);
+    expect(t['study-f2'].runs).toEqual([[{ label: 'failure set (random-routes/blocks)', key: k('a') }, { label: 'silencing', key: k('c') }]]);
+    expect(t['study-f3'].runs).toEqual([
+      [{ label: 'base, random-routes/blocks', key: k('a') }, { label: 'trained, random-routes/blocks', key: k('d') }],
+      [{ label: 'base, sampling', key: k('e') }, { label: 'trained, sampling', key: k('f') }],
+    ]);
+    expect(t['study-f3-transitions'].runs).toHaveLength(3);
+    for (const table of Object.values(t)) if (table.runs) expect(table.runs).toHaveLength(table.rows.length);
+  });
+});
+
 describe('self-contained HTML report', () => {
   it('escapes untrusted text, inlines the figures and needs no script or network', () => {
     const html = studyReportHtml(report, studyTables(report), [{ title: 'F1: x', alt: 'a <dot>', svg: '<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>' }], '2026-12-03');

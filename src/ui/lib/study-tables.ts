@@ -1,7 +1,9 @@
 // The findings report as tables (one per finding, plus the per-setting overview): the same rows
 // feed the Report screen, the CSV exports and the self-contained HTML report. Every row cites the
-// run keys its numbers come from.
+// run keys its numbers come from, and carries those runs (`runs`, one list per row) so the Report
+// screen can open the questions behind each row.
 
+import { QUESTION_STATES } from '../../audit/compare';
 import type { StudyReport } from '../../audit/study';
 
 export type Cell = string | number | null;
@@ -11,12 +13,26 @@ export interface StudyTable {
   caption: string;
   columns: string[];
   rows: Cell[][];
+  /** Per row, the runs its numbers come from (what to open; not a column of the CSV or HTML). */
+  runs?: RowRun[][];
+}
+
+export interface RowRun {
+  /** What the run is, in the row's terms: "random-routes/blocks", "base, sampling", "silencing". */
+  label: string;
+  key: string;
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 const ci = (c: { lo: number; hi: number }) => `${pts(c.lo)} to ${pts(c.hi)}`;
 const keys = (ks: string[]) => ks.map((k) => k.slice(0, 12)).join(' ');
+
+/** A setting's runs by probe label (studyReport lists run_keys in the order it fills `reachable`). */
+const settingRuns = (s: StudyReport['settings'][number]): RowRun[] => zipRuns(Object.keys(s.reachable), s.run_keys);
+/** Labels with their run keys, position by position (a label without a key gets no button). */
+const zipRuns = (labels: string[], keys: readonly string[], prefix = ''): RowRun[] =>
+  labels.flatMap((label, i) => (typeof keys[i] === 'string' ? [{ label: `${prefix}${label}`, key: keys[i] }] : []));
 
 export function studyTables(r: StudyReport): StudyTable[] {
   const labels = [...new Set(r.settings.flatMap((s) => Object.keys(s.reachable)))];
@@ -28,6 +44,7 @@ export function studyTables(r: StudyReport): StudyTable[] {
       caption: 'Settings: realized, reachable@B per probe (attempts actually made in brackets)',
       columns: ['model', 'task', 'questions', 'realized', ...labels, 'run keys'],
       rows: r.settings.map((s) => [s.model, s.task, s.questions, pct(s.realized), ...labels.map((l) => (l in s.reachable ? `${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})` : null)), keys(s.run_keys)]),
+      runs: r.settings.map(settingRuns),
     },
     {
       id: 'study-f1',
@@ -38,6 +55,9 @@ export function studyTables(r: StudyReport): StudyTable[] {
           const d = s.random_minus_structured[m];
           return [s.model, s.task, m, d.random, pct(d.random_reachable), pct(d.structured_reachable), pts(d.diff), ci(d.ci), Number(d.mcnemar_p.toPrecision(3)), d.matched_attempts];
         }),
+      ),
+      runs: r.settings.flatMap((s) =>
+        mcts.filter((m) => m in s.random_minus_structured).map((m) => settingRuns(s).filter((x) => x.label === s.random_minus_structured[m].random || x.label === m)),
       ),
     },
     {
@@ -60,6 +80,7 @@ export function studyTables(r: StudyReport): StudyTable[] {
       caption: 'F2: silencing one MLP — layer identified on one half of the failure set, repair rate on the other half',
       columns: ['model', 'task', 'failure set', 'layer', 'held-out failures', 'repaired', 'repair rate', '95% CI', 'collateral (broken / held-out realized)', 'run keys'],
       rows: r.f2.cases.map((c) => [c.model, c.task, c.failures, c.layer, c.evaluated, c.repaired, pct(c.rate), `${pct(c.ci.lo)} to ${pct(c.ci.hi)}`, `${c.collateral} / ${c.realized}`, keys(c.run_keys)]),
+      runs: r.f2.cases.map((c) => zipRuns([`failure set (${c.probe})`, 'silencing'], c.run_keys)),
     },
     {
       id: 'study-f3',
@@ -80,6 +101,22 @@ export function studyTables(r: StudyReport): StudyTable[] {
           Number(c.mcnemar_p.toPrecision(3)),
           `${keys(p.run_keys.base)}; ${keys(p.run_keys.trained)}`,
         ]),
+      ),
+      // studyReport lists a pair's run keys in the order it fills `ceilings`
+      runs: r.f3.pairs.flatMap((p) =>
+        Object.keys(p.ceilings).map((label, i) => [...zipRuns([label], p.run_keys.base.slice(i, i + 1), 'base, '), ...zipRuns([label], p.run_keys.trained.slice(i, i + 1), 'trained, ')]),
+      ),
+    },
+    {
+      id: 'study-f3-transitions',
+      caption:
+        'F3: question transitions, base → trained (rows: the question in the base model, columns: in the trained model), under the ceiling probe. ' +
+        'realized = correct as deployed; reachable-only = wrong as deployed, reached by the probe; unreachable = neither. ' +
+        'Deployed correct = realized; ceiling = realized or reachable-only.',
+      columns: ['base', 'trained', 'task', 'ceiling probe', 'in the base model', ...QUESTION_STATES.map((s) => `trained: ${s}`)],
+      rows: r.f3.pairs.flatMap((p) => QUESTION_STATES.map((from) => [p.base, p.trained, p.task, p.ceiling_probe, from, ...QUESTION_STATES.map((to) => p.transitions[from]?.[to] ?? null)])),
+      runs: r.f3.pairs.flatMap((p) =>
+        QUESTION_STATES.map(() => [...zipRuns([p.ceiling_probe], p.run_keys.base, 'base, '), ...zipRuns([p.ceiling_probe], p.run_keys.trained, 'trained, ')]),
       ),
     },
   ];
