@@ -2,6 +2,7 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import { createBackend } from './backend-factory';
 import { parsePermalink } from './lib/permalink';
+import { parseStudyLink } from './lib/study-link';
 import { registerOfflineWorker } from './offline/register.svelte';
 import { AppState } from './stores/app.svelte';
 import './styles.css';
@@ -19,7 +20,13 @@ const target = document.getElementById('app')!;
 createBackend(new URL(location.href)).then(
   ({ backend, scripted }) => {
     const app = new AppState(backend, storage());
-    app.linkProblems = app.setup.applyPermalink(parsePermalink(location.hash));
+    // #study=… opens the Study screen with the link's plan in the editor (not started); any other
+    // hash is a run permalink for Setup.
+    const studyLink = parseStudyLink(location.hash);
+    if (studyLink) {
+      app.study.applyLink(studyLink);
+      app.go('study');
+    } else app.linkProblems = app.setup.applyPermalink(parsePermalink(location.hash));
     void app.init();
     // A promise nobody awaited still reaches the person, as a message.
     window.addEventListener('unhandledrejection', (e) => app.fail(e.reason));

@@ -16,7 +16,7 @@ const report: StudyReport = {
     {
       model: EVIL,
       task: 'builtin:arith-2d',
-      run_keys: ['a'.repeat(64)],
+      run_keys: ['a'.repeat(64), 'b'.repeat(64)],
       questions: 10,
       realized: 0.5,
       reachable: { 'random-routes/blocks': 0.9, 'mcts-routes/blocks': 0.7 },
@@ -31,6 +31,34 @@ const report: StudyReport = {
   f3: { pairs: [] },
   missing: ['m · t · sampling'],
 };
+const withPair: StudyReport = {
+  ...report,
+  f3: {
+    pairs: [
+      {
+        base: EVIL,
+        trained: 'org/trained',
+        task: 'builtin:arith-2d',
+        run_keys: { base: ['a'.repeat(64)], trained: ['d'.repeat(64)] },
+        questions: 10,
+        deployed_delta: 0.1,
+        deployed_ci: { lo: -0.1, hi: 0.3 },
+        deployed_mcnemar_p: 0.5,
+        ceiling_probe: 'random-routes/blocks',
+        ceiling_delta: 0,
+        ceiling_ci: { lo: -0.2, hi: 0.2 },
+        ceilings: { 'random-routes/blocks': { diff: 0, ci: { lo: -0.2, hi: 0.2 }, mcnemar_p: 1, base: 0.9, trained: 0.9 } },
+        base_realized: 0.5,
+        trained_realized: 0.6,
+        transitions: {
+          realized: { realized: 4, 'reachable-only': 1, unreachable: 0 },
+          'reachable-only': { realized: 2, 'reachable-only': 2, unreachable: 0 },
+          unreachable: { realized: 0, 'reachable-only': 0, unreachable: 1 },
+        },
+      },
+    ],
+  },
+};
 
 describe('study screens', () => {
   const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
@@ -40,6 +68,47 @@ describe('study screens', () => {
     for (const id of ['screen-study', 'study-preset-builtin', 'study-preset-finding1', 'study-preset-finding3', 'study-plan', 'study-start', 'study-plan-summary']) expect(body).toContain(`data-testid="${id}"`);
     app.study.planText = JSON.stringify({ models: [EVIL], tasks: ['builtin:arith-2d'] });
     expect(render(StudyScreen, { props: { app } }).body).not.toContain('<img');
+  });
+
+  it('the Study screen has a form in step with the plan text, a Copy link button, and the link problem', () => {
+    app.study.planText = JSON.stringify({ models: ['builtin:micro-arith-rl', 'Qwen/Qwen2.5-0.5B'], tasks: ['hub:gsm8k'], probes: [{ probe: 'sampling' }], budget: 12, scan: true });
+    app.study.linkProblem = 'The study link is corrupt: its plan is not valid JSON.';
+    const { body } = render(StudyScreen, { props: { app } });
+    const input = (testid: string) => new RegExp(`<input[^>]*data-testid="${testid}"[^>]*>`).exec(body)?.[0] ?? '';
+    expect(input('study-form-model-builtin:micro-arith-rl')).toContain('checked');
+    expect(input('study-form-model-builtin:micro-arith')).not.toContain('checked');
+    expect(input('study-form-task-hub:gsm8k')).toContain('checked');
+    expect(input('study-form-probe-sampling')).toContain('checked');
+    expect(input('study-form-probe-random-routes/blocks')).not.toContain('checked');
+    expect(input('study-form-budget')).toContain('value="12"');
+    expect(input('study-form-questions')).toContain('value="20"'); // omitted: the default shows
+    expect(input('study-form-scan')).toContain('checked');
+    expect(body).toContain('Qwen/Qwen2.5-0.5B'); // a listed Hub model can be unticked
+    expect(body).toMatch(/<label for="study-plan">/);
+    expect(body).toMatch(/<label[^>]*>Budget \(attempts per question\)\s*<input/);
+    for (const id of ['study-copy-link', 'study-link-problem']) expect(body).toContain(`data-testid="${id}"`);
+    expect(body).not.toMatch(/<fieldset[^>]*disabled[^>]*data-testid="study-form"/);
+
+    app.study.planText = '{"models": [';
+    app.study.linkProblem = null;
+    const off = render(StudyScreen, { props: { app } }).body;
+    expect(off).toMatch(/<fieldset[^>]*disabled[^>]*data-testid="study-form"/);
+    expect(off).toContain('data-testid="study-form-disabled"');
+    expect(off).toContain('data-testid="study-plan-problem"');
+    expect(off).toMatch(/<button[^>]*disabled[^>]*data-testid="study-copy-link"/);
+    app.study.usePreset('builtin');
+  });
+
+  it('the Report screen shows the F3 transition table and a button per run behind each row', () => {
+    const { body } = render(ReportScreen, { props: { app, report: withPair } });
+    expect(body).toContain('data-testid="table-study-f3-transitions"');
+    expect(body).toContain('rows: the question in the base model, columns: in the trained model');
+    for (const id of ['study-settings-0-0', 'study-settings-0-1', 'study-f1-0-0', 'study-f1-0-1', 'study-f3-0-0', 'study-f3-0-1', 'study-f3-transitions-2-1']) {
+      expect(body).toContain(`data-testid="row-action-${id}"`);
+    }
+    expect(body).toContain(`aria-label="Open the questions of the trained, random-routes/blocks run (${'d'.repeat(12)})"`);
+    expect(body).toContain('<th scope="col">Questions behind the row</th>');
+    expect(body).not.toContain('<img');
   });
 
   it('the Report screen shows each finding, says what is missing, and keeps names as text', () => {

@@ -212,14 +212,14 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function base64UrlEncode(s: string): string {
+export function base64UrlEncode(s: string): string {
   const bytes = new TextEncoder().encode(s);
   let bin = '';
   for (const b of bytes) bin += String.fromCharCode(b);
   return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }
 
-function base64UrlDecode(s: string): string {
+export function base64UrlDecode(s: string): string {
   if (!/^[A-Za-z0-9_-]*$/.test(s)) throw new Error('not base64url');
   const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
   return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(bin, (c) => c.charCodeAt(0)));

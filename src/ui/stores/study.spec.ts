@@ -14,8 +14,11 @@ import { InProcessLocks, TabLocks } from '../../store/tab-lock';
 import type { AppBackend, StudyProgress } from '../backend';
 import { FakeBackend } from '../testing/fake-backend';
 import { STUDY_PRESETS, StudyState } from './study.svelte';
+import { studyTables } from '../lib/study-tables';
+import { encodeStudyLink, parseStudyLink } from '../lib/study-link';
+import { setField, toggleProbe } from '../lib/study-form';
 
-function studyBackend(): AppBackend {
+function studyBackend(): AppBackend & { runProbes: (key: string) => Promise<string[]> } {
   const engine = (ref: string) =>
     new FakeEngine({ numLayers: 4, fingerprint: ref, answer: (q) => (q.route.length > 4 || q.silence[0] === 1 ? String(eval0(q.prompt)) : 'x') });
   const first = engine('builtin:micro-arith');
@@ -35,6 +38,8 @@ function studyBackend(): AppBackend {
     pauseStudy: () => runner.pause(),
     listStudies: async () => (await controller.store.listStudies()).map((s) => ({ plan_key: s.plan_key, plan: s.plan, status: s.status, runs: s.runs.length, updatedAt: s.updatedAt })),
     studyReport: (k: string) => runner.report(k),
+    /** The probes of the stored run with this run key. */
+    runProbes: async (key: string) => (await controller.store.runsByManifestKey(key))[0]?.manifest.probes.map((p) => p.probe) ?? [],
   });
 }
 
@@ -77,6 +82,53 @@ describe('StudyState', () => {
     s.report = null;
     await s.open(key);
     expect(s.report!.plan_key).toBe(key);
+  });
+
+  it('each table row opens the runs its numbers come from (labels match the stored runs)', async () => {
+    const backend = studyBackend();
+    const s = new StudyState(backend);
+    s.planText = JSON.stringify({ ...SMALL, probes: [{ probe: 'random-routes' }, { probe: 'sampling' }] });
+    await s.start();
+    expect(s.report?.missing).toEqual([]);
+    const t = Object.fromEntries(studyTables(s.report!).map((x) => [x.id, x]));
+    const checked: string[] = [];
+    for (const id of ['study-settings', 'study-f2', 'study-f3', 'study-f3-transitions']) {
+      for (const row of t[id].runs!) {
+        for (const { label, key } of row) {
+          const probes = await backend.runProbes(key);
+          const want = label.includes('silencing') ? 'mlp-silencing' : label.includes('sampling') ? 'sampling' : 'random-routes';
+          expect(probes.at(-1), `${id}: ${label}`).toBe(want);
+          checked.push(label);
+        }
+      }
+    }
+    expect(checked).toContain('base, sampling');
+    expect(checked).toContain('trained, random-routes/blocks');
+    expect(checked).toContain('silencing');
+  });
+
+  it('the form rewrites the plan text; invalid JSON turns it off; a link carries the plan as written', () => {
+    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    s.planText = JSON.stringify(SMALL);
+    s.edit((r) => setField(toggleProbe(r, { probe: 'sampling' }, true), 'budget', 5));
+    expect(JSON.parse(s.planText)).toEqual({ ...SMALL, probes: [{ probe: 'random-routes' }, { probe: 'sampling' }], budget: 5 });
+    expect('plan' in s.parsed && s.parsed.plan.budget).toBe(5);
+    const hash = s.linkHash!;
+    expect(hash).toBe(encodeStudyLink(JSON.parse(s.planText)));
+
+    const other = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    other.applyLink(parseStudyLink(hash)!);
+    expect(JSON.parse(other.planText)).toEqual(JSON.parse(s.planText));
+    expect(other.linkProblem).toBeNull();
+    other.applyLink(parseStudyLink('#study=***')!);
+    expect(other.linkProblem).toMatch(/corrupt/);
+    expect(JSON.parse(other.planText)).toEqual(JSON.parse(s.planText)); // a corrupt link leaves the editor alone
+
+    s.planText = '{"models": [';
+    expect(s.raw).toBeNull();
+    expect(s.linkHash).toBeNull();
+    s.edit((r) => setField(r, 'budget', 9));
+    expect(s.planText).toBe('{"models": [');
   });
 
   it('the scripted backend says plainly that it cannot run studies', async () => {

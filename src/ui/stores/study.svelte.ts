@@ -7,6 +7,8 @@ import finding3Plan from '../../../studies/finding3-pairs.json';
 import { normalizePlan, plannedRuns, type NormalizedPlan, type StudyReport } from '../../audit/study';
 import type { AppBackend, StoredStudyEntry, StudyProgress } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
+import { rawPlan, writePlan, type RawPlan } from '../lib/study-form';
+import { encodeStudyLink, type StudyLink } from '../lib/study-link';
 
 export const STUDY_PRESETS = [
   { id: 'builtin', label: 'Built-in study (offline, micro models)', plan: builtinPlan },
@@ -25,11 +27,37 @@ export class StudyState {
   running = $state(false);
   error = $state.raw<UserMessage | null>(null);
   studies = $state.raw<StoredStudyEntry[]>([]);
+  /** What was wrong with the study link the app was opened with. */
+  linkProblem = $state<string | null>(null);
 
   constructor(private readonly backend: AppBackend) {}
 
   usePreset(id: StudyPresetId): void {
     this.planText = pretty(STUDY_PRESETS.find((p) => p.id === id)!.plan);
+    this.linkProblem = null;
+  }
+
+  /** A study link's plan goes into the editor (nothing starts); its problem, if any, is shown. */
+  applyLink(link: StudyLink): void {
+    if ('planText' in link) this.planText = link.planText;
+    this.linkProblem = link.problem ?? null;
+  }
+
+  /** The plan as written, for the form; null while the text is not a JSON object. */
+  get raw(): RawPlan | null {
+    return rawPlan(this.planText);
+  }
+
+  /** A form edit: rewrites the plan text (the source of truth). */
+  edit(change: (raw: RawPlan) => RawPlan): void {
+    const raw = this.raw;
+    if (raw && !this.running) this.planText = writePlan(change(raw));
+  }
+
+  /** The URL hash of a link to the plan as written; null while the text is not a JSON object. */
+  get linkHash(): string | null {
+    const raw = this.raw;
+    return raw ? encodeStudyLink(raw) : null;
   }
 
   /** The plan, normalized, or the reason it is not a plan. */

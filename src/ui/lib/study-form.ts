@@ -1,0 +1,100 @@
+// The Study screen's form over the plan's JSON text. The text is the source of truth: the form reads
+// the plan as written (defaults shown where a field is omitted) and each edit rewrites the text.
+// These functions only move values between fields; what a value means is normalizePlan's business.
+
+import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
+import { BUILTIN_MODELS } from '../backend';
+import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
+
+export type RawPlan = Record<string, unknown>;
+
+/** The plan as written, or null when the text is not a JSON object (the form is then disabled). */
+export function rawPlan(text: string): RawPlan | null {
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as RawPlan) : null;
+  } catch {
+    return null;
+  }
+}
+
+export const writePlan = (raw: RawPlan): string => JSON.stringify(raw, null, 2);
+
+/** What a plan that omits a field gets (the audit CLI's defaults, from normalizePlan). */
+export const PLAN_DEFAULTS = normalizePlan({ models: ['-'], tasks: ['-'] });
+
+/** The built-in models as a plan names them ("builtin:micro-arith"). */
+export const FORM_MODELS = BUILTIN_MODELS.map((id) => ({ ref: `builtin:${id.slice('reachlab/'.length)}`, label: `${id} (built in, offline)` }));
+
+export const FORM_TASKS = [
+  ...BUILTIN_TASKS.map((t) => ({ ref: `builtin:${t.id}`, label: `${t.label} (built in)` })),
+  ...HUB_TASK_PRESETS.map((t) => ({ ref: `hub:${t.id}`, label: `${t.label} (Hub)` })),
+];
+
+export const FORM_PROBES: { probe: StudyProbe; label: string }[] = [
+  { probe: { probe: 'random-routes', space: 'blocks' }, label: 'Random routes, blocks space' },
+  { probe: { probe: 'random-routes', space: 'neighborhood' }, label: 'Random routes, neighborhood space' },
+  { probe: { probe: 'mcts-routes', space: 'blocks' }, label: 'MCTS (CoLa-style), blocks space' },
+  { probe: { probe: 'mcts-routes', space: 'neighborhood' }, label: 'MCTS (program selection), neighborhood space' },
+  { probe: { probe: 'sampling' }, label: 'Sampling' },
+];
+
+export const FORM_SELECTORS = ['majority', 'max-logprob', 'fixed-route'] as const;
+
+/** A Hub model id the form adds: org/name, optionally @revision (each part starting with a letter or digit). */
+export const HUB_MODEL_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}(?:@[A-Za-z0-9][\w./-]{0,127})?$/;
+
+/** The strings a list field holds as written (entries of another type are left alone by edits). */
+export function listOf(raw: RawPlan, key: string): string[] {
+  const v = raw[key];
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+/** Adds or removes one entry of a list field; the other entries keep their order. */
+export function toggleIn(raw: RawPlan, key: string, item: string, on: boolean): RawPlan {
+  const list: unknown[] = Array.isArray(raw[key]) ? [...(raw[key] as unknown[])] : [];
+  const rest = list.filter((x) => x !== item);
+  return { ...raw, [key]: on ? [...rest, item] : rest };
+}
+
+/** The probe labels the plan lists ("random-routes/blocks", "sampling"); omitted probes mean the default. */
+export function probeLabels(raw: RawPlan): string[] {
+  const v = raw.probes === undefined ? PLAN_DEFAULTS.probes : raw.probes;
+  if (!Array.isArray(v)) return [];
+  return v.filter((p): p is StudyProbe => typeof p === 'object' && p !== null && typeof p.probe === 'string').map(probeLabel);
+}
+
+export function toggleProbe(raw: RawPlan, probe: StudyProbe, on: boolean): RawPlan {
+  const label = probeLabel(probe);
+  const list: unknown[] = raw.probes === undefined ? [...PLAN_DEFAULTS.probes] : Array.isArray(raw.probes) ? [...raw.probes] : [];
+  const isIt = (p: unknown) => typeof p === 'object' && p !== null && typeof (p as StudyProbe).probe === 'string' && probeLabel(p as StudyProbe) === label;
+  const rest = list.filter((p) => !isIt(p));
+  return { ...raw, probes: on ? [...rest, { ...probe }] : rest };
+}
+
+/** Sets a number field as typed; null (an empty field) removes it, so the default applies. */
+export function setField(raw: RawPlan, key: string, value: number | boolean | null): RawPlan {
+  const { [key]: _old, ...rest } = raw;
+  return value === null ? rest : { ...raw, [key]: value };
+}
+
+/** The pairs the plan lists as written (entries of another shape are kept by edits, not shown). */
+export function pairsOf(raw: RawPlan): { base: string; trained: string; index: number }[] {
+  const v = raw.pairs;
+  if (!Array.isArray(v)) return [];
+  return v.flatMap((p: unknown, index) =>
+    typeof p === 'object' && p !== null && typeof (p as { base: unknown }).base === 'string' && typeof (p as { trained: unknown }).trained === 'string'
+      ? [{ base: (p as { base: string }).base, trained: (p as { trained: string }).trained, index }]
+      : [],
+  );
+}
+
+export function addPair(raw: RawPlan, base: string, trained: string): RawPlan {
+  const list: unknown[] = Array.isArray(raw.pairs) ? [...raw.pairs] : [];
+  return { ...raw, pairs: [...list, { base, trained }] };
+}
+
+export function removePair(raw: RawPlan, index: number): RawPlan {
+  const list: unknown[] = Array.isArray(raw.pairs) ? [...raw.pairs] : [];
+  return { ...raw, pairs: list.filter((_, i) => i !== index) };
+}

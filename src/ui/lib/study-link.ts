@@ -1,0 +1,52 @@
+// A study permalink: the plan as written, JSON in base64url, in the URL hash:
+//   #study=<base64url of the plan JSON>
+// Opening such a link shows the Study screen with the plan in the editor; nothing starts by itself.
+// Parsing is defensive: the link is data (decoded, JSON-parsed, re-serialized as JSON text; never
+// evaluated, never HTML), and a corrupt or oversized link is refused with a message naming what is
+// wrong. A link whose JSON is not a valid plan still lands in the editor, with the plan's problem.
+
+import { normalizePlan } from '../../audit/study';
+import { base64UrlDecode, base64UrlEncode } from './permalink';
+
+/** The longest `study=` value read (base64url characters; about 12 KB of plan JSON). */
+export const MAX_STUDY_LINK = 16_384;
+
+export type StudyLink =
+  /** The plan as pretty JSON text for the editor; `problem` when it is JSON but not a valid plan. */
+  | { planText: string; problem?: string }
+  /** Nothing usable: the link is corrupt or too long. */
+  | { problem: string };
+
+/** The hash of a link to this plan (the plan's JSON as written, compact). */
+export function encodeStudyLink(plan: unknown): string {
+  return `#study=${base64UrlEncode(JSON.stringify(plan))}`;
+}
+
+/** The study link in a URL hash; null when the hash carries none. */
+export function parseStudyLink(hash: string): StudyLink | null {
+  const raw = hash.startsWith('#') ? hash.slice(1) : hash;
+  if (!/(^|&)study=/.test(raw)) return null;
+  if (raw.length > MAX_STUDY_LINK + 64) return { problem: `The study link is too long (${raw.length} characters; at most ${MAX_STUDY_LINK}), so it was not read.` };
+  const value = new URLSearchParams(raw).get('study') ?? '';
+  if (value === '') return { problem: 'The study link holds no plan (nothing after "study=").' };
+  let text: string;
+  try {
+    text = base64UrlDecode(value);
+  } catch {
+    return { problem: 'The study link is corrupt: its plan is not base64url-encoded UTF-8 text (was the link cut off when copied?).' };
+  }
+  let plan: unknown;
+  try {
+    plan = JSON.parse(text);
+  } catch {
+    return { problem: 'The study link is corrupt: its plan is not valid JSON (was the link cut off when copied?).' };
+  }
+  if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) return { problem: 'The study link is corrupt: its plan is not a JSON object.' };
+  const planText = JSON.stringify(plan, null, 2);
+  try {
+    normalizePlan(plan);
+    return { planText };
+  } catch (e) {
+    return { planText, problem: `The plan in the study link is not a valid plan (${(e as Error).message}); it is in the editor to fix.` };
+  }
+}
