@@ -1,7 +1,7 @@
 import { defineConfig } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
 import { readFileSync } from 'node:fs';
-import { VitePWA } from 'vite-plugin-pwa';
+import { offlineWorker } from './src/ui/offline/build.ts';
 import { ISOLATION_HEADERS } from './src/ui/offline/isolation.ts';
 
 const pkg = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8')) as { version: string };
@@ -13,33 +13,7 @@ export default defineConfig({
     // Offline and cross-origin isolation on any static host: the service worker (src/ui/offline/sw.ts)
     // precaches the app shell and ORT's runtime files and adds COOP/COEP to what it serves; the page
     // registers it (src/ui/offline/register.svelte.ts) once its first model load has settled.
-    VitePWA({
-      strategies: 'injectManifest',
-      srcDir: 'src/ui/offline',
-      filename: 'sw.ts',
-      injectRegister: false,
-      manifest: {
-        name: 'ReachLab',
-        short_name: 'ReachLab',
-        description: 'Audit small language models: realized vs reachable, question by question.',
-        theme_color: '#1f3a5f',
-        background_color: '#ffffff',
-        display: 'standalone',
-        icons: [
-          { src: 'icons/icon-192.png', sizes: '192x192', type: 'image/png' },
-          { src: 'icons/icon-512.png', sizes: '512x512', type: 'image/png' },
-          { src: 'icons/icon-512-maskable.png', sizes: '512x512', type: 'image/png', purpose: 'maskable' },
-          { src: 'favicon.svg', sizes: 'any', type: 'image/svg+xml' },
-        ],
-      },
-      injectManifest: {
-        rollupFormat: 'iife',
-        globPatterns: ['**/*.{js,css,html,wasm,mjs,webmanifest,svg,png}'],
-        globIgnores: ['hub/**'],
-        // ORT's WebGPU+wasm runtime is ~28 MB.
-        maximumFileSizeToCacheInBytes: 64 * 1024 * 1024,
-      },
-    }),
+    offlineWorker('src/ui/offline/sw.ts'),
   ],
   // No SPA fallback: a missing file must answer 404 (the Hub reader probes optional files).
   appType: 'mpa',
