@@ -41,7 +41,42 @@ test('the built-in study runs from the home screen in one step', async ({ page }
     await expect(page.getByTestId(`figure-${id}`).locator('.figure-plot svg').first()).toBeVisible();
   }
   await expect(page.getByTestId('study-report-missing')).toHaveCount(0);
+  await expect(page.getByTestId('table-study-f3-transitions')).toBeVisible();
   await page.screenshot({ path: `${SCREENS_DIR}/study-01-report.png`, fullPage: true });
+  // the first setting's first run opens its Results (the questions behind its numbers)
+  await page.getByTestId('row-action-study-settings-0-0').click();
+  await expect(page.getByTestId('screen-results')).toBeVisible();
+});
+
+test('the form edits the plan text, and Copy link opens the Study screen with the same plan, not started', async ({ page, context }) => {
+  await page.goto('/');
+  await page.getByTestId('nav-study').click();
+  await page.getByTestId('study-plan').fill(JSON.stringify(PLAN, null, 2));
+  await page.getByTestId('study-form-probe-sampling').uncheck();
+  await page.getByTestId('study-form-budget').fill('5');
+  await page.getByTestId('study-form-budget').blur();
+  const edited = { ...PLAN, probes: PLAN.probes.filter((p) => p.probe !== 'sampling'), budget: 5 };
+  expect(JSON.parse(await page.getByTestId('study-plan').inputValue())).toEqual(edited);
+  await page.getByTestId('study-copy-link').click();
+  const url = await page.getByTestId('study-link').inputValue();
+  expect(url).toMatch(/#study=[A-Za-z0-9_-]+$/);
+  expect(page.url()).toBe(url);
+  // (after the click: a full-page screenshot just before it can move the button under the mouse)
+  await page.screenshot({ path: `${SCREENS_DIR}/study-03-form.png`, fullPage: true });
+
+  const opened = await context.newPage();
+  await opened.goto(url);
+  await expect(opened.getByTestId('screen-study')).toBeVisible();
+  expect(JSON.parse(await opened.getByTestId('study-plan').inputValue())).toEqual(edited);
+  await expect(opened.getByTestId('study-start')).toBeEnabled();
+  await expect(opened.getByTestId('study-runs').locator('li[data-state="waiting"]')).toHaveCount(2 * (2 + 1));
+  await expect(opened.getByTestId('study-link-problem')).toHaveCount(0);
+
+  // a corrupt link says what is wrong and leaves the editor's plan alone
+  const corrupt = await context.newPage();
+  await corrupt.goto('/#study=not*base64');
+  await expect(corrupt.getByTestId('study-link-problem')).toContainText('The study link is corrupt');
+  await expect(corrupt.getByTestId('study-plan-summary')).toBeVisible();
 });
 
 test('a reload mid-study recomputes no finished run, and the report equals the headless CLI on the same plan', async ({ page }) => {
