@@ -95,11 +95,13 @@ describe('study CLI', () => {
     // the pair: the CLI's --compare on each probe
     const pair = report.f3.pairs[0];
     const cmpRoutes = (await cli(`--model A --compare B ${base} --probe random-routes --space blocks`)).compare as { comparison: { deployed: { diff: number; ci: { lo: number; hi: number } }; ceiling: { diff: number; ci: { lo: number; hi: number } } } };
-    const cmpSampling = (await cli(`--model A --compare B ${base} --probe sampling`)).compare as { comparison: { ceiling: { diff: number; ci: { lo: number; hi: number } } } };
+    const cmpSampling = (await cli(`--model A --compare B ${base} --probe sampling`)).compare as { comparison: { ceiling: { diff: number; ci: { lo: number; hi: number } }; transitions: unknown } };
     expect(pair).toMatchObject({ base: 'A', trained: 'B', ceiling_probe: 'random-routes/blocks' });
     expect([pair.deployed_delta, pair.deployed_ci]).toEqual([cmpRoutes.comparison.deployed.diff, { lo: cmpRoutes.comparison.deployed.ci.lo, hi: cmpRoutes.comparison.deployed.ci.hi }]);
     expect([pair.ceiling_delta, pair.ceiling_ci]).toEqual([cmpRoutes.comparison.ceiling.diff, { lo: cmpRoutes.comparison.ceiling.ci.lo, hi: cmpRoutes.comparison.ceiling.ci.hi }]);
     expect([pair.ceilings.sampling.diff, pair.ceilings.sampling.ci]).toEqual([cmpSampling.comparison.ceiling.diff, { lo: cmpSampling.comparison.ceiling.ci.lo, hi: cmpSampling.comparison.ceiling.ci.hi }]);
+    expect(pair.ceilings.sampling.transitions).toEqual(cmpSampling.comparison.transitions);
+    expect(pair.ceilings['random-routes/blocks'].transitions).toEqual(pair.transitions);
     // B is right on the default route on more questions than A: a positive deployed Δ
     expect(pair.deployed_delta).toBeGreaterThan(0);
   });

@@ -234,10 +234,12 @@ export interface PairReport {
   ceiling_probe: string;
   ceiling_delta: number;
   ceiling_ci: { lo: number; hi: number };
-  /** The ceiling Δ under each probe, routes and sampling apart. */
-  ceilings: Record<string, PairedDelta & { base: number; trained: number }>;
+  /** The ceiling Δ under each probe, routes and sampling apart, with its question transitions
+   *  (base state → trained state: realized / reachable-only / unreachable). */
+  ceilings: Record<string, PairedDelta & { base: number; trained: number; transitions: Record<string, Record<string, number>> }>;
   base_realized: number;
   trained_realized: number;
+  /** The question transitions under ceiling_probe (as in ceilings[ceiling_probe]). */
   transitions: Record<string, Record<string, number>>;
 }
 
@@ -370,7 +372,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
         ceiling_probe: cmps[0].label,
         ceiling_delta: first.ceiling.diff,
         ceiling_ci: { lo: first.ceiling.ci.lo, hi: first.ceiling.ci.hi },
-        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...delta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling }])),
+        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...delta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling, transitions: c.cmp.transitions }])),
         base_realized: first.a.realized,
         trained_realized: first.b.realized,
         transitions: first.transitions,

@@ -8,6 +8,11 @@ import { FakeBackend } from '../testing/fake-backend';
 import ReportScreen from './ReportScreen.svelte';
 import StudyScreen from './StudyScreen.svelte';
 
+const TRANSITIONS = {
+  realized: { realized: 4, 'reachable-only': 1, unreachable: 0 },
+  'reachable-only': { realized: 2, 'reachable-only': 2, unreachable: 0 },
+  unreachable: { realized: 0, 'reachable-only': 0, unreachable: 1 },
+};
 const EVIL = 'x/<img src=x onerror=alert(1)>';
 const report: StudyReport = {
   plan_key: 'f'.repeat(64),
@@ -47,14 +52,10 @@ const withPair: StudyReport = {
         ceiling_probe: 'random-routes/blocks',
         ceiling_delta: 0,
         ceiling_ci: { lo: -0.2, hi: 0.2 },
-        ceilings: { 'random-routes/blocks': { diff: 0, ci: { lo: -0.2, hi: 0.2 }, mcnemar_p: 1, base: 0.9, trained: 0.9 } },
+        ceilings: { 'random-routes/blocks': { diff: 0, ci: { lo: -0.2, hi: 0.2 }, mcnemar_p: 1, base: 0.9, trained: 0.9, transitions: TRANSITIONS } },
         base_realized: 0.5,
         trained_realized: 0.6,
-        transitions: {
-          realized: { realized: 4, 'reachable-only': 1, unreachable: 0 },
-          'reachable-only': { realized: 2, 'reachable-only': 2, unreachable: 0 },
-          unreachable: { realized: 0, 'reachable-only': 0, unreachable: 1 },
-        },
+        transitions: TRANSITIONS,
       },
     ],
   },

@@ -40,7 +40,7 @@ const report: StudyReport = {
         ceiling_probe: 'random-routes/blocks',
         ceiling_delta: -0.05,
         ceiling_ci: { lo: -0.2, hi: 0.1 },
-        ceilings: { 'random-routes/blocks': { diff: -0.05, ci: { lo: -0.2, hi: 0.1 }, mcnemar_p: 1, base: 0.95, trained: 0.9 } },
+        ceilings: { 'random-routes/blocks': { diff: -0.05, ci: { lo: -0.2, hi: 0.1 }, mcnemar_p: 1, base: 0.95, trained: 0.9, transitions: {} } },
         base_realized: 0.5,
         trained_realized: 0.65,
         transitions: {},
@@ -68,16 +68,32 @@ describe('findings tables: transitions and the runs behind each row', () => {
     'reachable-only': { realized: 3, 'reachable-only': 5, unreachable: 1 },
     unreachable: { realized: 0, 'reachable-only': 0, unreachable: 1 },
   };
-  const pair = { ...report.f3.pairs[0], transitions, run_keys: { base: ['a'.repeat(64), 'e'.repeat(64)], trained: ['d'.repeat(64), 'f'.repeat(64)] }, ceilings: { ...report.f3.pairs[0].ceilings, sampling: { diff: 0, ci: { lo: -0.1, hi: 0.1 }, mcnemar_p: 1, base: 0.9, trained: 0.9 } } };
+  const sampled = {
+    realized: { realized: 8, 'reachable-only': 2, unreachable: 0 },
+    'reachable-only': { realized: 2, 'reachable-only': 6, unreachable: 1 },
+    unreachable: { realized: 0, 'reachable-only': 1, unreachable: 0 },
+  };
+  const pair = {
+    ...report.f3.pairs[0],
+    transitions,
+    run_keys: { base: ['a'.repeat(64), 'e'.repeat(64)], trained: ['d'.repeat(64), 'f'.repeat(64)] },
+    ceilings: {
+      'random-routes/blocks': { ...report.f3.pairs[0].ceilings['random-routes/blocks'], transitions },
+      sampling: { diff: 0, ci: { lo: -0.1, hi: 0.1 }, mcnemar_p: 1, base: 0.9, trained: 0.9, transitions: sampled },
+    },
+  };
   const t = Object.fromEntries(studyTables({ ...report, f3: { pairs: [pair] } }).map((x) => [x.id, x]));
 
-  it('lists the F3 transition table as the report holds it: rows base state, columns trained state, under the ceiling probe', () => {
+  it('lists the F3 transition tables as the report holds them: rows base state, columns trained state, one per ceiling probe', () => {
     const tr = t['study-f3-transitions'];
     expect(tr.columns).toEqual(['base', 'trained', 'task', 'ceiling probe', 'in the base model', 'trained: realized', 'trained: reachable-only', 'trained: unreachable']);
     expect(tr.rows).toEqual([
       ['A', 'B', 'builtin:arith-2d', 'random-routes/blocks', 'realized', 9, 1, 0],
       ['A', 'B', 'builtin:arith-2d', 'random-routes/blocks', 'reachable-only', 3, 5, 1],
       ['A', 'B', 'builtin:arith-2d', 'random-routes/blocks', 'unreachable', 0, 0, 1],
+      ['A', 'B', 'builtin:arith-2d', 'sampling', 'realized', 8, 2, 0],
+      ['A', 'B', 'builtin:arith-2d', 'sampling', 'reachable-only', 2, 6, 1],
+      ['A', 'B', 'builtin:arith-2d', 'sampling', 'unreachable', 0, 1, 0],
     ]);
     expect(tr.caption).toMatch(/rows: the question in the base model, columns: in the trained model/);
     // a report without transitions shows empty cells, never invented counts
@@ -94,7 +110,8 @@ describe('findings tables: transitions and the runs behind each row', () => {
       [{ label: 'base, random-routes/blocks', key: k('a') }, { label: 'trained, random-routes/blocks', key: k('d') }],
       [{ label: 'base, sampling', key: k('e') }, { label: 'trained, sampling', key: k('f') }],
     ]);
-    expect(t['study-f3-transitions'].runs).toHaveLength(3);
+    expect(t['study-f3-transitions'].runs).toHaveLength(6);
+    expect(t['study-f3-transitions'].runs![3]).toEqual([{ label: 'base, sampling', key: k('e') }, { label: 'trained, sampling', key: k('f') }]);
     for (const table of Object.values(t)) if (table.runs) expect(table.runs).toHaveLength(table.rows.length);
   });
 });

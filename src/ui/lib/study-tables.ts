@@ -110,13 +110,20 @@ export function studyTables(r: StudyReport): StudyTable[] {
     {
       id: 'study-f3-transitions',
       caption:
-        'F3: question transitions, base → trained (rows: the question in the base model, columns: in the trained model), under the ceiling probe. ' +
+        'F3: question transitions, base → trained (rows: the question in the base model, columns: in the trained model), under each ceiling probe. ' +
         'realized = correct as deployed; reachable-only = wrong as deployed, reached by the probe; unreachable = neither. ' +
         'Deployed correct = realized; ceiling = realized or reachable-only.',
       columns: ['base', 'trained', 'task', 'ceiling probe', 'in the base model', ...QUESTION_STATES.map((s) => `trained: ${s}`)],
-      rows: r.f3.pairs.flatMap((p) => QUESTION_STATES.map((from) => [p.base, p.trained, p.task, p.ceiling_probe, from, ...QUESTION_STATES.map((to) => p.transitions[from]?.[to] ?? null)])),
+      rows: r.f3.pairs.flatMap((p) =>
+        Object.entries(p.ceilings).flatMap(([label, c]) =>
+          QUESTION_STATES.map((from) => [p.base, p.trained, p.task, label, from, ...QUESTION_STATES.map((to) => c.transitions[from]?.[to] ?? null)]),
+        ),
+      ),
+      // studyReport lists a pair's run keys in the order it fills `ceilings`
       runs: r.f3.pairs.flatMap((p) =>
-        QUESTION_STATES.map(() => [...zipRuns([p.ceiling_probe], p.run_keys.base, 'base, '), ...zipRuns([p.ceiling_probe], p.run_keys.trained, 'trained, ')]),
+        Object.keys(p.ceilings).flatMap((label, i) =>
+          QUESTION_STATES.map(() => [...zipRuns([label], p.run_keys.base.slice(i, i + 1), 'base, '), ...zipRuns([label], p.run_keys.trained.slice(i, i + 1), 'trained, ')]),
+        ),
       ),
     },
   ];
