@@ -4,8 +4,8 @@
 // a short table on stderr. The classroom target: under 5 minutes in the browser.
 //
 //   npm run -s bench:study [-- --skip-browser] [-- --plan studies/builtin.json]
-// The browser part builds the app and serves it with vite preview on port 4174 (no other preview
-// of this project may run; Vite 8 refuses a second one).
+// The browser part builds the app and serves it with vite preview on port 4174
+// (scripts/lib/chromium.ts withPreview); run it under the team's e2e lock.
 
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -16,15 +16,17 @@ import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';
 import { normalizePlan, plannedRuns, type StudyReport } from '../src/audit/study.ts';
 import { CHROMIUM_ARGS } from '../playwright.config.ts';
+import { withPreview } from './lib/chromium.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = 4174;
 /** Headless Chromium without its WebGPU flags: the app's 'auto' picks the WASM EP, as on a laptop without WebGPU. */
 const WASM_ONLY_ARGS = CHROMIUM_ARGS.filter((a) => !/webgpu|vulkan/i.test(a));
 
-function run(cmd: string, args: string[], opts: { quiet?: boolean } = {}): Promise<string> {
+/** A command's stdout (its stderr, the study's progress, is dropped). */
+function run(cmd: string, args: string[]): Promise<string> {
   return new Promise((ok, fail) => {
-    const p = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', opts.quiet ? 'ignore' : 'inherit'] });
+    const p = spawn(cmd, args, { cwd: root, stdio: ['ignore', 'pipe', 'ignore'] });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.on('exit', (code) => (code === 0 ? ok(out) : fail(new Error(`${cmd} ${args.join(' ')} exited ${code}`))));
@@ -35,36 +37,27 @@ async function nodeStudy(planFile: string): Promise<{ seconds: number; report: S
   const dir = mkdtempSync(join(tmpdir(), 'reachlab-bench-study-'));
   try {
     const t0 = performance.now();
-    const out = await run('npx', ['tsx', 'scripts/study-cli.ts', '--plan', planFile, '--records', dir], { quiet: true });
+    const out = await run('npx', ['tsx', 'scripts/study-cli.ts', '--plan', planFile, '--records', dir]);
     return { seconds: (performance.now() - t0) / 1000, report: JSON.parse(out) as StudyReport };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }
 
-async function browserStudy(): Promise<{ seconds: number; reportText: string }> {
-  await run('npx', ['vite', 'build'], { quiet: true });
-  const server = spawn('npx', ['vite', 'preview', '--host', '127.0.0.1', '--port', String(PORT), '--strictPort'], { cwd: root, stdio: 'ignore', detached: true });
-  try {
-    for (let i = 0; i < 100; i++) {
-      if (await fetch(`http://127.0.0.1:${PORT}/`).then((r) => r.ok, () => false)) break;
-      await new Promise((r) => setTimeout(r, 200));
-    }
+async function browserStudy(): Promise<{ seconds: number }> {
+  return withPreview({ root, port: PORT, build: true, log: (line) => process.stderr.write(`${line}\n`) }, async ({ base }) => {
     const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: WASM_ONLY_ARGS });
     try {
       const page = await (await browser.newContext()).newPage();
-      await page.goto(`http://127.0.0.1:${PORT}/`);
+      await page.goto(`${base}/`);
       const t0 = performance.now();
       await page.getByTestId('home-reproduce').click();
       await page.getByTestId('screen-study-report').waitFor({ timeout: 900_000 });
-      const seconds = (performance.now() - t0) / 1000;
-      return { seconds, reportText: await page.getByTestId('table-study-f1').innerText() };
+      return { seconds: (performance.now() - t0) / 1000 };
     } finally {
       await browser.close();
     }
-  } finally {
-    if (server.pid) process.kill(-server.pid);
-  }
+  });
 }
 
 async function main() {
