@@ -218,36 +218,39 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
       );
     }
     const out = new Float32Array(count); // [...shape]
-    let offset = 0;
-    for await (const c of rowChunks(name)) {
-      out.set(c.data, offset);
-      offset += c.data.length;
-    }
+    for await (const _ of convertedChunks(name, (offset, n) => out.subarray(offset, offset + n)));
     return out;
   };
   /** Pending byte reads of prefetched tensors, one promise per row chunk. */
   const pending = new Map<string, Promise<Uint8Array>[]>();
   const chunkReads = (t: TensorEntry) => rowChunkRanges(t).map(({ start, end }) => reader.range(t.file, start, end));
 
-  async function* rowChunks(name: string): AsyncGenerator<RowChunk> {
+  /** A tensor's row chunks converted to f32 into `target(element offset, length)`, in order. */
+  async function* convertedChunks(name: string, target: (offset: number, n: number) => Float32Array<ArrayBuffer>): AsyncGenerator<RowChunk> {
     const t = entry(name);
     if (!isWeightDtype(t.dtype)) {
       throw new EngineError('unsupported-dtype', `tensor ${t.name} in ${t.file} has dtype ${t.dtype}; only F32, F16 and BF16 load as f32`);
     }
     const reads = pending.get(name) ?? chunkReads(t);
     pending.delete(name);
-    const ranges = rowChunkRanges(t);
-    let scratch = new Float32Array(0);
-    for (const [i, { row0, count, start, end }] of ranges.entries()) {
+    const elemBytes = SAFETENSORS_DTYPE_BYTES[t.dtype];
+    for (const [i, { row0, count, start, end }] of rowChunkRanges(t).entries()) {
       const bytes = aligned(await reads[i]);
       digest(t, i, bytes);
-      const n = (end - start) / SAFETENSORS_DTYPE_BYTES[t.dtype];
-      if (scratch.length < n) scratch = new Float32Array(n);
-      const data = scratch.subarray(0, n); // [count, cols]
+      const data = target((start - t.start) / elemBytes, (end - start) / elemBytes); // [count, cols]
       toF32(t.dtype, bytes, data);
       consumed(name, end - start);
       yield { data, row0, count };
     }
+  }
+
+  /** Row chunks into one reused scratch buffer (valid until the next chunk is asked for). */
+  function rowChunks(name: string): AsyncGenerator<RowChunk> {
+    let scratch = new Float32Array(0);
+    return convertedChunks(name, (_, n) => {
+      if (scratch.length < n) scratch = new Float32Array(n);
+      return scratch.subarray(0, n);
+    });
   }
 
   return {
