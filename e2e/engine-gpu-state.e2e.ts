@@ -1,7 +1,8 @@
 // WebGPU state on the device, in headless Chromium (SwiftShader): q4 on WebGPU computes the same
 // 4-bit model as q4 on WASM (tied embedding through GatherBlockQuantized from the head's weights),
 // weights cut into parts give the logits of whole ones, and batched greedy decoding moves at most
-// 16 bytes per row and token each way (ids, lengths and positions up; (id, log-prob) down).
+// 16 bytes per row and token each way (ids, lengths and positions up; (id, log-prob) down), and a
+// decoded token takes a run per span of layers plus the head run, not a run per layer.
 import { expect, test } from '@playwright/test';
 
 interface Check {
@@ -9,6 +10,7 @@ interface Check {
   q4: { maxAbsDiff: number; greedyEqual: boolean; argmaxEqual: boolean };
   split: { maxAbsDiff: number; greedyEqual: boolean };
   transfer: { upload: number; download: number; rows: number };
+  runs: { defaultRoute: number; batch: number; routeLength: number };
 }
 
 test('q4, split weights and decode transfers on the WebGPU EP', async ({ page }) => {
@@ -30,5 +32,8 @@ test('q4, split weights and decode transfers on the WebGPU EP', async ({ page })
     expect(c.split.greedyEqual, c.repo).toBe(true);
     expect(c.transfer.download, `${c.repo} bytes down per row and token`).toBeLessThanOrEqual(16);
     expect(c.transfer.upload, `${c.repo} bytes up per row and token`).toBeLessThanOrEqual(16);
+    // 6 layers: spans of 4 and 2; 5 layers: 4 and 1; then the head
+    expect(c.runs.routeLength, c.repo).toBeGreaterThanOrEqual(5);
+    expect(c.runs.defaultRoute, `${c.repo} runs per decoded token, default route`).toBe(3);
   }
 });

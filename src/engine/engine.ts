@@ -78,6 +78,9 @@ export class LocalEngine implements Engine {
       if (opts.maxWeightPartBytes !== undefined && !(Number.isInteger(opts.maxWeightPartBytes) && opts.maxWeightPartBytes >= 1024)) {
         throw new EngineError('bad-input', `maxWeightPartBytes must be an integer ≥ 1024, got ${opts.maxWeightPartBytes}`);
       }
+      if (opts.layerGraphs !== undefined && opts.layerGraphs !== 'per-layer' && opts.layerGraphs !== 'spans') {
+        throw new EngineError('bad-input', `layerGraphs must be 'per-layer' or 'spans', got ${JSON.stringify(opts.layerGraphs)}`);
+      }
       const wanted = opts.dtype ?? 'f32';
       if (!ENGINE_DTYPES.includes(wanted)) {
         throw new EngineError('unsupported-dtype', `engine dtype ${JSON.stringify(wanted)} is unknown (supported: ${ENGINE_DTYPES.join(', ')})`);
@@ -91,7 +94,8 @@ export class LocalEngine implements Engine {
       const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig);
       await this.unload();
       const maxPartBytes = Math.min(opts.maxWeightPartBytes ?? Infinity, ep.maxBufferBytes ?? Infinity, MAX_ARRAY_BUFFER_BYTES);
-      const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, precision: precisionOf(dtype), maxSeqLen, maxPartBytes, onProgress });
+      const layerGraphs = opts.layerGraphs ?? (ep.ep === 'webgpu' ? 'spans' : 'per-layer');
+      const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, layerGraphs, precision: precisionOf(dtype), maxSeqLen, maxPartBytes, onProgress });
       if (ep.ep === 'webgpu') await this.watchDevice(ort);
       const c = ckpt.config;
       const info: ModelInfo = {

@@ -7,7 +7,7 @@ import { checkFits, footprint } from './memory.ts';
 import { parseConfig } from './config.ts';
 import { precisionOf } from './graph/linear.ts';
 import { buildHeadGraph } from './graph/head.ts';
-import { buildLayerGraph } from './graph/layer.ts';
+import { buildLayerGraph, buildSpanGraph, layerWeightInputs } from './graph/layer.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
 import { MemoryReader } from './sources/memory.ts';
@@ -56,8 +56,22 @@ describe('what sessions hold', () => {
     const target = { ep: 'wasm' as const, precision: precisionOf('f32'), maxSeqLen: 32, maxPartBytes: Infinity };
     const built = buildLayerGraph(ckpt.config, 0, await readLayerWeights(ckpt, 0, target), { precision: target.precision, maxPositions: 32 });
     const external = built.externalData.reduce((n, d) => n + d.data.length, 0);
-    expect(built.externalData.map((d) => d.path)).toEqual(expect.arrayContaining(['qkv_proj.weight', 'o_proj.weight', 'gate_up_proj.weight', 'down_proj.weight']));
+    expect(built.externalData.map((d) => d.path)).toEqual(expect.arrayContaining(['s0.qkv_proj.weight', 's0.o_proj.weight', 's0.gate_up_proj.weight', 's0.down_proj.weight']));
     expect(built.bytes.length).toBeLessThan(external / 4);
+  });
+
+  it('a span graph holds no weights: each slot takes the inputs a layer\'s weights are fed under', async () => {
+    const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: fixture('tiny-qwen2') }));
+    const target = { ep: 'wasm' as const, precision: precisionOf('q4'), maxSeqLen: 32, maxPartBytes: 4096 };
+    const opts = { precision: target.precision, maxPositions: 32 };
+    const w = await readLayerWeights(ckpt, 1, target);
+    const fed = layerWeightInputs(ckpt.config, w, opts);
+    expect(fed.map((x) => x.name)).toEqual(expect.arrayContaining(['input_layernorm.weight', 'qkv_proj.part0.q4', 'qkv_proj.bias', 'down_proj.part0.scales']));
+    const graph = onnx.ModelProto.decode(buildSpanGraph(ckpt.config, w, 3, opts).bytes).graph!;
+    const inputs = graph.input!.map((v) => v.name!);
+    for (const k of [0, 1, 2]) for (const x of fed) expect(inputs, `slot ${k} ${x.name}`).toContain(`s${k}.${x.name}`);
+    expect(graph.initializer!.map((t) => t.name)).toEqual(expect.not.arrayContaining([expect.stringMatching(/proj|layernorm/)]));
+    expect(graph.output!.map((v) => v.name)).toEqual(['s0.present_key', 's0.present_value', 's1.present_key', 's1.present_value', 's2.present_key', 's2.present_value', 'hidden_out']);
   });
 
   it.each([

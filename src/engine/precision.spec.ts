@@ -34,7 +34,7 @@ describe('f16 graphs', () => {
       const layer = onnx.ModelProto.decode(buildLayerGraph(c, 0, w, { precision: target.precision, maxPositions: 32 }).bytes).graph!;
       const io = Object.fromEntries([...layer.input!, ...layer.output!].map((v) => [v.name, typeOf(v)]));
       expect(io).toMatchObject({ hidden: onnx.TensorProto.DataType.FLOAT, hidden_out: onnx.TensorProto.DataType.FLOAT });
-      for (const kv of ['past_key', 'past_value', 'present_key', 'present_value']) expect(io[kv], kv).toBe(onnx.TensorProto.DataType.FLOAT16);
+      for (const kv of ['s0.past_key', 's0.past_value', 's0.present_key', 's0.present_value']) expect(io[kv], kv).toBe(onnx.TensorProto.DataType.FLOAT16);
       const floatInits = layer.initializer!.filter((t) => t.dataType === onnx.TensorProto.DataType.FLOAT || t.dataType === onnx.TensorProto.DataType.FLOAT16);
       expect(floatInits.length).toBeGreaterThan(0);
       expect(floatInits.every((t) => t.dataType === onnx.TensorProto.DataType.FLOAT16), 'every float initializer is f16').toBe(true);

@@ -29,6 +29,11 @@ export interface LoadOptions {
    *  WebGPU adapter's max buffer / binding size and at the browser's ArrayBuffer limit; a lower
    *  value serves GPUs whose real limit is lower than they report, and tests of the cutting. */
   maxWeightPartBytes?: number;
+  /** 'spans' (default on WebGPU): graphs of 1, 2, 4, ... 16 layer slots fed each layer's weights,
+   *  so one session run covers up to 16 route positions. 'per-layer' (default on WASM): a session
+   *  per model layer with its weights inside; WASM copies graph inputs into its heap on every run,
+   *  so spans there serve tests of the span graphs, not speed. */
+  layerGraphs?: 'per-layer' | 'spans';
 }
 
 export type LoadPhase = 'config' | 'download' | 'weights' | 'graph' | 'session';

@@ -5,7 +5,8 @@
 //    embedding is read with GatherBlockQuantized from the head's weights on WebGPU;
 //  - f32 on WebGPU with every weight matrix cut into 4 KB parts (as buffer limits force on large
 //    models) and with whole matrices;
-//  - what batched greedy decoding moves per row and token between CPU and GPU.
+//  - what batched greedy decoding moves per row and token between CPU and GPU, and how many
+//    session runs a decoded token takes (span graphs: runtime/model.ts).
 import { spawnEngine } from '../engine/spawn-worker';
 import { argmax, maxAbsDiff, type Expected } from '../engine/conformance';
 import type { CheckpointSource, EngineDtype, ExecutionProvider } from '../engine/types';
@@ -17,6 +18,9 @@ export interface GpuCheck {
   split: { maxAbsDiff: number; greedyEqual: boolean };
   /** Batched greedy decoding of every case as one batch: bytes per row and decoded token. */
   transfer: { upload: number; download: number; rows: number };
+  /** session.run() calls per decoded token: one row on the default route, and every case as one
+   *  batch (per step); `routeLength` is the default route's (a run per layer would be it + 1). */
+  runs: { defaultRoute: number; batch: number; routeLength: number };
 }
 
 type Load = { ep: ExecutionProvider; dtype: EngineDtype; maxWeightPartBytes?: number };
@@ -37,10 +41,21 @@ export async function checkGpuState(source: Extract<CheckpointSource, { kind: 'h
     const s1 = await engine.stats!();
     await engine.generate(batch, gen);
     const s2 = await engine.stats!();
+    const single = [{ ...rows[0], sampling: { kind: 'greedy' as const } }];
+    await engine.generate(single, { ...gen, maxNewTokens: 1 });
+    const s3 = await engine.stats!();
+    await engine.generate(single, gen);
+    const s4 = await engine.stats!();
     engine.terminate();
-    const perRowToken = rows.length * (gen.maxNewTokens - 1);
+    const steps = gen.maxNewTokens - 1;
+    const perRowToken = rows.length * steps;
     const decodeOnly = (k: 'uploadBytes' | 'downloadBytes') => (s2[k] - s1[k] - (s1[k] - s0[k])) / perRowToken;
-    return { logits, tokens, transfer: { upload: decodeOnly('uploadBytes'), download: decodeOnly('downloadBytes'), rows: rows.length } };
+    return {
+      logits,
+      tokens,
+      transfer: { upload: decodeOnly('uploadBytes'), download: decodeOnly('downloadBytes'), rows: rows.length },
+      runs: { defaultRoute: (s4.runs - s3.runs - (s3.runs - s2.runs)) / steps, batch: (s2.runs - s1.runs - (s1.runs - s0.runs)) / steps, routeLength: rows[0].route.length },
+    };
   };
   const compare = (a: Awaited<ReturnType<typeof run>>, b: Awaited<ReturnType<typeof run>>) => ({
     maxAbsDiff: Math.max(...a.logits.map((l, i) => maxAbsDiff(l, b.logits[i]))),
@@ -52,5 +67,5 @@ export async function checkGpuState(source: Extract<CheckpointSource, { kind: 'h
   const whole = await run({ ep: 'webgpu', dtype: 'f32' });
   const split = await run({ ep: 'webgpu', dtype: 'f32', maxWeightPartBytes: 4096 });
   const s = compare(split, whole);
-  return { repo: source.repo, q4: compare(gpuQ4, wasmQ4), split: { maxAbsDiff: s.maxAbsDiff, greedyEqual: s.greedyEqual }, transfer: whole.transfer };
+  return { repo: source.repo, q4: compare(gpuQ4, wasmQ4), split: { maxAbsDiff: s.maxAbsDiff, greedyEqual: s.greedyEqual }, transfer: whole.transfer, runs: whole.runs };
 }

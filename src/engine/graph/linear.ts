@@ -34,10 +34,10 @@ export function linear(g: GraphBuilder, x: string, name: string, m: Matrix, outp
     const out = m.parts.length === 1 ? output : undefined;
     if (part.kind === 'q4') return matMulQ4(g, x, q4Inits(g, pname, part, m.inF, m.format.act, '3d'), m.inF, part.rows, out);
     if (m.format.kind === 'dense' && m.format.layout === 'out-in') {
-      const w = g.init(`${pname}.weight`, m.format.act, [part.rows, m.inF], part.data);
+      const w = g.weight(`${pname}.weight`, m.format.act, [part.rows, m.inF], part.data);
       return g.node('Gemm', [x, w], { outputs: out ? [out] : 1, attrs: { transB: 1 } })[0]; // [n, rows]
     }
-    const w = g.init(`${pname}.weight`, m.format.act, [m.inF, part.rows], part.data);
+    const w = g.weight(`${pname}.weight`, m.format.act, [m.inF, part.rows], part.data);
     return g.node('MatMul', [x, w], { outputs: out ? [out] : 1 })[0]; // [..., rows]
   });
   return ys.length === 1 ? ys[0] : concatParts(g, ys, output);
@@ -77,16 +77,16 @@ export function q4Inits(g: GraphBuilder, name: string, part: Q4Part, inF: number
   const dims2 = [part.rows, kBlocks * (Q4_BLOCK / 2)];
   let weight: string;
   let gatherView: string | undefined;
-  if (layout === '2d') weight = gatherView = g.init(`${name}.q4`, 'uint8', dims2, part.packed);
+  if (layout === '2d') weight = gatherView = g.weight(`${name}.q4`, 'uint8', dims2, part.packed);
   else {
-    weight = g.init(`${name}.q4`, 'uint8', dims3, part.packed);
+    weight = g.weight(`${name}.q4`, 'uint8', dims3, part.packed);
     if (gather) gatherView = g.alias(`${name}.q4_2d`, 'uint8', dims2, weight);
   }
   return {
     weight,
     gatherView,
-    scales: g.init(`${name}.scales`, act, [part.rows, kBlocks], part.scales),
-    zeroPoints: g.init(`${name}.zp`, 'uint8', [part.rows, Math.ceil(kBlocks / 2)], part.zeroPoints),
+    scales: g.weight(`${name}.scales`, act, [part.rows, kBlocks], part.scales),
+    zeroPoints: g.weight(`${name}.zp`, 'uint8', [part.rows, Math.ceil(kBlocks / 2)], part.zeroPoints),
   };
 }
 

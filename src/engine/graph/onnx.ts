@@ -3,6 +3,8 @@
 // Initializers of EXTERNAL_MIN_BYTES or more are stored as ONNX external data: the protobuf names
 // a location and onnxruntime-web takes the bytes from SessionOptions.externalData, copying them
 // once into the WASM heap (or uploading them to the GPU) — no serialized second copy of the weights.
+// A builder may instead declare weights as graph inputs (WeightsAs 'inputs'): a graph of several
+// layer slots then runs any layers whose weights a run feeds (graph/layer.ts, runtime/model.ts).
 import onnxProto from 'onnx-proto';
 import { f32ToF16 } from '../dtype.ts';
 
@@ -39,6 +41,17 @@ const ELEM: Record<ElemType, number> = {
 export type Dim = number | string;
 export type AttrValue = number | number[] | string | { float: number };
 
+/** How `GraphBuilder.weight` declares a weight: an initializer, or a graph input the runs feed. */
+export type WeightsAs = 'initializers' | 'inputs';
+
+/** A weight declared as a graph input, with the data a run feeds under its name. */
+export interface WeightInput {
+  name: string;
+  type: ElemType;
+  dims: number[];
+  data: ArrayBufferView;
+}
+
 export class GraphBuilder {
   private readonly nodes: onnxProto.onnx.INodeProto[] = [];
   private readonly inits: onnxProto.onnx.ITensorProto[] = [];
@@ -46,9 +59,13 @@ export class GraphBuilder {
   private readonly outputs: onnxProto.onnx.IValueInfoProto[] = [];
   private readonly external = new Map<string, Uint8Array>();
   private readonly raw = new Map<string, Uint8Array>();
+  private readonly weightInputs: WeightInput[] = [];
   private counter = 0;
 
-  constructor(private readonly name: string) {}
+  constructor(
+    private readonly name: string,
+    private readonly weightsAs: WeightsAs = 'initializers',
+  ) {}
 
   input(name: string, type: ElemType, dims: Dim[]): string {
     this.inputs.push(valueInfo(name, type, dims));
@@ -69,6 +86,18 @@ export class GraphBuilder {
       this.inits.push({ name, dataType: ELEM[type], dims, ...externalRef(name, bytes.length) });
     }
     return name;
+  }
+
+  /** A model weight: an initializer, or with WeightsAs 'inputs' a graph input (see `weights`). */
+  weight(name: string, type: ElemType, dims: number[], data: ArrayBufferView): string {
+    if (this.weightsAs === 'initializers') return this.init(name, type, dims, data);
+    this.weightInputs.push({ name, type, dims, data });
+    return this.input(name, type, dims);
+  }
+
+  /** The weights declared as inputs so far, in declaration order. */
+  weights(): WeightInput[] {
+    return this.weightInputs.slice();
   }
 
   /** A second initializer over the bytes of initializer `of`, with other dims (onnxruntime loads it separately). */

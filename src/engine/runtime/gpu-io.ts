@@ -14,7 +14,7 @@
 // buffer in place for as long as the batch keeps its rows.
 import type { Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
-import type { FloatType } from '../graph/onnx.ts';
+import type { FloatType, WeightInput } from '../graph/onnx.ts';
 import type { Hidden, KvFeed, KvSlot, StateIo } from './io.ts';
 
 /** A GPU buffer the engine owns, or an ORT output tensor holding one. */
@@ -47,6 +47,20 @@ interface GpuSlot {
 const USAGE = 0x80 /* STORAGE */ | 0x04 /* COPY_SRC */ | 0x08; /* COPY_DST */
 const F32 = 4;
 
+/** GPU buffer size for `bytes`: onnxruntime copies GPU inputs in 16-byte units (e.g. to a kernel
+ *  that reads on the CPU), so a smaller buffer fails WebGPU validation. */
+function bufferSize(bytes: number): number {
+  return Math.max(16, Math.ceil(bytes / 16) * 16);
+}
+
+/** A weight in a GPU buffer of its own, destroyed with the tensor's dispose(). */
+export function uploadWeight(ort: Ort, device: GPUDevice, w: WeightInput): Tensor {
+  const buffer = device.createBuffer({ size: bufferSize(w.data.byteLength), usage: USAGE, mappedAtCreation: true });
+  new Uint8Array(buffer.getMappedRange()).set(new Uint8Array(w.data.buffer, w.data.byteOffset, w.data.byteLength));
+  buffer.unmap();
+  return ort.Tensor.fromGpuBuffer(buffer as never, { dataType: w.type as Tensor.GpuBufferDataTypes, dims: w.dims, dispose: () => buffer.destroy() });
+}
+
 export class GpuIo implements StateIo {
   readonly outputLocation = 'gpu-buffer';
   readonly transfer = { upload: 0, download: 0 };
@@ -68,9 +82,7 @@ export class GpuIo implements StateIo {
   ) {}
 
   private buffer(bytes: number, scope: Set<Owned>): Owned {
-    // onnxruntime copies GPU inputs in 16-byte units (e.g. to a kernel that reads on the CPU): a
-    // smaller buffer fails WebGPU validation
-    const buffer = this.device.createBuffer({ size: Math.max(16, Math.ceil(bytes / 16) * 16), usage: USAGE });
+    const buffer = this.device.createBuffer({ size: bufferSize(bytes), usage: USAGE });
     const owned = { buffer, bytes, release: () => buffer.destroy() };
     scope.add(owned);
     return owned;
@@ -167,7 +179,7 @@ export class GpuIo implements StateIo {
     return {
       past_key: kv.key,
       past_value: kv.value,
-      bind: { present_key: kv.key, present_value: kv.value },
+      bind: { key: kv.key, value: kv.value },
       commit: () => kv.slots,
     };
   }

@@ -16,8 +16,8 @@ export type KvSlot = object;
 export interface KvFeed {
   past_key: Tensor; // [B, kvHeads, cap, headDim]
   past_value: Tensor;
-  /** Outputs to bind (present_key/value written in place), or null to take fresh outputs. */
-  bind: Record<string, Tensor> | null;
+  /** Tensors to bind as present_key/value (written in place), or null to take fresh outputs. */
+  bind: { key: Tensor; value: Tensor } | null;
   /** The rows' slots once the run has written `present` (the run's outputs when not bound). */
   commit(presentKey: Tensor, presentValue: Tensor): KvSlot[];
 }

@@ -1,12 +1,14 @@
 // Loading a model into sessions, layer by layer as its bytes arrive: the next layer's bytes are
-// read (prefetch) while this layer's tensors are converted (weights.ts) and its session is created
-// from a small protobuf plus external data (graph/onnx.ts), so the weights reach onnxruntime once.
-import type { InferenceSession } from 'onnxruntime-common';
+// read (prefetch) while this layer's tensors are converted (weights.ts) and handed to onnxruntime
+// once: as the external data of the layer's own session (per-layer graphs), or as the weight
+// tensors span sessions are fed (span graphs; on WebGPU each weight uploaded into a GPU buffer).
+import type { InferenceSession, Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
 import { layerWeights, MODEL_WEIGHTS, type RowChunk } from '../checkpoint.ts';
-import { buildLayerGraph, type LayerWeights } from '../graph/layer.ts';
+import { buildLayerGraph, buildSpanGraph, layerWeightInputs, type LayerWeights } from '../graph/layer.ts';
 import { buildHeadGraph, type HeadWeights } from '../graph/head.ts';
-import type { BuiltGraph } from '../graph/onnx.ts';
+import type { BuiltGraph, WeightInput } from '../graph/onnx.ts';
+import { uploadWeight } from './gpu-io.ts';
 import type { Precision, Q4Layout } from '../graph/linear.ts';
 import { Q4_BLOCK } from '../quantize.ts';
 import { readMatrix, readVector, type MatrixFormat } from '../weights.ts';
@@ -23,8 +25,16 @@ export interface WeightSource {
   prefetch(names: string[]): void;
 }
 
+/** How layers become sessions: one graph per model layer with its weights inside, or graphs of
+ *  1, 2, 4, ... layer slots fed any layers' weights (graph/layer.ts). */
+export type LayerGraphs = 'per-layer' | 'spans';
+
+/** The most layers one span graph runs. */
+export const MAX_SPAN = 16;
+
 export interface LoadTarget {
   ep: 'webgpu' | 'wasm';
+  layerGraphs: LayerGraphs;
   precision: Precision;
   /** Longest sequence (prompt + generated) a KV cache can hold; rotary caches cover it. */
   maxSeqLen: number;
@@ -33,9 +43,24 @@ export interface LoadTarget {
   onProgress?: (p: LoadProgress) => void;
 }
 
+/** The loaded layers. Span weights: per model layer, its weight tensors by unprefixed input name. */
+export type LayerSet =
+  | { kind: 'per-layer'; sessions: InferenceSession[] }
+  | { kind: 'spans'; sessions: Map<number, InferenceSession>; weights: Array<Record<string, Tensor>> };
+
+/** What the weights' engine formats depend on. */
+export type WeightFormat = Pick<LoadTarget, 'ep' | 'precision' | 'maxPartBytes'>;
+
 export interface LoadedSessions {
-  layers: InferenceSession[];
+  layers: LayerSet;
   head: InferenceSession;
+}
+
+/** Span graph sizes for a model of `numLayers` layers: 1, 2, 4, ... up to MAX_SPAN, largest first. */
+export function spanSizes(numLayers: number): number[] {
+  const sizes: number[] = [];
+  for (let n = 1; n <= Math.min(numLayers, MAX_SPAN); n *= 2) sizes.unshift(n);
+  return sizes;
 }
 
 /** Tensor names of layer i the engine reads. */
@@ -49,7 +74,7 @@ function layerTensorNames(c: ModelConfig, i: number): string[] {
 }
 
 /** Layer i's weights in the target's formats. */
-export async function readLayerWeights(src: WeightSource, i: number, t: LoadTarget): Promise<LayerWeights> {
+export async function readLayerWeights(src: WeightSource, i: number, t: WeightFormat): Promise<LayerWeights> {
   const c = src.config;
   const w = layerWeights(i);
   const act = t.precision.act;
@@ -84,7 +109,7 @@ export function embedFromHead(c: ModelConfig, t: Pick<LoadTarget, 'ep' | 'precis
 }
 
 /** The final norm, LM head and (untied) embedding in the target's formats. */
-export async function readHeadWeights(src: WeightSource, t: LoadTarget): Promise<HeadWeights> {
+export async function readHeadWeights(src: WeightSource, t: WeightFormat): Promise<HeadWeights> {
   const c = src.config;
   const act = t.precision.act;
   const headFormat: MatrixFormat = t.precision.q4 ? { kind: 'q4', act } : { kind: 'dense', layout: 'out-in', act };
@@ -97,36 +122,67 @@ export async function readHeadWeights(src: WeightSource, t: LoadTarget): Promise
   };
 }
 
-/** Creates every layer session and the head session; on failure releases what it created. */
+/** Creates the layer sessions and the head session; on failure releases what it created. */
 export async function createSessions(ort: Ort, src: WeightSource, t: LoadTarget): Promise<LoadedSessions> {
   const c = src.config;
   const sessionOptions: InferenceSession.SessionOptions = { executionProviders: [t.ep], graphOptimizationLevel: 'all' };
+  const created: InferenceSession[] = [];
+  const tensors: Tensor[] = [];
   const session = async (item: string, graph: BuiltGraph, more: InferenceSession.SessionOptions = {}) => {
     t.onProgress?.({ phase: 'session', item, loadedBytes: src.bytesRead, totalBytes: src.weightBytes });
-    return ort.InferenceSession.create(graph.bytes, { ...sessionOptions, externalData: graph.externalData, ...more });
+    const s = await ort.InferenceSession.create(graph.bytes, { ...sessionOptions, externalData: graph.externalData, ...more });
+    created.push(s);
+    return s;
   };
   // on WebGPU hidden states and KV caches stay on the device (runtime/gpu-io.ts); the head's
   // logits and greedy choices come back to the CPU
   const gpu = t.ep === 'webgpu';
   const layerOutputs: InferenceSession.SessionOptions = gpu ? { preferredOutputLocation: 'gpu-buffer' } : {};
   const headOutputs: InferenceSession.SessionOptions = gpu ? { preferredOutputLocation: { embedded: 'gpu-buffer', next_embedded: 'gpu-buffer' } } : {};
-  const created: InferenceSession[] = [];
+  const graphOpts = { precision: t.precision, maxPositions: t.maxSeqLen };
   try {
     src.prefetch(layerTensorNames(c, 0));
-    for (let i = 0; i < c.numLayers; i++) {
-      const next = i + 1 < c.numLayers ? layerTensorNames(c, i + 1) : [MODEL_WEIGHTS.norm, c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead];
-      src.prefetch(next);
-      const w = await readLayerWeights(src, i, t);
-      created.push(await session(`layer ${i}`, buildLayerGraph(c, i, w, { precision: t.precision, maxPositions: t.maxSeqLen }), layerOutputs));
+    let layers: LayerSet;
+    if (t.layerGraphs === 'per-layer') {
+      const sessions: InferenceSession[] = [];
+      for (let i = 0; i < c.numLayers; i++) {
+        src.prefetch(nextTensorNames(c, i));
+        sessions.push(await session(`layer ${i}`, buildLayerGraph(c, i, await readLayerWeights(src, i, t), graphOpts), layerOutputs));
+      }
+      layers = { kind: 'per-layer', sessions };
+    } else {
+      // the span graphs take their shapes from layer 0 (every layer's are the same); on WebGPU
+      // the device exists once a session does, so the weights go up after the graphs are made
+      const weights: Array<Record<string, Tensor>> = [];
+      const sessions = new Map<number, InferenceSession>();
+      let w = await readLayerWeights(src, 0, t);
+      for (const n of spanSizes(c.numLayers)) sessions.set(n, await session(`${n}-layer span`, buildSpanGraph(c, w, n, graphOpts), layerOutputs));
+      const device = gpu ? ((await ort.env.webgpu.device) as GPUDevice) : null;
+      const toTensor = (x: WeightInput): Tensor => (device ? uploadWeight(ort, device, x) : new ort.Tensor(x.type, x.data as never, x.dims));
+      for (let i = 0; i < c.numLayers; i++) {
+        src.prefetch(nextTensorNames(c, i));
+        if (i > 0) w = await readLayerWeights(src, i, t);
+        t.onProgress?.({ phase: 'weights', item: `layer ${i}`, loadedBytes: src.bytesRead, totalBytes: src.weightBytes });
+        const named: Record<string, Tensor> = {};
+        for (const x of layerWeightInputs(c, w, graphOpts)) tensors.push((named[x.name] = toTensor(x)));
+        weights.push(named);
+      }
+      layers = { kind: 'spans', sessions, weights };
     }
     // The CPU Gemm would prepack a dense head into a second copy beside the original that the
     // embedding's Gather reads: a dense head is read as stored. (A 4-bit head is declared twice on
     // WASM, see graph/linear.ts Q4Layout: MatMulNBits prepacks its own declaration.)
     const noPrepack = !t.precision.q4 && embedFromHead(c, t) ? { extra: { session: { disable_prepacking: '1' } } } : {};
     const head = await session('head', buildHeadGraph(c, await readHeadWeights(src, t), { precision: t.precision, q4Layout: q4Layout(t.ep) }), { ...noPrepack, ...headOutputs });
-    return { layers: created.slice(), head };
+    return { layers, head };
   } catch (e) {
     await Promise.all(created.map((s) => s.release()));
+    for (const x of tensors) x.dispose();
     throw e;
   }
+}
+
+/** What to read ahead while layer i loads: layer i + 1, or the head after the last layer. */
+function nextTensorNames(c: ModelConfig, i: number): string[] {
+  return i + 1 < c.numLayers ? layerTensorNames(c, i + 1) : [MODEL_WEIGHTS.norm, c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead];
 }

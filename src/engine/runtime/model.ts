@@ -1,22 +1,25 @@
-// The loaded model as sessions: one ONNX session per model layer (its weights as initializers, so
-// one copy of the weights however often a route runs the layer) and one head session that embeds
-// token ids, computes logits and the greedy choice (graph/head.ts: a tied embedding is held once).
+// The loaded model as sessions: layer sessions (graph/layer.ts: one per model layer with its weights
+// inside, or span sessions of 1, 2, 4, ... layer slots fed each layer's weights, so one run covers
+// several route positions) and one head session that embeds token ids, computes logits and the
+// greedy choice (graph/head.ts: a tied embedding is held once).
 // Hidden states and KV caches move between runs through a StateIo (runtime/io.ts): typed arrays on
 // WASM, GPU buffers on WebGPU. Every session.run() is counted in `runs`.
 import type { InferenceSession, Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
 import { EngineError, type ModelConfig } from '../types.ts';
-import { createSessions, type LoadTarget, type WeightSource } from './load.ts';
+import { createSessions, spanSizes, type LayerSet, type LoadTarget, type WeightSource } from './load.ts';
+import { slotPrefix } from '../graph/layer.ts';
 import { CpuIo } from './cpu-io.ts';
 import { GpuIo } from './gpu-io.ts';
 import type { Hidden, KvSlot, StateIo } from './io.ts';
 
-/** One row of a layer batch: `seq` new tokens after `pastLen` cached ones. */
-export interface LayerRow {
+/** One row of a span batch: `seq` new tokens after `pastLen` cached ones; per span position its
+ *  KV slot (null: a fresh route position, nothing cached yet) and whether the MLP runs. */
+export interface SpanRow {
   hidden: Hidden; // [seq, H]
-  kv: KvSlot | null; // null: a fresh route position (nothing cached yet)
+  kv: (KvSlot | null)[];
   pastLen: number;
-  mlpKeep: boolean;
+  mlpKeep: boolean[];
 }
 
 /** Which head outputs a run reads back. */
@@ -45,15 +48,19 @@ export function checkHeadDim(config: ModelConfig): void {
 export class RoutedModel {
   /** session.run() calls so far. */
   runs = 0;
+  /** How many layers one run can cover, largest first (runSpan's lengths). */
+  readonly spans: number[];
 
   private constructor(
     private readonly ort: Ort,
     readonly config: ModelConfig,
     readonly maxSeqLen: number,
-    private readonly layers: InferenceSession[],
+    private readonly layers: LayerSet,
     private readonly head: InferenceSession,
     private readonly io: StateIo,
-  ) {}
+  ) {
+    this.spans = layers.kind === 'spans' ? spanSizes(config.numLayers) : [1];
+  }
 
   static async create(ort: Ort, src: WeightSource, target: LoadTarget): Promise<RoutedModel> {
     const c = src.config;
@@ -83,8 +90,9 @@ export class RoutedModel {
     return this.io.splitRows(out.embedded, prompts.map((p) => p.length));
   }
 
-  /** Runs `layer` on rows that each bring `seq` new tokens; KV capacity `cap`. */
-  async runLayer(layer: number, rows: LayerRow[], seq: number, cap: number): Promise<{ hidden: Hidden[]; kv: KvSlot[] }> {
+  /** Runs `layers` in sequence (a length in `spans`) on rows that each bring `seq` new tokens; KV
+   *  capacity `cap`. Returns per row the last layer's hidden state and per span position the rows' slots. */
+  async runSpan(layers: number[], rows: SpanRow[], seq: number, cap: number): Promise<{ hidden: Hidden[]; kv: KvSlot[][] }> {
     const B = rows.length;
     const io = this.io;
     const positions = new BigInt64Array(B * seq);
@@ -92,19 +100,36 @@ export class RoutedModel {
       for (let s = 0; s < seq; s++) positions[i * seq + s] = BigInt(r.pastLen + s);
     });
     const totals = rows.map((r) => r.pastLen + seq);
-    const kv = io.kvFeed(rows.map((r) => r.kv), cap);
     const feeds: Record<string, Tensor> = {
       hidden: io.hiddenFeed(rows.map((r) => r.hidden), seq),
-      past_key: kv.past_key,
-      past_value: kv.past_value,
       seqlens_k: io.feed('int32', Int32Array.from(totals, (t) => t - 1), [B]),
       total_seq_len: io.cpuFeed('int32', Int32Array.of(Math.max(...totals)), [1]),
       position_ids: io.feed('int64', positions, [B, seq]),
-      mlp_keep: io.feed('bool', Uint8Array.from(rows, (r) => (r.mlpKeep ? 1 : 0)), [B, 1, 1], 'call'),
     };
+    const bound: Record<string, Tensor | null> = { hidden_out: null };
+    const kvs = layers.map((layer, j) => {
+      const p = slotPrefix(j);
+      const kv = io.kvFeed(rows.map((r) => r.kv[j]), cap);
+      feeds[`${p}past_key`] = kv.past_key;
+      feeds[`${p}past_value`] = kv.past_value;
+      feeds[`${p}mlp_keep`] = io.feed('bool', Uint8Array.from(rows, (r) => (r.mlpKeep[j] ? 1 : 0)), [B, 1, 1], 'call');
+      if (this.layers.kind === 'spans') for (const [name, t] of Object.entries(this.layers.weights[layer])) feeds[`${p}${name}`] = t;
+      if (kv.bind) Object.assign(bound, { [`${p}present_key`]: kv.bind.key, [`${p}present_value`]: kv.bind.value });
+      return kv;
+    });
+    const presents = layers.flatMap((_, j) => [`${slotPrefix(j)}present_key`, `${slotPrefix(j)}present_value`]);
     this.runs++;
-    const out = await this.layers[layer].run(feeds, kv.bind ? { hidden_out: null, ...kv.bind } : ['hidden_out', 'present_key', 'present_value']);
-    return { hidden: io.hiddenRows(out.hidden_out, B, seq), kv: kv.commit(out.present_key, out.present_value) };
+    const out = await this.spanSession(layers).run(feeds, kvs[0].bind ? bound : ['hidden_out', ...presents]);
+    return {
+      hidden: io.hiddenRows(out.hidden_out, B, seq),
+      kv: kvs.map((kv, j) => kv.commit(out[`${slotPrefix(j)}present_key`], out[`${slotPrefix(j)}present_value`])),
+    };
+  }
+
+  private spanSession(layers: number[]): InferenceSession {
+    const session = this.layers.kind === 'spans' ? this.layers.sessions.get(layers.length) : layers.length === 1 ? this.layers.sessions[layers[0]] : undefined;
+    if (!session) throw new EngineError('internal', `no session runs a span of ${layers.length} layers (spans: ${this.spans.join(', ')})`);
+    return session;
   }
 
   /** Final norm + LM head over the last (or every) vector of rows: logits and/or greedy choices. */
@@ -141,6 +166,8 @@ export class RoutedModel {
 
   async dispose(): Promise<void> {
     this.io.endCall();
-    await Promise.all([...this.layers, this.head].map((s) => s.release()));
+    const l = this.layers;
+    await Promise.all([...l.sessions.values(), this.head].map((s) => s.release()));
+    if (l.kind === 'spans') for (const t of l.weights.flatMap((w) => Object.values(w))) t.dispose();
   }
 }

@@ -5,6 +5,9 @@
 // waits on and runs all cursors waiting on it as one batch (grouped by new-token count), whatever
 // their route position: rows with different routes and silence sets share session runs, and
 // monotone routes (skip / repeat a block) fall back into step after their detour.
+// Where the model runs spans (runtime/model.ts), a batch whose cursors run the same next layers
+// runs as many of them as one span graph takes: the default route of 24 layers is a 16- and an
+// 8-layer run. A span ends where any cursor of the batch turns elsewhere or ends its route.
 //
 // Prefix sharing: in prefill a cursor stands for every row with the same prompt and the same
 // (layer, MLP kept) at each route position so far — a path in the trie over (prompt, route
@@ -70,23 +73,45 @@ async function runRoutes(model: RoutedModel, plans: RoutePlan[], start: Cursor[]
     const layer = Math.min(...active.map(layerOf));
     const chosen = active.filter((c) => layerOf(c) === layer);
     const waiting = active.filter((c) => layerOf(c) !== layer);
+    const span = spanLength(chosen, plans, model.spans);
+    const layers = plans[chosen[0].plans[0]].route.slice(chosen[0].pos, chosen[0].pos + span);
     for (const batch of batches(chosen, ctl.maxBatch)) {
       ctl.check();
-      const res = await model.runLayer(
-        layer,
-        batch.map((c) => ({ hidden: c.hidden, kv: c.kv[c.pos] ?? null, pastLen: c.pastLen, mlpKeep: plans[c.plans[0]].keep[c.pos] })),
+      const res = await model.runSpan(
+        layers,
+        batch.map((c) => ({
+          hidden: c.hidden,
+          kv: layers.map((_, j) => c.kv[c.pos + j] ?? null),
+          pastLen: c.pastLen,
+          mlpKeep: layers.map((_, j) => plans[c.plans[0]].keep[c.pos + j]),
+        })),
         batch[0].seq,
         cap,
       );
       batch.forEach((c, i) => {
         c.hidden = res.hidden[i];
-        c.kv[c.pos] = res.kv[i];
-        c.pos++;
+        layers.forEach((_, j) => (c.kv[c.pos + j] = res.kv[j][i]));
+        c.pos += span;
       });
     }
     active = [...waiting, ...split(chosen)];
   }
   return finished;
+}
+
+/** The longest span in `sizes` (largest first, 1 among them) over which every cursor runs the same
+ *  layers as the first and every row of a cursor the same (layer, MLP kept): a cursor neither
+ *  splits nor finishes inside a span. */
+function spanLength(cursors: Cursor[], plans: RoutePlan[], sizes: number[]): number {
+  const lead = plans[cursors[0].plans[0]];
+  const leadPos = cursors[0].pos;
+  const uniform = (j: number) => cursors.every((c) => {
+    const key = planKey(plans[c.plans[0]], c.pos + j);
+    return key !== null && plans[c.plans[0]].route[c.pos + j] === lead.route[leadPos + j] && c.plans.every((i) => planKey(plans[i], c.pos + j) === key);
+  });
+  let n = 1;
+  while (n < sizes[0] && uniform(n)) n++;
+  return sizes.find((s) => s <= n)!;
 }
 
 /** Batches of cursors with the same new-token count; a multi-token pass over a non-empty
