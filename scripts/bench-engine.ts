@@ -1,6 +1,6 @@
 // Engine benchmark (Node, WASM EP). Prints one JSON object on stdout and a short table on stderr.
 //
-//   npm run -s bench:engine [-- --model DIR] [--dtype f32|f16|q4|q4f16] [--skip-precision] [--skip-speed] [--skip-webgpu]
+//   npm run -s bench:engine [-- --model DIR] [--dtype f32|f16|q4|q4f16] [--skip-precision] [--skip-speed] [--skip-webgpu] [--skip-spans]
 //
 // Without --model it generates (once, into .cache/) a checkpoint with Qwen2.5-0.5B per-layer
 // shapes (hidden 896, 14 heads, 2 KV heads, head_dim 64, intermediate 4864, vocab 151936) and 8
@@ -12,7 +12,9 @@
 // telling case). Then, in headless Chromium on the WebGPU EP (the app built and served by vite
 // preview: run it under the team's e2e lock), batched greedy decoding of WEBGPU_ROUTES block routes:
 // `webgpu.transfer_bytes_per_token` {upload, download} per row and decoded token, and
-// `webgpu.runs_per_token`, session runs per decode step (src/selftest/engine-page.ts).
+// `webgpu.runs_per_token`, session runs per decode step (src/selftest/engine-page.ts). Last,
+// `span_runs`: session runs per decode step of 1, 8 and 32 block routes at 24, 28 and 36 layers with
+// a session per layer vs span graphs (WebGPU's), as the scheduler decides them (scripts/lib/span-runs.ts).
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,6 +28,7 @@ import { arithText, generateArith } from '../src/audit/tasks/arith.ts';
 import type { EngineBenchResult, EngineBenchSpec } from '../src/selftest/engine-page.ts';
 import { startHubServer } from '../test/hub-server.ts';
 import { runPage, withPreview } from './lib/chromium.ts';
+import { spanRuns } from './lib/span-runs.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REFERENCE = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'];
@@ -218,6 +221,12 @@ async function main() {
         table.push(`${dtype.padEnd(5)} vs f32 ${m.padEnd(11)} top-1 agreement ${(x.top1_agreement * 100).toFixed(1)}%  mean KL ${x.mean_kl.toExponential(2)}`);
       }
     }
+  }
+  if (!args.includes('--skip-spans')) {
+    const rows = await spanRuns();
+    result.span_runs = rows;
+    table.push('runs/decode step  layers  rows  per-layer  spans');
+    for (const r of rows) table.push(`                  ${String(r.layers).padEnd(6)}  ${String(r.rows).padEnd(4)}  ${String(r.per_layer).padEnd(9)}  ${r.spans}`);
   }
   process.stdout.write(JSON.stringify(result) + '\n');
   process.stderr.write(table.join('\n') + '\n');
