@@ -48,13 +48,14 @@ export async function checkGpuState(source: Extract<CheckpointSource, { kind: 'h
     const s4 = await engine.stats!();
     engine.terminate();
     const steps = gen.maxNewTokens - 1;
-    const perRowToken = rows.length * steps;
-    const decodeOnly = (k: 'uploadBytes' | 'downloadBytes') => (s2[k] - s1[k] - (s1[k] - s0[k])) / perRowToken;
+    type Stats = typeof s0;
+    // a full generate minus a one-token one (prefill and the first token) per decode step
+    const perStep = (first: Stats, one: Stats, full: Stats, k: keyof Stats) => (full[k] - one[k] - (one[k] - first[k])) / steps;
     return {
       logits,
       tokens,
-      transfer: { upload: decodeOnly('uploadBytes'), download: decodeOnly('downloadBytes'), rows: rows.length },
-      runs: { defaultRoute: (s4.runs - s3.runs - (s3.runs - s2.runs)) / steps, batch: (s2.runs - s1.runs - (s1.runs - s0.runs)) / steps, routeLength: rows[0].route.length },
+      transfer: { upload: perStep(s0, s1, s2, 'uploadBytes') / rows.length, download: perStep(s0, s1, s2, 'downloadBytes') / rows.length, rows: rows.length },
+      runs: { defaultRoute: perStep(s2, s3, s4, 'runs'), batch: perStep(s0, s1, s2, 'runs'), routeLength: rows[0].route.length },
     };
   };
   const compare = (a: Awaited<ReturnType<typeof run>>, b: Awaited<ReturnType<typeof run>>) => ({

@@ -7,7 +7,7 @@
 import type { InferenceSession, Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
 import { EngineError, type ModelConfig } from '../types.ts';
-import { createSessions, spanSizes, type LayerSet, type LoadTarget, type WeightSource } from './load.ts';
+import { createSessions, type LayerSet, type LoadTarget, type WeightSource } from './load.ts';
 import { slotPrefix } from '../graph/layer.ts';
 import { CpuIo } from './cpu-io.ts';
 import { GpuIo } from './gpu-io.ts';
@@ -59,7 +59,7 @@ export class RoutedModel {
     private readonly head: InferenceSession,
     private readonly io: StateIo,
   ) {
-    this.spans = layers.kind === 'spans' ? spanSizes(config.numLayers) : [1];
+    this.spans = layers.kind === 'spans' ? [...layers.sessions.keys()] : [1]; // created largest first
   }
 
   static async create(ort: Ort, src: WeightSource, target: LoadTarget): Promise<RoutedModel> {
