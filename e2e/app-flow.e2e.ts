@@ -52,6 +52,7 @@ interface RunFileShape {
     target: string;
     budget: number;
     first_success: number | null;
+    decoy: string | null;
     attempts: { route: number[]; silence: number[]; extracted: string; correct: boolean }[];
   }[];
 }
@@ -243,6 +244,11 @@ test('whole flow on WebGPU: setup, run, results, drill-down, exports', async ({ 
   expect(realizedIds.size).toBe(realizedK);
   const reachRow = rates.find((r) => r[1] === `reachable@${ROUTE_BUDGET}`)!;
   expect(Number(reachRow[2])).toBe(run.records.filter((r) => r.probe === 'random-routes' && r.first_success !== null && r.first_success < ROUTE_BUDGET).length);
+  // beside it, reachable@B against the decoy (a wrong number near the gold): the same attempts, graded against it
+  const decoyRow = rates.find((r) => r[1] === `reachable@${ROUTE_BUDGET} (decoy)`)!;
+  const routeRecords = run.records.filter((r) => r.probe === 'random-routes');
+  expect(routeRecords.every((r) => r.decoy !== null && r.decoy !== r.target)).toBe(true);
+  expect(Number(decoyRow[2])).toBe(routeRecords.filter((r) => r.attempts.slice(0, ROUTE_BUDGET).some((a) => a.extracted === r.decoy)).length);
   // the failure set: reachable under random routes and not realized (an unreachable question is no failure of the set)
   const reachableIds = new Set(run.records.filter((r) => r.probe === 'random-routes' && r.first_success !== null && r.first_success < ROUTE_BUDGET).map((r) => r.doc_id));
   const repaired = Array.from({ length: LAYERS }, () => 0);

@@ -36,6 +36,37 @@ describe('audit CLI', () => {
     expect(records.every((r) => !JSON.stringify(r).includes('more'))).toBe(true);
   });
 
+  it('carries reachable_decoy and ceiling_decoy beside reachable and ceiling, as graded from the attempts', async () => {
+    const out = (await runCli(parseCli(argv('--model A --questions 20 --probe random-routes,sampling --budget 8')), deps())) as Record<string, unknown> & {
+      probes: { probe_key: string; n: number; joined: number; reachable: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null }[];
+    };
+    type Row = {
+      probe_key: string; target: string; budget: number; decoy: string | null; reachable_decoy: boolean | null; realized_decoy: boolean | null; ceiling_decoy: boolean | null;
+      attempts: { extracted: string }[]; deployment: { extracted: string };
+    };
+    const rows = out.records as Row[];
+    expect(out.probes).toHaveLength(2);
+    for (const p of out.probes) {
+      const mine = rows.filter((r) => r.probe_key === p.probe_key);
+      expect(mine).toHaveLength(20);
+      for (const r of mine) {
+        // the numeric decoy is a wrong answer; the probe reaches it when one of its first B answers is it
+        expect(r.decoy).not.toBeNull();
+        expect(r.decoy).not.toBe(r.target);
+        expect(r.reachable_decoy).toBe(r.attempts.slice(0, r.budget).some((a) => a.extracted === r.decoy));
+        expect(r.realized_decoy).toBe(r.deployment.extracted === r.decoy);
+        expect(r.ceiling_decoy).toBe(r.realized_decoy || r.reachable_decoy);
+      }
+      expect(p.reachable_decoy).toBe(mine.filter((r) => r.reachable_decoy).length / p.n);
+      expect(p.ceiling_decoy).toBe(mine.filter((r) => r.ceiling_decoy).length / p.joined);
+    }
+    // the first probe's numbers at the top level, the decoy's beside reachable and ceiling
+    expect([out.reachable, out.reachable_decoy, out.ceiling, out.ceiling_decoy]).toEqual([out.probes[0].reachable, out.probes[0].reachable_decoy, out.probes[0].ceiling, out.probes[0].ceiling_decoy]);
+    // some of this fake's wrong answers are decoys (v + 1 on the default route, "0" under routes
+    // that repeat no layer), so the check above is not vacuous
+    expect(rows.some((r) => r.reachable_decoy)).toBe(true);
+  });
+
   it('runs every probe name, the neighborhood space, the scan and the comparison', async () => {
     for (const probe of ['deployment', 'mcts-routes', 'sampling', 'mlp-silencing']) {
       const out = (await runCli(parseCli(argv(`--model A --questions 4 --probe ${probe}${probe === 'deployment' || probe === 'mlp-silencing' ? '' : ' --budget 4'}`)), deps())) as {
@@ -130,7 +161,7 @@ describe('audit CLI', () => {
 
   it('rejects bad arguments with a clear message', () => {
     const bad: [string, RegExp][] = [
-      ['--probe nope --model A', /--probe must be one of deployment, random-routes, mcts-routes, sampling, mlp-silencing/],
+      ['--probe nope --model A', /--probe must be one of deployment, random-routes, mcts-routes, depth-matched-routes, sampling, mlp-silencing/],
       ['--questions 20', /--model DIR is required/],
       ['--model A --budget 0', /--budget must be an integer ≥ 1/],
       ['--model A --budget x', /--budget must be an integer/],

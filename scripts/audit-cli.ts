@@ -1,7 +1,7 @@
 // Headless audit runner (npm run -s audit -- ...). Prints one JSON object on stdout.
 //
 //   audit --model DIR [--task builtin:arith-2d] [--questions 20] [--question-seed 1]
-//         [--probe random-routes[,mcts-routes,...]] [--space blocks|neighborhood] [--budget 16]
+//         [--probe random-routes[,mcts-routes,depth-matched-routes,...]] [--space blocks|neighborhood|cola] [--budget 16]
 //         [--seed 1] [--radius 2] [--max-edits 3] [--max-block 4] [--min-len N] [--max-len N]
 //         [--shared] [--temperature 0.6] [--top-p 0.95] [--selectors majority,max-logprob,fixed-route]
 //         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16] [--max-new-tokens N]
@@ -22,7 +22,9 @@ import { parseArgs } from 'node:util';
 import type { Engine, EngineDtype, ModelInfo } from '../src/engine/types.ts';
 import {
   auditCondition,
+  ceilingDecoy,
   compareProbes,
+  guidanceComparisons,
   compareRecords,
   DEFAULT_PROBE_CHOICE,
   grade,
@@ -36,6 +38,7 @@ import {
   type Condition,
   type LoadedTask,
   type ProbeChoice,
+  type SpaceName,
   type ProbeName,
   type ProbeSpec,
   type QuestionRecord,
@@ -44,7 +47,7 @@ import {
 
 export class CliError extends Error {}
 
-const PROBES: ProbeName[] = ['deployment', 'random-routes', 'mcts-routes', 'sampling', 'mlp-silencing'];
+const PROBES: ProbeName[] = ['deployment', 'random-routes', 'mcts-routes', 'depth-matched-routes', 'sampling', 'mlp-silencing'];
 const FORMATS: AnswerFormat[] = ['numeric', 'mc-letter', 'exact'];
 
 export type Command =
@@ -61,7 +64,7 @@ export interface AuditCliOptions {
   trainQuestions?: number;
   /** The probes after deployment, in order (deployment alone when only it is asked for). */
   probes: ProbeName[];
-  space: 'blocks' | 'neighborhood';
+  space: SpaceName;
   budget?: number;
   seed: number;
   radius: number;
@@ -202,7 +205,7 @@ export function parseCli(argv: string[]): Command {
       questionSeed: int('question-seed', v['question-seed'], 0) ?? 1,
       trainQuestions: int('train-questions', v['train-questions'], 0),
       probes,
-      space: oneOf('space', v.space, ['blocks', 'neighborhood'] as const, 'blocks'),
+      space: oneOf('space', v.space, ['blocks', 'neighborhood', 'cola'] as const, 'blocks'),
       budget: int('budget', v.budget, 1),
       seed: int('seed', v.seed, 0) ?? 1,
       radius: int('radius', v.radius, 0) ?? 2,
@@ -242,12 +245,19 @@ export interface CliDeps {
 function joinRecords(res: AuditResult) {
   const deploy = new Map(res.records.filter((r) => r.probe === 'deployment').map((r) => [r.doc_id, r]));
   const probe = res.records.filter((r) => r.probe !== 'deployment');
-  const rows: (QuestionRecord & { ceiling: boolean; deployment: { response: string; extracted: string; correct: boolean } })[] = [];
+  const rows: (QuestionRecord & { ceiling: boolean; ceiling_decoy: boolean | null; deployment: { response: string; extracted: string; correct: boolean } })[] = [];
   for (const r of probe.length ? probe : [...deploy.values()]) {
     const d = deploy.get(r.doc_id)!;
     const a = d.attempts[0];
     const realized = d.realized === true;
-    rows.push({ ...r, realized, ceiling: realized || r.reachable === true, deployment: { response: a.response, extracted: a.extracted, correct: a.correct } });
+    rows.push({
+      ...r,
+      realized,
+      realized_decoy: d.realized_decoy,
+      ceiling: realized || r.reachable === true,
+      ceiling_decoy: r === d ? d.realized_decoy : ceilingDecoy(d, r),
+      deployment: { response: a.response, extracted: a.extracted, correct: a.correct },
+    });
   }
   return rows;
 }
@@ -260,7 +270,9 @@ function headline(res: AuditResult) {
     run_key: res.run_key,
     realized: s.realized,
     reachable: p ? p.reachable : null,
+    reachable_decoy: p ? p.reachable_decoy : null,
     ceiling: p ? p.ceiling : s.realized,
+    ceiling_decoy: p ? p.ceiling_decoy : null,
     reach_at_k: p ? p.reach_at_k : [],
     attempts_made: p ? p.mean_attempts : 0,
     space_exhausted: p ? p.space_exhausted : 0,
@@ -315,6 +327,8 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
     ...headline(a.res),
     // every later probe against the first, at matched attempts (e.g. random routes − MCTS)
     ...(keys.length > 1 ? { comparisons: keys.slice(1).map((k) => compareProbes(a.res.records, keys[0], k)) } : {}),
+    // random − MCTS for both baselines (uniform routes, depth-matched walks) of each MCTS preset
+    ...(a.res.records.some((r) => r.probe === 'mcts-routes') ? { guidance: guidanceComparisons(a.res.records) } : {}),
     ...(a.scan ? { silencing: a.scan } : {}),
   };
   if (o.compare !== undefined) {

@@ -69,17 +69,29 @@ describe('study CLI', () => {
     for (const model of ['A', 'B']) {
       const s = report.settings.find((x) => x.model === model)!;
       const rr = await cli(`--model ${model} ${base} --probe random-routes --space blocks`);
-      const mc = await cli(`--model ${model} ${base} --probe mcts-routes --space blocks`);
+      const mc = await cli(`--model ${model} ${base} --probe mcts-routes,depth-matched-routes --space blocks`);
       const sp = await cli(`--model ${model} ${base} --probe sampling`);
       expect(s.run_keys).toEqual([rr.run_key, mc.run_key, sp.run_key]);
       expect(s.realized).toBe(rr.realized);
       expect(s.reachable).toEqual({ 'random-routes/blocks': rr.reachable, 'mcts-routes/blocks': mc.reachable, sampling: sp.reachable });
       expect(s.ceiling).toEqual({ 'random-routes/blocks': rr.ceiling, 'mcts-routes/blocks': mc.ceiling, sampling: sp.ceiling });
+      expect(s.reachable_decoy).toEqual({ 'random-routes/blocks': rr.reachable_decoy, 'mcts-routes/blocks': mc.reachable_decoy, sampling: sp.reachable_decoy });
+      expect(s.ceiling_decoy).toEqual({ 'random-routes/blocks': rr.ceiling_decoy, 'mcts-routes/blocks': mc.ceiling_decoy, sampling: sp.ceiling_decoy });
+      expect(Object.values(s.reachable_decoy).every((x) => typeof x === 'number')).toBe(true); // numeric answers: every question has a decoy
       expect(s.selectors['random-routes/blocks']).toEqual(Object.fromEntries(Object.entries(rr.selectors as Record<string, { accuracy: number; blind: boolean; retained_gain: number | null }>).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain }])));
       // random − MCTS at matched attempts: the CLI's two-probe audit compares the same records
       const both = await cli(`--model ${model} ${base} --probe random-routes,mcts-routes --space blocks`);
-      const [cmp] = both.comparisons as { diff: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }; matched_attempts: number }[];
-      expect(s.random_minus_structured['mcts-routes/blocks']).toMatchObject({ diff: cmp.diff.diff, ci: cmp.diff.ci, mcnemar_p: cmp.diff.mcnemar.exactP, matched_attempts: cmp.matched_attempts });
+      const [cmp] = both.comparisons as { diff: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }; matched_attempts: number; a: { reachable_decoy: number }; b: { reachable_decoy: number } }[];
+      expect(s.random_minus_structured['mcts-routes/blocks']).toMatchObject({
+        diff: cmp.diff.diff, ci: cmp.diff.ci, mcnemar_p: cmp.diff.mcnemar.exactP, matched_attempts: cmp.matched_attempts,
+        random_reachable_decoy: cmp.a.reachable_decoy, structured_reachable_decoy: cmp.b.reachable_decoy,
+      });
+      // depth-matched walks − MCTS: the CLI's guidance comparison of the same MCTS run
+      const [g] = mc.guidance as { preset: string; depth_matched: { diff: { diff: number; ci: { lo: number; hi: number } }; matched_attempts: number; a: { reachable: number } } }[];
+      expect(g.preset).toBe('cola');
+      expect(s.random_minus_structured['mcts-routes/blocks'].depth_matched).toMatchObject({
+        diff: g.depth_matched.diff.diff, ci: g.depth_matched.diff.ci, matched_attempts: g.depth_matched.matched_attempts, walks_reachable: g.depth_matched.a.reachable,
+      });
       // the silencing scan: the CLI's --scan on the random-routes run
       const scan = (await cli(`--model ${model} ${base} --probe random-routes --space blocks --scan`)).silencing as {
         identification: { layer: number | null };
@@ -95,12 +107,15 @@ describe('study CLI', () => {
     // the pair: the CLI's --compare on each probe
     const pair = report.f3.pairs[0];
     const cmpRoutes = (await cli(`--model A --compare B ${base} --probe random-routes --space blocks`)).compare as { comparison: { deployed: { diff: number; ci: { lo: number; hi: number } }; ceiling: { diff: number; ci: { lo: number; hi: number } } } };
-    const cmpSampling = (await cli(`--model A --compare B ${base} --probe sampling`)).compare as { comparison: { ceiling: { diff: number; ci: { lo: number; hi: number } }; transitions: unknown } };
+    const cmpSampling = (await cli(`--model A --compare B ${base} --probe sampling`)).compare as {
+      comparison: { ceiling: { diff: number; ci: { lo: number; hi: number } }; transitions: unknown; a: { ceiling_decoy: number }; b: { ceiling_decoy: number } };
+    };
     expect(pair).toMatchObject({ base: 'A', trained: 'B', ceiling_probe: 'random-routes/blocks' });
     expect([pair.deployed_delta, pair.deployed_ci]).toEqual([cmpRoutes.comparison.deployed.diff, { lo: cmpRoutes.comparison.deployed.ci.lo, hi: cmpRoutes.comparison.deployed.ci.hi }]);
     expect([pair.ceiling_delta, pair.ceiling_ci]).toEqual([cmpRoutes.comparison.ceiling.diff, { lo: cmpRoutes.comparison.ceiling.ci.lo, hi: cmpRoutes.comparison.ceiling.ci.hi }]);
     expect([pair.ceilings.sampling.diff, pair.ceilings.sampling.ci]).toEqual([cmpSampling.comparison.ceiling.diff, { lo: cmpSampling.comparison.ceiling.ci.lo, hi: cmpSampling.comparison.ceiling.ci.hi }]);
     expect(pair.ceilings.sampling.transitions).toEqual(cmpSampling.comparison.transitions);
+    expect([pair.ceilings.sampling.base_decoy, pair.ceilings.sampling.trained_decoy]).toEqual([cmpSampling.comparison.a.ceiling_decoy, cmpSampling.comparison.b.ceiling_decoy]);
     expect(pair.ceilings['random-routes/blocks'].transitions).toEqual(pair.transitions);
     // B is right on the default route on more questions than A: a positive deployed Δ
     expect(pair.deployed_delta).toBeGreaterThan(0);

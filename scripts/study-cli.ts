@@ -21,7 +21,7 @@ import { loadTask, runAudit } from '../src/audit/index.ts';
 import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
 import type { LoadedTask } from '../src/audit/types.ts';
 import type { CheckpointSource, Engine } from '../src/engine/types.ts';
-import { checkRunFile } from '../src/store/run-file.ts';
+import { checkRunFile, recordsOf } from '../src/store/run-file.ts';
 import { manifestKey } from '../src/store/keys.ts';
 import { orderRecords } from '../src/store/records.ts';
 import { runFile } from '../src/store/export.ts';
@@ -112,7 +112,7 @@ export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['sha
           const stored = deps.readRun(key);
           let result: StudyRunResult;
           if (stored !== null) {
-            result = { model, task: setting.task, label: run.label, run_key: key, records: checkRunFile(JSON.parse(stored), '').records };
+            result = { model, task: setting.task, label: run.label, run_key: key, records: recordsOf(checkRunFile(JSON.parse(stored), '')) };
             reused++;
           } else {
             const started = performance.now();

@@ -1,12 +1,14 @@
 // Paired comparisons, one implementation for the CLI, the app and exports:
-//   - two checkpoints under one condition (base vs trained): realized, reachable and ceiling on the
-//     questions both audited (matched by doc_id and doc_hash), the deployed Δ and ceiling Δ with
-//     paired 95% intervals and McNemar's test, and the question transition table A → B;
-//   - two probes of one run (random routes vs MCTS): reachable at matched attempts, their paired
-//     difference, interval and McNemar's test.
+//   - two checkpoints under one condition (base vs trained): realized, reachable and ceiling (and
+//     reachable and ceiling against the decoy answer) on the questions both audited (matched by
+//     doc_id and doc_hash), the deployed Δ and ceiling Δ with paired 95% intervals and McNemar's
+//     test, and the question transition table A → B;
+//   - two probes of one run (random routes vs MCTS): reachable (and against the decoy) at matched
+//     attempts, their paired difference, interval and McNemar's test.
 // A probe that stopped early (its space exhausted) is compared at the attempts both sides made.
 
 import type { Engine, ModelInfo } from '../engine/types';
+import { ceilingDecoy, decoyCount, decoyWithin } from './decoy';
 import { AuditError } from './errors';
 import { runAudit, type AuditOptions, type AuditResult } from './run';
 import { pairedDifference, type McNemar, type PairedDifference } from './stats';
@@ -38,6 +40,12 @@ const pairKey = (r: Pick<QuestionRecord, 'doc_id' | 'doc_hash'>) => `${r.doc_id}
 /** Reachable within the first k attempts. */
 const reachedWithin = (r: QuestionRecord, k: number) => r.first_success !== null && r.first_success < k;
 
+/** Share of questions hitting the decoy; null when one has no decoy (0 over no questions). */
+const decoyRate = (hits: (boolean | null)[]) => {
+  const c = decoyCount(hits);
+  return c === null ? null : hits.length ? c / hits.length : 0;
+};
+
 /** Attempts both records can be judged on: the budget, or fewer when one side stopped early. */
 const matchedAttempts = (x: QuestionRecord, y: QuestionRecord) => Math.min(x.budget, y.budget, x.attempts.length, y.attempts.length);
 
@@ -47,6 +55,10 @@ export interface SideSummary {
   realized: number;
   reachable: number;
   ceiling: number;
+  /** reachable and ceiling against the decoy answer (decoy.ts), at the same matched attempts; null
+   *  when a question has no decoy. */
+  reachable_decoy: number | null;
+  ceiling_decoy: number | null;
 }
 
 export interface CheckpointComparison {
@@ -57,8 +69,8 @@ export interface CheckpointComparison {
   matched_attempts: number;
   a: SideSummary;
   b: SideSummary;
-  /** B − A. */
-  diff: { realized: number; reachable: number; ceiling: number };
+  /** B − A (the decoy differences null where a side has no decoy rate). */
+  diff: { realized: number; reachable: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };
   /** Deployed Δ (realized, B − A) and ceiling Δ, paired over the shared questions. */
   deployed: PairedDifference;
   ceiling: PairedDifference;
@@ -117,12 +129,16 @@ export function compareRecords(a: readonly QuestionRecord[], b: readonly Questio
   const questions = ids.map((k) => ({ doc_id: A.deployment.get(k)!.doc_id, a: stateOf(A, k), b: stateOf(B, k) }));
   for (const q of questions) transitions[q.a][q.b]++;
   const rate = (f: (k: string) => boolean) => (ids.length ? ids.filter(f).length / ids.length : 0);
+  const reachableDecoy = (S: Side, k: string) => decoyWithin(S.probe.get(k)!, ks.get(k)!);
+  const ceilingDecoyOf = (S: Side, k: string) => ceilingDecoy(S.deployment.get(k)!, { reachable_decoy: reachableDecoy(S, k) });
   const sum = (S: Side): SideSummary => ({
     model_fingerprint: S.fingerprint,
     probe_key: S.probe_key,
     realized: rate((k) => realized(S, k)),
     reachable: rate((k) => reachable(S, k)),
     ceiling: rate((k) => ceiling(S, k)),
+    reachable_decoy: decoyRate(ids.map((k) => reachableDecoy(S, k))),
+    ceiling_decoy: decoyRate(ids.map((k) => ceilingDecoyOf(S, k))),
   });
   const sa = sum(A);
   const sb = sum(B);
@@ -134,7 +150,13 @@ export function compareRecords(a: readonly QuestionRecord[], b: readonly Questio
     matched_attempts: ids.length ? [...ks.values()].reduce((s, x) => s + x, 0) / ids.length : 0,
     a: sa,
     b: sb,
-    diff: { realized: sb.realized - sa.realized, reachable: sb.reachable - sa.reachable, ceiling: sb.ceiling - sa.ceiling },
+    diff: {
+      realized: sb.realized - sa.realized,
+      reachable: sb.reachable - sa.reachable,
+      ceiling: sb.ceiling - sa.ceiling,
+      reachable_decoy: sa.reachable_decoy === null || sb.reachable_decoy === null ? null : sb.reachable_decoy - sa.reachable_decoy,
+      ceiling_decoy: sa.ceiling_decoy === null || sb.ceiling_decoy === null ? null : sb.ceiling_decoy - sa.ceiling_decoy,
+    },
     deployed,
     ceiling: ceil,
     transitions,
@@ -147,8 +169,10 @@ export interface ProbeComparison {
   condition_key: string;
   /** Questions both probes answered (same doc_id and doc_hash). */
   n: number;
-  a: { probe_key: string; reachable: number; mean_attempts: number };
-  b: { probe_key: string; reachable: number; mean_attempts: number };
+  /** reachable and, against the decoy answer (decoy.ts), reachable_decoy (null when a question has
+   *  no decoy), both at matched attempts. */
+  a: { probe_key: string; reachable: number; reachable_decoy: number | null; mean_attempts: number };
+  b: { probe_key: string; reachable: number; reachable_decoy: number | null; mean_attempts: number };
   /** Mean attempts per question at which both are judged (min of the two, ≤ the budgets). */
   matched_attempts: number;
   /** reachable(a) − reachable(b) at matched attempts, paired over questions. */
@@ -171,11 +195,37 @@ export function compareProbes(records: readonly QuestionRecord[], probeKeyA: str
   return {
     condition_key: keys[0],
     n: ids.length,
-    a: { probe_key: probeKeyA, reachable: mean(ra.map(Number)), mean_attempts: mean(ids.map((k) => A.get(k)!.attempts.length)) },
-    b: { probe_key: probeKeyB, reachable: mean(rb.map(Number)), mean_attempts: mean(ids.map((k) => B.get(k)!.attempts.length)) },
+    a: { probe_key: probeKeyA, reachable: mean(ra.map(Number)), reachable_decoy: decoyRate(ids.map((k, i) => decoyWithin(A.get(k)!, ks[i]))), mean_attempts: mean(ids.map((k) => A.get(k)!.attempts.length)) },
+    b: { probe_key: probeKeyB, reachable: mean(rb.map(Number)), reachable_decoy: decoyRate(ids.map((k, i) => decoyWithin(B.get(k)!, ks[i]))), mean_attempts: mean(ids.map((k) => B.get(k)!.attempts.length)) },
     matched_attempts: mean(ks),
     diff: pairedDifference(rb, ra),
   };
+}
+
+/** What an MCTS preset's guidance adds over chance: random − MCTS at matched attempts for both
+ *  baselines of one run, uniform random routes (over their own space) and the depth-matched walks
+ *  of that preset (its own actions at its own depths); null where the run lacks that baseline. */
+export interface GuidanceComparison {
+  preset: string;
+  mcts_probe_key: string;
+  uniform: ProbeComparison | null;
+  depth_matched: ProbeComparison | null;
+}
+
+export function guidanceComparisons(records: readonly QuestionRecord[]): GuidanceComparison[] {
+  const firstOf = (pred: (r: QuestionRecord) => boolean) => records.find(pred)?.probe_key ?? null;
+  const uniform = firstOf((r) => r.probe === 'random-routes');
+  const mctsKeys = [...new Set(records.filter((r) => r.probe === 'mcts-routes').map((r) => r.probe_key))];
+  return mctsKeys.map((mk) => {
+    const spec = records.find((r) => r.probe_key === mk)!.probe_spec as Extract<QuestionRecord['probe_spec'], { probe: 'mcts-routes' }>;
+    const walks = firstOf((r) => r.probe_spec.probe === 'depth-matched-routes' && r.probe_spec.matched?.mcts_probe_key === mk);
+    return {
+      preset: spec.preset,
+      mcts_probe_key: mk,
+      uniform: uniform ? compareProbes(records, uniform, mk) : null,
+      depth_matched: walks ? compareProbes(records, walks, mk) : null,
+    };
+  });
 }
 
 export interface CompareOptions extends Omit<AuditOptions, 'probes'> {

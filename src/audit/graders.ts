@@ -24,7 +24,7 @@ export interface GradeOptions {
 
 export function grade(format: AnswerFormat, gold: string, response: string, opts: GradeOptions = {}): Grade {
   const g = normalizeGold(format, gold);
-  const n = opts.choices?.length ?? Math.max(5, letterIndex(g) + 1); // used by mc-letter only
+  const n = optionCount(g, opts.choices); // used by mc-letter only
   const extracted = opts.requireBoxed
     ? extractBoxed(format, response, n)
     : format === 'numeric'
@@ -32,7 +32,21 @@ export function grade(format: AnswerFormat, gold: string, response: string, opts
       : format === 'mc-letter'
         ? extractLetter(response, n, opts.choices)
         : extractExact(response);
-  return { extracted, correct: extracted !== INVALID && extracted === g };
+  return { extracted, correct: matches(extracted, g) };
+}
+
+/** The grader's equality rule: an extracted answer counts when it is the canonical answer. */
+const matches = (extracted: string, canonical: string) => extracted !== INVALID && extracted === canonical;
+
+/** Whether an extracted answer is `answer` (a gold or a decoy answer) under the grader's rule. */
+export function isAnswer(format: AnswerFormat, answer: string, extracted: string): boolean {
+  return matches(extracted, normalizeGold(format, answer));
+}
+
+/** How many option letters are valid for a multiple-choice question: its options, or at least
+ *  A–E (and up to the gold letter) when it lists none. */
+export function optionCount(goldLetter: string, choices?: string[]): number {
+  return choices?.length ?? Math.max(5, letterIndex(goldLetter) + 1);
 }
 
 /** The canonical form of a gold answer; throws when the gold answer itself cannot be read. */

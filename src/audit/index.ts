@@ -41,15 +41,15 @@ export {
   routeSpaceSize,
   enumerateRoutes,
   sampleRoutes,
-  childRoutes,
 } from './routes';
 
 // running audits
 export { runAudit, auditRecords, sharedRoutes, questionRoutes, type AuditOptions, type AuditProgress, type AuditResult, type Calibration } from './run';
 export { summarize, reachCurve, retainedGain } from './summary';
+export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';
 export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick } from './selectors';
 export { silencingScan, failureSet, scanFromRecords, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';
-export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type CompareOptions } from './compare';
+export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, guidanceComparisons, type GuidanceComparison, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type CompareOptions } from './compare';
 export { passAtK, wilson, mcnemar, pairedDifference, type Interval, type McNemar, type PairedDifference } from './stats';
 export * from './presets';
 

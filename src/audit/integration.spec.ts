@@ -33,7 +33,7 @@ describe.skipIf(!haveEngine)(`audit on tiny-qwen2 with the real engine${haveEngi
     const probes: ProbeSpec[] = [
       { probe: 'deployment' },
       randomRoutes(space, 4, 1, true),
-      colaMcts(space, 3, 1),
+      colaMcts(6, 3, 1),
       samplingCeiling(2, 1),
       silencingAllLayers(6),
     ];

@@ -1,17 +1,20 @@
-// Protocol presets (DESIGN.md "Protocols to reproduce"): route spaces, CoLa-style and
-// program-selection MCTS, the sampling ceiling, and the CoLa condition.
+// Protocol presets (DESIGN.md "Protocols to reproduce"): route spaces, CoLa's and program
+// selection's released MCTS with their depth-matched baselines, the sampling ceiling, and the CoLa condition.
 
 import type { EngineDtype } from '../engine/types';
 import { defaultCondition } from './condition';
-import type { Condition, ProbeSpec, RouteSpace, TaskSpec } from './types';
+import { colaSpace } from './probes/cola-mcts';
+
+export { colaSpace };
+import type { BlocksSpace, Condition, NeighborhoodSpace, ProbeSpec, RouteSpace, TaskSpec } from './types';
 
 /** Skip or repeat blocks of 1–4 layers, up to two edits, length within L ± 8. */
-export function blocksSpace(numLayers: number, o: Partial<Omit<Extract<RouteSpace, { kind: 'blocks' }>, 'kind' | 'numLayers'>> = {}): RouteSpace {
+export function blocksSpace(numLayers: number, o: Partial<Omit<BlocksSpace, 'kind' | 'numLayers'>> = {}): BlocksSpace {
   return { kind: 'blocks', numLayers, minLen: Math.max(1, numLayers - 8), maxLen: numLayers + 8, maxBlock: 4, maxEdits: 2, ...o };
 }
 
 /** Fixed length; each position within ±radius; at most maxEdits changed positions. */
-export function neighborhoodSpace(numLayers: number, radius = 2, maxEdits = 3): RouteSpace {
+export function neighborhoodSpace(numLayers: number, radius = 2, maxEdits = 3): NeighborhoodSpace {
   return { kind: 'neighborhood', numLayers, radius, maxEdits };
 }
 
@@ -19,44 +22,28 @@ export function randomRoutes(space: RouteSpace, budget: number, seed: number, sh
   return { probe: 'random-routes', space, budget, seed, shared };
 }
 
-/** CoLa-style: blocks space, root block edits, UCB = mean − 5·len/L + sqrt(2·ln(N+1)/n) with N the
- *  parent's visits; greedy descent with a uniformly random child (expanded or not) with p = 0.1;
- *  runs until `budget` distinct routes are evaluated (CoLa used 100). */
-export function colaMcts(space: RouteSpace, budget: number, seed: number): ProbeSpec {
-  return {
-    probe: 'mcts-routes',
-    space,
-    budget,
-    seed,
-    preset: 'cola',
-    exploration: Math.SQRT2,
-    lengthPenalty: 5,
-    explorationVisits: 'parent',
-    randomChild: { start: 0.1, end: 0.1 },
-    randomChildScope: 'all',
-    expandProb: 0,
-    rootBlockEdits: true,
-  };
+/** CoLa's released MCTS (probes/cola-mcts.ts) in CoLa's route space for L layers; it ran 100
+ *  simulations, each evaluating one new route, so budget 100 = its protocol. */
+export function colaMcts(numLayers: number, budget: number, seed: number): ProbeSpec {
+  return { probe: 'mcts-routes', preset: 'cola', space: colaSpace(numLayers), budget, seed };
 }
 
-/** Program selection: neighborhood radius 2, at most 3 edits; expands with p = 0.5, else a random
- *  expanded child with p decaying 0.8 → 0.1 over the budget, else UCB with exploration 1.8 and the
- *  root's visits; runs until `budget` distinct routes are evaluated (it used 200). */
-export function programSelectionMcts(numLayers: number, budget: number, seed: number, space: RouteSpace = neighborhoodSpace(numLayers, 2, 3)): ProbeSpec {
-  return {
-    probe: 'mcts-routes',
-    space,
-    budget,
-    seed,
-    preset: 'program-selection',
-    exploration: 1.8,
-    lengthPenalty: 0,
-    explorationVisits: 'root',
-    randomChild: { start: 0.8, end: 0.1 },
-    randomChildScope: 'expanded',
-    expandProb: 0.5,
-    rootBlockEdits: false,
-  };
+/** Program selection's released MCTS (probes/program-selection-mcts.ts): neighborhood radius 2, at
+ *  most 3 changed positions; it ran 200 simulations (ReachLab's budget counts distinct routes). */
+export function programSelectionMcts(numLayers: number, budget: number, seed: number, space: NeighborhoodSpace = neighborhoodSpace(numLayers, 2, 3)): ProbeSpec {
+  return { probe: 'mcts-routes', preset: 'program-selection', space, budget, seed };
+}
+
+/** The depth-matched random baseline of an MCTS spec: the same preset, space, budget and seed. */
+export function depthMatchedRoutes(mcts: Extract<ProbeSpec, { probe: 'mcts-routes' }>): ProbeSpec {
+  return { probe: 'depth-matched-routes', preset: mcts.preset, space: mcts.space, budget: mcts.budget, seed: mcts.seed };
+}
+
+/** The probes with the depth-matched baseline of their MCTS probe added (when it is missing). */
+export function withDepthMatchedBaseline(probes: readonly ProbeSpec[]): ProbeSpec[] {
+  const mcts = probes.find((p) => p.probe === 'mcts-routes');
+  if (!mcts || mcts.probe !== 'mcts-routes' || probes.some((p) => p.probe === 'depth-matched-routes')) return [...probes];
+  return [...probes, depthMatchedRoutes(mcts)];
 }
 
 /** Sampling ceiling (Yue et al.): temperature 0.6, top-p 0.95, k = budget samples. */

@@ -4,7 +4,7 @@
 // the route shape, exact for spaces of any size).
 
 import { shuffled, type Prng } from '../util/prng';
-import type { RouteSpace } from './types';
+import type { ColaSpace, RouteSpace } from './types';
 
 export function defaultRoute(numLayers: number): number[] {
   return Array.from({ length: numLayers }, (_, i) => i);
@@ -21,11 +21,16 @@ export function parseRoute(s: string): number[] {
   return parts.map(Number);
 }
 
-/** "blocks(L=6,len=4..8,block=4,edits=2)" / "neighborhood(L=6,radius=2,edits=3)". */
+/** "blocks(L=6,len=4..8,block=4,edits=2)" / "neighborhood(L=6,radius=2,edits=3)" / "cola(L=6,len=4..7)". */
 export function routeSpaceToString(space: RouteSpace): string {
-  return space.kind === 'blocks'
-    ? `blocks(L=${space.numLayers},len=${space.minLen}..${space.maxLen},block=${space.maxBlock},edits=${space.maxEdits})`
-    : `neighborhood(L=${space.numLayers},radius=${space.radius},edits=${space.maxEdits})`;
+  switch (space.kind) {
+    case 'blocks':
+      return `blocks(L=${space.numLayers},len=${space.minLen}..${space.maxLen},block=${space.maxBlock},edits=${space.maxEdits})`;
+    case 'neighborhood':
+      return `neighborhood(L=${space.numLayers},radius=${space.radius},edits=${space.maxEdits})`;
+    case 'cola':
+      return `cola(L=${space.numLayers},len=${space.minLen}..${space.maxLen})`;
+  }
 }
 
 const isPosInt = (x: unknown) => typeof x === 'number' && Number.isInteger(x) && x > 0;
@@ -35,6 +40,12 @@ const isNatInt = (x: unknown) => typeof x === 'number' && Number.isInteger(x) &&
 export function validateRouteSpace(space: RouteSpace): void {
   if (!space || typeof space !== 'object') throw new Error('route space must be an object');
   if (!isPosInt(space.numLayers)) throw new Error(`route space numLayers must be a positive integer, got ${space.numLayers}`);
+  if (space.kind === 'cola') {
+    const L = space.numLayers;
+    if (!isPosInt(space.minLen) || space.minLen >= L) throw new Error(`cola minLen must be an integer in 1..${L - 1} (below the ${L} layers), got ${space.minLen}`);
+    if (!Number.isInteger(space.maxLen) || space.maxLen <= L) throw new Error(`cola maxLen must be an integer above the ${L} layers, got ${space.maxLen}`);
+    return;
+  }
   if (!isPosInt(space.maxEdits)) throw new Error(`route space maxEdits must be a positive integer, got ${space.maxEdits}`);
   if (space.kind === 'blocks') {
     if (!isPosInt(space.maxBlock) || space.maxBlock > 4) throw new Error(`blocks maxBlock must be an integer in 1..4, got ${space.maxBlock}`);
@@ -43,7 +54,7 @@ export function validateRouteSpace(space: RouteSpace): void {
   } else if (space.kind === 'neighborhood') {
     if (!isNatInt(space.radius)) throw new Error(`neighborhood radius must be a non-negative integer, got ${space.radius}`);
   } else {
-    throw new Error(`unknown route space kind "${(space as { kind: string }).kind}" (known: blocks, neighborhood)`);
+    throw new Error(`unknown route space kind "${(space as { kind: string }).kind}" (known: blocks, neighborhood, cola)`);
   }
 }
 
@@ -116,6 +127,10 @@ export function routeError(space: RouteSpace, route: readonly number[]): string 
   const L = space.numLayers;
   if (!Array.isArray(route) || route.length === 0) return 'route must be a non-empty list of layer indices';
   for (const l of route) if (!Number.isInteger(l) || l < 0 || l >= L) return `layer ${l} is outside 0..${L - 1}`;
+  if (space.kind === 'cola') {
+    const parsed = parseCola(route, space);
+    return typeof parsed === 'string' ? parsed : null;
+  }
   if (space.kind === 'blocks') {
     if (route.length < space.minLen || route.length > space.maxLen) return `length ${route.length} is outside ${space.minLen}..${space.maxLen}`;
     const steps = parseBlocks(route, L, space.maxBlock);
@@ -156,7 +171,14 @@ export interface RankedSpace {
 
 export function rankedSpace(space: RouteSpace): RankedSpace {
   validateRouteSpace(space);
-  return space.kind === 'blocks' ? rankedBlocks(space) : rankedNeighborhood(space);
+  switch (space.kind) {
+    case 'blocks':
+      return rankedBlocks(space);
+    case 'neighborhood':
+      return rankedNeighborhood(space);
+    case 'cola':
+      return rankedCola(space);
+  }
 }
 
 function rankedBlocks(space: Extract<RouteSpace, { kind: 'blocks' }>): RankedSpace {
@@ -299,6 +321,143 @@ function rankedNeighborhood(space: Extract<RouteSpace, { kind: 'neighborhood' }>
   };
 }
 
+// ---------------------------------------------------------------- cola
+
+/**
+ * A CoLa route is written as copies per layer in up to two runs: a route with no step back is one
+ * ascending run (each layer 0–2 times); a route with one step back r[j] > r[j+1] is run A = r[..j]
+ * then run B = r[j+1..], both ascending. A "family" fixes where B starts (b = r[j+1]) and the drop
+ * d = r[j] − b ∈ 1..3 (the first block repeat had d + 1 layers, so it needs numLayers + d + 1 ≤
+ * maxLen). Per layer v the family allows these (copies in A, copies in B), in rank order:
+ */
+type Copies = readonly [a: number, b: number];
+const ONE_RUN: Copies[] = [[0, 0], [1, 0], [2, 0]];
+const B_ONLY: Copies[] = [[0, 0], [0, 1], [0, 2]];
+const BOTH: Copies[] = [[0, 0], [1, 0], [2, 0], [0, 1], [0, 2], [1, 1]];
+const B_START: Copies[] = [[0, 1], [0, 2], [1, 1]]; // v = b: B starts here
+const A_END: Copies[] = [[1, 0], [2, 0], [1, 1]]; // v = b + d: A ends here
+
+/** null: one ascending run; else B starts at layer b and A ends at layer b + d. */
+type ColaFamily = { b: number; d: number } | null;
+
+function colaOptions(fam: ColaFamily, v: number): Copies[] {
+  if (!fam) return ONE_RUN;
+  const end = fam.b + fam.d;
+  return v < fam.b ? ONE_RUN : v === fam.b ? B_START : v < end ? BOTH : v === end ? A_END : B_ONLY;
+}
+
+function colaFamilies(space: ColaSpace): ColaFamily[] {
+  const out: ColaFamily[] = [null];
+  for (let d = 1; d <= 3 && space.numLayers + d + 1 <= space.maxLen; d++) for (let b = 0; b + d < space.numLayers; b++) out.push({ b, d });
+  return out;
+}
+
+function emitCola(copies: Copies[]): number[] {
+  const a: number[] = [];
+  const b: number[] = [];
+  copies.forEach(([ca, cb], v) => {
+    for (let k = 0; k < ca; k++) a.push(v);
+    for (let k = 0; k < cb; k++) b.push(v);
+  });
+  return [...a, ...b];
+}
+
+/** The family and copies of a route, or why it is not in the space. */
+function parseCola(route: readonly number[], space: ColaSpace): { fam: ColaFamily; copies: Copies[] } | string {
+  const L = space.numLayers;
+  if (route.length < space.minLen || route.length > space.maxLen) return `length ${route.length} is outside ${space.minLen}..${space.maxLen}`;
+  const back: number[] = [];
+  for (let j = 0; j + 1 < route.length; j++) if (route[j] > route[j + 1]) back.push(j);
+  if (back.length > 1) return `route steps back ${back.length} times; CoLa's actions make at most one step back`;
+  const counts = new Array<number>(L).fill(0);
+  for (const l of route) if (++counts[l] > 2) return `layer ${l} runs more than twice`;
+  let fam: ColaFamily = null;
+  const copies: [number, number][] = Array.from({ length: L }, () => [0, 0]);
+  if (back.length === 0) {
+    if (route.length === L && route.every((l, i) => l === i)) return 'route is the default route (that is the deployment attempt)';
+    for (const l of route) copies[l][0]++;
+  } else {
+    const j = back[0];
+    fam = { b: route[j + 1], d: route[j] - route[j + 1] };
+    if (fam.d > 3) return `route steps back ${fam.d} layers (from ${route[j]} to ${route[j + 1]}); a repeated block has at most 4 layers`;
+    if (L + fam.d + 1 > space.maxLen) return `route steps back ${fam.d} layers, which needs a repeated block of ${fam.d + 1} and a length above ${space.maxLen} on the way`;
+    route.forEach((l, i) => copies[l][i <= j ? 0 : 1]++);
+  }
+  for (let v = 0; v < L; v++) if (!colaOptions(fam, v).some(([a, b]) => a === copies[v][0] && b === copies[v][1])) return `layer ${v} runs where no CoLa action sequence puts it`;
+  return { fam, copies };
+}
+
+function rankedCola(space: ColaSpace): RankedSpace {
+  const { numLayers: L, minLen, maxLen } = space;
+  const fams = colaFamilies(space);
+  // suffix[v][n] = ways to choose copies for layers v..L-1 with n route positions in all
+  const suffixOf = (fam: ColaFamily): bigint[][] => {
+    const suffix: bigint[][] = Array.from({ length: L + 1 }, () => new Array<bigint>(maxLen + 1).fill(0n));
+    suffix[L][0] = 1n;
+    for (let v = L - 1; v >= 0; v--) {
+      for (const [a, b] of colaOptions(fam, v)) for (let n = 0; n + a + b <= maxLen; n++) suffix[v][n + a + b] += suffix[v + 1][n];
+    }
+    return suffix;
+  };
+  const tables = fams.map(suffixOf);
+  /** Completions of layers v.. when `used` positions are taken, within the length limits. */
+  const completions = (f: number, v: number, used: number): bigint => {
+    let c = 0n;
+    for (let n = Math.max(0, minLen - used); n <= maxLen - used; n++) c += tables[f][v][n];
+    return c;
+  };
+  // the default route is one assignment of the ascending family; ranks skip it
+  const defaultRank = (() => {
+    let r = 0n;
+    for (let v = 0; v < L; v++) r += completions(0, v + 1, v); // option (0,0) at v precedes (1,0)
+    return r;
+  })();
+  const famSize = fams.map((_, f) => completions(f, 0, 0) - (f === 0 ? 1n : 0n));
+  const size = famSize.reduce((a, b) => a + b, 0n);
+  return {
+    space,
+    size,
+    unrank(r) {
+      if (r < 0n || r >= size) throw new RangeError(`rank ${r} outside 0..${size - 1n} of ${routeSpaceToString(space)}`);
+      let f = 0;
+      while (r >= famSize[f]) r -= famSize[f++];
+      if (f === 0 && r >= defaultRank) r++;
+      const copies: Copies[] = [];
+      let used = 0;
+      for (let v = 0; v < L; v++) {
+        for (const opt of colaOptions(fams[f], v)) {
+          const c = completions(f, v + 1, used + opt[0] + opt[1]);
+          if (r < c) {
+            copies.push(opt);
+            used += opt[0] + opt[1];
+            break;
+          }
+          r -= c;
+        }
+      }
+      return emitCola(copies);
+    },
+    rank(route) {
+      const parsed = parseCola(route, space);
+      if (typeof parsed === 'string') throw new Error(`cannot rank: ${parsed}`);
+      const f = fams.findIndex((x) => (x === null ? parsed.fam === null : parsed.fam !== null && x.b === parsed.fam.b && x.d === parsed.fam.d));
+      let r = famSize.slice(0, f).reduce((a, b) => a + b, 0n);
+      let within = 0n;
+      let used = 0;
+      for (let v = 0; v < L; v++) {
+        for (const opt of colaOptions(fams[f], v)) {
+          if (opt[0] === parsed.copies[v][0] && opt[1] === parsed.copies[v][1]) {
+            used += opt[0] + opt[1];
+            break;
+          }
+          within += completions(f, v + 1, used + opt[0] + opt[1]);
+        }
+      }
+      return r + (f === 0 && within > defaultRank ? within - 1n : within);
+    },
+  };
+}
+
 /** Number of routes in the space (exact). */
 export function routeSpaceSize(space: RouteSpace): bigint {
   return rankedSpace(space).size;
@@ -346,41 +505,5 @@ export function sampleRoutes(space: RouteSpace, k: number, rng: Prng): number[][
   }
   // Floyd's subset is uniform but not its order: shuffle so every prefix is a uniform draw too
   for (const p of shuffled(picks, rng)) out.push(rs.unrank(p));
-  return out;
-}
-
-// ---------------------------------------------------------------- one-edit neighbors (MCTS children)
-
-/**
- * Routes of the space one more edit away from `route` (in a fixed order, distinct, never `route`):
- * blocks: skip or repeat a block of 1..blockSize layers the route still runs once (unedited);
- * neighborhood: an unedited position runs another layer within the radius.
- */
-export function childRoutes(space: RouteSpace, route: readonly number[], blockSize: number): number[][] {
-  const out: number[][] = [];
-  const seen = new Set<string>([routeToString(route)]);
-  const add = (r: number[]) => {
-    const k = routeToString(r);
-    if (!seen.has(k) && routeError(space, r) === null) {
-      seen.add(k);
-      out.push(r);
-    }
-  };
-  if (space.kind === 'neighborhood') {
-    for (let p = 0; p < route.length; p++) {
-      if (route[p] !== p) continue;
-      for (const q of window(p, space.numLayers, space.radius)) if (q !== p) add(route.map((l, i) => (i === p ? q : l)));
-    }
-    return out;
-  }
-  const steps = parseBlocks(route, space.numLayers, space.maxBlock);
-  if (typeof steps === 'string') throw new Error(`childRoutes: route ${routeToString(route)} ${steps}`);
-  for (let i = 0; i < steps.length; i++) {
-    for (let s = 1; s <= blockSize && i + s <= steps.length; s++) {
-      if (steps.slice(i, i + s).some((st) => st.op !== 'keep')) break;
-      const at = steps[i].at;
-      for (const op of ['skip', 'repeat'] as const) add(emitBlocks([...steps.slice(0, i), { op, at, size: s }, ...steps.slice(i + s)]));
-    }
-  }
   return out;
 }

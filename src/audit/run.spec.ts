@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bindFewShotPool, defaultCondition, recordKey } from './condition';
-import { colaMcts } from './presets';
-import { childRoutes, enumerateRoutes, inRouteSpace, routeToString } from './routes';
+import { colaMcts, colaSpace, depthMatchedRoutes } from './presets';
+import { depthProfile } from './probes/depth-matched';
+import { inRouteSpace, routeToString } from './routes';
 import { auditRecords, questionRoutes, runAudit, sharedRoutes } from './run';
 import { seedFor } from './seeds';
 import { summarize } from './summary';
@@ -164,14 +165,13 @@ describe('sampling', () => {
 });
 
 describe('mcts-routes', () => {
-  const space2: RouteSpace = { kind: 'blocks', numLayers: L, minLen: 1, maxLen: 8, maxBlock: 2, maxEdits: 2 };
-  const TARGET = '1,2,3,3'; // skip layer 0 and repeat layer 3: two edits, depth 2 in the tree
-  const mcts = (budget: number): ProbeSpec => colaMcts(space2, budget, 4);
+  const space2 = colaSpace(L); // lengths 3..5
+  const TARGET = '1,2,3,3'; // skip layer 0 and repeat layer 3: two actions, depth 2 in the tree
+  const mcts = (budget: number): ProbeSpec => colaMcts(L, budget, 4);
 
   it('evaluates distinct routes, finds a depth-2 route, and records the first-success curve', async () => {
     const engine = new FakeEngine({ numLayers: L, answer: (q) => (routeToString(q.route) === TARGET ? gold(q.prompt) : '0') });
-    const size = enumerateRoutes(space2).length;
-    const res = await runAudit(engine, { task, condition: cond, probes: [mcts(size)] });
+    const res = await runAudit(engine, { task, condition: cond, probes: [mcts(40)] });
     expect(engine.rowsRequested).toBe(res.records.reduce((s, r) => s + r.attempts.length, 0));
     // lockstep: every engine call carries one route per question still searching
     expect(engine.calls[0].rows).toBe(3);
@@ -180,11 +180,14 @@ describe('mcts-routes', () => {
       expect(new Set(keys).size).toBe(keys.length);
       expect(r.attempts.every((a) => inRouteSpace(space2, a.route!))).toBe(true);
       expect(r.selection_saw_gold).toBe(true);
-      expect(r.first_success).toBe(keys.indexOf(TARGET));
-      expect(r.reachable).toBe(true);
+      // CoLa leaves a node unevaluated once it has children, so the tree may pass TARGET by
+      const at = keys.indexOf(TARGET);
+      expect(r.first_success).toBe(at < 0 ? null : at);
+      if (at >= 0) expect(r.attempts[at].depth).toBe(2);
     }
+    expect(res.records.some((r) => r.reachable)).toBe(true);
     // the empirical curve: question i contributes 1 from k = first_success + 1 on
-    const fs = res.records.map((r) => r.first_success!);
+    const fs = res.records.map((r) => r.first_success ?? Infinity);
     res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(fs.filter((f) => f < k + 1).length / 3, 12));
   });
 
@@ -210,16 +213,45 @@ describe('mcts-routes', () => {
     expect([sel.majority.blind, sel['max-logprob'].blind, sel['fixed-route'].blind]).toEqual([false, false, true]);
     expect(res.summary.probes[0].selection_saw_gold).toBe(true);
   });
+});
 
-  it('root children edit blocks; deeper children edit one layer', () => {
-    const root = childRoutes(space2, [0, 1, 2, 3], 2).map(routeToString);
-    expect(root).toContain('2,3'); // skip 0..1
-    expect(root).toContain('0,1,0,1,2,3'); // repeat 0..1
-    const deeper = childRoutes(space2, [1, 2, 3], 1).map(routeToString);
-    expect(deeper).toContain(TARGET);
-    expect(deeper).not.toContain('1,2,3,2,3');
+describe('depth-matched-routes', () => {
+  const answer = (q: FakeQuery) => (routeToString(q.route) === '1,2,3,3' ? gold(q.prompt) : '0');
+  const mcts = colaMcts(L, 6, 4) as Extract<ProbeSpec, { probe: 'mcts-routes' }>;
+
+  it("walks at the run's pooled MCTS depths, never sees the gold answer, and is bound to that MCTS probe and question set", async () => {
+    const res = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes: [{ probe: 'deployment' }, depthMatchedRoutes(mcts), mcts] });
+    const tree = res.records.filter((r) => r.probe === 'mcts-routes');
+    const walks = res.records.filter((r) => r.probe === 'depth-matched-routes');
+    expect(walks).toHaveLength(3);
+    const profile = depthProfile(tree.flatMap((r) => r.attempts.map((a) => a.depth!)));
+    for (const r of walks) {
+      expect(r.depth_profile).toEqual(profile);
+      expect(r.selection_saw_gold).toBe(false);
+      expect(r.attempts.every((a) => inRouteSpace(space2Of(L), a.route!) && a.depth! >= 1)).toBe(true);
+      expect(r.probe_spec).toMatchObject({ probe: 'depth-matched-routes', preset: 'cola', matched: { mcts_probe_key: tree[0].probe_key } });
+    }
+    // another question set is another depth profile, so another probe key
+    const two = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes: [mcts, depthMatchedRoutes(mcts)], questions: 2 });
+    expect(two.records.find((r) => r.probe === 'depth-matched-routes')!.probe_key).not.toBe(walks[0].probe_key);
+  });
+
+  it('reads the depths of stored MCTS records it skips, and draws the same walks', async () => {
+    const probes = [mcts, depthMatchedRoutes(mcts)];
+    const fresh = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes });
+    const stored = new Map(fresh.records.filter((r) => r.probe === 'mcts-routes').map((r) => [recordKey(r), r]));
+    const resumed = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes, skip: (k) => stored.has(k), stored: (k) => stored.get(k) });
+    expect(resumed.skipped).toBe(3);
+    expect(resumed.records).toEqual(fresh.records.filter((r) => r.probe === 'depth-matched-routes'));
+    await expect(runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes, skip: (k) => stored.has(k) })).rejects.toThrow(/depths of the stored MCTS attempts/);
+  });
+
+  it('needs an MCTS probe of its preset and space in the same audit', async () => {
+    await expect(runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes: [depthMatchedRoutes(mcts)] })).rejects.toThrow(/add mcts-routes with preset cola/);
   });
 });
+
+const space2Of = (layers: number) => colaSpace(layers);
 
 describe('mlp-silencing probe and loglik multiple choice', () => {
   it('silences one layer per attempt under deployment', async () => {

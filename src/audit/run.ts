@@ -8,9 +8,11 @@
 import type { Engine, ModelInfo } from '../engine/types';
 import { createPrng } from '../util/prng';
 import { conditionSampling, prepareQuestion, runAttempts, throwIfAborted, type AttemptRequest, type Graded, type Question } from './attempts';
-import { conditionKey, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition, validateProbeSpec, type QuestionIdentity } from './condition';
+import { bindDepthMatch, conditionKey, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition, validateProbeSpec, type QuestionIdentity } from './condition';
+import { decoyControl, decoyFields } from './decoy';
 import { AuditError } from './errors';
-import { RouteSearch } from './probes/mcts';
+import { depthMatchedRoutes, depthProfile } from './probes/depth-matched';
+import { searchFor } from './probes/mcts';
 import { defaultRoute, routeSpaceSize, routeToString, sampleRoutes } from './routes';
 import { seedFor } from './seeds';
 import { chooseFixedRoute, fixedRoutePick, majorityVote, maxLogprob } from './selectors';
@@ -46,6 +48,9 @@ export interface AuditOptions {
   signal?: AbortSignal;
   /** Return true for record keys already stored; those (question, probe) units are not run. */
   skip?: (key: string) => boolean;
+  /** The stored record under a key `skip` accepted: a depth-matched probe reads the depths of its
+   *  MCTS probe's stored attempts from it. */
+  stored?: (key: string) => QuestionRecord | undefined;
 }
 
 export interface Calibration {
@@ -74,6 +79,8 @@ export interface AuditResult {
 
 interface RunState {
   info: ModelInfo;
+  /** The audit's probes, depth-matched ones bound (condition.ts bindDepthMatch). */
+  probes: ProbeSpec[];
   condition_key: string;
   run_key: string;
   /** The audited questions, prepared (prompt, ids, hashes), in order. */
@@ -83,8 +90,9 @@ interface RunState {
   calibration: Record<string, Calibration>;
 }
 
-type RouteProbe = Extract<ProbeSpec, { probe: 'random-routes' | 'mcts-routes' }>;
-const isRouteProbe = (s: ProbeSpec): s is RouteProbe => s.probe === 'random-routes' || s.probe === 'mcts-routes';
+type RouteProbe = Extract<ProbeSpec, { probe: 'random-routes' | 'mcts-routes' | 'depth-matched-routes' }>;
+const isRouteProbe = (s: ProbeSpec): s is RouteProbe => s.probe === 'random-routes' || s.probe === 'mcts-routes' || s.probe === 'depth-matched-routes';
+
 
 /** Distinct routes a route probe can draw: its budget, or the whole space when that is smaller. */
 function drawCount(spec: RouteProbe): number {
@@ -134,10 +142,11 @@ async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
     questions.push(await prepareQuestion(engine, o.condition, d, o.task.train));
   }
   const condition_key = await conditionKey(o.condition);
+  const probes = await bindDepthMatch(o.probes, questions.map(identityOf));
   const probe_keys: string[] = [];
-  for (const spec of o.probes) probe_keys.push(await probeKey(spec));
+  for (const spec of probes) probe_keys.push(await probeKey(spec));
   const run_key = await runKey({ model_fingerprint: info.fingerprint, condition_key, probe_keys, questions: questions.map(identityOf) });
-  return { info, condition_key, run_key, questions, skipped: 0, rows: 0, calibration: {} };
+  return { info, probes, condition_key, run_key, questions, skipped: 0, rows: 0, calibration: {} };
 }
 
 const identityOf = (q: Question): QuestionIdentity => ({ doc_id: q.doc.id, doc_hash: q.doc_hash, prompt_hash: q.prompt_hash });
@@ -162,8 +171,11 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
   };
   const onAbort = () => void engine.cancel();
   o.signal?.addEventListener('abort', onAbort);
+  // a depth-matched probe runs after the MCTS probe whose attempts make its depth profile
+  const order = [...st.probes.filter((p) => p.probe !== 'depth-matched-routes'), ...st.probes.filter((p) => p.probe === 'depth-matched-routes')];
+  const mctsDepths: number[] = [];
   try {
-    for (const spec of o.probes) {
+    for (const spec of order) {
       const pkey = await probeKey(spec);
       const base = {
         probe: spec.probe,
@@ -175,8 +187,14 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
         task_version: o.task.spec.metadata.version,
       };
       const todo = all.filter((q) => {
-        const skip = o.skip?.(recordKeyOf({ ...base, ...identityOf(q) })) ?? false;
+        const key = recordKeyOf({ ...base, ...identityOf(q) });
+        const skip = o.skip?.(key) ?? false;
         if (skip) st.skipped++;
+        if (skip && spec.probe === 'mcts-routes' && st.probes.some((p) => p.probe === 'depth-matched-routes')) {
+          const stored = o.stored?.(key);
+          if (!stored) throw new AuditError('bad-input', `the depth-matched baseline needs the depths of the stored MCTS attempts of question ${q.doc.id}, and the store did not hand them over`);
+          mctsDepths.push(...stored.attempts.map((a) => a.depth ?? 0));
+        }
         return !skip;
       });
       let done = all.length - todo.length;
@@ -211,6 +229,7 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
           first_success,
           realized: spec.probe === 'deployment' ? attempts[0].correct : null,
           reachable: spec.probe === 'deployment' ? null : first_success !== null && first_success < budget,
+          ...decoyFields({ probe: spec.probe, doc: q.doc, attempts, budget }, decoyControl(cond)),
           invalid: attempts.filter((a) => a.extracted === '[invalid]').length,
           selection_saw_gold: sawGold,
           ...(routeDraw ? { route_draw: routeDraw } : {}),
@@ -259,13 +278,10 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
       if (spec.probe === 'mcts-routes') {
         for (let at = 0; at < todo.length; at += rowsPerCall) {
           const qs = todo.slice(at, at + rowsPerCall);
-          const searches = qs.map((q) => {
-            const { space, budget, exploration, lengthPenalty, explorationVisits, randomChild, randomChildScope, expandProb, rootBlockEdits } = spec;
-            const params = { space, budget, exploration, lengthPenalty, explorationVisits, randomChild, randomChildScope, expandProb, rootBlockEdits };
-            return new RouteSearch(params, createPrng(seedFor(spec.seed, q.doc.id)));
-          });
+          const searches = qs.map((q) => searchFor(spec, q.doc.id));
           const graded: Graded[][] = qs.map(() => []);
           const live = new Set(qs.map((_, i) => i));
+          const defaultKey = routeToString(defaultRoute(st.info.numLayers));
           while (live.size) {
             throwIfAborted(o.signal);
             const asks: { i: number; route: number[] }[] = [];
@@ -276,17 +292,35 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
               else finished.push(i);
             }
             const results = await exec(asks.map(({ i, route }) => ({ q: qs[i], route, silence: [], sampling: conditionSampling(cond, qs[i].doc.id) })));
-            asks.forEach(({ i }, k) => {
-              graded[i].push(results[k]);
+            asks.forEach(({ i, route }, k) => {
+              // the default route (a revert reached it) is the deployment attempt: decoded, never charged
+              if (routeToString(route) !== defaultKey) graded[i].push(results[k]);
               searches[i].observe(results[k].correct ? 1 : 0);
             });
             for (const i of finished) {
               live.delete(i);
-              yield await record(qs[i], toAttempts(graded[i]), spec.budget, true);
+              const depths = searches[i].depths;
+              mctsDepths.push(...depths);
+              yield await record(qs[i], toAttempts(graded[i]).map((a) => ({ ...a, depth: depths[a.index] })), spec.budget, true);
               done++;
             }
             if (finished.length) progress();
           }
+        }
+        continue;
+      }
+
+      if (spec.probe === 'depth-matched-routes') {
+        const profile = depthProfile(mctsDepths);
+        for (const q of todo) {
+          throwIfAborted(o.signal);
+          const draw = depthMatchedRoutes(spec.preset, spec.space, profile, spec.budget, createPrng(seedFor(spec.seed, q.doc.id, 'depth-matched')));
+          const sampling = conditionSampling(cond, q.doc.id);
+          const results = await exec(draw.routes.map((route) => ({ q, route, silence: [], sampling })));
+          const attempts = toAttempts(results).map((a) => ({ ...a, depth: draw.depths[a.index] }));
+          yield { ...(await record(q, attempts, spec.budget, false)), depth_profile: profile };
+          done++;
+          progress();
         }
         continue;
       }

@@ -3,7 +3,7 @@
 // single audit with the same choices are the same run (same run key, same numbers).
 
 import { bindFewShotPool, defaultCondition } from './condition';
-import { blocksSpace, colaMcts, neighborhoodSpace, programSelectionMcts, randomRoutes, samplingCeiling, silencingAllLayers } from './presets';
+import { blocksSpace, colaMcts, colaSpace, depthMatchedRoutes, neighborhoodSpace, programSelectionMcts, randomRoutes, samplingCeiling, silencingAllLayers } from './presets';
 import type { LoadTaskOptions } from './tasks/index';
 import type { Condition, LoadedTask, ProbeName, ProbeSpec, RouteSpace, SelectorName } from './types';
 import type { EngineDtype } from '../engine/types';
@@ -44,7 +44,7 @@ export async function auditCondition(task: LoadedTask, o: ConditionChoice): Prom
   return bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);
 }
 
-export type SpaceName = 'blocks' | 'neighborhood';
+export type SpaceName = 'blocks' | 'neighborhood' | 'cola';
 
 export interface ProbeChoice {
   budget: number;
@@ -60,24 +60,31 @@ export interface ProbeChoice {
   topP: number;
 }
 
-/** The route space a choice names, for a model of L layers. */
+/** The route space a choice names, for a model of L layers (cola: CoLa's own limits for L). */
 export function routeSpaceOf(o: ProbeChoice, L: number): RouteSpace {
-  return o.space === 'blocks'
-    ? blocksSpace(L, { maxBlock: o.maxBlock, ...(o.maxEdits !== undefined ? { maxEdits: o.maxEdits } : {}), ...(o.minLen !== undefined ? { minLen: o.minLen } : {}), ...(o.maxLen !== undefined ? { maxLen: o.maxLen } : {}) })
-    : neighborhoodSpace(L, o.radius, o.maxEdits ?? 3);
+  switch (o.space) {
+    case 'blocks':
+      return blocksSpace(L, { maxBlock: o.maxBlock, ...(o.maxEdits !== undefined ? { maxEdits: o.maxEdits } : {}), ...(o.minLen !== undefined ? { minLen: o.minLen } : {}), ...(o.maxLen !== undefined ? { maxLen: o.maxLen } : {}) });
+    case 'neighborhood':
+      return neighborhoodSpace(L, o.radius, o.maxEdits ?? 3);
+    case 'cola':
+      return colaSpace(L);
+  }
 }
 
-/** One probe's spec: MCTS in the blocks space is the CoLa preset, in the neighborhood space the
- *  program-selection preset; null for deployment (it is always run). */
+/** One probe's spec; null for deployment (it is always run). MCTS and its depth-matched baseline:
+ *  the neighborhood space names program selection's search, blocks or cola CoLa's (which runs in
+ *  CoLa's own space, whatever the blocks limits say). */
 export function probeSpecOf(probe: ProbeName, o: ProbeChoice, L: number): ProbeSpec | null {
-  const space = routeSpaceOf(o, L);
   switch (probe) {
     case 'deployment':
       return null;
     case 'random-routes':
-      return randomRoutes(space, o.budget, o.seed, o.shared);
+      return randomRoutes(routeSpaceOf(o, L), o.budget, o.seed, o.shared);
     case 'mcts-routes':
-      return o.space === 'blocks' ? colaMcts(space, o.budget, o.seed) : programSelectionMcts(L, o.budget, o.seed, space);
+      return o.space === 'neighborhood' ? programSelectionMcts(L, o.budget, o.seed, neighborhoodSpace(L, o.radius, o.maxEdits ?? 3)) : colaMcts(L, o.budget, o.seed);
+    case 'depth-matched-routes':
+      return depthMatchedRoutes(probeSpecOf('mcts-routes', o, L) as Extract<ProbeSpec, { probe: 'mcts-routes' }>);
     case 'sampling':
       return samplingCeiling(o.budget, o.seed, o.temperature, o.topP);
     case 'mlp-silencing':

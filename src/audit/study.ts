@@ -10,9 +10,10 @@
 // and an mlp-silencing run over its failure and realized questions follows.
 
 import { canonicalJson, sha256Hex } from '../util/hash';
-import { compareProbes, compareRecords, type ProbeComparison } from './compare';
+import { compareProbes, compareRecords, guidanceComparisons, type ProbeComparison } from './compare';
 import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
+import { withDepthMatchedBaseline } from './presets';
 import { DEFAULT_PROBE_CHOICE, probeSpecOf, type ProbeChoice, type SpaceName } from './setup';
 import { summarize } from './summary';
 import type { ProbeSpec, QuestionRecord, SelectorName } from './types';
@@ -92,7 +93,7 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     const q = x as Record<string, unknown>;
     if (typeof q !== 'object' || q === null || !PROBES.includes(q.probe as StudyProbeName)) throw bad(`probes[${i}].probe must be one of ${PROBES.join(', ')}`);
     const space = (q.space ?? 'blocks') as SpaceName;
-    if (space !== 'blocks' && space !== 'neighborhood') throw bad(`probes[${i}].space must be blocks or neighborhood`);
+    if (space !== 'blocks' && space !== 'neighborhood' && space !== 'cola') throw bad(`probes[${i}].space must be blocks, neighborhood or cola`);
     for (const k of Object.keys(q)) if (k !== 'probe' && k !== 'space') throw bad(`probes[${i}] has an unknown field "${k}"`);
     return { probe: q.probe as StudyProbeName, space: q.probe === 'sampling' ? 'blocks' : space };
   });
@@ -155,17 +156,19 @@ export function scanProbe(plan: NormalizedPlan): string {
   return probeLabel(plan.probes.find((p) => p.probe === 'random-routes') ?? plan.probes[0]);
 }
 
-/** The probe specs of one run: deployment and the study probe, for a model of L layers. */
+/** The probe specs of one run: deployment and the study probe (an MCTS probe with its
+ *  depth-matched baseline), for a model of L layers. */
 export function studyRunProbes(plan: NormalizedPlan, p: StudyProbe, numLayers: number): ProbeSpec[] {
   const choice: ProbeChoice = { ...DEFAULT_PROBE_CHOICE, budget: plan.budget, seed: plan.seed, space: p.space ?? 'blocks' };
-  return [{ probe: 'deployment' }, probeSpecOf(p.probe, choice, numLayers)!];
+  return withDepthMatchedBaseline([{ probe: 'deployment' }, probeSpecOf(p.probe, choice, numLayers)!]);
 }
 
 /** The audit CLI arguments of the single audit a study run equals (for notes and checks). */
 export function auditArgs(plan: NormalizedPlan, s: StudySetting, p: StudyProbe): string {
   const space = p.probe === 'sampling' ? '' : ` --space ${p.space ?? 'blocks'}`;
   const sel = plan.selectors.length ? ` --selectors ${plan.selectors.join(',')}` : '';
-  return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${p.probe}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}`;
+  const probes = p.probe === 'mcts-routes' ? 'mcts-routes,depth-matched-routes' : p.probe;
+  return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${probes}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}`;
 }
 
 // ------------------------------------------------------------------ the report
@@ -194,11 +197,28 @@ export interface SettingReport {
   realized: number;
   reachable: Record<string, number>;
   ceiling: Record<string, number>;
+  /** reachable and ceiling against the decoy answer (decoy.ts), per probe; null without decoys. */
+  reachable_decoy: Record<string, number | null>;
+  ceiling_decoy: Record<string, number | null>;
   /** Mean attempts made per question, per probe. */
   attempts: Record<string, number>;
   /** Random routes − each MCTS probe, reachable at matched attempts (same route space's random
    *  probe when the plan has it, else the first random probe). */
-  random_minus_structured: Record<string, PairedDelta & { random: string; matched_attempts: number; random_reachable: number; structured_reachable: number }>;
+  random_minus_structured: Record<
+    string,
+    PairedDelta & {
+      random: string;
+      matched_attempts: number;
+      random_reachable: number;
+      structured_reachable: number;
+      /** Both against the decoy answer, at the same matched attempts (null without decoys). */
+      random_reachable_decoy: number | null;
+      structured_reachable_decoy: number | null;
+      /** The MCTS run's depth-matched walks − MCTS, at matched attempts; null when the run has none
+       *  (an earlier version's run). */
+      depth_matched: (PairedDelta & { matched_attempts: number; walks_reachable: number; walks_reachable_decoy: number | null; depth_profile: number[] }) | null;
+    }
+  >;
   selectors: Record<string, Record<string, { accuracy: number; blind: boolean; retained_gain: number | null }>>;
 }
 
@@ -234,9 +254,10 @@ export interface PairReport {
   ceiling_probe: string;
   ceiling_delta: number;
   ceiling_ci: { lo: number; hi: number };
-  /** The ceiling Δ under each probe, routes and sampling apart, with its question transitions
-   *  (base state → trained state: realized / reachable-only / unreachable). */
-  ceilings: Record<string, PairedDelta & { base: number; trained: number; transitions: Record<string, Record<string, number>> }>;
+  /** The ceiling Δ under each probe, routes and sampling apart, with the ceilings against the
+   *  decoy answer and its question transitions (base state → trained state: realized /
+   *  reachable-only / unreachable). */
+  ceilings: Record<string, PairedDelta & { base: number; trained: number; base_decoy: number | null; trained_decoy: number | null; transitions: Record<string, Record<string, number>> }>;
   base_realized: number;
   trained_realized: number;
   /** The question transitions under ceiling_probe (as in ceilings[ceiling_probe]). */
@@ -255,6 +276,9 @@ export interface StudyReport {
     random_ge_structured: number;
     /** Comparisons where random ≥ structured. */
     comparisons_random_ge: number;
+    /** The same with the depth-matched walks as the random side: comparisons made, and where the
+     *  walks reach at least as much as the search. */
+    depth_matched: { comparisons: number; random_ge: number };
   };
   f2: { cases: ScanCase[] };
   f3: { pairs: PairReport[] };
@@ -263,6 +287,9 @@ export interface StudyReport {
 }
 
 const delta = (d: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }): PairedDelta => ({ diff: d.diff, ci: { lo: d.ci.lo, hi: d.ci.hi }, mcnemar_p: d.mcnemar.exactP });
+
+/** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
+const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => r.probe !== 'deployment' && r.probe !== 'depth-matched-routes')!.probe_key;
 
 /** Which run a result answers: setting and label. */
 const runId = (model: string, task: string, label: string) => JSON.stringify([model, task, label]);
@@ -293,17 +320,21 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
   const f1Flags: boolean[] = [];
   let comparisons = 0;
   let comparisonsRandomGe = 0;
+  let walkComparisons = 0;
+  let walksGe = 0;
   for (const s of studySettings(plan)) {
     const runs = plan.probes.map((p) => ({ label: probeLabel(p), probe: p, run: get(s, probeLabel(p)) })).filter((x) => x.run);
     if (runs.length === 0) continue;
-    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, ceiling: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
+    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, ceiling: {}, reachable_decoy: {}, ceiling_decoy: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
     for (const { label, run } of runs) {
       const sum = summarize(run!.records);
-      const p = sum.probes[0];
+      const p = sum.probes.find((x) => x.probe_key === mainProbeKey(run!))!;
       report.questions = sum.n;
       report.realized = sum.realized;
       report.reachable[label] = p.reachable;
       report.ceiling[label] = p.ceiling;
+      report.reachable_decoy[label] = p.reachable_decoy;
+      report.ceiling_decoy[label] = p.ceiling_decoy;
       report.attempts[label] = p.mean_attempts;
       if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain }]));
     }
@@ -312,13 +343,33 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
     for (const m of runs.filter((x) => x.probe.probe === 'mcts-routes')) {
       const r = randoms.find((x) => x.probe.space === m.probe.space) ?? randoms[0];
       if (!r) continue;
-      const key = (run: StudyRunResult) => run.records.find((x) => x.probe !== 'deployment')!.probe_key;
-      const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], key(r.run!), key(m.run!));
-      report.random_minus_structured[m.label] = { ...delta(cmp.diff), random: r.label, matched_attempts: cmp.matched_attempts, random_reachable: cmp.a.reachable, structured_reachable: cmp.b.reachable };
+      const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], mainProbeKey(r.run!), mainProbeKey(m.run!));
+      const walks = guidanceComparisons(m.run!.records)[0]?.depth_matched ?? null;
+      const profile = m.run!.records.find((x) => x.probe === 'depth-matched-routes')?.depth_profile ?? [];
+      report.random_minus_structured[m.label] = {
+        ...delta(cmp.diff),
+        random: r.label,
+        matched_attempts: cmp.matched_attempts,
+        random_reachable: cmp.a.reachable,
+        structured_reachable: cmp.b.reachable,
+        random_reachable_decoy: cmp.a.reachable_decoy,
+        structured_reachable_decoy: cmp.b.reachable_decoy,
+        depth_matched: walks && {
+          ...delta(walks.diff),
+          matched_attempts: walks.matched_attempts,
+          walks_reachable: walks.a.reachable,
+          walks_reachable_decoy: walks.a.reachable_decoy,
+          depth_profile: profile,
+        },
+      };
       comparisons++;
       const ge = cmp.diff.diff >= 0;
       if (ge) comparisonsRandomGe++;
       flags.push(ge);
+      if (walks) {
+        walkComparisons++;
+        if (walks.diff.diff >= 0) walksGe++;
+      }
     }
     if (flags.length) f1Flags.push(flags.every(Boolean));
     settings.push(report);
@@ -358,7 +409,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
         .map((p) => ({ label: probeLabel(p), a: get({ model: base, task }, probeLabel(p)), b: get({ model: trained, task }, probeLabel(p)) }))
         .filter((x) => x.a && x.b);
       if (sides.length === 0) continue;
-      const cmps = sides.map((x) => ({ label: x.label, a: x.a!, b: x.b!, cmp: compareRecords(x.a!.records, x.b!.records) }));
+      const cmps = sides.map((x) => ({ label: x.label, a: x.a!, b: x.b!, cmp: compareRecords(x.a!.records, x.b!.records, { probeKeyA: mainProbeKey(x.a!), probeKeyB: mainProbeKey(x.b!) }) }));
       const first = cmps[0].cmp;
       pairs.push({
         base,
@@ -372,7 +423,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
         ceiling_probe: cmps[0].label,
         ceiling_delta: first.ceiling.diff,
         ceiling_ci: { lo: first.ceiling.ci.lo, hi: first.ceiling.ci.hi },
-        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...delta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling, transitions: c.cmp.transitions }])),
+        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...delta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling, base_decoy: c.cmp.a.ceiling_decoy, trained_decoy: c.cmp.b.ceiling_decoy, transitions: c.cmp.transitions }])),
         base_realized: first.a.realized,
         trained_realized: first.b.realized,
         transitions: first.transitions,
@@ -384,7 +435,13 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
     plan_key: await planKey(plan),
     name: plan.name,
     settings,
-    f1: { settings: f1Flags.length, comparisons, random_ge_structured: f1Flags.filter(Boolean).length, comparisons_random_ge: comparisonsRandomGe },
+    f1: {
+      settings: f1Flags.length,
+      comparisons,
+      random_ge_structured: f1Flags.filter(Boolean).length,
+      comparisons_random_ge: comparisonsRandomGe,
+      depth_matched: { comparisons: walkComparisons, random_ge: walksGe },
+    },
     f2: { cases },
     f3: { pairs },
     missing,

@@ -84,36 +84,40 @@ export interface Condition {
  * (a..b a..b) a contiguous block of 1..maxBlock layers; no reordering beyond the repeat, a layer
  * at most twice, adjacent skipped layers form one skip block, length within [minLen, maxLen].
  * neighborhood: length numLayers; position p runs a layer within ±radius of p; 1..maxEdits
- * positions differ from the default. Neither space contains the default route (that is deployment).
+ * positions differ from the default.
+ * cola: every route CoLa's released search can reach from the default route (a block of 1–4
+ * layers skipped or repeated first, then single positions skipped or repeated, any number of
+ * times): each layer at most twice, at most one step back (r[j] > r[j+1], by at most 3 layers,
+ * from the first block repeat), length within [minLen, maxLen] (minLen < numLayers < maxLen).
+ * No space contains the default route (that is deployment).
  */
-export type RouteSpace =
-  | { kind: 'blocks'; numLayers: number; minLen: number; maxLen: number; maxBlock: number; maxEdits: number }
-  | { kind: 'neighborhood'; numLayers: number; radius: number; maxEdits: number };
+export type BlocksSpace = { kind: 'blocks'; numLayers: number; minLen: number; maxLen: number; maxBlock: number; maxEdits: number };
+export type NeighborhoodSpace = { kind: 'neighborhood'; numLayers: number; radius: number; maxEdits: number };
+export type ColaSpace = { kind: 'cola'; numLayers: number; minLen: number; maxLen: number };
+export type RouteSpace = BlocksSpace | NeighborhoodSpace | ColaSpace;
 
-export type ProbeName = 'deployment' | 'random-routes' | 'mcts-routes' | 'sampling' | 'mlp-silencing';
+/** The released searches ReachLab runs (probes/cola-mcts.ts, probes/program-selection-mcts.ts). */
+export type MctsPreset = 'cola' | 'program-selection';
+
+export type ProbeName = 'deployment' | 'random-routes' | 'mcts-routes' | 'depth-matched-routes' | 'sampling' | 'mlp-silencing';
 
 export type ProbeSpec =
   | { probe: 'deployment' }
   | { probe: 'random-routes'; space: RouteSpace; budget: number; seed: number; shared: boolean }
+  /** A released search, run as released (its constants are the preset's, not parameters). */
+  | { probe: 'mcts-routes'; preset: 'cola'; space: ColaSpace; budget: number; seed: number }
+  | { probe: 'mcts-routes'; preset: 'program-selection'; space: NeighborhoodSpace; budget: number; seed: number }
+  /** Random walks of d actions of a preset's own action set from the default route, d drawn from
+   *  the depth profile of that preset's MCTS attempts in the same run (probes/depth-matched.ts).
+   *  `matched` binds it to that MCTS probe and the run's questions (condition.ts bindDepthMatch),
+   *  so its probe key changes whenever the profile could. */
   | {
-      probe: 'mcts-routes';
-      space: RouteSpace;
+      probe: 'depth-matched-routes';
+      preset: MctsPreset;
+      space: ColaSpace | NeighborhoodSpace;
       budget: number;
       seed: number;
-      preset: 'cola' | 'program-selection' | 'custom';
-      /** c in UCB = mean − lengthPenalty·len/L + c·sqrt(ln(N+1)/n). */
-      exploration: number;
-      lengthPenalty: number;
-      /** N in the exploration term: the parent's visits (CoLa) or the root's (program selection). */
-      explorationVisits: 'parent' | 'root';
-      /** Probability of a uniformly random child, decaying linearly from start to end over the budget. */
-      randomChild: { start: number; end: number };
-      /** Whether a random child may be an unexpanded one ('all', CoLa) or only an expanded one. */
-      randomChildScope: 'all' | 'expanded';
-      /** Probability of expanding a new child at a node that already has expanded children. */
-      expandProb: number;
-      /** Root children edit blocks of 1..maxBlock layers (CoLa); deeper nodes edit one layer. */
-      rootBlockEdits: boolean;
+      matched?: { mcts_probe_key: string; questions: string };
     }
   | { probe: 'sampling'; budget: number; temperature: number; topP: number; seed: number }
   | { probe: 'mlp-silencing'; layers: number[] };
@@ -130,6 +134,9 @@ export interface Attempt {
   index: number;
   /** The route run; null when unknown (a record imported from a file that does not state it). */
   route: number[] | null;
+  /** Route probes that build routes by actions (MCTS, depth-matched walks): actions from the
+   *  default route (MCTS: the node's depth in the search tree). */
+  depth?: number;
   silence: number[];
   /** Sample index for the sampling probe. */
   sample?: number;
@@ -173,6 +180,17 @@ export interface QuestionRecord {
   realized: boolean | null;
   /** probes: a correct attempt among the first `budget`; null on the deployment record. */
   reachable: boolean | null;
+  /** The decoy answer (decoy.ts): a wrong answer of the gold's kind fixed by the question seed and
+   *  doc id, in the grader's canonical form; null when none can be made (exact-match answers, a
+   *  single option) or known (condition unknown, another grader version). */
+  decoy: string | null;
+  /** Index of the first attempt whose extracted answer is the decoy, or null. */
+  decoy_first_success: number | null;
+  /** deployment: the deployment attempt is the decoy; null on probe records or without a decoy. */
+  realized_decoy: boolean | null;
+  /** probes: an attempt among the first `budget` is the decoy; null on the deployment record or
+   *  without a decoy. */
+  reachable_decoy: boolean | null;
   /** Attempts whose answer could not be extracted. */
   invalid: number;
   /** true when the choice of attempts used the gold answer (MCTS reward); random draws, sampling
@@ -180,6 +198,9 @@ export interface QuestionRecord {
   selection_saw_gold: boolean;
   /** For route probes, how the route set was drawn. */
   route_draw?: 'per-question' | 'shared';
+  /** depth-matched-routes: the depth profile its walk lengths were drawn from (profile[d] = the
+   *  matched MCTS probe's attempts at depth d, pooled over the run's questions). */
+  depth_profile?: number[];
   /** Answer-blind selectors' picks over this record's attempts. */
   selectors?: Record<string, SelectorPick>;
 }
@@ -224,8 +245,15 @@ export interface ProbeSummary {
   realized: number;
   /** Questions with both this probe's record and a deployment record (the n of ceiling and realized). */
   joined: number;
-  /** The counts behind the shares: reachable over n; realized and ceiling over joined. */
-  counts: { reachable: number; realized: number; ceiling: number };
+  /** reachable@B against the decoy answer (decoy.ts), over the same n questions as `reachable`;
+   *  null when any of them has no decoy. */
+  reachable_decoy: number | null;
+  /** ceiling@B against the decoy (the deployment attempt or a probe attempt is the decoy), over the
+   *  same joined questions as `ceiling`; null when any of them has no decoy. */
+  ceiling_decoy: number | null;
+  /** The counts behind the shares: reachable and reachable_decoy over n; realized, ceiling and
+   *  ceiling_decoy over joined. */
+  counts: { reachable: number; realized: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };
   /** reach_at_k[k-1] = estimated reachability@k, k = 1..B (unbiased estimator for uniform draws
    *  and sampling, empirical first-success curve for MCTS). */
   reach_at_k: number[];
@@ -237,6 +265,11 @@ export interface ProbeSummary {
   invalid: number;
   /** true when the attempts were chosen with the gold answer (MCTS). */
   selection_saw_gold: boolean;
+  /** MCTS and depth-matched probes: the preset whose actions built the routes. */
+  preset?: MctsPreset;
+  /** MCTS: its attempts per tree depth (profile[d], pooled over questions); depth-matched: the
+   *  profile its walk lengths were drawn from. */
+  depth_profile?: number[];
   selectors?: Record<string, SelectorSummary>;
 }
 

@@ -2,7 +2,7 @@
 // request built from a loaded model and audit options, and the core's summary as the store's.
 
 import { questionIdentities } from '../audit/attempts.ts';
-import { bindFewShotPool, conditionKey } from '../audit/condition.ts';
+import { bindDepthMatch, bindFewShotPool, conditionKey } from '../audit/condition.ts';
 import type { PromptEngine } from '../audit/prompt.ts';
 import { runAudit, type AuditOptions } from '../audit/run.ts';
 import { summarize } from '../audit/summary.ts';
@@ -11,10 +11,10 @@ import type { ModelInfo } from '../engine/types.ts';
 import type { AuditFn, RunRequest } from './run-controller.ts';
 
 /** Everything runAudit takes except the hooks the controller supplies. */
-export type CoreAuditInput = Omit<AuditOptions, 'onRecord' | 'skip' | 'signal' | 'onProgress'>;
+export type CoreAuditInput = Omit<AuditOptions, 'onRecord' | 'skip' | 'stored' | 'signal' | 'onProgress'>;
 
 export const coreAudit: AuditFn<CoreAuditInput> = (engine, call) =>
-  runAudit(engine, { ...call.input, onRecord: call.onRecord, skip: call.skip, signal: call.signal });
+  runAudit(engine, { ...call.input, onRecord: call.onRecord, skip: call.skip, stored: call.stored, signal: call.signal });
 
 export const coreSummarize = summarize;
 
@@ -41,6 +41,8 @@ export async function coreRunRequest(engine: PromptEngine, info: ModelInfo, inpu
   const condition = await bindFewShotPool(input.condition, input.task.train);
   const docs = input.docs ?? input.task.test.slice(0, input.questions ?? input.task.test.length);
   const questions = await questionIdentities(engine, condition, docs, input.task.train);
+  // a depth-matched probe is bound to its MCTS probe and these questions, in the manifest too
+  const probes = await bindDepthMatch(input.probes, questions);
   const manifest: RunManifest = {
     id: meta.id ?? crypto.randomUUID(),
     appVersion: meta.appVersion,
@@ -53,10 +55,10 @@ export async function coreRunRequest(engine: PromptEngine, info: ModelInfo, inpu
     },
     condition,
     condition_key: await conditionKey(condition),
-    probes: input.probes,
+    probes,
     engine: { ep: info.ep, dtype: info.dtype },
     startedAt: new Date().toISOString(),
     status: 'queued',
   };
-  return { manifest, questions, input: { ...input, condition } };
+  return { manifest, questions, input: { ...input, condition, probes } };
 }

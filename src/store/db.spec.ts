@@ -5,16 +5,24 @@ import { isStoreError, StoreError } from './errors.ts';
 import { IdbRunStore } from './idb-store.ts';
 import type { QuestionRecord } from '../audit/types.ts';
 import { normalizePlan } from '../audit/study.ts';
-import { legacyManifestKey, probeKey } from './keys.ts';
+import { legacyManifestKey, probeKey, recordKeyOfRecord } from './keys.ts';
+import { NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import { DB_VERSION, type RecordKeyV2, type StoredRecordV1, type StoredRecordV2, type StoredRunV2 } from './schema.ts';
 import { condition, makeManifest, makeRecord } from './test-helpers.ts';
 
-/** A record as the previous version wrote it: no stop_reason, selector picks without `blind`. */
+/** A record as the previous version wrote it: no stop_reason, selector picks without `blind`, no
+ *  decoy control. */
 function previousVersion(r: QuestionRecord): QuestionRecord {
-  const { stop_reason: _, ...rest } = r;
+  const { stop_reason: _, ...rest } = withoutDecoy(r) as QuestionRecord;
   const out = { ...rest } as QuestionRecord;
   if (r.selectors) out.selectors = Object.fromEntries(Object.entries(r.selectors).map(([k, { blind: _b, ...pick }]) => [k, pick])) as QuestionRecord['selectors'];
   return out;
+}
+
+/** A record as versions before the decoy control wrote it. */
+function withoutDecoy(r: QuestionRecord): Omit<QuestionRecord, keyof DecoyFields> {
+  const { decoy: _d, decoy_first_success: _f, realized_decoy: _r, reachable_decoy: _h, ...rest } = r;
+  return rest;
 }
 
 async function expectStoreError(p: Promise<unknown>, code: StoreError['code']): Promise<StoreError> {
@@ -100,13 +108,51 @@ describe('openReachDb', () => {
     for (const [i, r] of records.entries()) {
       expect(r.runIds).toEqual([manifest.id]);
       expect(r.computedBy).toBe(manifest.id);
-      // unchanged but for the field this version added (a deployment record's stop_reason is null)
-      expect(r.record).toEqual({ ...v1Records[i].record, stop_reason: null });
+      // unchanged but for the fields this version added (a deployment record's stop_reason is null;
+      // no decoy for answers extracted by grader version 1)
+      expect(r.record).toEqual({ ...v1Records[i].record, stop_reason: null, ...NO_DECOY });
       expect('runId' in r).toBe(false);
     }
     // the v2 store exists and works on the upgraded database
     await store.putSummary({ runId: manifest.id, summary: { condition_key: 'ck-1', n: 2, realized: 0.5, realized_count: 1, invalid: 0, probes: [] }, recordCount: 2, computedAt: 'now' });
     expect((await store.getSummary(manifest.id))?.recordCount).toBe(2);
+    store.close();
+  });
+
+  it('upgrades a v4 database to v5: each record graded against its decoy under its run’s condition, summaries dropped', async () => {
+    const factory = new IDBFactory();
+    const known = makeManifest({ id: 'run-known', probes: [{ probe: 'deployment' }, { probe: 'sampling', budget: 4, temperature: 0.6, topP: 0.95, seed: 7 }] }, 2);
+    // an imported run whose condition is unknown: its records cannot be graded against a decoy
+    const unknown = makeManifest({ id: 'run-unknown', condition: null, condition_key: 'unknown:abc', probes: [{ probe: 'deployment' }] }, 1);
+    const v4 = await openReachDb({ factory, version: 4 });
+    const counters = { recordsTotal: 2, recordsDone: 2, reused: 0, attemptsComputed: 5, computeMs: 1, interruptions: 0 };
+    for (const m of [known, unknown]) await v4.put('runs', { id: m.id, manifest: m, manifestKey: `key-${m.id}`, counters, updatedAt: 't' });
+    // as this version computes them; stored without the decoy fields
+    const current = [await makeRecord(known, 'q0', 'deployment', null), await makeRecord(known, 'q0', 'sampling', 1), await makeRecord(unknown, 'q1', 'deployment', 0)];
+    const raw = v4 as unknown as { put(store: string, v: unknown): Promise<unknown> };
+    for (const [i, r] of current.entries()) {
+      const runId = i < 2 ? known.id : unknown.id;
+      await raw.put('records', { key: recordKeyOfRecord(r), record: withoutDecoy(r), runIds: [runId], computedBy: runId, savedAt: 't' });
+    }
+    await v4.put('summaries', { runId: known.id, summary: { condition_key: 'ck-1', n: 1, realized: 0, realized_count: 0, invalid: 0, probes: [] }, recordCount: 2, computedAt: 't' });
+    v4.close();
+
+    const store = await IdbRunStore.open({ factory, keyRange: IDBKeyRange });
+    expect(store.db.version).toBe(DB_VERSION);
+    expect(await store.getSummary(known.id)).toBeUndefined();
+    const [deployment, sampled] = ['deployment', 'sampling'].map((p) => current.find((r) => r.probe === p && r.doc_id === 'q0')!);
+    const migrated = (await store.recordsForRun(known.id)).map((x) => x.record);
+    expect(migrated.map((r) => r.probe).sort()).toEqual(['deployment', 'sampling']);
+    for (const r of migrated) {
+      // the gold is 42 and the engine said 7 or 42: a decoy is within 3 of 42, so never said
+      expect(r.decoy).toMatch(/^(39|40|41|43|44|45)$/);
+      expect(r.decoy_first_success).toBeNull();
+      expect(r).toEqual(r.probe === 'deployment' ? deployment : sampled);
+    }
+    expect(migrated.find((r) => r.probe === 'deployment')!.realized_decoy).toBe(false);
+    expect(migrated.find((r) => r.probe === 'sampling')!.reachable_decoy).toBe(false);
+    const [imported] = await store.recordsForRun(unknown.id);
+    expect(imported.record).toEqual({ ...withoutDecoy(current[2]), ...NO_DECOY });
     store.close();
   });
 

@@ -2,6 +2,8 @@
 // IndexedDB cannot be used. The factory is a parameter so tests open a fresh fake per test.
 
 import { wrap, type IDBPDatabase, type IDBPTransaction, type StoreNames } from 'idb';
+import { decoyControl, decoyFields, type DecoyFields } from '../audit/decoy.ts';
+import type { Condition, QuestionRecord } from '../audit/types.ts';
 import { StoreError } from './errors.ts';
 import { recordKeyOfRecord } from './keys.ts';
 import { legacyRun, upgradeLegacyRecord } from './legacy.ts';
@@ -67,6 +69,20 @@ const migrations: ((db: ReachDb, tx: UpgradeTx) => void | Promise<void>)[] = [
   // v4: studies (plans and the runs they started).
   (db) => {
     db.createObjectStore('studies', { keyPath: 'plan_key' });
+  },
+  // v5: the decoy-answer control. A record without its fields gets them from its own question and
+  // attempts under its condition (taken from a run of the same condition key; null when none states
+  // it); summaries, derived data of an older shape, are dropped.
+  async (_db, tx) => {
+    const conditions = new Map<string, Condition>();
+    for (const run of await tx.objectStore('runs').getAll()) if (run.manifest.condition) conditions.set(run.manifest.condition_key, run.manifest.condition);
+    await tx.objectStore('summaries').clear();
+    const records = tx.objectStore('records');
+    for (let c = await records.openCursor(); c; c = await c.continue()) {
+      const record: Omit<QuestionRecord, keyof DecoyFields> & Partial<DecoyFields> = c.value.record;
+      if (record.decoy !== undefined) continue;
+      await c.update({ ...c.value, record: { ...record, ...decoyFields(record, decoyControl(conditions.get(record.condition_key) ?? null)) } });
+    }
   },
 ];
 

@@ -122,8 +122,10 @@ describe('export and import of a run', () => {
       ],
       ['missing field', (f) => delete f.manifest.condition_key, 'f.json: manifest.condition_key: expected a value (the field is missing), got nothing'],
       ['wrong type', (f) => (f.records[1].attempts[0].correct = 'yes'), 'f.json: records[1].attempts[0].correct: expected true or false, got "yes"'],
-      ['bad enum', (f) => (f.records[0].probe_spec.probe = 'telepathy'), 'f.json: records[0].probe_spec.probe: expected one of "deployment", "random-routes", "mcts-routes", "sampling", "mlp-silencing", got "telepathy"'],
+      ['bad enum', (f) => (f.records[0].probe_spec.probe = 'telepathy'), 'f.json: records[0].probe_spec.probe: expected one of "deployment", "random-routes", "mcts-routes", "depth-matched-routes", "sampling", "mlp-silencing", got "telepathy"'],
       ['negative', (f) => (f.records[2].budget = -1), 'f.json: records[2].budget: expected an integer ≥ 0, got number -1'],
+      ['decoy hit', (f) => (f.records[1].reachable_decoy = 'maybe'), 'f.json: records[1].reachable_decoy: expected true or false, got "maybe"'],
+      ['decoy index', (f) => (f.records[1].decoy_first_success = -1), 'f.json: records[1].decoy_first_success: expected an integer ≥ 0, got number -1'],
       [
         'first of two problems',
         (f) => {
@@ -166,6 +168,26 @@ describe('export and import of a run', () => {
     expect('extra' in rec).toBe(false);
   });
 
+  it('imports a version-2 file written before the decoy control: each record graded against its decoy from the run’s own condition', async () => {
+    const source = new MemoryRunStore();
+    const runId = await auditedRun(source);
+    const file = JSON.parse(await exportRunJson(source, runId));
+    for (const r of file.records) for (const k of ['decoy', 'decoy_first_success', 'realized_decoy', 'reachable_decoy']) delete r[k];
+    const target = new MemoryRunStore();
+    await importRunJson(target, JSON.stringify(file), 'old.json');
+    const records = (await target.recordsForRun(runId)).map((r) => r.record);
+    expect(records).toEqual((await source.recordsForRun(runId)).map((r) => r.record));
+    for (const r of records) {
+      expect(r.decoy).not.toBeNull();
+      expect(r.decoy).not.toBe(r.target);
+      // the engine answers q1's samples "1", q2's "-4" (the gold), q10's "1"; deployment "2" or "0"
+      const hit = r.attempts.findIndex((a) => a.extracted === r.decoy);
+      expect(r.decoy_first_success).toBe(hit < 0 ? null : hit);
+      expect(r.probe === 'deployment' ? r.realized_decoy : r.reachable_decoy).toBe(hit >= 0);
+    }
+    expect(records.find((r) => r.doc_id === 'q2' && r.probe === 'sampling')!.reachable_decoy).toBe(false);
+  });
+
   it('exports CSV: one row per question and probe, RFC 4180 quoting, formulas defused', async () => {
     const store = new MemoryRunStore();
     const runId = await auditedRun(store);
@@ -187,6 +209,10 @@ describe('export and import of a run', () => {
     expect(q2[col('first_success')]).toBe('0');
     expect(q2[col('reachable')]).toBe('true');
     expect(q2[col('realized')]).toBe('');
+    // the decoy control beside them: q2's samples all say the gold, never its decoy
+    expect(q2[col('decoy')]).toMatch(/^-\d+$/); // a negative number like the gold (-4)
+    expect(q2[col('decoy')]).not.toBe('-4');
+    expect([q2[col('decoy_first_success')], q2[col('reachable_decoy')], q2[col('realized_decoy')]]).toEqual(['', 'false', '']);
     expect(q2[col('extracted_answers')]).toBe("'-4 | -4 | -4");
     const q1 = rows.find((r) => r[col('doc_id')] === 'q1' && r[col('probe')] === 'deployment')!;
     expect(q1[col('realized')]).toBe('true');

@@ -3,11 +3,14 @@
 // A file is checked whole before anything is written, then written in one transaction; a file
 // that does not check is refused with its first problem named. A run keeps only the provenance
 // its file carries: a harness file states no condition, engine or route, so those are null and
-// its condition key is "unknown:" + the file's SHA-256 (never a measured condition key). A
+// its condition key is "unknown:" + the file's SHA-256 (never a measured condition key), and its
+// records have no decoy answer. A version-2 file written before the decoy control gets its
+// records' decoy fields from its own condition (run-file.ts recordsOf). A
 // ReachLab file of the previous version (run-file.ts version 1) becomes a legacy run. A run
 // already in the library (same id, or same run key) is refused saying so.
 
 import { conditionKey, type QuestionIdentity } from '../audit/condition.ts';
+import { NO_DECOY } from '../audit/decoy.ts';
 import { GRADER_VERSION } from '../audit/graders.ts';
 import type { ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { sha256Hex } from '../util/hash.ts';
@@ -16,7 +19,7 @@ import { StoreError, isStoreError } from './errors.ts';
 import { legacyManifestKey, manifestKey, probeKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { upgradeLegacyRecord } from './legacy.ts';
 import { keyId } from './records.ts';
-import { checkAnyRunFile, LEGACY_RUN_FILE_VERSION, type LegacyRunFile, type RunFile } from './run-file.ts';
+import { checkAnyRunFile, LEGACY_RUN_FILE_VERSION, recordsOf, type LegacyRunFile, type RunFile } from './run-file.ts';
 import { LEGACY_KEY_PREFIX, type RunCounters, type StoredRun } from './schema.ts';
 import type { RecordItem, RunStore } from './store.ts';
 
@@ -63,7 +66,7 @@ async function importCurrentFile(store: RunStore, file: RunFile, fileName: strin
   if (file.run_key !== (await manifestKey(manifest, file.questions))) {
     throw invalid(fileName, "run_key: not the key of the run's model, condition, probes and questions (the file was altered)");
   }
-  const items = itemsOf(scope, manifest, file.records, fileName, (i) => `records[${i}]`);
+  const items = itemsOf(scope, manifest, recordsOf(file), fileName, (i) => `records[${i}]`);
   const run = storedRun(manifest, file.run_key, items);
   return write(store, run, items, file.questions, fileName);
 }
@@ -163,6 +166,7 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
       first_success: correct ? 0 : null,
       realized: correct,
       reachable: null,
+      ...NO_DECOY, // the file states no condition: neither the answer format nor the question seed
       invalid: extracted === '[invalid]' ? 1 : 0,
       selection_saw_gold: false,
     });

@@ -43,14 +43,14 @@ const engine = () => new FakeEngine({ numLayers: L, answer: (q) => (q.sampling.k
 const ROWS = 12;
 
 /** What the previous version stored for this audit: the same records under its grader-version-1
- *  condition, without stop_reason and without selector blindness. */
+ *  condition, without stop_reason, selector blindness or the decoy control. */
 async function previousVersionRun(): Promise<{ manifest: RunManifest; records: QuestionRecord[]; condition: Condition }> {
   const e = engine();
   const res = await runAudit(e, input);
   const old: Condition = { ...condition, graderVersion: 1 };
   const ck = await conditionKey(old);
   const records = res.records.map((r) => {
-    const { stop_reason: _s, ...rest } = { ...r, condition_key: ck };
+    const { stop_reason: _s, decoy: _d, decoy_first_success: _f, realized_decoy: _rd, reachable_decoy: _hd, ...rest } = { ...r, condition_key: ck };
     const out = rest as QuestionRecord;
     if (r.selectors) out.selectors = Object.fromEntries(Object.entries(r.selectors).map(([k, { blind: _b, ...pick }]) => [k, pick])) as QuestionRecord['selectors'];
     return out;
@@ -134,14 +134,17 @@ describe('a store migrated from the previous version', () => {
     expect(loaded.records).toHaveLength(6);
     // sampling: 3 attempts of a budget of 3 → 'budget'; deployment → null; majority over draws
     // not chosen with the gold answer → blind
+    // answers extracted by grader version 1 are not graded against a decoy: unknown, not "missed"
     for (const r of loaded.records) {
       expect(r.stop_reason).toBe(r.probe === 'deployment' ? null : 'budget');
+      expect([r.decoy, r.decoy_first_success, r.realized_decoy, r.reachable_decoy]).toEqual([null, null, null, null]);
       for (const pick of Object.values(r.selectors ?? {})) expect(pick.blind).toBe(true);
     }
     // realized 1 of 3 (q1), every sample right
     const s = summarize(loaded.records);
     expect(s.realized).toBeCloseTo(1 / 3, 12);
     expect(s.probes[0].reachable).toBe(1);
+    expect([s.probes[0].reachable_decoy, s.probes[0].ceiling_decoy]).toEqual([null, null]);
     expect(s.probes[0].selectors?.majority).toEqual({ accuracy: 1, blind: true, retained_gain: 1, n: 3, correct: 3 });
     const file = JSON.parse(await exportRunJson(store, 'old-run'));
     expect([file.version, 'run_key' in file, 'questions' in file]).toEqual([1, false, false]);

@@ -11,9 +11,12 @@
 //   calibration questions, so it is blind.
 // - a non-finite meanLogprob (NaN, written by the previous lm-evaluation-harness import) is null,
 //   this version's "unknown".
+// - the decoy fields are null: its answers were extracted by grader version 1, whose canonical
+//   forms this grader's decoys need not match (audit/decoy.ts decoyControl).
 // A legacy run is re-keyed from its records' own fields and marked `legacy`; its manifest key is
 // LEGACY_KEY_PREFIX + the key its version computed, so no new run key ever equals it.
 
+import { NO_DECOY } from '../audit/decoy.ts';
 import type { Attempt, QuestionRecord, SelectorPick } from '../audit/types.ts';
 import { LEGACY_KEY_PREFIX, type StoredRun, type StoredRunV2 } from './schema.ts';
 
@@ -23,6 +26,7 @@ export function upgradeLegacyRecord(r: QuestionRecord): QuestionRecord {
     ...r,
     attempts,
     stop_reason: r.probe === 'deployment' ? null : r.budget > 0 && attempts.length >= r.budget ? 'budget' : null,
+    ...NO_DECOY,
   };
   if (r.selectors) {
     const selectors: Record<string, SelectorPick> = {};

@@ -3,7 +3,7 @@
 // marks the run interrupted (not failed): starting it again resumes where it stopped, with
 // finished and reusable records skipped, never recomputed.
 
-import type { QuestionIdentity } from '../audit/condition.ts';
+import { recordKey, type QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { isEngineError, type Engine } from '../engine/types.ts';
 import { StoreError, isStoreError } from './errors.ts';
@@ -21,6 +21,9 @@ export interface AuditCall<T> {
   /** true for record keys (audit/condition.ts recordKeyOf) already stored: the audit must not
    *  compute those units. */
   skip(key: string): boolean;
+  /** The stored record under a key `skip` accepted (a depth-matched probe reads its MCTS
+   *  probe's stored depths). */
+  stored(key: string): QuestionRecord | undefined;
   /** Persists one complete record; await it before the next so none is lost on a crash. */
   onRecord(record: QuestionRecord): Promise<void>;
   signal: AbortSignal;
@@ -254,6 +257,7 @@ export class RunController<T> {
     try {
       const plan = await prepareResume(this.storeRef, job.run.id, job.scope, job.req.questions);
       for (const r of plan.records) tracker.add(r.stored.record, r.reused ? 'reused' : 'earlier');
+      const earlier = new Map(plan.records.map((r) => [recordKey(r.stored.record), r.stored.record]));
       job.run = this.withTracker(withStatus(job.run, 'running'), tracker);
       await this.storeRef.putRun(job.run);
       this.emit({ type: 'status', run: job.run });
@@ -265,6 +269,7 @@ export class RunController<T> {
         await this.audit(engine, {
           input: job.req.input,
           skip: (key) => tracker.hasKey(key),
+          stored: (key) => earlier.get(key),
           onRecord: (record) => {
             writes = writes.then(() => this.persist(job, tracker, record, computeMsBefore)).catch((e) => {
               writeError ??= e;

@@ -3,6 +3,7 @@
 
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { Attempt, Condition, Doc, ProbeSpec, QuestionRecord, RouteSpace, RunManifest, SelectorPick } from '../audit/types.ts';
+import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from './check.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
@@ -11,7 +12,9 @@ export const RUN_FILE_FORMAT = 'reachlab-run';
  * question identities (what the key is made of), records with stop_reason, selector picks with
  * `blind`, the new MCTS fields, attempts whose route may be null (unknown), manifests whose
  * condition and engine may be null (imported, condition unknown) and that may say where they
- * were imported from and which question seed chose the questions.
+ * were imported from and which question seed chose the questions. Records written since the
+ * decoy-answer control carry its fields (decoy, decoy_first_success, realized_decoy,
+ * reachable_decoy); earlier version-2 files lack them and get them on reading (recordsOf).
  *
  * Version 1 (the previous version): no run key or question list; records without stop_reason,
  * picks without `blind`, MCTS specs with `simulations` and `randomChildProb`, grader version 1.
@@ -69,6 +72,7 @@ const checkConditionV1: Check<Condition> = obj({
 const routeSpace = tagged<RouteSpace>('kind', {
   blocks: obj({ kind: oneOf('blocks'), numLayers: pos, minLen: pos, maxLen: pos, maxBlock: pos, maxEdits: pos }),
   neighborhood: obj({ kind: oneOf('neighborhood'), numLayers: pos, radius: nat, maxEdits: pos }),
+  cola: obj({ kind: oneOf('cola'), numLayers: pos, minLen: pos, maxLen: pos }),
 });
 
 const otherProbes = {
@@ -78,7 +82,7 @@ const otherProbes = {
   'mlp-silencing': obj({ probe: oneOf('mlp-silencing'), layers: arr(nat) }),
 };
 
-/** What every version's MCTS spec holds. */
+/** What every earlier version's MCTS spec holds. */
 const mctsCommon = {
   probe: oneOf('mcts-routes'),
   space: routeSpace,
@@ -90,16 +94,36 @@ const mctsCommon = {
   rootBlockEdits: bool,
 };
 
+const released = { budget: pos, seed: int };
+/** The released searches (this version): the preset names the search, its constants are fixed. */
+const mctsReleased = tagged<ProbeSpec>('preset', {
+  cola: obj({ probe: oneOf('mcts-routes'), preset: oneOf('cola'), space: routeSpace, ...released }) as Check<ProbeSpec>,
+  'program-selection': obj({ probe: oneOf('mcts-routes'), preset: oneOf('program-selection'), space: routeSpace, ...released }) as Check<ProbeSpec>,
+});
+
+/** The version before the released searches: its MCTS spec carried the search's constants. Kept
+ *  as written (so its runs stay viewable under their keys); it is never run again. */
+const mctsBeforeRelease = obj({
+  ...mctsCommon,
+  explorationVisits: oneOf('parent', 'root'),
+  randomChild: obj({ start: prob, end: prob }),
+  randomChildScope: oneOf('all', 'expanded'),
+  expandProb: prob,
+}) as unknown as Check<ProbeSpec>;
+
+const mcts: Check<ProbeSpec> = (v, p) => (typeof v === 'object' && v !== null && 'exploration' in v ? mctsBeforeRelease(v, p) : mctsReleased(v, p));
+
 export const checkProbeSpec = tagged<ProbeSpec>('probe', {
   deployment: otherProbes.deployment,
   'random-routes': otherProbes['random-routes'],
-  'mcts-routes': obj({
-    ...mctsCommon,
-    explorationVisits: oneOf('parent', 'root'),
-    randomChild: obj({ start: prob, end: prob }),
-    randomChildScope: oneOf('all', 'expanded'),
-    expandProb: prob,
-  }),
+  'mcts-routes': mcts,
+  'depth-matched-routes': obj({
+    probe: oneOf('depth-matched-routes'),
+    preset: oneOf('cola', 'program-selection'),
+    space: routeSpace,
+    ...released,
+    matched: opt(obj({ mcts_probe_key: id, questions: id })),
+  }) as Check<ProbeSpec>,
   sampling: otherProbes.sampling,
   'mlp-silencing': otherProbes['mlp-silencing'],
 });
@@ -114,7 +138,7 @@ const checkProbeSpecV1 = tagged<ProbeSpec>('probe', {
   'mlp-silencing': otherProbes['mlp-silencing'],
 });
 
-const probeName = oneOf('deployment', 'random-routes', 'mcts-routes', 'sampling', 'mlp-silencing');
+const probeName = oneOf('deployment', 'random-routes', 'mcts-routes', 'depth-matched-routes', 'sampling', 'mlp-silencing');
 const status = oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed');
 const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text) });
 
@@ -164,6 +188,7 @@ const logprob = nullable(num());
 const checkAttempt: Check<Attempt> = obj({
   index: nat,
   route: nullable(arr(nat)),
+  depth: opt(nat),
   silence: arr(nat),
   sample: opt(nat),
   response: text,
@@ -206,17 +231,34 @@ const recordFields = {
   invalid: nat,
   selection_saw_gold: bool,
   route_draw: opt(oneOf('per-question', 'shared')),
+  depth_profile: opt(arr(nat)),
 };
 
-export const checkRecord: Check<QuestionRecord> = obj({
+/** A record as a version-2 file holds it: files written before the decoy control lack its fields. */
+export type FileRecord = Omit<QuestionRecord, keyof DecoyFields> & Partial<DecoyFields>;
+const DECOY_KEYS = Object.keys(NO_DECOY) as (keyof DecoyFields)[];
+
+export const checkRecord: Check<FileRecord> = obj({
   ...recordFields,
   doc_hash: id,
   prompt_hash: id,
   probe_spec: checkProbeSpec,
   attempts: arr(checkAttempt),
   stop_reason: nullable(oneOf('budget', 'space-exhausted')),
+  decoy: opt(nullable(text)),
+  decoy_first_success: opt(nullable(nat)),
+  realized_decoy: opt(nullable(bool)),
+  reachable_decoy: opt(nullable(bool)),
   selectors: opt(dict(checkPick)),
 });
+
+/** A run file's records, each with its decoy fields: as the file states them, or (a file written
+ *  before the decoy control) computed from the record's own question and attempts under the run's
+ *  condition (audit/decoy.ts), null where that condition is unknown. */
+export function recordsOf(file: RunFile): QuestionRecord[] {
+  const control = decoyControl(file.manifest.condition);
+  return file.records.map((r) => (DECOY_KEYS.every((k) => r[k] !== undefined) ? (r as QuestionRecord) : { ...r, ...decoyFields(r, control) }));
+}
 
 /** A version-1 record; import.ts fills what this version added (legacy.ts upgradeLegacyRecord). */
 const checkRecordV1 = obj({
@@ -239,7 +281,7 @@ export interface RunFile {
   /** The run's questions in order: what run_key is made of. */
   questions: QuestionIdentity[];
   manifest: RunManifest;
-  records: QuestionRecord[];
+  records: FileRecord[];
 }
 
 /** A run file of the previous version (also how a legacy run is exported). */

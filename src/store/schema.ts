@@ -15,6 +15,10 @@
 //     condition key, so nothing of theirs is ever reused, and the run controller never resumes a
 //     legacy run (see LEGACY_RUN_MESSAGE). Their stored summaries (an older AuditSummary shape,
 //     derived data) are dropped.
+// v4: studies.
+// v5: records carry the decoy-answer control's fields (audit/decoy.ts): records stored before it
+//     get them from their own question and attempts under their run's condition; stored summaries
+//     (an older ProbeSummary shape) are dropped.
 
 import type { DBSchema } from 'idb';
 import type { QuestionIdentity } from '../audit/condition.ts';
@@ -23,7 +27,7 @@ import type { AuditSummary, QuestionRecord, RunManifest } from '../audit/types.t
 import type { RecordKey } from './keys.ts';
 
 export const DB_NAME = 'reachlab';
-export const DB_VERSION = 4;
+export const DB_VERSION = 5;
 
 /** Why a legacy run (schema v1/v2, or a version-1 run file) is never resumed nor reused. */
 export const LEGACY_RUN_MESSAGE =

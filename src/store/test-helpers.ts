@@ -6,6 +6,7 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { Condition, ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
+import { decoyControl, decoyFields, type DecoyFields } from '../audit/decoy.ts';
 import { GRADER_VERSION } from '../audit/graders.ts';
 import { EngineError, type Engine, type EngineErrorCode } from '../engine/types.ts';
 import { IdbRunStore } from './idb-store.ts';
@@ -76,7 +77,7 @@ export async function makeRecord(manifest: RunManifest, question: string | Quest
     correct: index === correctAt,
     meanLogprob: -0.5,
   }));
-  return {
+  const record: Omit<QuestionRecord, keyof DecoyFields> = {
     doc_id: docId,
     doc: { id: docId, text: `what is 40+2 (${docId})`, target: '42' },
     target: '42',
@@ -101,6 +102,7 @@ export async function makeRecord(manifest: RunManifest, question: string | Quest
     invalid: 0,
     selection_saw_gold: false,
   };
+  return { ...record, ...decoyFields(record, decoyControl(manifest.condition)) };
 }
 
 /** An engine whose generate() counts calls, can fail at a given call with an engine error, can

@@ -1,28 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { createPrng } from '../../util/prng';
 import { defaultCondition } from '../condition';
-import { blocksSpace, colaMcts, neighborhoodSpace, programSelectionMcts, randomRoutes } from '../presets';
-import { inRouteSpace, routeSpaceSize, routeToString } from '../routes';
+import { colaMcts, colaSpace, neighborhoodSpace, programSelectionMcts, randomRoutes } from '../presets';
+import { inRouteSpace, routeToString } from '../routes';
 import { runAudit } from '../run';
 import { seedFor } from '../seeds';
 import { FakeEngine } from '../testing/fake-engine';
-import type { LoadedTask, ProbeSpec, QuestionRecord, RouteSpace } from '../types';
-import { RouteSearch, type MctsParams } from './mcts';
+import type { LoadedTask, QuestionRecord, RouteSpace } from '../types';
+import { searchFor, type MctsSpec } from './mcts';
 
-type MctsSpec = Extract<ProbeSpec, { probe: 'mcts-routes' }>;
-
-const paramsOf = (s: MctsSpec): MctsParams => {
-  const { space, budget, exploration, lengthPenalty, explorationVisits, randomChild, randomChildScope, expandProb, rootBlockEdits } = s;
-  return { space, budget, exploration, lengthPenalty, explorationVisits, randomChild, randomChildScope, expandProb, rootBlockEdits };
-};
-
-/** Runs one search to its end against a reward oracle; the attempts, correct ones marked. */
+/** Runs one search to its end against a reward oracle; the charged attempts (the default route,
+ *  which a program-selection revert may reach, is the deployment attempt), correct ones marked. */
 function search(spec: MctsSpec, docId: string, correct: (route: number[]) => boolean, feedReward = true) {
-  const s = new RouteSearch(paramsOf(spec), createPrng(seedFor(spec.seed, docId)));
+  const s = searchFor(spec, docId);
   const attempts: { route: number[]; correct: boolean }[] = [];
+  const deployment = routeToString(Array.from({ length: spec.space.numLayers }, (_, i) => i));
   for (let r = s.propose(); r; r = s.propose()) {
     const ok = correct(r);
-    attempts.push({ route: r, correct: ok });
+    if (routeToString(r) !== deployment) attempts.push({ route: r, correct: ok });
     s.observe(feedReward && ok ? 1 : 0);
   }
   return { s, attempts };
@@ -34,26 +28,26 @@ const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 // there, so the search cannot stop learning after one hit).
 const L = 24;
 const BAND = (l: number) => l >= 8 && l <= 15;
-/** blocks: every skipped or repeated layer lies in 8..15; neighborhood: every changed position does. */
-const bandBlocks = (r: number[]) => {
+/** cola: every skipped or repeated layer lies in 8..15; neighborhood: every changed position does. */
+const bandCola = (r: number[]) => {
   const uses = new Array<number>(L).fill(0);
   for (const l of r) uses[l]++;
   return uses.every((n, l) => n === 1 || BAND(l));
 };
 const bandNeighborhood = (r: number[]) => r.every((l, p) => l === p || BAND(p));
-/** blocks: layer 12 is skipped; neighborhood: position 12 runs another layer. */
+/** cola: layer 12 is skipped; neighborhood: position 12 runs another layer. */
 const skip12 = (r: number[]) => !r.includes(12);
 const moved12 = (r: number[]) => r[12] !== 12;
 const half = (r: number[], salt: string) => seedFor(routeToString(r), salt) % 2 === 0;
 
 const PRESETS: [string, (B: number, seed: number) => MctsSpec, RouteSpace, { band: (r: number[]) => boolean; edit12: (r: number[]) => boolean }][] = [
-  ['CoLa', (B, seed) => colaMcts(blocksSpace(L), B, seed) as MctsSpec, blocksSpace(L), { band: bandBlocks, edit12: skip12 }],
+  ['CoLa', (B, seed) => colaMcts(L, B, seed) as MctsSpec, colaSpace(L), { band: bandCola, edit12: skip12 }],
   ['program selection', (B, seed) => programSelectionMcts(L, B, seed) as MctsSpec, neighborhoodSpace(L), { band: bandNeighborhood, edit12: moved12 }],
 ];
 
 describe('MCTS spends exactly its budget in distinct attempts', () => {
   it.each([
-    ['CoLa', colaMcts(blocksSpace(8), 64, 3) as MctsSpec],
+    ['CoLa', colaMcts(8, 64, 3) as MctsSpec],
     ['program selection', programSelectionMcts(8, 64, 3) as MctsSpec],
   ])('%s on an 8-layer model: B = 64 distinct routes of its space, stop reason "budget", whatever the rewards', (_, spec) => {
     for (const reward of [() => false, () => true, (r: number[]) => r.length % 2 === 0]) {
@@ -64,31 +58,6 @@ describe('MCTS spends exactly its budget in distinct attempts', () => {
       expect(attempts.every((a) => inRouteSpace(spec.space, a.route))).toBe(true);
       expect(s.stopReason).toBe('budget');
     }
-  });
-
-  it('a budget above what its tree holds evaluates every route of the tree once and stops "space-exhausted"', () => {
-    // 4 layers, one edit, blocks of 1..2: 14 routes, all root children (deeper edits would be a 2nd edit)
-    const space: RouteSpace = { kind: 'blocks', numLayers: 4, minLen: 1, maxLen: 8, maxBlock: 2, maxEdits: 1 };
-    const spec = colaMcts(space, 50, 1) as MctsSpec;
-    const { s, attempts } = search(spec, 'q1', () => false);
-    expect(attempts).toHaveLength(Number(routeSpaceSize(space)));
-    expect(new Set(attempts.map((a) => routeToString(a.route))).size).toBe(14);
-    expect(s.stopReason).toBe('space-exhausted');
-  });
-
-  it('a route reached by two edit orders is evaluated once and not charged again', () => {
-    // neighborhood, 6 layers, radius 1, ≤ 2 edits: 10 one-edit routes (positions 0 and 5 have one
-    // alternative, 1..4 two) and (10² − (1+4+4+4+4+1))/2 = 41 two-edit routes, each reachable in
-    // two edit orders: the tree holds 51 distinct routes
-    const space: RouteSpace = { kind: 'neighborhood', numLayers: 6, radius: 1, maxEdits: 2 };
-    expect(routeSpaceSize(space)).toBe(51n);
-    const spec = programSelectionMcts(6, 60, 2, space) as MctsSpec;
-    const { s, attempts } = search(spec, 'q1', () => false);
-    const keys = attempts.map((a) => routeToString(a.route));
-    expect(new Set(keys).size).toBe(51);
-    expect(keys).toHaveLength(51);
-    expect(s.transpositions).toBeGreaterThan(0);
-    expect(s.stopReason).toBe('space-exhausted');
   });
 });
 

@@ -64,8 +64,27 @@ describe('screens', () => {
       records: run.records.map((r) => (r.doc_id === 'test-0' && r.probe === 'mcts-routes' ? { ...r, attempts: r.attempts.slice(0, 5), stop_reason: 'space-exhausted' as const } : r)),
     };
     const { body } = render(QuestionScreen, { props: { app, run: cut, docId: 'test-0' } });
-    expect(body).toMatch(/MCTS routes \(CoLa\) \(budget 16; first success (at attempt \d+|none); 5 attempts made, space exhausted\)/);
-    expect(body).toMatch(/random routes \(budget 16; first success (at attempt \d+|none); 16 attempts made\)/);
+    expect(body).toMatch(/MCTS routes \(CoLa\) \(budget 16; first success (at attempt \d+|none); decoy (first at attempt \d+|not reached); 5 attempts made, space exhausted\)/);
+    expect(body).toMatch(/random routes \(budget 16; first success (at attempt \d+|none); decoy (first at attempt \d+|not reached); 16 attempts made\)/);
+  });
+
+  it('shows the decoy answer of a question and where each probe first said it', () => {
+    const records = run.records.filter((r) => r.doc_id === 'test-0');
+    const { body } = render(QuestionScreen, { props: { app, run, docId: 'test-0' } });
+    const decoy = records[0].decoy!;
+    expect(decoy).not.toBe(records[0].target);
+    expect(body).toMatch(new RegExp(`data-testid="question-decoy"[^>]*>${decoy}<`));
+    const random = records.find((r) => r.probe === 'random-routes')!;
+    const said = random.attempts.findIndex((a) => a.extracted === decoy);
+    expect(body).toContain(`random routes (budget 16; first success ${random.first_success === null ? 'none' : `at attempt ${random.first_success + 1}`}; ${said < 0 ? 'decoy not reached' : `decoy first at attempt ${said + 1}`}`);
+  });
+
+  it('puts reachable@B and ceiling@B against the decoy beside each reachable number, with its definition', () => {
+    const { body } = render(ResultsScreen, { props: { app, run } });
+    for (const m of ['reachable@16 (decoy)', 'ceiling@16 (decoy)', 'reachable@8 (decoy)', 'ceiling@8 (decoy)']) expect(body).toContain(`>${m}<`);
+    expect(body).toContain('data-testid="term-decoy"');
+    const header = (label: string) => body.split('</th>').find((cell) => cell.includes(`<!---->${label}<!---->`));
+    expect(header('random (decoy)')).toContain('data-testid="term-decoy"');
   });
 
   it('shows an imported run as such, and its routes as unknown', () => {

@@ -2,6 +2,7 @@
 // from the fixture (comments show the arithmetic), not by calling the audit core.
 
 import { describe, expect, it } from 'vitest';
+import { NO_DECOY } from '../../audit/decoy';
 import { colaMcts } from '../../audit/presets';
 import type { Attempt, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
 import type { StoredRun } from '../backend';
@@ -16,7 +17,7 @@ const D = [0, 1, 2, 3];
 const SPECS = {
   deployment: { probe: 'deployment' },
   random: { probe: 'random-routes', space: blocksSpace(L), budget: 4, seed: 1, shared: false },
-  mcts: colaMcts(blocksSpace(L), 3, 1),
+  mcts: colaMcts(L, 3, 1),
   silencing: { probe: 'mlp-silencing', layers: [0, 1, 2, 3] },
 } satisfies Record<string, ProbeSpec>;
 type SpecName = keyof typeof SPECS;
@@ -46,7 +47,7 @@ function rec(doc: string, name: SpecName, attempts: [number[] | null, number[], 
     doc_hash: `h-${doc}`, prompt_hash: `p-${doc}`, probe: spec.probe, probe_key: `${spec.probe}:k`, probe_spec: spec, condition_key: 'k', model_fingerprint: 'fp-a',
     task_id: 't', task_version: 1, attempts: as, budget, stop_reason: name === 'deployment' ? null : as.length < budget ? 'space-exhausted' : 'budget',
     first_success: first < 0 ? null : first, realized: name === 'deployment' ? as[0].correct : null, reachable: name === 'deployment' ? null : first >= 0 && first < budget,
-    invalid: 0, selection_saw_gold: name === 'mcts', ...(picks.length ? { selectors } : {}), ...o,
+    ...NO_DECOY, invalid: 0, selection_saw_gold: name === 'mcts', ...(picks.length ? { selectors } : {}), ...o,
   };
 }
 const x = (n: number): [number[], number[], boolean][] => Array.from({ length: n }, () => [D, [], false]);
@@ -110,6 +111,34 @@ describe('rates (summarize)', () => {
     // Wilson 95% for 2/5: centre (0.4 + z²/10)/(1 + z²/5) = 0.4435, half-width 0.3258
     expect(rows[0].ci.lo).toBeCloseTo(0.1176, 4);
     expect(rows[0].ci.hi).toBeCloseTo(0.7693, 4);
+  });
+  it('puts reachable@B and ceiling@B against the decoy beside them, where the questions have decoys', () => {
+    // by hand: the deployment attempt says the decoy on q3; random routes first say it at index 1
+    // on q1 and at index 3 on q5; MCTS never does
+    const firstDecoy: Record<string, number> = { 'q3/deployment': 0, 'q1/random-routes': 1, 'q5/random-routes': 3 };
+    const withDecoys = records.map((r): QuestionRecord => {
+      const first = firstDecoy[`${r.doc_id}/${r.probe}`] ?? null;
+      return { ...r, decoy: 'd', decoy_first_success: first, realized_decoy: r.probe === 'deployment' ? first === 0 : null, reachable_decoy: r.probe === 'deployment' ? null : first !== null && first < r.budget };
+    });
+    const s = summaryOf(withDecoys);
+    const rows = rateRows(s, reachProbes(s, withDecoys));
+    expect(rows.map((r) => [r.probe, r.measure, r.k, r.n])).toEqual([
+      ['deployment', 'realized', 2, 5],
+      ['random routes', 'reachable@4', 4, 5],
+      ['random routes', 'reachable@4 (decoy)', 2, 5], // q1 q5
+      ['random routes', 'ceiling@4', 4, 5],
+      ['random routes', 'ceiling@4 (decoy)', 3, 5], // q1 q5, q3 as deployed
+      ['MCTS routes (CoLa)', 'reachable@3', 2, 5],
+      ['MCTS routes (CoLa)', 'reachable@3 (decoy)', 0, 5],
+      ['MCTS routes (CoLa)', 'ceiling@3', 3, 5],
+      ['MCTS routes (CoLa)', 'ceiling@3 (decoy)', 1, 5], // q3 as deployed
+    ]);
+    // at matched attempts (3, q4: 2) random says the decoy within them on q1 only (q5's is at 3)
+    const [v] = randomVersusStructured(withDecoys, reachProbes(s, withDecoys));
+    expect([v.cmp.a.reachable_decoy, v.cmp.b.reachable_decoy]).toEqual([1 / 5, 0]);
+    // without decoys (exact-match answers) there are no decoy rows at all
+    expect(rows.length - rateRows(summary, probes).length).toBe(4);
+    expect([v.cmp.a.reachable_decoy, randomVersusStructured(records, probes)[0].cmp.a.reachable_decoy]).toEqual([0.2, null]);
   });
   it('counts only questions whose deployment record is in', () => {
     const early = rec('q9', 'random', [[[0, 1, 3], [], true], ...x(3)]);
@@ -205,7 +234,7 @@ describe('routes', () => {
 describe('run header', () => {
   it('states one probe seed, or each', () => {
     expect(probeSeeds(manifest.probes)).toBe('1');
-    expect(probeSeeds([SPECS.random, colaMcts(blocksSpace(L), 3, 2)])).toBe('random routes 1, MCTS routes (CoLa) 2');
+    expect(probeSeeds([SPECS.random, colaMcts(L, 3, 2)])).toBe('random routes 1, MCTS routes (CoLa) 2');
     expect(probeSeeds([SPECS.deployment])).toBe('—');
   });
 });
@@ -244,6 +273,24 @@ describe('checkpoint comparison (conditionDiff + compareRecords)', () => {
       A: 'model-a · f32 · random routes, budget 4, probe seed 1 · question seed 1',
       B: 'model-b · f32 · random routes, budget 4, probe seed 1 · question seed 1',
     });
+  });
+  it('compares reachable and ceiling against the decoy too, at the same matched attempts', () => {
+    // by hand: A's random routes say the decoy first at index 2 on q1; B's deployment says it on q4
+    const decoys = (rs: QuestionRecord[], first: Record<string, number>) =>
+      rs.map((r): QuestionRecord => {
+        const f = first[`${r.doc_id}/${r.probe}`] ?? null;
+        return { ...r, decoy: 'd', decoy_first_success: f, realized_decoy: r.probe === 'deployment' ? f === 0 : null, reachable_decoy: r.probe === 'deployment' ? null : f !== null && f < r.budget };
+      });
+    const out = compareRuns({ ...run, records: decoys(records, { 'q1/random-routes': 2 }) }, { ...runB, records: decoys(recordsB, { 'q4/deployment': 0 }) }, pairs[0]);
+    if ('refused' in out) throw new Error(out.refused);
+    const { a, b, diff } = out.cmp;
+    // over q1–q4: A reaches the decoy on q1 (1/4), its ceiling the same; B reaches it nowhere, its ceiling on q4
+    expect([a.reachable_decoy, a.ceiling_decoy, b.reachable_decoy, b.ceiling_decoy]).toEqual([0.25, 0.25, 0, 0.25]);
+    expect([diff.reachable_decoy, diff.ceiling_decoy]).toEqual([-0.25, 0]);
+    // without decoys: unknown, not zero
+    const plain = compareRuns(run, runB, pairs[0]);
+    if ('refused' in plain) throw new Error(plain.refused);
+    expect([plain.cmp.a.reachable_decoy, plain.cmp.b.ceiling_decoy, plain.cmp.diff.reachable_decoy]).toEqual([null, null, null]);
   });
   it('refuses runs under different conditions, naming the fields', () => {
     const other = { ...runB, manifest: { ...runB.manifest, condition: { ...DEFAULT_CONDITION, maxNewTokens: 99, stopSequences: [] } } };

@@ -5,7 +5,7 @@
 
 import {
   AuditError,
-  compareProbes,
+  guidanceComparisons,
   compareRecords,
   conditionDiff,
   failureSet,
@@ -115,7 +115,7 @@ export function reachProbes(s: AuditSummary, records: readonly QuestionRecord[])
 }
 
 export interface RateRow {
-  /** "realized", "reachable@16", "ceiling@16". */
+  /** "realized", "reachable@16", "reachable@16 (decoy)", "ceiling@16", "ceiling@16 (decoy)". */
   measure: string;
   probe: string;
   k: number;
@@ -124,14 +124,21 @@ export interface RateRow {
   ci: Interval;
 }
 
-/** Realized, and per reach probe reachable@B and ceiling@B, with Wilson 95% intervals on the
- *  core's counts. */
+/** Realized, and per reach probe reachable@B and ceiling@B, each followed by the same measure
+ *  against the decoy answer where the questions have one, with Wilson 95% intervals on the core's
+ *  counts. */
 export function rateRows(s: AuditSummary, probes: readonly RunProbe[]): RateRow[] {
   if (s.n === 0) return [];
   const row = (measure: string, probe: string, k: number, n: number): RateRow => ({ measure, probe, k, n, rate: n ? k / n : 0, ci: wilson(k, n) });
+  const decoy = (measure: string, probe: string, k: number | null, n: number): RateRow[] => (k === null ? [] : [row(`${measure} (decoy)`, probe, k, n)]);
   return [
     row('realized', 'deployment', s.realized_count, s.n),
-    ...probes.flatMap(({ summary: p, label }) => [row(`reachable@${p.budget}`, label, p.counts.reachable, p.n), row(`ceiling@${p.budget}`, label, p.counts.ceiling, p.joined)]),
+    ...probes.flatMap(({ summary: p, label }) => [
+      row(`reachable@${p.budget}`, label, p.counts.reachable, p.n),
+      ...decoy(`reachable@${p.budget}`, label, p.counts.reachable_decoy, p.n),
+      row(`ceiling@${p.budget}`, label, p.counts.ceiling, p.joined),
+      ...decoy(`ceiling@${p.budget}`, label, p.counts.ceiling_decoy, p.joined),
+    ]),
   ];
 }
 
@@ -175,14 +182,14 @@ export interface ProbeVersus {
   cmp: ProbeComparison;
 }
 
-/** Random routes against each structured (MCTS) probe of the run, at matched attempts (the audit
- *  core's compareProbes): the paper's "random ≥ structured" comparison. */
+/** Each MCTS probe of the run against both random baselines, uniform routes and its depth-matched
+ *  walks, at matched attempts (the audit core's guidanceComparisons): the paper's "random ≥
+ *  structured" comparison, and what the search's guidance adds over its own kind of route. */
 export function randomVersusStructured(records: readonly QuestionRecord[], probes: readonly RunProbe[]): ProbeVersus[] {
-  const random = probes.find((p) => p.spec.probe === 'random-routes');
-  if (!random) return [];
-  return probes
-    .filter((p) => p.spec.probe === 'mcts-routes')
-    .map((p) => ({ a: random.label, b: p.label, cmp: compareProbes(records, random.summary.probe_key, p.summary.probe_key) }));
+  const label = (key: string) => probes.find((p) => p.summary.probe_key === key)?.label ?? key;
+  return guidanceComparisons(records).flatMap((g) =>
+    [g.uniform, g.depth_matched].filter((c): c is ProbeComparison => c !== null).map((cmp) => ({ a: label(cmp.a.probe_key), b: label(g.mcts_probe_key), cmp })),
+  );
 }
 
 export interface CurvePoint {

@@ -20,6 +20,10 @@ export const GLOSSARY = {
     term: 'ceiling@B',
     text: 'The share of questions realized or reachable@B (the deployment attempt is not charged to the budget). It equals reachable@B whenever every realized question was also reached by the probe.',
   },
+  decoy: {
+    term: 'reachable@B (decoy)',
+    text: 'The same attempts graded against a decoy instead of the gold answer: a wrong answer of the same kind, fixed for each question by the question seed (another option letter; for a number, the gold plus or minus 1 to 3). It is the share of questions on which the probe “reaches” a wrong answer; ceiling@B (decoy) is realized-or-reachable against the decoy. It costs no extra model call. If reachable@B minus reachable@B (decoy) is near zero, the probe is producing many answers, not finding the right one. Not shown when no decoy can be made (exact-match answers).',
+  },
   budget: {
     term: 'budget B',
     text: 'How many distinct answer attempts a probe may make for one question: distinct routes, silence sets or samples. Every probe is charged the same way; the deployment attempt is free.',
@@ -55,6 +59,14 @@ export const GLOSSARY = {
   retainedGain: {
     term: 'retained gain',
     text: '(selector − realized) / (reachable@B − realized): the share of the probe’s gain over realized that a blind selector keeps. “—” when the probe gains nothing.',
+  },
+  mctsPreset: {
+    term: 'MCTS preset',
+    text: 'A published tree search over routes, run as its released code runs it: CoLa’s (root children skip or repeat a block of 1–4 layers, deeper ones a single layer, no limit on edits, the whole level of children made at once and one evaluated) or program selection’s (each position may run a layer within ±2 of its own, at most 3 positions changed). Both are rewarded with the gold answer. ReachLab charges distinct routes, and never charges the default route.',
+  },
+  depthMatched: {
+    term: 'depth-matched routes',
+    text: 'The random baseline of an MCTS preset: each route is a random walk of d of that preset’s own actions from the default route, d taken from how deep the preset’s MCTS attempts went in the same run (pooled over questions). It never sees the gold answer. depth-matched − MCTS asks: with the same kind of routes, does the search’s guidance beat chance?',
   },
   matched: {
     term: 'matched attempts',

@@ -19,6 +19,7 @@ export const PROBE_COLOR: Record<ProbeName, string> = {
   deployment: OKABE_ITO.black,
   'random-routes': OKABE_ITO.blue,
   'mcts-routes': OKABE_ITO.vermillion,
+  'depth-matched-routes': OKABE_ITO.skyBlue,
   sampling: OKABE_ITO.bluishGreen,
   'mlp-silencing': OKABE_ITO.reddishPurple,
 };
@@ -28,6 +29,7 @@ export const PROBE_DASH: Record<ProbeName, string> = {
   deployment: '2,3',
   'random-routes': 'none',
   'mcts-routes': '8,4',
+  'depth-matched-routes': '1,3',
   sampling: '3,2',
   'mlp-silencing': '1,2',
 };
@@ -38,15 +40,19 @@ export const PROBE_LABEL: Record<ProbeName, string> = {
   deployment: 'deployment',
   'random-routes': 'random routes',
   'mcts-routes': 'MCTS routes',
+  'depth-matched-routes': 'depth-matched routes',
   sampling: 'sampling',
   'mlp-silencing': 'MLP silencing',
 };
 
-const MCTS_PRESET_LABEL = { cola: 'MCTS routes (CoLa)', 'program-selection': 'MCTS routes (program selection)', custom: 'MCTS routes' } as const;
+const PRESET_NAME: Record<string, string> = { cola: 'CoLa', 'program-selection': 'program selection' };
 
-/** A probe as screens and figures name it: MCTS by its preset, since a run may hold both. */
+/** A probe as screens and figures name it: MCTS and its depth-matched baseline by their preset,
+ *  since a run may hold both presets (an earlier version's custom MCTS spec has none). */
 export function probeLabel(spec: ProbeSpec): string {
-  return spec.probe === 'mcts-routes' ? MCTS_PRESET_LABEL[spec.preset] : PROBE_LABEL[spec.probe];
+  if (spec.probe !== 'mcts-routes' && spec.probe !== 'depth-matched-routes') return PROBE_LABEL[spec.probe];
+  const preset = PRESET_NAME[spec.preset];
+  return preset ? `${PROBE_LABEL[spec.probe]} (${preset})` : PROBE_LABEL[spec.probe];
 }
 
 /** Stroke colour and dash of a probe's curve; program-selection MCTS differs from CoLa's. */

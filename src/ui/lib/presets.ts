@@ -2,7 +2,7 @@
 
 import { routeSpaceSize } from '../../audit/routes';
 import { defaultCondition } from '../../audit/condition';
-import { blocksSpace, colaCondition, colaMcts, neighborhoodSpace, programSelectionMcts, randomRoutes, samplingCeiling, silencingAllLayers } from '../../audit/presets';
+import { blocksSpace, colaCondition, colaMcts, colaSpace, neighborhoodSpace, programSelectionMcts, randomRoutes, samplingCeiling, silencingAllLayers } from '../../audit/presets';
 import { builtinTask } from '../../audit/tasks/builtin';
 import { hubPreset } from '../../audit/tasks/hub';
 import type { Condition, ProbeSpec, RouteSpace, TaskSpec } from '../../audit/types';
@@ -63,21 +63,24 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
   },
   {
     id: 'cola-mcts',
-    label: 'CoLa-style MCTS (budget 100 distinct routes)',
-    short: 'CoLa-style MCTS',
+    label: 'CoLa MCTS, as released (budget 100 distinct routes)',
+    short: 'CoLa MCTS',
     nominalBudget: 100,
     description:
-      'Blocks route space: root children skip or repeat blocks of 1–4 layers, deeper nodes one layer. Greedy descent by UCB = mean − 5·len/L + √(2·ln(N+1)/n) (N: the parent\'s visits), a uniformly random child with p = 0.1; reward = gold correctness; runs until the budget of distinct routes is spent (CoLa used 100). Condition: greedy, 50 tokens, answer required in \\boxed{}.',
-    probe: (L) => colaMcts(blocksSpace(L, { maxEdits: 3 }), cappedBudget(blocksSpace(L, { maxEdits: 3 }), 100), 1),
+      "CoLa's released search: a node reached first has all its children generated (root: skip or repeat a block of 1–4 layers; deeper: one position, a layer at most twice, no edit limit, lengths " +
+      'within CoLa\'s limits) and one of them, uniform, evaluated; descent takes a uniform unfinished child with p = 0.1, else the highest UCB = mean − 5·len/L + √(2·ln(N_root + 1)/n); reward = gold correctness. ' +
+      'Budget = distinct routes (CoLa ran 100 simulations). Its depth-matched random baseline runs beside it. Condition: greedy, 50 tokens, answer required in \\boxed{}.',
+    probe: (L) => colaMcts(L, cappedBudget(colaSpace(L), 100), 1),
     condition: BOXED_CONDITION,
   },
   {
     id: 'program-selection-mcts',
-    label: 'Program-selection MCTS (budget 200 distinct routes)',
+    label: 'Program-selection MCTS, as released (budget 200 distinct routes)',
     short: 'Program-selection MCTS',
     nominalBudget: 200,
     description:
-      'Neighborhood route space (radius 2, at most 3 edits). Expands a new child with p = 0.5, else a random expanded child with p decaying 0.8 → 0.1 over the budget, else UCB with exploration 1.8 and the root\'s visits; reward = gold correctness; runs until the budget of distinct routes is spent (it used 200).',
+      'Neighborhood route space (radius 2, at most 3 changed positions; at the cap, actions re-edit or revert a changed position). Descent stops to expand with p = 0.5 where untried actions remain, else takes a random child with p decaying 0.8 → 0.1, ' +
+      "else the highest mean + 1.8·√(ln N_parent / n); reward = gold correctness. Budget = distinct routes (it ran 200 simulations, some on routes already known). Its depth-matched random baseline runs beside it.",
     probe: (L) => programSelectionMcts(L, cappedBudget(neighborhoodSpace(L), 200), 1),
   },
   {

@@ -19,12 +19,14 @@ const report: StudyReport = {
       realized: 0.5,
       reachable: { 'random-routes/blocks': 0.9, 'mcts-routes/blocks': 0.8 },
       ceiling: { 'random-routes/blocks': 0.95, 'mcts-routes/blocks': 0.85 },
+      reachable_decoy: { 'random-routes/blocks': 0.35, 'mcts-routes/blocks': null },
+      ceiling_decoy: { 'random-routes/blocks': 0.4, 'mcts-routes/blocks': null },
       attempts: { 'random-routes/blocks': 32, 'mcts-routes/blocks': 31.5 },
-      random_minus_structured: { 'mcts-routes/blocks': { diff: 0.1, ci: { lo: -0.05, hi: 0.25 }, mcnemar_p: 0.2891, random: 'random-routes/blocks', matched_attempts: 31.5, random_reachable: 0.9, structured_reachable: 0.8 } },
+      random_minus_structured: { 'mcts-routes/blocks': { diff: 0.1, ci: { lo: -0.05, hi: 0.25 }, mcnemar_p: 0.2891, random: 'random-routes/blocks', matched_attempts: 31.5, random_reachable: 0.9, structured_reachable: 0.8, random_reachable_decoy: 0.35, structured_reachable_decoy: null , depth_matched: { diff: -0.05, ci: { lo: -0.2, hi: 0.1 }, mcnemar_p: 0.5, matched_attempts: 31.5, walks_reachable: 0.75, walks_reachable_decoy: 0.3, depth_profile: [0, 20, 12] }} },
       selectors: { 'random-routes/blocks': { majority: { accuracy: 0.6, blind: true, retained_gain: 0.25 } }, 'mcts-routes/blocks': { majority: { accuracy: 0.55, blind: false, retained_gain: null } } },
     },
   ],
-  f1: { settings: 1, comparisons: 1, random_ge_structured: 1, comparisons_random_ge: 1 },
+  f1: { settings: 1, comparisons: 1, random_ge_structured: 1, comparisons_random_ge: 1, depth_matched: { comparisons: 1, random_ge: 0 } },
   f2: { cases: [{ model: EVIL, task: 'builtin:arith-2d', run_keys: ['a'.repeat(64), 'c'.repeat(64)], probe: 'random-routes/blocks', failures: 8, layer: 3, identification: 4, evaluated: 4, repaired: 3, rate: 0.75, ci: { lo: 0.3, hi: 0.954 }, collateral: 1, realized: 5, in_sample: [] }] },
   f3: {
     pairs: [
@@ -40,7 +42,7 @@ const report: StudyReport = {
         ceiling_probe: 'random-routes/blocks',
         ceiling_delta: -0.05,
         ceiling_ci: { lo: -0.2, hi: 0.1 },
-        ceilings: { 'random-routes/blocks': { diff: -0.05, ci: { lo: -0.2, hi: 0.1 }, mcnemar_p: 1, base: 0.95, trained: 0.9, transitions: {} } },
+        ceilings: { 'random-routes/blocks': { diff: -0.05, ci: { lo: -0.2, hi: 0.1 }, mcnemar_p: 1, base: 0.95, trained: 0.9, base_decoy: 0.2, trained_decoy: 0.25, transitions: {} } },
         base_realized: 0.5,
         trained_realized: 0.65,
         transitions: {},
@@ -53,12 +55,14 @@ const report: StudyReport = {
 describe('findings tables', () => {
   it('formats every finding with its numbers and run keys', () => {
     const t = Object.fromEntries(studyTables(report).map((x) => [x.id, x]));
-    expect(t['study-settings'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 20, '50.0%', '90.0% (32.0)', '80.0% (31.5)', `${'a'.repeat(12)} ${'b'.repeat(12)}`]);
-    expect(t['study-f1'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', 'random-routes/blocks', '90.0%', '80.0%', '+10.0', '−5.0 to +25.0', 0.289, 31.5]);
+    // reachable against the decoy beside each reachable number; "—" where the questions have no decoy
+    expect(t['study-settings'].columns.slice(4, 8)).toEqual(['random-routes/blocks', 'random-routes/blocks (decoy)', 'mcts-routes/blocks', 'mcts-routes/blocks (decoy)']);
+    expect(t['study-settings'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 20, '50.0%', '90.0% (32.0)', '35.0%', '80.0% (31.5)', '—', `${'a'.repeat(12)} ${'b'.repeat(12)}`]);
+    expect(t['study-f1'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', 'random-routes/blocks', '90.0%', '80.0%', '35.0%', '—', '+10.0', '−5.0 to +25.0', 0.289, 31.5, '75.0%', '30.0%', '−5.0', '−20.0 to +10.0', 0.5, 'd1 20 · d2 12']);
     expect(t['study-f1'].caption).toContain('random ≥ structured in 1 of 1 settings');
     expect(t['study-selectors'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', '60.0%, retained 25.0%', '55.0%, retained — (not blind)']);
     expect(t['study-f2'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 8, 3, 4, 3, '75.0%', '30.0% to 95.4%', '1 / 5', `${'a'.repeat(12)} ${'c'.repeat(12)}`]);
-    expect(t['study-f3'].rows[0]).toEqual(['A', 'B', 'builtin:arith-2d', 20, '50.0% → 65.0%', '+15.0', '+1.0 to +30.0', 'random-routes/blocks: 95.0% → 90.0%', '−5.0', '−20.0 to +10.0', 1, `${'a'.repeat(12)}; ${'d'.repeat(12)}`]);
+    expect(t['study-f3'].rows[0]).toEqual(['A', 'B', 'builtin:arith-2d', 20, '50.0% → 65.0%', '+15.0', '+1.0 to +30.0', 'random-routes/blocks: 95.0% → 90.0%', '20.0% → 25.0%', '−5.0', '−20.0 to +10.0', 1, `${'a'.repeat(12)}; ${'d'.repeat(12)}`]);
   });
 });
 
@@ -79,7 +83,7 @@ describe('findings tables: transitions and the runs behind each row', () => {
     run_keys: { base: ['a'.repeat(64), 'e'.repeat(64)], trained: ['d'.repeat(64), 'f'.repeat(64)] },
     ceilings: {
       'random-routes/blocks': { ...report.f3.pairs[0].ceilings['random-routes/blocks'], transitions },
-      sampling: { diff: 0, ci: { lo: -0.1, hi: 0.1 }, mcnemar_p: 1, base: 0.9, trained: 0.9, transitions: sampled },
+      sampling: { diff: 0, ci: { lo: -0.1, hi: 0.1 }, mcnemar_p: 1, base: 0.9, trained: 0.9, base_decoy: null, trained_decoy: null, transitions: sampled },
     },
   };
   const t = Object.fromEntries(studyTables({ ...report, f3: { pairs: [pair] } }).map((x) => [x.id, x]));

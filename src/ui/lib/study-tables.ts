@@ -24,8 +24,12 @@ export interface RowRun {
 }
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+/** A rate against the decoy answer; "—" where the questions have no decoy (exact-match answers). */
+const decoyPct = (x: number | null) => (x === null ? '—' : pct(x));
 const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 const ci = (c: { lo: number; hi: number }) => `${pts(c.lo)} to ${pts(c.hi)}`;
+/** "d1 12 · d2 40 · d3 48": attempts per tree depth. */
+const profileText = (profile: readonly number[]) => profile.flatMap((c, d) => (c ? [`d${d} ${c}`] : [])).join(' · ');
 const keys = (ks: string[]) => ks.map((k) => k.slice(0, 12)).join(' ');
 
 /** A setting's runs by probe label (studyReport lists run_keys in the order it fills `reachable`). */
@@ -41,19 +45,38 @@ export function studyTables(r: StudyReport): StudyTable[] {
   return [
     {
       id: 'study-settings',
-      caption: 'Settings: realized, reachable@B per probe (attempts actually made in brackets)',
-      columns: ['model', 'task', 'questions', 'realized', ...labels, 'run keys'],
-      rows: r.settings.map((s) => [s.model, s.task, s.questions, pct(s.realized), ...labels.map((l) => (l in s.reachable ? `${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})` : null)), keys(s.run_keys)]),
+      caption: 'Settings: realized, reachable@B per probe (attempts actually made in brackets), and reachable@B against the decoy answer',
+      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`]), 'run keys'],
+      rows: r.settings.map((s) => [
+        s.model,
+        s.task,
+        s.questions,
+        pct(s.realized),
+        ...labels.flatMap((l) => (l in s.reachable ? [`${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})`, decoyPct(s.reachable_decoy[l])] : [null, null])),
+        keys(s.run_keys),
+      ]),
       runs: r.settings.map(settingRuns),
     },
     {
       id: 'study-f1',
-      caption: `F1: random routes − MCTS, reachable at matched attempts (random ≥ structured in ${r.f1.random_ge_structured} of ${r.f1.settings} settings; ${r.f1.comparisons_random_ge} of ${r.f1.comparisons} comparisons)`,
-      columns: ['model', 'task', 'MCTS', 'random', 'random reachable', 'MCTS reachable', 'Δ (points)', '95% CI', 'McNemar p', 'matched attempts'],
+      caption:
+        `F1: random − MCTS, reachable at matched attempts, for both baselines: uniform random routes (random ≥ structured in ${r.f1.random_ge_structured} of ${r.f1.settings} settings; ` +
+        `${r.f1.comparisons_random_ge} of ${r.f1.comparisons} comparisons) and the preset's depth-matched walks (≥ MCTS in ${r.f1.depth_matched.random_ge} of ${r.f1.depth_matched.comparisons})`,
+      columns: [
+        'model', 'task', 'MCTS', 'random', 'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'Δ (points)', '95% CI', 'McNemar p', 'matched attempts',
+        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched Δ (points)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth profile',
+      ],
       rows: r.settings.flatMap((s) =>
         mcts.filter((m) => m in s.random_minus_structured).map((m) => {
           const d = s.random_minus_structured[m];
-          return [s.model, s.task, m, d.random, pct(d.random_reachable), pct(d.structured_reachable), pts(d.diff), ci(d.ci), Number(d.mcnemar_p.toPrecision(3)), d.matched_attempts];
+          const w = d.depth_matched;
+          return [
+            s.model, s.task, m, d.random, pct(d.random_reachable), pct(d.structured_reachable), decoyPct(d.random_reachable_decoy), decoyPct(d.structured_reachable_decoy),
+            pts(d.diff), ci(d.ci), Number(d.mcnemar_p.toPrecision(3)), d.matched_attempts,
+            ...(w
+              ? [pct(w.walks_reachable), decoyPct(w.walks_reachable_decoy), pts(w.diff), ci(w.ci), Number(w.mcnemar_p.toPrecision(3)), profileText(w.depth_profile)]
+              : [null, null, null, null, null, null]),
+          ];
         }),
       ),
       runs: r.settings.flatMap((s) =>
@@ -84,8 +107,8 @@ export function studyTables(r: StudyReport): StudyTable[] {
     },
     {
       id: 'study-f3',
-      caption: 'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals',
-      columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'ceiling', 'ceiling Δ', '95% CI', 'McNemar p', 'run keys (base; trained)'],
+      caption: 'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals; the ceiling against the decoy answer beside it',
+      columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'ceiling', 'ceiling (decoy)', 'ceiling Δ', '95% CI', 'McNemar p', 'run keys (base; trained)'],
       rows: r.f3.pairs.flatMap((p) =>
         Object.entries(p.ceilings).map(([label, c], i) => [
           p.base,
@@ -96,6 +119,7 @@ export function studyTables(r: StudyReport): StudyTable[] {
           i === 0 ? pts(p.deployed_delta) : null,
           i === 0 ? ci(p.deployed_ci) : null,
           `${label}: ${pct(c.base)} → ${pct(c.trained)}`,
+          c.base_decoy === null || c.trained_decoy === null ? '—' : `${pct(c.base_decoy)} → ${pct(c.trained_decoy)}`,
           pts(c.diff),
           ci(c.ci),
           Number(c.mcnemar_p.toPrecision(3)),

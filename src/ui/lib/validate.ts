@@ -22,9 +22,14 @@ export function numberProblem(label: string, v: number, lo: number, hi: number):
 
 /** A route space in words: "blocks of 1–4 layers skipped or repeated (routes of 1–14 layers, at most 2 edits)". */
 export function routeSpaceInWords(space: RouteSpace): string {
-  return space.kind === 'blocks'
-    ? `blocks of 1–${space.maxBlock} layers skipped or repeated, at most ${space.maxEdits} edits, routes of ${space.minLen}–${space.maxLen} layers`
-    : `each position runs a layer within ±${space.radius} of its own, at most ${space.maxEdits} positions changed`;
+  switch (space.kind) {
+    case 'blocks':
+      return `blocks of 1–${space.maxBlock} layers skipped or repeated, at most ${space.maxEdits} edits, routes of ${space.minLen}–${space.maxLen} layers`;
+    case 'neighborhood':
+      return `each position runs a layer within ±${space.radius} of its own, at most ${space.maxEdits} positions changed`;
+    case 'cola':
+      return `CoLa's routes: layers skipped or repeated any number of times (a layer at most twice), routes of ${space.minLen}–${space.maxLen} layers`;
+  }
 }
 
 /** A budget of distinct attempts: at least 1, and no more than a route space holds. */

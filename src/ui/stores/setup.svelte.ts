@@ -7,6 +7,7 @@ import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '..
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
 import { encodePermalink, linkModelOf, linkTaskOf, MAX_QUESTIONS, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
+import { withDepthMatchedBaseline } from '../../audit/presets';
 import { DEFAULT_CONDITION, HUB_TASK_PRESETS, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
 import { budgetProblem, numberProblem, routeSpaceInWords, wholeNumberProblem } from '../lib/validate';
 import type { UserMessage } from '../lib/errors';
@@ -96,7 +97,8 @@ export class SetupState {
   probes = $derived.by((): ProbeSpec[] | null => {
     const L = this.numLayers;
     if (L === null) return null;
-    return [{ probe: 'deployment' }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).probe(L)))];
+    // an MCTS preset brings its depth-matched random baseline (same budget and seed)
+    return withDepthMatchedBaseline([{ probe: 'deployment' }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).probe(L)))]);
   });
 
   /** The most questions the chosen task holds (a file's rows once read). */

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
-import { BOXED_CONDITION, PROBE_PRESETS, presetById, type PresetId } from '../lib/presets';
+import { BOXED_CONDITION, presetById, type PresetId } from '../lib/presets';
 import type { QuestionRecord } from '../../audit/types';
 import type { RunProgress, RunSetup } from '../backend';
 import { measuredRate } from '../lib/rates';
@@ -53,9 +53,10 @@ describe('SetupState', () => {
     const ids: PresetId[] = ['random-routes', 'cola-mcts', 'program-selection-mcts', 'sampling-ceiling', 'silencing-scan'];
     expect(ids.map((id) => s.budgetOf(id))).toEqual([100, 100, 200, 64, null]);
     expect(ids.slice(0, 3).map((id) => presetById(id).label)).toEqual([
-      'Random routes (budget 100 distinct routes)', 'CoLa-style MCTS (budget 100 distinct routes)', 'Program-selection MCTS (budget 200 distinct routes)',
+      'Random routes (budget 100 distinct routes)', 'CoLa MCTS, as released (budget 100 distinct routes)', 'Program-selection MCTS, as released (budget 200 distinct routes)',
     ]);
-    expect(PROBE_PRESETS.filter((p) => /simulation/.test(p.label + p.description))).toEqual([]);
+    // the released searches counted simulations; ReachLab's budget is distinct routes, and says so
+    for (const id of ['cola-mcts', 'program-selection-mcts'] as const) expect(presetById(id).description).toMatch(/Budget = distinct routes/);
     s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 2 };
     const routes = s.probes!.find((p) => p.probe === 'random-routes');
     expect(s.budgetOf('random-routes')).toBe(routes && 'budget' in routes ? routes.budget : null);
@@ -170,20 +171,20 @@ describe('SetupState', () => {
     expect(setup.task).toMatchObject({ kind: 'builtin', seed: 7 });
     expect(setup.condition.fewShot.seed).toBe(7);
     expect(setup.probes.map((p) => [p.probe, 'seed' in p ? p.seed : null])).toEqual([
-      ['deployment', null], ['random-routes', 9], ['mcts-routes', 9], ['sampling', 9], ['mlp-silencing', null],
+      ['deployment', null], ['random-routes', 9], ['mcts-routes', 9], ['sampling', 9], ['mlp-silencing', null], ['depth-matched-routes', 9],
     ]);
     s.questionSeed = -1;
     expect(s.problems).toContain('Question seed must be from 0 to 4,294,967,295 (it is -1).');
   });
 
-  it('sets the MCTS budget alone: the probe spends it in distinct routes', () => {
+  it('sets the MCTS budget alone: the released search spends it in distinct routes, its depth-matched baseline too', () => {
     const s = new SetupState();
     s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 24 };
     s.togglePreset('program-selection-mcts', true);
     s.budgets = { 'program-selection-mcts': 32 };
-    const mcts = s.probes!.find((p) => p.probe === 'mcts-routes')!;
-    expect(mcts).toMatchObject({ budget: 32, preset: 'program-selection', explorationVisits: 'root', randomChild: { start: 0.8, end: 0.1 }, expandProb: 0.5 });
-    expect(mcts).not.toHaveProperty('simulations');
+    const space = { kind: 'neighborhood', numLayers: 24, radius: 2, maxEdits: 3 };
+    expect(s.probes!.find((p) => p.probe === 'mcts-routes')).toEqual({ probe: 'mcts-routes', preset: 'program-selection', space, budget: 32, seed: 1 });
+    expect(s.probes!.find((p) => p.probe === 'depth-matched-routes')).toEqual({ probe: 'depth-matched-routes', preset: 'program-selection', space, budget: 32, seed: 1 });
   });
 
   it('carries both seeds in the permalink; an older link seeds the questions from its task', () => {

@@ -1,9 +1,11 @@
 // Deterministic, plausible runs (manifest + question records) for the fake backend and for tests:
 // arithmetic questions, a deployment attempt, route probes whose attempts sometimes reach the gold
 // answer, a sampling probe, an MLP-silencing scan and the selectors (picked by the audit core's
-// selector functions; not answer-blind over MCTS attempts). Seeded (src/util/prng).
+// selector functions; not answer-blind over MCTS attempts), graded against the decoy answer by the
+// audit core as well (wrong answers lie near the gold, so some are the decoy). Seeded (src/util/prng).
 
 import type { Attempt, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
+import { decoyControl, decoyFields, type DecoyFields } from '../../audit/decoy';
 import { generateArith } from '../../audit/tasks/arith';
 import { defaultRoute, rankedSpace, sampleRoutes } from '../../audit/routes';
 import { colaMcts } from '../../audit/presets';
@@ -48,7 +50,7 @@ export function scriptedProbes(o: ScriptOptions): ProbeSpec[] {
   const probes: ProbeSpec[] = [
     { probe: 'deployment' },
     { probe: 'random-routes', space, budget: o.budgets.random, seed: 1, shared: false },
-    colaMcts(blocksSpace(o.numLayers, { maxEdits: 3 }), o.budgets.mcts, 1),
+    colaMcts(o.numLayers, o.budgets.mcts, 1),
     { probe: 'sampling', budget: o.budgets.sampling, temperature: 0.6, topP: 0.95, seed: 1 },
   ];
   if (o.silencing) probes.push({ probe: 'mlp-silencing', layers: Array.from({ length: o.numLayers }, (_, i) => i) });
@@ -127,7 +129,7 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
     const probe = spec.probe;
     const budget = probe === 'deployment' ? 0 : budgetOf(spec);
     const stop_reason = probe === 'deployment' ? null : attempts.length < budget ? 'space-exhausted' : 'budget';
-    return {
+    const r: Omit<QuestionRecord, keyof DecoyFields> = {
       ...base,
       resps: attempts.map((a) => a.response),
       filtered_resps: attempts.map((a) => a.extracted),
@@ -144,6 +146,7 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
       selection_saw_gold: sawGold,
       ...extra,
     };
+    return { ...r, ...decoyFields(r, decoyControl(manifest.condition)) };
   };
   const answer = (p: number) => (rng.next() < p ? target : wrong(target, rng));
   const out: QuestionRecord[] = [];
@@ -153,7 +156,8 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
         out.push(record(spec, [attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng)], false));
         break;
       case 'random-routes':
-      case 'mcts-routes': {
+      case 'mcts-routes':
+      case 'depth-matched-routes': {
         const size = rankedSpace(spec.space).size; // a budget beyond the space is spent on all of it
         const n = BigInt(spec.budget) < size ? spec.budget : Number(size);
         const attempts = sampleRoutes(spec.space, n, rng).map((route, i) => attempt(i, route, [], answer(reachP), target, rng));
