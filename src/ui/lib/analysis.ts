@@ -24,12 +24,13 @@ import {
   type SilencingScanResult,
 } from '../../audit';
 import type { StoredRun } from '../backend';
+import type { CsvCell } from '../../store/export';
 import { modelLabel } from './model-label';
 import { probeLabel } from './palette';
 import { conditionFieldLabel } from './run-facts';
 
 /** Probes whose attempts decide reachability (the silencing scan repairs, it does not reach). */
-export const REACH_PROBES = ['random-routes', 'mcts-routes', 'sampling'] as const satisfies readonly ProbeName[];
+export const REACH_PROBES = ['random-routes', 'mcts-routes', 'depth-matched-routes', 'sampling'] as const satisfies readonly ProbeName[];
 export type ReachProbe = (typeof REACH_PROBES)[number];
 const isReachProbe = (p: ProbeName): p is ReachProbe => (REACH_PROBES as readonly ProbeName[]).includes(p);
 
@@ -189,6 +190,24 @@ export function randomVersusStructured(records: readonly QuestionRecord[], probe
   const label = (key: string) => probes.find((p) => p.summary.probe_key === key)?.label ?? key;
   return guidanceComparisons(records).flatMap((g) =>
     [g.uniform, g.depth_matched].filter((c): c is ProbeComparison => c !== null).map((cmp) => ({ a: label(cmp.a.probe_key), b: label(g.mcts_probe_key), cmp })),
+  );
+}
+
+/** One row per (run, MCTS preset, baseline): random − MCTS at matched attempts inside that run
+ *  (the core's guidanceComparisons), for the Compare screen's side-by-side table. */
+export function guidanceRows(runs: readonly { name: string; records: readonly QuestionRecord[] }[]): CsvCell[][] {
+  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+  return runs.flatMap(({ name, records }) =>
+    guidanceComparisons(records).flatMap((g) =>
+      (
+        [
+          ['uniform random routes', g.uniform],
+          ['depth-matched walks', g.depth_matched],
+        ] as const
+      ).flatMap(([baseline, cmp]) =>
+        cmp ? [[name, g.preset, baseline, pct(cmp.a.reachable), pct(cmp.b.reachable), pct(cmp.diff.diff), pct(cmp.diff.ci.lo), pct(cmp.diff.ci.hi), cmp.diff.mcnemar.exactP, cmp.matched_attempts]] : [],
+      ),
+    ),
   );
 }
 

@@ -6,8 +6,8 @@ import type { RunProbe } from './analysis';
 
 const UNIT: Record<string, string> = { sampling: 'samples' };
 
-/** "15 of 20 questions were answered correctly as deployed; 5 more were reachable with random routes
- *  within 100 attempts, 2 more with sampling within 64 samples." */
+/** "16 of 20 questions were answered correctly as deployed; 4 more were reachable with random routes
+ *  within 100 attempts, 4 more with sampling within 64 samples." (the built-in model's default audit) */
 export function resultsSentence(s: AuditSummary, probes: readonly RunProbe[]): string {
   const head = `${s.realized_count} of ${s.n} question${s.n === 1 ? ' was' : 's were'} answered correctly as deployed`;
   const parts = probes.map(({ summary: p, label }, i) => {

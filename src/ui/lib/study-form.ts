@@ -34,8 +34,9 @@ export const FORM_TASKS = [
 export const FORM_PROBES: { probe: StudyProbe; label: string }[] = [
   { probe: { probe: 'random-routes', space: 'blocks' }, label: 'Random routes, blocks space' },
   { probe: { probe: 'random-routes', space: 'neighborhood' }, label: 'Random routes, neighborhood space' },
-  { probe: { probe: 'mcts-routes', space: 'blocks' }, label: 'MCTS (CoLa-style), blocks space' },
-  { probe: { probe: 'mcts-routes', space: 'neighborhood' }, label: 'MCTS (program selection), neighborhood space' },
+  { probe: { probe: 'random-routes', space: 'cola' }, label: "Random routes, CoLa's space" },
+  { probe: { probe: 'mcts-routes', space: 'blocks' }, label: "CoLa MCTS as released (its own space), with its depth-matched baseline" },
+  { probe: { probe: 'mcts-routes', space: 'neighborhood' }, label: 'Program-selection MCTS as released, with its depth-matched baseline' },
   { probe: { probe: 'sampling' }, label: 'Sampling' },
 ];
 
