@@ -1,6 +1,7 @@
 // Trains ReachLab's built-in micro model (a small Llama) on the built-in arithmetic task and
 // exports it in Hugging Face layout with a model card. Usage: npm run train:micro [-- --name=value ...] (from the trainer/ folder: npm ci, then npm run train -- ...)
-// Prints the loss curve, held-out realized accuracy and the random-routes reachability estimate.
+// Prints the loss curve, held-out realized accuracy and the random-routes reachability estimate, then
+// audits the exported checkpoint with ReachLab's own engine and audit core (quoted on the card).
 
 import * as tf from '@tensorflow/tfjs';
 import '@tensorflow/tfjs-backend-wasm';
@@ -8,6 +9,7 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { generateArith, arithText } from '../src/audit/tasks/arith';
+import { auditModel } from './micro/audit-pair';
 import { parameterCount, validateConfig, type MicroConfig } from './micro/config';
 import { modelCard } from './micro/card';
 import { roundParamsToF16, writeCheckpoint } from './micro/export';
@@ -18,6 +20,7 @@ import { train } from './micro/train';
 import { EOS_ID, VOCAB_SIZE, encodeChars } from './micro/vocab';
 
 const ALL = 1_000_000; // more than a split holds: take all of it
+const ROOT = resolve(import.meta.dirname, '..');
 
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -71,9 +74,17 @@ async function main(): Promise<void> {
   const reach = reachability(reachSet, params, c, o.maxBlock, o.budget);
   console.log(`random routes (${reach.routes} one-edit blocks routes, budget ${reach.budget}) on ${reach.n} held-out questions: realized ${(100 * reach.realized).toFixed(2)}%  reachable@${reach.budget} ${(100 * reach.reachable).toFixed(2)}%  ceiling@${reach.budget} ${(100 * reach.ceiling).toFixed(2)}%  (${((performance.now() - t1) / 1000).toFixed(0)}s)`);
 
-  const dir = resolve(o.out);
+  const dir = resolve(ROOT, o.out); // npm runs the script in trainer/; --out is relative to the repository root
   writeCheckpoint(dir, params, c, { trained_by: 'trainer/train-micro.ts', level: o.level, seed: String(o.seed), steps: String(stepsRun) });
   checkTokenizer(dir, testSet.map(arithText));
+  console.log('auditing the exported checkpoint …');
+  const audit = await auditModel(dir);
+  const probeOf = (r: typeof audit.routes, probe: string) => r.summary.probes.find((p) => p.probe === probe)!;
+  const auditJson = (r: typeof audit.routes, probe: string) => {
+    const p = probeOf(r, probe);
+    return { run_key: r.run_key, probe: p.probe_key, n: r.summary.n, realized: r.summary.realized, reachable: p.reachable, ceiling: p.ceiling, counts: { realized: p.counts.realized, reachable: p.counts.reachable, ceiling: p.counts.ceiling } };
+  };
+  console.log(`audit (${audit.questions} questions, budget ${audit.budget}): realized ${(100 * audit.routes.summary.realized).toFixed(1)}%  random routes reachable ${(100 * probeOf(audit.routes, 'random-routes').reachable).toFixed(1)}%  ceiling ${(100 * probeOf(audit.routes, 'random-routes').ceiling).toFixed(1)}%  sampling reachable ${(100 * probeOf(audit.sampling, 'sampling').reachable).toFixed(1)}%  ceiling ${(100 * probeOf(audit.sampling, 'sampling').ceiling).toFixed(1)}%`);
   const files = ['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
   const evalResults = {
     task: { generator: 'src/audit/tasks/arith.ts', level: o.level, split: 'test', seed: o.seed, questions: testSet.length },
@@ -81,12 +92,13 @@ async function main(): Promise<void> {
     random_routes: { space: { kind: 'blocks', edits: 1, maxBlock: o.maxBlock }, routes: reach.routes, budget: reach.budget, n: reach.n, realized: reach.realized, reachable: reach.reachable, ceiling: reach.ceiling, per_route: reach.perRoute },
     greedy_samples: samples.slice(0, 100),
     route_samples: routeSamples(testSet.slice(0, 32), params, c, o.maxBlock),
+    audit: { engine: 'reachlab (wasm, f32)', task: 'builtin:arith-2d', questions: audit.questions, question_seed: 1, budget: audit.budget, seed: 1, random_routes: auditJson(audit.routes, 'random-routes'), sampling: auditJson(audit.sampling, 'sampling') },
   };
   writeFileSync(join(dir, 'eval_results.json'), JSON.stringify(evalResults, null, 1) + '\n');
   files.push('eval_results.json');
   const fileBytes = Object.fromEntries(files.map((f) => [f, statSync(join(dir, f)).size]));
   const command = ['npm run train:micro', ...(argv.length ? ['--', ...argv] : [])].join(' ');
-  writeFileSync(join(dir, 'README.md'), modelCard({ config: c, options: o, parameters: parameterCount(c), stepsRun, trainProblems: trainSet.length, validationProblems: validationSet.length, testProblems: testSet.length, trainWallS, trainCpuS, realized: realizedAcc, reach, curve, fileBytes, command }));
+  writeFileSync(join(dir, 'README.md'), modelCard({ config: c, options: o, parameters: parameterCount(c), stepsRun, trainProblems: trainSet.length, validationProblems: validationSet.length, testProblems: testSet.length, trainWallS, trainCpuS, realized: realizedAcc, reach, curve, audit, fileBytes, command }));
   console.log(JSON.stringify({ parameters: parameterCount(c), steps: stepsRun, trainWallS: Math.round(trainWallS), trainCpuS: Math.round(trainCpuS), realized: realizedAcc, reachable: reach.reachable, ceiling: reach.ceiling, fileBytes }));
 }
 

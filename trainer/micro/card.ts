@@ -1,5 +1,7 @@
 // The model card (README.md, Hugging Face style) written beside the checkpoint from the run's numbers.
 
+import type { AuditSummary, ProbeSummary } from '../../src/audit/index';
+import type { ModelAudit } from './audit-pair';
 import type { MicroConfig } from './config';
 import type { TrainOptions } from './options';
 import type { ReachResult } from './heldout';
@@ -19,6 +21,8 @@ export interface CardFacts {
   realized: number;
   reach: ReachResult;
   curve: CurvePoint[];
+  /** The exported checkpoint audited by ReachLab's engine and audit core (what `npm run audit` prints). */
+  audit: ModelAudit;
   fileBytes: Record<string, number>;
   command: string;
 }
@@ -33,6 +37,10 @@ export function modelCard(f: CardFacts): string {
     .filter((p) => p.heldOut !== undefined)
     .map((p) => `| ${p.step} | ${p.loss.toFixed(4)} | ${pct(p.validation!)} | ${pct(p.heldOut!)} | ${p.elapsedS.toFixed(0)} |`);
   const best = [...f.reach.perRoute].sort((a, b) => b.accuracy - a.accuracy).slice(0, 3);
+  const a = f.audit;
+  const routes = probeSummary(a.routes.summary, 'random-routes');
+  const sampling = probeSummary(a.sampling.summary, 'sampling');
+  const count = (k: number, n: number) => `${k} of ${n}`;
   return `---
 license: mit
 library_name: transformers
@@ -49,8 +57,8 @@ tags:
 A ${(f.parameters / 1e3).toFixed(0)}k-parameter Llama decoder trained from scratch on ReachLab's built-in
 two-digit arithmetic task. It is ReachLab's built-in default model: small enough that an audit runs
 offline in seconds, and deliberately stopped before it masters the task, so that there are failures
-to study and a measurable gap between what it **realizes** (greedy, default route) and what is
-**reachable** by running a different layer route.
+to study: what it **realizes** (greedy, default route) next to what is **reachable** by running a
+different layer route or by sampling, as measured below.
 
 ## Use
 
@@ -87,9 +95,11 @@ operands, so no test problem is ever seen in training. Rows are
   peak learning rate ${o.lr} after ${o.warmupSteps} warmup steps, cosine decay over ${o.steps} steps to ${o.minLrRatio}× the
   peak, gradient clipping at global norm ${o.gradClip}; seed ${o.seed}.
 - Stopping rule: ${o.stopAtAccuracy > 0 ? `training stops at the first evaluation (every ${o.evalEvery} steps) where greedy accuracy on the validation set reaches ${pct(o.stopAtAccuracy)}, so that the model keeps failures to study` : 'none (all steps run)'}. The rule sees only train-split problems.
-- LayerDrop-style routes: with probability ${o.routeProb} a step runs a uniformly drawn route that skips
-  or repeats one contiguous block of 1–${o.maxBlock} layers (the one-edit "blocks" route space), otherwise
-  the default route. This keeps the model sensible under the routes the audit's probes draw.
+- ${
+    o.routeProb > 0
+      ? `Route augmentation: with probability ${o.routeProb} a step runs a uniformly drawn route that skips or repeats one contiguous block of 1–${o.maxBlock} layers instead of the default route.`
+      : 'No route augmentation: every training step runs the default route (each layer once, in order).'
+  }
 - TensorFlow.js (${o.backend} backend, one thread): ${f.trainWallS.toFixed(0)} s wall time for training
   (${f.trainCpuS.toFixed(0)} CPU seconds; the machine was shared with other work).
 - The forward pass is Hugging Face \`modeling_llama\` (RMSNorm, rotate-half rotary, causal GQA with
@@ -116,12 +126,15 @@ ${curveRows.join('\n')}
 ## Audit (the headless runner, ReachLab's own engine)
 
 \`\`\`
-npm run -s audit -- --model public/hub/reachlab/micro-arith/resolve/main --task builtin:arith-2d --questions 200 --probe random-routes --space blocks --budget 32 --seed 1
+npm run -s audit -- --model ${o.out} --task builtin:arith-2d --questions ${a.questions} --probe random-routes --space blocks --budget ${a.budget} --seed 1
 \`\`\`
 
-prints realized **72.0%**, reachable@32 **96.5%**, ceiling@32 97.0% on the first 200 test questions
-(blocks route space with up to two edits, routes drawn per question, seed 1; WASM EP, f32).
-\`test/micro-model.spec.ts\` reruns this audit and checks 40% ≤ realized ≤ 85% and reachable ≥ realized + 10 points.
+prints realized **${pct(a.routes.summary.realized)}** (${count(a.routes.summary.realized_count, a.routes.summary.n)}), reachable@${routes.budget} **${pct(routes.reachable)}** (${count(routes.counts.reachable, routes.n)}), ceiling@${routes.budget} ${pct(routes.ceiling)} (${count(routes.counts.ceiling, routes.joined)})
+on the first ${a.questions} test questions (question seed 1; blocks route space with up to two edits, routes drawn per
+question, seed 1; WASM EP, f32). With \`--probe sampling\` instead (pass@${sampling.budget} at T = 0.6, top-p 0.95, seed 1):
+reachable@${sampling.budget} ${pct(sampling.reachable)} (${count(sampling.counts.reachable, sampling.n)}), ceiling@${sampling.budget} ${pct(sampling.ceiling)} (${count(sampling.counts.ceiling, sampling.joined)}).
+\`eval_results.json\` (\`audit\`) holds these counts and the run keys; \`test/micro-model.spec.ts\` reruns the
+random-routes audit and checks that it gives the same counts.
 
 ## Files
 
@@ -143,4 +156,10 @@ Options are \`--name=value\` (see \`trainer/micro/options.ts\`).
 
 MIT.
 `;
+}
+
+function probeSummary(s: AuditSummary, probe: string): ProbeSummary {
+  const p = s.probes.find((x) => x.probe === probe);
+  if (!p) throw new Error(`model card: the audit has no ${probe} probe`);
+  return p;
 }

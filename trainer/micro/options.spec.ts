@@ -8,6 +8,11 @@ describe('parseOptions', () => {
     expect([o.steps, o.lr, o.out, o.backend]).toEqual([10, 0.01, '/tmp/x', 'cpu']);
   });
 
+  it('trains the shipped model on the default route only (no route augmentation)', () => {
+    expect(DEFAULT_OPTIONS.routeProb).toBe(0);
+    expect(parseOptions(['--routeProb=0.25']).routeProb).toBe(0.25);
+  });
+
   it('names what is wrong', () => {
     expect(() => parseOptions(['--stpes=10'])).toThrow(/unknown option --stpes/);
     expect(() => parseOptions(['--steps=ten'])).toThrow(/--steps needs a number/);

@@ -16,7 +16,8 @@ export interface TrainOptions {
   minLrRatio: number;
   weightDecay: number;
   gradClip: number;
-  /** Probability that a step trains on a random one-edit blocks route instead of the default (LayerDrop). */
+  /** Probability that a step trains on a random one-edit blocks route instead of the default
+   *  (LayerDrop-style route augmentation). 0 for the shipped model: it trains on the default route only. */
   routeProb: number;
   /** Largest skipped/repeated block, as in the blocks route space. */
   maxBlock: number;
@@ -51,7 +52,7 @@ export const DEFAULT_OPTIONS: TrainOptions = {
   minLrRatio: 0.1,
   weightDecay: 0.1,
   gradClip: 1,
-  routeProb: 0.25,
+  routeProb: 0,
   maxBlock: 4,
   validationQuestions: 512,
   stopAtAccuracy: 0.65,

@@ -1,6 +1,7 @@
 // The training loop: AdamW on answer-token cross-entropy, warmup + cosine learning rate,
-// global-norm clipping, and LayerDrop-style routes (a step runs either the default route or a
-// uniformly drawn one-edit blocks route), all driven by the project's seeded PRNG.
+// global-norm clipping, and optional LayerDrop-style routes (with probability routeProb a step runs a
+// uniformly drawn one-edit blocks route instead of the default; 0, off, for the shipped model), all
+// driven by the project's seeded PRNG.
 
 import * as tf from '@tensorflow/tfjs';
 import { shuffled, createPrng } from '../../src/util/prng';
