@@ -4,9 +4,9 @@
 import type { EngineDtype } from '../engine/types';
 import { defaultCondition } from './condition';
 import { colaSpace } from './probes/cola-mcts';
+import type { BlocksSpace, Condition, NeighborhoodSpace, ProbeSpec, RouteSpace, TaskSpec } from './types';
 
 export { colaSpace };
-import type { BlocksSpace, Condition, NeighborhoodSpace, ProbeSpec, RouteSpace, TaskSpec } from './types';
 
 /** Skip or repeat blocks of 1–4 layers, up to two edits, length within L ± 8. */
 export function blocksSpace(numLayers: number, o: Partial<Omit<BlocksSpace, 'kind' | 'numLayers'>> = {}): BlocksSpace {

@@ -93,7 +93,6 @@ interface RunState {
 type RouteProbe = Extract<ProbeSpec, { probe: 'random-routes' | 'mcts-routes' | 'depth-matched-routes' }>;
 const isRouteProbe = (s: ProbeSpec): s is RouteProbe => s.probe === 'random-routes' || s.probe === 'mcts-routes' || s.probe === 'depth-matched-routes';
 
-
 /** Distinct routes a route probe can draw: its budget, or the whole space when that is smaller. */
 function drawCount(spec: RouteProbe): number {
   const size = routeSpaceSize(spec.space);
