@@ -11,7 +11,7 @@ import { conditionSampling, prepareQuestion, runAttempts, throwIfAborted, type A
 import { bindDepthMatch, conditionKey, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition, validateProbeSpec, type QuestionIdentity } from './condition';
 import { decoyControl, decoyFields } from './decoy';
 import { AuditError } from './errors';
-import { depthMatchedRoutes, depthProfile } from './probes/depth-matched';
+import { depthProfile, drawDepthMatched } from './probes/depth-matched';
 import { searchFor } from './probes/mcts';
 import { defaultRoute, routeSpaceSize, routeToString, sampleRoutes } from './routes';
 import { seedFor } from './seeds';
@@ -313,7 +313,7 @@ async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): Asyn
         const profile = depthProfile(mctsDepths);
         for (const q of todo) {
           throwIfAborted(o.signal);
-          const draw = depthMatchedRoutes(spec.preset, spec.space, profile, spec.budget, createPrng(seedFor(spec.seed, q.doc.id, 'depth-matched')));
+          const draw = drawDepthMatched(spec.preset, spec.space, profile, spec.budget, createPrng(seedFor(spec.seed, q.doc.id, 'depth-matched')));
           const sampling = conditionSampling(cond, q.doc.id);
           const results = await exec(draw.routes.map((route) => ({ q, route, silence: [], sampling })));
           const attempts = toAttempts(results).map((a) => ({ ...a, depth: draw.depths[a.index] }));

@@ -3,7 +3,7 @@ import { createPrng } from '../../util/prng';
 import { inRouteSpace, routeToString } from '../routes';
 import type { NeighborhoodSpace } from '../types';
 import { colaSpace } from './cola-mcts';
-import { apportion, depthMatchedRoutes, depthProfile } from './depth-matched';
+import { apportion, depthProfile, drawDepthMatched } from './depth-matched';
 
 /** Fewest single-position changes (Hamming distance) from the default route. */
 const hamming = (r: number[]) => r.filter((l, p) => l !== p).length;
@@ -24,7 +24,7 @@ describe('depth-matched random walks', () => {
     const space = colaSpace(24);
     const profile = [0, 10, 30, 60];
     for (let q = 0; q < 10; q++) {
-      const draw = depthMatchedRoutes('cola', space, profile, 50, createPrng(q));
+      const draw = drawDepthMatched('cola', space, profile, 50, createPrng(q));
       expect(draw.stop).toBe('budget');
       expect(new Set(draw.routes.map(routeToString)).size).toBe(50);
       for (const r of draw.routes) expect(inRouteSpace(space, r)).toBe(true);
@@ -34,7 +34,7 @@ describe('depth-matched random walks', () => {
 
   it('program selection: a walk of d actions changes at most d positions, within the cap', () => {
     const space: NeighborhoodSpace = { kind: 'neighborhood', numLayers: 24, radius: 2, maxEdits: 3 };
-    const draw = depthMatchedRoutes('program-selection', space, [0, 1, 1, 1, 1], 60, createPrng(7));
+    const draw = drawDepthMatched('program-selection', space, [0, 1, 1, 1, 1], 60, createPrng(7));
     draw.routes.forEach((r, i) => {
       expect(inRouteSpace(space, r)).toBe(true);
       expect(hamming(r)).toBeLessThanOrEqual(Math.min(draw.depths[i], 3));
@@ -43,19 +43,19 @@ describe('depth-matched random walks', () => {
 
   it('is fixed by its seed, and stops "space-exhausted" when the walks find nothing new', () => {
     const space = colaSpace(12);
-    const a = depthMatchedRoutes('cola', space, [0, 1, 1], 20, createPrng(3));
-    const b = depthMatchedRoutes('cola', space, [0, 1, 1], 20, createPrng(3));
+    const a = drawDepthMatched('cola', space, [0, 1, 1], 20, createPrng(3));
+    const b = drawDepthMatched('cola', space, [0, 1, 1], 20, createPrng(3));
     expect(a).toEqual(b);
     // depth 1 only: the root's actions, fewer than the budget
-    const few = depthMatchedRoutes('cola', { kind: 'cola', numLayers: 3, minLen: 2, maxLen: 4 }, [0, 1], 40, createPrng(1));
+    const few = drawDepthMatched('cola', { kind: 'cola', numLayers: 3, minLen: 2, maxLen: 4 }, [0, 1], 40, createPrng(1));
     expect(few.stop).toBe('space-exhausted');
     expect(few.routes.length).toBeLessThan(40);
     expect(few.depths.every((d) => d === 1)).toBe(true);
   });
 
   it('refuses a profile without attempts', () => {
-    expect(() => depthMatchedRoutes('cola', colaSpace(6), [], 4, createPrng(1))).toThrow(/depth profile/);
-    expect(() => depthMatchedRoutes('cola', colaSpace(6), [3], 4, createPrng(1))).toThrow(/depth profile/);
-    expect(() => depthMatchedRoutes('cola', colaSpace(6), [1, 3], 4, createPrng(1))).toThrow(/none at 0/);
+    expect(() => drawDepthMatched('cola', colaSpace(6), [], 4, createPrng(1))).toThrow(/depth profile/);
+    expect(() => drawDepthMatched('cola', colaSpace(6), [3], 4, createPrng(1))).toThrow(/depth profile/);
+    expect(() => drawDepthMatched('cola', colaSpace(6), [1, 3], 4, createPrng(1))).toThrow(/none at 0/);
   });
 });

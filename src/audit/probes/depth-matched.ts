@@ -62,7 +62,7 @@ export interface DepthMatchedDraw {
   stop: StopReason;
 }
 
-export function depthMatchedRoutes(preset: MctsPreset, space: ColaSpace | NeighborhoodSpace, profile: readonly number[], budget: number, rng: Prng): DepthMatchedDraw {
+export function drawDepthMatched(preset: MctsPreset, space: ColaSpace | NeighborhoodSpace, profile: readonly number[], budget: number, rng: Prng): DepthMatchedDraw {
   if (profile.some((c) => !Number.isInteger(c) || c < 0) || !profile.some((c, d) => c > 0 && d > 0) || profile[0] > 0) {
     throw new Error(`a depth profile counts attempts at depths ≥ 1 (none at 0), got [${profile.join(', ')}]`);
   }
