@@ -1,6 +1,6 @@
 // q4 and q4f16 against float64 references (Node, WASM EP), on the three reference checkpoints and
 // the trained micro model (public/hub/reachlab/micro-arith), with these bounds:
-//  - the float64 oracle (testing/reference64.ts) reproduces expected.json within 1e-5;
+//  - the float64 oracle (reference.ts) reproduces expected.json within 1e-5;
 //  - f32 on the micro model is within the conformance tolerance (2e-3) of the oracle;
 //  - q4 is within 2e-3 of the oracle run on the 4-bit model itself (every quantized matrix replaced
 //    by its dequantized block-32 round trip): the engine computes exactly the model q4 stands for;
@@ -16,7 +16,7 @@ import { argmax, maxAbsDiff, type Expected } from './conformance.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
 import { dequantizeQ4, quantizeQ4 } from './quantize.ts';
-import { loadReference64, type Reference64 } from './testing/reference64.ts';
+import { loadReference, type Reference } from './reference.ts';
 import { arithText, generateArith } from '../audit/tasks/arith.ts';
 import type { EngineDtype } from './types.ts';
 
@@ -54,7 +54,7 @@ function microSet(): Set {
 
 const SETS = [referenceSet('tiny-qwen2'), referenceSet('tiny-llama'), referenceSet('tiny-qwen3'), microSet()];
 
-const oracle = (ref: Reference64, rows: Row[]) => rows.flatMap((r) => ref.logits(r.promptIds, r.route, r.silence));
+const oracle = (ref: Reference, rows: Row[]) => rows.flatMap((r) => ref.logits(r.promptIds, r.route, r.silence));
 
 async function engineLogits(dir: string, dtype: EngineDtype, rows: Row[]): Promise<Float32Array[]> {
   const engine = createEngine();
@@ -70,7 +70,7 @@ const worst = (a: ArrayLike<number>[], b: ArrayLike<number>[]) => Math.max(...a.
 describe('the float64 oracle', () => {
   it.each(['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'])('reproduces expected.json of %s within 1e-5', async (m) => {
     const e = JSON.parse(readFileSync(`${fixture(m)}expected.json`, 'utf8')) as Expected;
-    const ref = await loadReference64(await openCheckpoint(openReader({ kind: 'fs', dir: fixture(m) })));
+    const ref = await loadReference(await openCheckpoint(openReader({ kind: 'fs', dir: fixture(m) })));
     for (const c of e.cases) expect(maxAbsDiff(ref.logits(e.input_ids, c.route, c.silence).at(-1)!, c.last_logits), c.name).toBeLessThanOrEqual(1e-5);
     const all = ref.logits(e.input_ids, e.cases[0].route, []);
     expect(worst(all, e.default_all_logits)).toBeLessThanOrEqual(1e-5);
@@ -78,7 +78,7 @@ describe('the float64 oracle', () => {
 
   it('and the f32 engine agree within 2e-3 on the trained micro model', async () => {
     const set = microSet();
-    const ref = await loadReference64(await openCheckpoint(openReader({ kind: 'fs', dir: MICRO })));
+    const ref = await loadReference(await openCheckpoint(openReader({ kind: 'fs', dir: MICRO })));
     expect(worst(await engineLogits(MICRO, 'f32', set.rows), oracle(ref, set.rows))).toBeLessThanOrEqual(TOL);
   });
 });
@@ -88,8 +88,8 @@ describe.each(SETS)('4-bit modes on $name', (set) => {
   let fourBit: Float64Array[];
   beforeAll(async () => {
     const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: set.dir }));
-    exact = oracle(await loadReference64(ckpt), set.rows);
-    fourBit = oracle(await loadReference64(ckpt, q4RoundTrip), set.rows);
+    exact = oracle(await loadReference(ckpt), set.rows);
+    fourBit = oracle(await loadReference(ckpt, q4RoundTrip), set.rows);
   });
 
   it('q4 computes the 4-bit model: within 2e-3 of its float64 forward pass', async () => {
@@ -110,8 +110,8 @@ describe('what 4 bits cost the trained micro model', () => {
   it('≤ 10% of top-1 tokens and ≤ 0.05 nats of mean KL on 50 held-out questions', async () => {
     const set = microSet();
     const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: MICRO }));
-    const exact = oracle(await loadReference64(ckpt), set.rows);
-    const fourBit = oracle(await loadReference64(ckpt, q4RoundTrip), set.rows);
+    const exact = oracle(await loadReference(ckpt), set.rows);
+    const fourBit = oracle(await loadReference(ckpt, q4RoundTrip), set.rows);
     let agree = 0;
     let kl = 0;
     exact.forEach((p, i) => {

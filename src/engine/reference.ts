@@ -1,16 +1,26 @@
-// An independent float64 forward pass over a checkpoint (tests): the semantics of
-// test/fixtures/reference/README.md — routes, one KV cache per route position (here: full
-// recomputation, so each position attends over its own keys), silenced MLPs, rotate-half rotary
-// with llama3 scaling, grouped-query causal attention, SwiGLU, RMSNorm, tied or untied head —
-// written from the Hugging Face modeling code, sharing nothing with the engine's graphs. It is
-// checked against the reference checkpoints' expected.json (a float64 pass made elsewhere) and
-// then gives float64 logits for checkpoints that have none, such as the trained micro model.
-import { layerWeights, MODEL_WEIGHTS, type Checkpoint } from '../checkpoint.ts';
-import type { ModelConfig } from '../types.ts';
+// What the engine computes, in float64 and plain loops: the ids of a prompt through a route.
+//
+//   h = embed(ids)                                   [T, H]
+//   for each route position p:                       layer route[p], its own keys and values
+//     h = h + attention(norm(h))                     causal, grouped-query, rotate-half rotary
+//     h = h + mlp(norm(h))   unless route[p]'s MLP is silenced
+//   logits = lm_head(norm(h))                        [T, V]
+//
+// The semantics are test/fixtures/reference/README.md's, written from the Hugging Face modeling
+// code (RMSNorm, rotary with llama3 scaling, SwiGLU, tied or untied head). The engine computes the
+// same with ONNX graphs: graph/layer.ts layerBody is one route position, runtime/scheduler.ts
+// runRoutes the loop over them, graph/head.ts the final norm and head. Where the engine keeps a KV
+// cache per route position, this recomputes every position (each attends over its own keys).
+// Sharing nothing with the graphs, it is the tests' oracle: checked against the reference
+// checkpoints' expected.json (a float64 pass made elsewhere), it then gives float64 logits for
+// checkpoints that have none, such as the trained micro model.
+import { layerWeights, MODEL_WEIGHTS, type Checkpoint } from './checkpoint.ts';
+import type { ModelConfig } from './types.ts';
 
 type Vec = Float64Array<ArrayBuffer>;
+type Weights = (name: string) => Vec;
 
-export interface Reference64 {
+export interface Reference {
   config: ModelConfig;
   /** Logits [positions][vocab] of `ids` through `route`, MLPs of `silence` silenced. */
   logits(ids: number[], route: number[], silence: number[]): Vec[];
@@ -23,7 +33,7 @@ export type WeightTransform = (w: Float32Array, rows: number, cols: number) => F
  * `transform` applies to what the engine's q4 modes quantize: every projection, the LM head, and
  * a tied embedding (read from the 4-bit head); norms, biases and an untied embedding stay exact.
  */
-export async function loadReference64(ckpt: Checkpoint, transform?: WeightTransform): Promise<Reference64> {
+export async function loadReference(ckpt: Checkpoint, transform?: WeightTransform): Promise<Reference> {
   const c = ckpt.config;
   const w = new Map<string, Vec>();
   const exact: string[] = [MODEL_WEIGHTS.norm, ...(c.tieWordEmbeddings ? [] : [MODEL_WEIGHTS.embed])];
@@ -41,19 +51,21 @@ export async function loadReference64(ckpt: Checkpoint, transform?: WeightTransf
     const v = await ckpt.readF32(n);
     w.set(n, Float64Array.from(transform ? transform(v, rows, cols) : v));
   }
-  const get = (n: string): Vec => w.get(n)!;
+  const get: Weights = (n) => w.get(n)!;
   const invFreq = inverseFrequencies64(c);
+  const { hiddenSize: H, vocabSize: V, rmsNormEps: eps } = c;
+  const embed = get(MODEL_WEIGHTS.embed); // [V, H]
+  const head = get(c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead); // [V, H]
+  const norm = get(MODEL_WEIGHTS.norm); // [H]
   return {
     config: c,
     logits(ids, route, silence) {
-      const H = c.hiddenSize;
-      const T = ids.length;
-      const embed = get(MODEL_WEIGHTS.embed);
-      let h = ids.map((id) => embed.slice(id * H, (id + 1) * H));
-      for (const layer of route) h = block(c, layer, h, get, invFreq, silence.includes(layer));
-      const head = get(c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead);
-      const norm = get(MODEL_WEIGHTS.norm);
-      return Array.from({ length: T }, (_, t) => matVec(head, rmsNorm(h[t], norm, c.rmsNormEps), c.vocabSize, H));
+      let h = ids.map((id) => embed.slice(id * H, (id + 1) * H)); // [T][H]
+      for (const layer of route) {
+        h = attention(c, layer, h, get, invFreq); // [T][H]
+        if (!silence.includes(layer)) h = h.map((x) => mlp(c, layer, x, get));
+      }
+      return h.map((x) => matVec(head, rmsNorm(x, norm, eps), V, H)); // [T][V]
     },
   };
 }
@@ -106,30 +118,26 @@ function rotate(x: Vec, pos: number, invFreq: Vec): Vec {
   return out;
 }
 
-/** One decoder layer over every position (causal attention within the sequence). */
-function block(c: ModelConfig, layer: number, h: Vec[], get: (n: string) => Vec, invFreq: Vec, silenced: boolean): Vec[] {
+/** h + o(attention(norm(h))) at every position: causal, each query head reading kv head
+ *  ⌊head / (nH / nKv)⌋, scaled by 1/√headDim. */
+function attention(c: ModelConfig, layer: number, h: Vec[], get: Weights, invFreq: Vec): Vec[] {
   const n = layerWeights(layer);
-  const { hiddenSize: H, numHeads: nH, numKvHeads: nKv, headDim: d, intermediateSize: I } = c;
+  const { hiddenSize: H, numHeads: nH, numKvHeads: nKv, headDim: d } = c;
   const T = h.length;
-  const proj = (name: string, bias: string | null, x: Vec, rows: number) => {
-    const y = matVec(get(name), x, rows, x.length);
-    if (bias) y.forEach((_, i) => (y[i] += get(bias)[i]));
-    return y;
-  };
   const heads = (v: Vec, count: number, normName: string | null, t: number) =>
     Array.from({ length: count }, (_, i) => {
       let x = v.slice(i * d, (i + 1) * d);
       if (normName) x = rmsNorm(x, get(normName), c.rmsNormEps);
       return rotate(x, t, invFreq);
     });
-  const q: Vec[][] = [];
-  const k: Vec[][] = [];
-  const v: Vec[][] = [];
+  const q: Vec[][] = []; // [T][nH][d]
+  const k: Vec[][] = []; // [T][nKv][d]
+  const v: Vec[][] = []; // [T][nKv][d]
   for (let t = 0; t < T; t++) {
     const x = rmsNorm(h[t], get(n.inputNorm), c.rmsNormEps);
-    q.push(heads(proj(n.q, c.attentionBias ? n.qBias : null, x, nH * d), nH, c.qkNorm ? n.qNorm : null, t));
-    k.push(heads(proj(n.k, c.attentionBias ? n.kBias : null, x, nKv * d), nKv, c.qkNorm ? n.kNorm : null, t));
-    const vt = proj(n.v, c.attentionBias ? n.vBias : null, x, nKv * d);
+    q.push(heads(proj(get, n.q, c.attentionBias ? n.qBias : null, x, nH * d), nH, c.qkNorm ? n.qNorm : null, t));
+    k.push(heads(proj(get, n.k, c.attentionBias ? n.kBias : null, x, nKv * d), nKv, c.qkNorm ? n.kNorm : null, t));
+    const vt = proj(get, n.v, c.attentionBias ? n.vBias : null, x, nKv * d);
     v.push(Array.from({ length: nKv }, (_, i) => vt.slice(i * d, (i + 1) * d)));
   }
   const group = nH / nKv;
@@ -144,14 +152,27 @@ function block(c: ModelConfig, layer: number, h: Vec[], get: (n: string) => Vec,
       for (let s = 0; s <= t; s++) for (let i = 0; i < d; i++) attn[head * d + i] += (e[s] / sum) * v[s][kv][i];
     }
     const h1 = ht.slice();
-    const o = proj(n.o, null, attn, H);
+    const o = proj(get, n.o, null, attn, H);
     h1.forEach((_, i) => (h1[i] += o[i]));
-    if (silenced) return h1;
-    const x2 = rmsNorm(h1, get(n.postNorm), c.rmsNormEps);
-    const gate = proj(n.gate, null, x2, I);
-    const up = proj(n.up, null, x2, I);
-    const act = gate.map((g, i) => (g / (1 + Math.exp(-g))) * up[i]);
-    const down = proj(n.down, null, act, H);
-    return h1.map((x, i) => x + down[i]);
+    return h1;
   });
+}
+
+/** x + down(silu(gate(norm(x))) · up(norm(x))) at one position. */
+function mlp(c: ModelConfig, layer: number, x: Vec, get: Weights): Vec {
+  const n = layerWeights(layer);
+  const { hiddenSize: H, intermediateSize: I } = c;
+  const x2 = rmsNorm(x, get(n.postNorm), c.rmsNormEps);
+  const gate = proj(get, n.gate, null, x2, I);
+  const up = proj(get, n.up, null, x2, I);
+  const act = gate.map((g, i) => (g / (1 + Math.exp(-g))) * up[i]);
+  const down = proj(get, n.down, null, act, H);
+  return x.map((v, i) => v + down[i]);
+}
+
+/** W x (+ bias) for weight `name` [rows, x.length]. */
+function proj(get: Weights, name: string, bias: string | null, x: Vec, rows: number): Vec {
+  const y = matVec(get(name), x, rows, x.length);
+  if (bias) y.forEach((_, i) => (y[i] += get(bias)[i]));
+  return y;
 }
