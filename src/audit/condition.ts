@@ -3,8 +3,7 @@
 import { canonicalJson, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
 import { GRADER_VERSION } from './graders';
-import { validateRouteSpace } from './routes';
-import type { Condition, Doc, ProbeSpec, QuestionRecord, RouteSpace, TaskSpec } from './types';
+import type { Condition, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
 import type { EngineDtype } from '../engine/types';
 
 const bad = (msg: string) => new AuditError('bad-input', msg);
@@ -80,76 +79,9 @@ export function defaultCondition(task: TaskSpec, engineDtype: EngineDtype, overr
   return c;
 }
 
-/** The route space each released search works in. */
-const PRESET_SPACE: Record<string, RouteSpace['kind']> = { cola: 'cola', 'program-selection': 'neighborhood' };
-
-export function validateProbeSpec(spec: ProbeSpec, numLayers: number): void {
-  const budgetOk = (b: number) => Number.isInteger(b) && b >= 1;
-  switch (spec.probe) {
-    case 'deployment':
-      return;
-    case 'random-routes':
-    case 'mcts-routes':
-    case 'depth-matched-routes':
-      if (!budgetOk(spec.budget)) throw bad(`${spec.probe} budget must be a positive integer, got ${spec.budget}`);
-      if (!Number.isInteger(spec.seed)) throw bad(`${spec.probe} seed must be an integer, got ${spec.seed}`);
-      try {
-        validateRouteSpace(spec.space);
-      } catch (e) {
-        throw bad(`${spec.probe}: ${(e as Error).message}`);
-      }
-      if (spec.space.numLayers !== numLayers) throw bad(`${spec.probe} route space has ${spec.space.numLayers} layers; the model has ${numLayers}`);
-      if (spec.probe !== 'random-routes') {
-        const kind = PRESET_SPACE[spec.preset];
-        if (!kind) throw bad(`${spec.probe} preset must be cola or program-selection, got ${JSON.stringify(spec.preset)} (an earlier version's MCTS settings are not run any more: start the audit again)`);
-        if (spec.space.kind !== kind) throw bad(`${spec.probe} preset ${spec.preset} searches the ${kind} space, got a ${spec.space.kind} space`);
-      }
-      return;
-    case 'sampling':
-      if (!budgetOk(spec.budget)) throw bad(`sampling budget must be a positive integer, got ${spec.budget}`);
-      if (!(spec.temperature > 0)) throw bad(`sampling temperature must be > 0, got ${spec.temperature}`);
-      if (!(spec.topP > 0 && spec.topP <= 1)) throw bad(`sampling topP must be in (0, 1], got ${spec.topP}`);
-      if (!Number.isInteger(spec.seed)) throw bad(`sampling seed must be an integer, got ${spec.seed}`);
-      return;
-    case 'mlp-silencing':
-      if (!Array.isArray(spec.layers) || spec.layers.length === 0) throw bad('mlp-silencing layers must be a non-empty list');
-      for (const l of spec.layers) if (!Number.isInteger(l) || l < 0 || l >= numLayers) throw bad(`mlp-silencing layer ${l} is outside 0..${numLayers - 1}`);
-      if (new Set(spec.layers).size !== spec.layers.length) throw bad('mlp-silencing layers must be distinct');
-      return;
-    default:
-      throw bad(`unknown probe "${(spec as { probe: string }).probe}" (known: deployment, random-routes, mcts-routes, depth-matched-routes, sampling, mlp-silencing)`);
-  }
-}
-
 /** `${probe}:${first 16 hex of sha256(canonical spec)}`, e.g. "random-routes:3fa1…". */
 export async function probeKey(spec: ProbeSpec): Promise<string> {
   return `${spec.probe}:${(await sha256Hex(canonicalJson(spec))).slice(0, 16)}`;
-}
-
-/** Binds each depth-matched probe to the run's MCTS probe of the same preset and space and to the
- *  run's questions, whose MCTS attempts make its depth profile: another MCTS spec or another
- *  question set is another probe key. A bound spec is checked, not rebound. */
-export async function bindDepthMatch(probes: readonly ProbeSpec[], questions: readonly QuestionIdentity[]): Promise<ProbeSpec[]> {
-  const mcts = probes.find((p) => p.probe === 'mcts-routes');
-  const out: ProbeSpec[] = [];
-  for (const spec of probes) {
-    if (spec.probe !== 'depth-matched-routes') {
-      out.push(spec);
-      continue;
-    }
-    if (!mcts || mcts.probe !== 'mcts-routes' || mcts.preset !== spec.preset || canonicalJson(mcts.space) !== canonicalJson(spec.space)) {
-      throw bad(`depth-matched-routes (${spec.preset}) draws its walk lengths from the run's MCTS attempts: add mcts-routes with preset ${spec.preset} and the same route space to the audit`);
-    }
-    const matched = {
-      mcts_probe_key: await probeKey(mcts),
-      questions: (await sha256Hex(canonicalJson(questions.map((q) => [q.doc_id, q.doc_hash, q.prompt_hash])))).slice(0, 16),
-    };
-    if (spec.matched && canonicalJson(spec.matched) !== canonicalJson(matched)) {
-      throw bad(`depth-matched-routes is bound to MCTS probe ${spec.matched.mcts_probe_key} over questions ${spec.matched.questions}; this run has ${matched.mcts_probe_key} over ${matched.questions}`);
-    }
-    out.push({ ...spec, matched });
-  }
-  return out;
 }
 
 export interface RecordKeyParts {

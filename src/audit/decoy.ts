@@ -12,6 +12,7 @@
 import { createPrng } from '../util/prng';
 import { GRADER_VERSION, indexLetter, isAnswer, letterIndex, normalizeGold, optionCount, parseNumber } from './graders';
 import { seedFor } from './seeds';
+import { isDeployment } from './probes/registry';
 import type { AnswerFormat, Condition, Doc, QuestionRecord } from './types';
 
 /** A numeric decoy is the gold plus a nonzero whole offset of at most this size. */
@@ -81,7 +82,7 @@ export function decoyFields(r: Pick<QuestionRecord, 'probe' | 'doc' | 'attempts'
   if (control === null || decoy === null) return NO_DECOY;
   const hit = r.attempts.find((a) => isAnswer(control.format, decoy, a.extracted));
   const first = hit ? hit.index : null;
-  const deployment = r.probe === 'deployment';
+  const deployment = isDeployment(r);
   return {
     decoy,
     decoy_first_success: first,

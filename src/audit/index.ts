@@ -16,7 +16,6 @@ export {
   conditionKey,
   defaultCondition,
   validateCondition,
-  validateProbeSpec,
   probeKey,
   recordKey,
   recordKeyOf,
@@ -44,7 +43,31 @@ export {
 } from './routes';
 
 // running audits
-export { runAudit, auditRecords, sharedRoutes, questionRoutes, type AuditOptions, type AuditProgress, type AuditResult, type Calibration } from './run';
+export { runAudit, auditRecords, type AuditOptions, type AuditResult, type Calibration } from './run';
+export { makeRecord, recordOutcome, type RecordInput } from './record';
+
+// probes: one file each, listed in the registry
+export {
+  PROBES,
+  PROBE_NAMES,
+  DEPLOYMENT,
+  INTERVENTION,
+  probeOf,
+  isProbeName,
+  roleOf,
+  isDeployment,
+  isReach,
+  isIntervention,
+  titleOf,
+  styleOf,
+  checkProbeSpec,
+  checkProbeSpecV1,
+  validateProbeSpec,
+  bindProbes,
+} from './probes/registry';
+export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext } from './probes/probe';
+export { sharedRoutes, drawCount } from './probes/route-draws';
+export { questionRoutes } from './probes/random-routes';
 export { summarize, reachCurve, retainedGain } from './summary';
 export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';
 export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick } from './selectors';

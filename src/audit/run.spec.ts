@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { bindFewShotPool, defaultCondition, recordKey } from './condition';
 import { colaMcts, colaSpace, depthMatchedRoutes } from './presets';
-import { depthProfile } from './probes/depth-matched';
+import { depthProfile } from './probes/mcts';
 import { inRouteSpace, routeToString } from './routes';
-import { auditRecords, questionRoutes, runAudit, sharedRoutes } from './run';
+import { auditRecords, runAudit } from './run';
+import { questionRoutes } from './probes/random-routes';
+import { sharedRoutes } from './probes/route-draws';
 import { seedFor } from './seeds';
 import { summarize } from './summary';
 import { FakeEngine, type FakeQuery } from './testing/fake-engine';
@@ -243,7 +245,7 @@ describe('depth-matched-routes', () => {
     const resumed = await runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes, skip: (k) => stored.has(k), stored: (k) => stored.get(k) });
     expect(resumed.skipped).toBe(3);
     expect(resumed.records).toEqual(fresh.records.filter((r) => r.probe === 'depth-matched-routes'));
-    await expect(runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes, skip: (k) => stored.has(k) })).rejects.toThrow(/depths of the stored MCTS attempts/);
+    await expect(runAudit(new FakeEngine({ numLayers: L, answer }), { task, condition: cond, probes, skip: (k) => stored.has(k) })).rejects.toThrow(/reads the stored mcts-routes record of question q1/);
   });
 
   it('needs an MCTS probe of its preset and space in the same audit', async () => {

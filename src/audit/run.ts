@@ -6,28 +6,16 @@
 // distinct attempts, or all its space holds (stop_reason says which).
 
 import type { Engine, ModelInfo } from '../engine/types';
-import { createPrng } from '../util/prng';
 import { conditionSampling, prepareQuestion, runAttempts, throwIfAborted, type AttemptRequest, type Graded, type Question } from './attempts';
-import { bindDepthMatch, conditionKey, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition, validateProbeSpec, type QuestionIdentity } from './condition';
-import { decoyControl, decoyFields } from './decoy';
+import { conditionKey, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition, type QuestionIdentity } from './condition';
 import { AuditError } from './errors';
-import { depthProfile, drawDepthMatched } from './probes/depth-matched';
-import { searchFor } from './probes/mcts';
-import { defaultRoute, routeSpaceSize, routeToString, sampleRoutes } from './routes';
-import { seedFor } from './seeds';
+import type { Ask, Probe, ProbeContext } from './probes/probe';
+import { bindProbes, isDeployment, probeOf, validateProbeSpec } from './probes/registry';
+import { makeRecord } from './record';
+import { routeToString } from './routes';
 import { chooseFixedRoute, fixedRoutePick, majorityVote, maxLogprob } from './selectors';
 import { summarize } from './summary';
-import type { Attempt, AuditSummary, Condition, Doc, LoadedTask, ProbeName, ProbeSpec, QuestionRecord, SelectorName, SelectorPick, StopReason } from './types';
-
-export interface AuditProgress {
-  probe: ProbeName;
-  probe_key: string;
-  /** Records of this probe finished (computed or skipped). */
-  done: number;
-  total: number;
-  /** Engine rows run so far in this audit (charged attempts, deployment and selector extras). */
-  rows: number;
-}
+import type { Attempt, AuditSummary, Condition, Doc, LoadedTask, ProbeSpec, QuestionRecord, SelectorName, SelectorPick } from './types';
 
 export interface AuditOptions {
   task: LoadedTask;
@@ -44,12 +32,11 @@ export interface AuditOptions {
   /** Rows per engine call (default 64). */
   rowsPerCall?: number;
   onRecord?: (r: QuestionRecord) => void | Promise<void>;
-  onProgress?: (p: AuditProgress) => void;
   signal?: AbortSignal;
   /** Return true for record keys already stored; those (question, probe) units are not run. */
   skip?: (key: string) => boolean;
-  /** The stored record under a key `skip` accepted: a depth-matched probe reads the depths of its
-   *  MCTS probe's stored attempts from it. */
+  /** The stored record under a key `skip` accepted: a probe that depends on another (Probe.dependsOn)
+   *  reads that probe's stored records through it. */
   stored?: (key: string) => QuestionRecord | undefined;
 }
 
@@ -79,8 +66,9 @@ export interface AuditResult {
 
 interface RunState {
   info: ModelInfo;
-  /** The audit's probes, depth-matched ones bound (condition.ts bindDepthMatch). */
+  /** The audit's probes, bound to the run (registry.ts bindProbes), with their keys. */
   probes: ProbeSpec[];
+  probe_keys: string[];
   condition_key: string;
   run_key: string;
   /** The audited questions, prepared (prompt, ids, hashes), in order. */
@@ -88,25 +76,6 @@ interface RunState {
   skipped: number;
   rows: number;
   calibration: Record<string, Calibration>;
-}
-
-type RouteProbe = Extract<ProbeSpec, { probe: 'random-routes' | 'mcts-routes' | 'depth-matched-routes' }>;
-const isRouteProbe = (s: ProbeSpec): s is RouteProbe => s.probe === 'random-routes' || s.probe === 'mcts-routes' || s.probe === 'depth-matched-routes';
-
-/** Distinct routes a route probe can draw: its budget, or the whole space when that is smaller. */
-function drawCount(spec: RouteProbe): number {
-  const size = routeSpaceSize(spec.space);
-  return BigInt(spec.budget) <= size ? spec.budget : Number(size);
-}
-
-/** The shared route set of a route probe (also the fixed-route selector's candidates). */
-export function sharedRoutes(spec: RouteProbe): number[][] {
-  return sampleRoutes(spec.space, drawCount(spec), createPrng(seedFor(spec.seed, 'shared')));
-}
-
-/** Routes a random-routes probe draws for one question. */
-export function questionRoutes(spec: Extract<ProbeSpec, { probe: 'random-routes' }>, docId: string): number[][] {
-  return spec.shared ? sharedRoutes(spec) : sampleRoutes(spec.space, drawCount(spec), createPrng(seedFor(spec.seed, docId)));
 }
 
 async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
@@ -121,7 +90,7 @@ async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
     validateProbeSpec(spec, info.numLayers);
     if (names.has(spec.probe)) throw new AuditError('bad-input', `probe "${spec.probe}" is listed twice; one spec per probe in an audit`);
     names.add(spec.probe);
-    if (spec.probe === 'sampling' && o.condition.mcMode === 'loglik') throw new AuditError('bad-input', 'the sampling probe needs generated answers; the condition scores letters (mcMode loglik)');
+    if (probeOf(spec).needsGeneration && o.condition.mcMode === 'loglik') throw new AuditError('bad-input', `the ${spec.probe} probe needs generated answers; the condition scores letters (mcMode loglik)`);
   }
   for (const s of o.selectors ?? []) if (!['majority', 'max-logprob', 'fixed-route'].includes(s)) throw new AuditError('bad-input', `unknown selector "${s}" (known: majority, max-logprob, fixed-route)`);
   const rpc = o.rowsPerCall ?? 64;
@@ -141,235 +110,176 @@ async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
     questions.push(await prepareQuestion(engine, o.condition, d, o.task.train));
   }
   const condition_key = await conditionKey(o.condition);
-  const probes = await bindDepthMatch(o.probes, questions.map(identityOf));
+  const probes = await bindProbes(o.probes, questions.map(identityOf));
   const probe_keys: string[] = [];
   for (const spec of probes) probe_keys.push(await probeKey(spec));
   const run_key = await runKey({ model_fingerprint: info.fingerprint, condition_key, probe_keys, questions: questions.map(identityOf) });
-  return { info, probes, condition_key, run_key, questions, skipped: 0, rows: 0, calibration: {} };
+  return { info, probes, probe_keys, condition_key, run_key, questions, skipped: 0, rows: 0, calibration: {} };
 }
 
 const identityOf = (q: Question): QuestionIdentity => ({ doc_id: q.doc.id, doc_hash: q.doc_hash, prompt_hash: q.prompt_hash });
-
-function toAttempts(graded: Graded[]): Attempt[] {
-  return graded.map((g, index) => ({ index, ...g }));
-}
 
 /** Records one by one, each as soon as it is complete. */
 export async function* auditRecords(engine: Engine, o: AuditOptions): AsyncGenerator<QuestionRecord> {
   yield* recordsWith(engine, o, await checkSetup(engine, o));
 }
 
+/** Probes in run order: each after the probe whose records it reads (Probe.dependsOn). */
+function runOrder(st: RunState): { spec: ProbeSpec; key: string }[] {
+  const all = st.probes.map((spec, i) => ({ spec, key: st.probe_keys[i] }));
+  const dependent = (p: { spec: ProbeSpec }) => probeOf(p.spec).dependsOn?.(p.spec) != null;
+  return [...all.filter((p) => !dependent(p)), ...all.filter(dependent)];
+}
+
 async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): AsyncGenerator<QuestionRecord> {
-  const cond = o.condition;
-  const rowsPerCall = o.rowsPerCall ?? 64;
-  const all = st.questions;
+  const onAbort = () => void engine.cancel();
+  o.signal?.addEventListener('abort', onAbort);
   const exec = async (reqs: AttemptRequest[]) => {
-    const out = await runAttempts(engine, cond, reqs, { rowsPerCall, signal: o.signal });
+    const out = await runAttempts(engine, o.condition, reqs, { rowsPerCall: o.rowsPerCall ?? 64, signal: o.signal });
     st.rows += reqs.length;
     return out;
   };
-  const onAbort = () => void engine.cancel();
-  o.signal?.addEventListener('abort', onAbort);
-  // a depth-matched probe runs after the MCTS probe whose attempts make its depth profile
-  const order = [...st.probes.filter((p) => p.probe !== 'depth-matched-routes'), ...st.probes.filter((p) => p.probe === 'depth-matched-routes')];
-  const mctsDepths: number[] = [];
+  // records (computed or stored) of the probes another probe reads
+  const read = new Set(st.probes.map((s) => probeOf(s).dependsOn?.(s)).filter((k): k is string => !!k));
+  const kept = new Map<string, QuestionRecord[]>();
   try {
-    for (const spec of order) {
-      const pkey = await probeKey(spec);
-      const base = {
-        probe: spec.probe,
-        probe_key: pkey,
-        probe_spec: spec,
-        condition_key: st.condition_key,
-        model_fingerprint: st.info.fingerprint,
-        task_id: o.task.spec.id,
-        task_version: o.task.spec.metadata.version,
-      };
-      const todo = all.filter((q) => {
-        const key = recordKeyOf({ ...base, ...identityOf(q) });
-        const skip = o.skip?.(key) ?? false;
-        if (skip) st.skipped++;
-        if (skip && spec.probe === 'mcts-routes' && st.probes.some((p) => p.probe === 'depth-matched-routes')) {
-          const stored = o.stored?.(key);
-          if (!stored) throw new AuditError('bad-input', `the depth-matched baseline needs the depths of the stored MCTS attempts of question ${q.doc.id}, and the store did not hand them over`);
-          mctsDepths.push(...stored.attempts.map((a) => a.depth ?? 0));
+    for (const { spec, key } of runOrder(st)) {
+      const probe = probeOf(spec);
+      const base = { spec, probe_key: key, condition_key: st.condition_key, model_fingerprint: st.info.fingerprint, task_id: o.task.spec.id, task_version: o.task.spec.metadata.version };
+      const mine: QuestionRecord[] = [];
+      kept.set(key, mine);
+      const todo = st.questions.filter((q) => {
+        const rk = recordKeyOf({ ...base, ...identityOf(q) });
+        if (!(o.skip?.(rk) ?? false)) return true;
+        st.skipped++;
+        if (read.has(key)) {
+          const stored = o.stored?.(rk);
+          if (!stored) throw new AuditError('bad-input', `a probe of this run reads the stored ${spec.probe} record of question ${q.doc.id}, and the store did not hand it over`);
+          mine.push(stored);
         }
-        return !skip;
+        return false;
       });
-      let done = all.length - todo.length;
-      const progress = () => o.onProgress?.({ probe: spec.probe, probe_key: pkey, done, total: all.length, rows: st.rows });
-      progress();
       if (todo.length === 0) continue;
-
-      const selectors = spec.probe === 'deployment' ? [] : (o.selectors ?? []).filter((s) => s !== 'fixed-route' || isRouteProbe(spec));
-      let fixed: Calibration | null = null;
-      if (selectors.includes('fixed-route') && isRouteProbe(spec)) {
-        fixed = await calibrate(spec);
-        st.calibration[pkey] = fixed;
-      }
-
-      const record = async (q: Question, attempts: Attempt[], budget: number, sawGold: boolean, routeDraw?: 'per-question' | 'shared'): Promise<QuestionRecord> => {
-        const stop_reason: StopReason | null = spec.probe === 'deployment' ? null : attempts.length >= budget ? 'budget' : 'space-exhausted';
-        const first = attempts.find((a) => a.correct);
-        const first_success = first ? first.index : null;
-        const r: QuestionRecord = {
-          doc_id: q.doc.id,
-          doc: q.doc,
-          target: q.doc.target,
-          arguments: { prompt: q.prompt },
-          resps: attempts.map((a) => a.response),
-          filtered_resps: attempts.map((a) => a.extracted),
-          doc_hash: q.doc_hash,
-          prompt_hash: q.prompt_hash,
-          ...base,
-          attempts,
-          budget,
-          stop_reason,
-          first_success,
-          realized: spec.probe === 'deployment' ? attempts[0].correct : null,
-          reachable: spec.probe === 'deployment' ? null : first_success !== null && first_success < budget,
-          ...decoyFields({ probe: spec.probe, doc: q.doc, attempts, budget }, decoyControl(cond)),
-          invalid: attempts.filter((a) => a.extracted === '[invalid]').length,
-          selection_saw_gold: sawGold,
-          ...(routeDraw ? { route_draw: routeDraw } : {}),
-        };
-        if (selectors.length) r.selectors = await pickSelectors(q, attempts, sawGold);
+      const dep = probe.dependsOn?.(spec);
+      const ctx: ProbeContext = { numLayers: st.info.numLayers, condition: o.condition, dependency: dep ? (kept.get(dep) ?? []) : [] };
+      const pick = await selectorsFor(engine, o, st, spec, key, exec);
+      const record = async (q: Question, attempts: Attempt[]) => {
+        const r = makeRecord({ ...base, question: q, attempts, condition: o.condition, extra: probe.recordFields?.(spec, ctx) });
+        if (pick) r.selectors = await pick(q, attempts);
+        if (read.has(key)) mine.push(r);
         return r;
       };
-
-      // majority and max-logprob are answer-blind only over attempts chosen without the gold
-      // answer; the fixed route was chosen on calibration questions, so its pick always is
-      const pickSelectors = async (q: Question, attempts: Attempt[], sawGold: boolean): Promise<Record<string, SelectorPick>> => {
-        const out: Record<string, SelectorPick> = {};
-        for (const s of [...selectors].sort()) {
-          if (s === 'majority') out[s] = { ...majorityVote(attempts), blind: !sawGold };
-          else if (s === 'max-logprob') out[s] = { ...maxLogprob(attempts), blind: !sawGold };
-          else if (fixed) {
-            const hit = fixedRoutePick(attempts, fixed.route);
-            if (hit) out[s] = { ...hit, blind: true };
-            else {
-              // the fixed route was not among this question's draws: one extra, uncharged decode
-              const [g] = await exec([{ q, route: fixed.route, silence: [], sampling: conditionSampling(cond, q.doc.id) }]);
-              out[s] = { extracted: g.extracted, correct: g.correct, blind: true, attempt: null, route: fixed.route.slice() };
-            }
-          }
-        }
-        return out;
-      };
-
-      /** Fixed-route calibration: the shared route set on train questions, gold used there. */
-      async function calibrate(rp: RouteProbe): Promise<Calibration> {
-        const train = o.task.train.slice(0, o.calibrationQuestions ?? 20);
-        if (train.length === 0) throw new AuditError('bad-input', 'the fixed-route selector calibrates on train questions; the task has none loaded');
-        const routes = sharedRoutes(rp);
-        const qs: Question[] = [];
-        for (const d of train) qs.push(await prepareQuestion(engine, cond, d, o.task.train.filter((t) => t.id !== d.id)));
-        const reqs = routes.flatMap((route) => qs.map((q) => ({ q, route, silence: [], sampling: conditionSampling(cond, q.doc.id) })));
-        const graded = await exec(reqs);
-        const correct = new Map<string, number>();
-        graded.forEach((g, i) => {
-          const k = routeToString(reqs[i].route);
-          correct.set(k, (correct.get(k) ?? 0) + (g.correct ? 1 : 0));
-        });
-        return { ...chooseFixedRoute(routes, correct, qs.length), n: qs.length };
-      }
-
-      if (spec.probe === 'mcts-routes') {
-        for (let at = 0; at < todo.length; at += rowsPerCall) {
-          const qs = todo.slice(at, at + rowsPerCall);
-          const searches = qs.map((q) => searchFor(spec, q.doc.id));
-          const graded: Graded[][] = qs.map(() => []);
-          const live = new Set(qs.map((_, i) => i));
-          const defaultKey = routeToString(defaultRoute(st.info.numLayers));
-          while (live.size) {
-            throwIfAborted(o.signal);
-            const asks: { i: number; route: number[] }[] = [];
-            const finished: number[] = [];
-            for (const i of live) {
-              const route = searches[i].propose();
-              if (route) asks.push({ i, route });
-              else finished.push(i);
-            }
-            const results = await exec(asks.map(({ i, route }) => ({ q: qs[i], route, silence: [], sampling: conditionSampling(cond, qs[i].doc.id) })));
-            asks.forEach(({ i, route }, k) => {
-              // the default route (a revert reached it) is the deployment attempt: decoded, never charged
-              if (routeToString(route) !== defaultKey) graded[i].push(results[k]);
-              searches[i].observe(results[k].correct ? 1 : 0);
-            });
-            for (const i of finished) {
-              live.delete(i);
-              const depths = searches[i].depths;
-              mctsDepths.push(...depths);
-              yield await record(qs[i], toAttempts(graded[i]).map((a) => ({ ...a, depth: depths[a.index] })), spec.budget, true);
-              done++;
-            }
-            if (finished.length) progress();
-          }
-        }
-        continue;
-      }
-
-      if (spec.probe === 'depth-matched-routes') {
-        const profile = depthProfile(mctsDepths);
-        for (const q of todo) {
-          throwIfAborted(o.signal);
-          const draw = drawDepthMatched(spec.preset, spec.space, profile, spec.budget, createPrng(seedFor(spec.seed, q.doc.id, 'depth-matched')));
-          const sampling = conditionSampling(cond, q.doc.id);
-          const results = await exec(draw.routes.map((route) => ({ q, route, silence: [], sampling })));
-          const attempts = toAttempts(results).map((a) => ({ ...a, depth: draw.depths[a.index] }));
-          yield { ...(await record(q, attempts, spec.budget, false)), depth_profile: profile };
-          done++;
-          progress();
-        }
-        continue;
-      }
-
-      // one-shot probes: every attempt of a question is known before running
-      const sharedSet = spec.probe === 'random-routes' && spec.shared ? sharedRoutes(spec) : null;
-      const perQuestion = (q: Question): AttemptRequest[] => {
-        const sampling = conditionSampling(cond, q.doc.id);
-        switch (spec.probe) {
-          case 'deployment':
-            return [{ q, route: defaultRoute(st.info.numLayers), silence: [], sampling }];
-          case 'random-routes':
-            return (sharedSet ?? questionRoutes(spec, q.doc.id)).map((route) => ({ q, route, silence: [], sampling }));
-          case 'sampling':
-            return Array.from({ length: spec.budget }, (_, i) => ({
-              q,
-              route: defaultRoute(st.info.numLayers),
-              silence: [],
-              sampling: { kind: 'sample' as const, temperature: spec.temperature, topP: spec.topP, seed: seedFor(spec.seed, q.doc.id, i) },
-              sample: i,
-            }));
-          case 'mlp-silencing':
-            return spec.layers.map((l) => ({ q, route: defaultRoute(st.info.numLayers), silence: [l], sampling }));
-        }
-      };
-      const perQ = spec.probe === 'deployment' ? 1 : spec.probe === 'mlp-silencing' ? spec.layers.length : spec.probe === 'random-routes' ? drawCount(spec) : spec.budget;
-      const budget = spec.probe === 'deployment' ? 0 : spec.probe === 'mlp-silencing' ? perQ : spec.budget;
-      const shared = spec.probe === 'random-routes' && spec.shared;
-      const groupSize = Math.max(1, Math.floor(rowsPerCall / perQ));
-      for (let at = 0; at < todo.length; at += groupSize) {
-        const qs = todo.slice(at, at + groupSize);
-        const byQ = qs.map(perQuestion);
-        // shared route set: route-major across questions, so one route's rows run together
-        const order: [number, number][] = shared
-          ? Array.from({ length: perQ }, (_, j) => qs.map((_, i) => [i, j] as [number, number])).flat()
-          : qs.flatMap((_, i) => byQ[i].map((_, j) => [i, j] as [number, number]));
-        const results = await exec(order.map(([i, j]) => byQ[i][j]));
-        const graded: Graded[][] = qs.map(() => []);
-        order.forEach(([i, j], k) => (graded[i][j] = results[k]));
-        for (let i = 0; i < qs.length; i++) {
-          const routeDraw = spec.probe === 'random-routes' ? (spec.shared ? 'shared' : 'per-question') : undefined;
-          yield await record(qs[i], toAttempts(graded[i]), budget, false, routeDraw);
-          done++;
-        }
-        progress();
-      }
+      yield* lockstep(probe, spec, todo, ctx, Math.max(1, Math.floor((o.rowsPerCall ?? 64) / probe.roundSize(spec))), o, exec, record);
     }
   } finally {
     o.signal?.removeEventListener('abort', onAbort);
   }
+}
+
+/** Runs one probe on `todo`, `group` questions at a time: every round, each live question's
+ *  session proposes its asks, all of them run in one batch, and each session observes its grades;
+ *  a question's record is made once its session proposes nothing more. */
+async function* lockstep(
+  probe: Probe<ProbeSpec>,
+  spec: ProbeSpec,
+  todo: readonly Question[],
+  ctx: ProbeContext,
+  group: number,
+  o: AuditOptions,
+  exec: (reqs: AttemptRequest[]) => Promise<Graded[]>,
+  record: (q: Question, attempts: Attempt[]) => Promise<QuestionRecord>,
+): AsyncGenerator<QuestionRecord> {
+  const attemptMajor = probe.attemptMajor?.(spec) ?? false;
+  for (let at = 0; at < todo.length; at += group) {
+    const qs = todo.slice(at, at + group);
+    const sessions = qs.map((q) => probe.start(spec, q, ctx));
+    const attempts: Attempt[][] = qs.map(() => []);
+    const live = new Set(qs.map((_, i) => i));
+    while (live.size) {
+      throwIfAborted(o.signal);
+      const round: { i: number; asks: Ask[] }[] = [];
+      const finished: number[] = [];
+      for (const i of live) {
+        const asks = sessions[i].propose();
+        if (asks) round.push({ i, asks });
+        else finished.push(i);
+      }
+      // [question, ask] pairs in run order: attempt-major runs one ask index of every question together
+      const width = Math.max(0, ...round.map((r) => r.asks.length));
+      const order = attemptMajor
+        ? Array.from({ length: width }, (_, j) => round.filter((r) => j < r.asks.length).map((r) => [r, j] as const)).flat()
+        : round.flatMap((r) => r.asks.map((_, j) => [r, j] as const));
+      const graded = await exec(order.map(([r, j]) => requestOf(qs[r.i], r.asks[j], o.condition)));
+      const byRound = new Map(round.map((r) => [r, [] as Graded[]]));
+      order.forEach(([r, j], k) => (byRound.get(r)![j] = graded[k]));
+      for (const r of round) {
+        const g = byRound.get(r)!;
+        r.asks.forEach((ask, j) => {
+          if (ask.charged !== false) attempts[r.i].push({ index: attempts[r.i].length, ...g[j], ...(ask.depth !== undefined ? { depth: ask.depth } : {}) });
+        });
+        sessions[r.i].observe(g.map((x) => x.correct));
+      }
+      for (const i of finished) {
+        live.delete(i);
+        yield await record(qs[i], attempts[i]);
+      }
+    }
+  }
+}
+
+const requestOf = (q: Question, ask: Ask, cond: Condition): AttemptRequest => ({
+  q,
+  route: ask.route,
+  silence: ask.silence,
+  sampling: ask.sampling ?? conditionSampling(cond, q.doc.id),
+  ...(ask.sample !== undefined ? { sample: ask.sample } : {}),
+});
+
+type Exec = (reqs: AttemptRequest[]) => Promise<Graded[]>;
+
+/** The answer-blind selectors' picks for one probe's records; null when none apply. majority and
+ *  max-logprob are answer-blind only over attempts chosen without the gold answer; the fixed route
+ *  was chosen on calibration questions, so its pick always is. */
+async function selectorsFor(engine: Engine, o: AuditOptions, st: RunState, spec: ProbeSpec, key: string, exec: Exec) {
+  const probe = probeOf(spec);
+  if (isDeployment(spec)) return null;
+  const selectors = [...(o.selectors ?? [])].filter((s) => s !== 'fixed-route' || probe.candidates).sort();
+  if (selectors.length === 0) return null;
+  const fixed = selectors.includes('fixed-route') ? await calibrate(engine, o, probe.candidates!(spec), exec) : null;
+  if (fixed) st.calibration[key] = fixed;
+  return async (q: Question, attempts: Attempt[]): Promise<Record<string, SelectorPick>> => {
+    const out: Record<string, SelectorPick> = {};
+    for (const s of selectors) {
+      if (s === 'majority') out[s] = { ...majorityVote(attempts), blind: !probe.sawGold };
+      else if (s === 'max-logprob') out[s] = { ...maxLogprob(attempts), blind: !probe.sawGold };
+      else if (fixed) {
+        const hit = fixedRoutePick(attempts, fixed.route);
+        if (hit) out[s] = { ...hit, blind: true };
+        else {
+          // the fixed route was not among this question's draws: one extra, uncharged decode
+          const [g] = await exec([{ q, route: fixed.route, silence: [], sampling: conditionSampling(o.condition, q.doc.id) }]);
+          out[s] = { extracted: g.extracted, correct: g.correct, blind: true, attempt: null, route: fixed.route.slice() };
+        }
+      }
+    }
+    return out;
+  };
+}
+
+/** Fixed-route calibration: the probe's candidate routes on train questions, gold used there. */
+async function calibrate(engine: Engine, o: AuditOptions, routes: number[][], exec: Exec): Promise<Calibration> {
+  const train = o.task.train.slice(0, o.calibrationQuestions ?? 20);
+  if (train.length === 0) throw new AuditError('bad-input', 'the fixed-route selector calibrates on train questions; the task has none loaded');
+  const qs: Question[] = [];
+  for (const d of train) qs.push(await prepareQuestion(engine, o.condition, d, o.task.train.filter((t) => t.id !== d.id)));
+  const reqs = routes.flatMap((route) => qs.map((q) => ({ q, route, silence: [], sampling: conditionSampling(o.condition, q.doc.id) })));
+  const graded = await exec(reqs);
+  const correct = new Map<string, number>();
+  graded.forEach((g, i) => {
+    const k = routeToString(reqs[i].route);
+    correct.set(k, (correct.get(k) ?? 0) + (g.correct ? 1 : 0));
+  });
+  return { ...chooseFixedRoute(routes, correct, qs.length), n: qs.length };
 }
 
 /** Runs the audit, handing each record to onRecord (awaited) the moment it is complete. */

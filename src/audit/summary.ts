@@ -3,18 +3,18 @@
 import { ceilingDecoy, decoyCount } from './decoy';
 import { AuditError } from './errors';
 import { INVALID } from './graders';
-import { depthProfile } from './probes/depth-matched';
+import { isDeployment, probeOf } from './probes/registry';
 import { passAtK } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
 
-/** Reachability@k for k = 1..budget for one record: the unbiased estimator over its attempts for
- *  uniform draws, sampling and silencing; the empirical first-success curve for MCTS and for
- *  depth-matched walks (their attempts are not an exchangeable draw). With fewer attempts than
+/** Reachability@k for k = 1..budget for one record, by its probe's curve (Probe.curve): the
+ *  unbiased estimator over exchangeable attempts (uniform draws, sampling, silencing); the
+ *  empirical first-success curve over ordered ones (a search, depth-matched walks). With fewer attempts than
  *  budget (a space or tree used up), values past the last attempt stay at its value. */
 export function reachCurve(r: QuestionRecord): number[] {
   const B = r.budget;
   const out: number[] = [];
-  if (r.probe === 'mcts-routes' || r.probe === 'depth-matched-routes') {
+  if (probeOf(r).curve === 'first-success') {
     for (let k = 1; k <= B; k++) out.push(r.first_success !== null && r.first_success < k ? 1 : 0);
     return out;
   }
@@ -33,19 +33,6 @@ export function retainedGain(selector: number, realized: number, reachable: numb
   return gain === 0 ? null : (selector - realized) / gain;
 }
 
-/** MCTS: its preset and its attempts' depth profile; depth-matched: the preset it matched and the
- *  profile its walks used (the same on every record of a run). */
-function presetFields(rs: readonly QuestionRecord[]): Pick<ProbeSummary, 'preset' | 'depth_profile'> {
-  const spec = rs[0].probe_spec;
-  if (spec.probe === 'mcts-routes') {
-    // an earlier version's MCTS records state no depths
-    const depths = rs.flatMap((r) => r.attempts.map((a) => a.depth));
-    return { preset: spec.preset, ...(depths.every((d) => d !== undefined) ? { depth_profile: depthProfile(depths as number[]) } : {}) };
-  }
-  if (spec.probe === 'depth-matched-routes') return { preset: spec.preset, ...(rs[0].depth_profile ? { depth_profile: rs[0].depth_profile } : {}) };
-  return {};
-}
-
 /** Realized from deployment records, and per probe key: reachable, ceiling and realized (joined by
  *  doc_id with deployment), reachable and ceiling against the decoy answer (decoy.ts), reach@k,
  *  attempts made, and each selector's accuracy, blindness and retained gain (over the joined
@@ -53,11 +40,11 @@ function presetFields(rs: readonly QuestionRecord[]): Pick<ProbeSummary, 'preset
 export function summarize(records: readonly QuestionRecord[]): AuditSummary {
   const keys = new Set(records.map((r) => r.condition_key));
   if (keys.size > 1) throw new AuditError('bad-input', `summarize: records come from ${keys.size} conditions; summarize one condition at a time`);
-  const deployment = records.filter((r) => r.probe === 'deployment');
+  const deployment = records.filter(isDeployment);
   const realizedBy = new Map(deployment.map((r) => [r.doc_id, r.realized === true]));
   const deploymentBy = new Map(deployment.map((r) => [r.doc_id, r]));
   const byProbe = new Map<string, QuestionRecord[]>();
-  for (const r of records) if (r.probe !== 'deployment') byProbe.set(r.probe_key, [...(byProbe.get(r.probe_key) ?? []), r]);
+  for (const r of records) if (!isDeployment(r)) byProbe.set(r.probe_key, [...(byProbe.get(r.probe_key) ?? []), r]);
   const probes: ProbeSummary[] = [];
   for (const [probe_key, rs] of byProbe) {
     const budget = Math.max(...rs.map((r) => r.budget));
@@ -90,7 +77,7 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
       space_exhausted: rs.filter((r) => r.stop_reason === 'space-exhausted').length,
       invalid: rs.reduce((s, r) => s + r.invalid, 0),
       selection_saw_gold: rs.some((r) => r.selection_saw_gold),
-      ...presetFields(rs),
+      ...probeOf(rs[0]).summaryFields?.(rs),
     };
     if (selectorNames.length) {
       const pool = joined.length ? joined : rs;

@@ -3,6 +3,8 @@
 // the store persists: one record per (model fingerprint, task + version, question, condition key, probe).
 
 import type { EngineDtype, ExecutionProvider } from '../engine/types';
+import type { MctsPreset } from './probes/mcts';
+import type { ProbeName, ProbeSpec } from './probes/registry';
 
 // ---------------------------------------------------------------- tasks
 
@@ -96,31 +98,8 @@ export type NeighborhoodSpace = { kind: 'neighborhood'; numLayers: number; radiu
 export type ColaSpace = { kind: 'cola'; numLayers: number; minLen: number; maxLen: number };
 export type RouteSpace = BlocksSpace | NeighborhoodSpace | ColaSpace;
 
-/** The released searches ReachLab runs (probes/cola-mcts.ts, probes/program-selection-mcts.ts). */
-export type MctsPreset = 'cola' | 'program-selection';
-
-export type ProbeName = 'deployment' | 'random-routes' | 'mcts-routes' | 'depth-matched-routes' | 'sampling' | 'mlp-silencing';
-
-export type ProbeSpec =
-  | { probe: 'deployment' }
-  | { probe: 'random-routes'; space: RouteSpace; budget: number; seed: number; shared: boolean }
-  /** A released search, run as released (its constants are the preset's, not parameters). */
-  | { probe: 'mcts-routes'; preset: 'cola'; space: ColaSpace; budget: number; seed: number }
-  | { probe: 'mcts-routes'; preset: 'program-selection'; space: NeighborhoodSpace; budget: number; seed: number }
-  /** Random walks of d actions of a preset's own action set from the default route, d drawn from
-   *  the depth profile of that preset's MCTS attempts in the same run (probes/depth-matched.ts).
-   *  `matched` binds it to that MCTS probe and the run's questions (condition.ts bindDepthMatch),
-   *  so its probe key changes whenever the profile could. */
-  | {
-      probe: 'depth-matched-routes';
-      preset: MctsPreset;
-      space: ColaSpace | NeighborhoodSpace;
-      budget: number;
-      seed: number;
-      matched?: { mcts_probe_key: string; questions: string };
-    }
-  | { probe: 'sampling'; budget: number; temperature: number; topP: number; seed: number }
-  | { probe: 'mlp-silencing'; layers: number[] };
+export type { ProbeName, ProbeSpec } from './probes/registry';
+export type { MctsPreset } from './probes/mcts';
 
 // ---------------------------------------------------------------- records
 

@@ -2,7 +2,8 @@
 // request built from a loaded model and audit options, and the core's summary as the store's.
 
 import { questionIdentities } from '../audit/attempts.ts';
-import { bindDepthMatch, bindFewShotPool, conditionKey } from '../audit/condition.ts';
+import { bindFewShotPool, conditionKey } from '../audit/condition.ts';
+import { bindProbes } from '../audit/probes/registry.ts';
 import type { PromptEngine } from '../audit/prompt.ts';
 import { runAudit, type AuditOptions } from '../audit/run.ts';
 import { summarize } from '../audit/summary.ts';
@@ -42,7 +43,7 @@ export async function coreRunRequest(engine: PromptEngine, info: ModelInfo, inpu
   const docs = input.docs ?? input.task.test.slice(0, input.questions ?? input.task.test.length);
   const questions = await questionIdentities(engine, condition, docs, input.task.train);
   // a depth-matched probe is bound to its MCTS probe and these questions, in the manifest too
-  const probes = await bindDepthMatch(input.probes, questions);
+  const probes = await bindProbes(input.probes, questions);
   const manifest: RunManifest = {
     id: meta.id ?? crypto.randomUUID(),
     appVersion: meta.appVersion,

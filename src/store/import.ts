@@ -14,7 +14,7 @@ import { NO_DECOY } from '../audit/decoy.ts';
 import { GRADER_VERSION } from '../audit/graders.ts';
 import type { ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { sha256Hex } from '../util/hash.ts';
-import { CheckError, describe as describeValue, json, type Check } from './check.ts';
+import { CheckError, describe as describeValue, json, type Check } from '../util/check.ts';
 import { StoreError, isStoreError } from './errors.ts';
 import { legacyManifestKey, manifestKey, probeKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { upgradeLegacyRecord } from './legacy.ts';

@@ -4,7 +4,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { Attempt, Condition, Doc, ProbeSpec, QuestionRecord, RouteSpace, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
-import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from './check.ts';
+import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
 /**

@@ -118,6 +118,10 @@ export class ColaSearch implements RouteSearch {
     this.visited.add(route.join(','));
   }
 
+  get proposedDepth(): number | null {
+    return this.pending?.depth ?? null;
+  }
+
   get stopReason(): StopReason | null {
     if (this.evaluated.length >= this.budget) return 'budget';
     return this.root.fullyExplored ? 'space-exhausted' : null;

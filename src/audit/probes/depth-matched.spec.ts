@@ -3,7 +3,8 @@ import { createPrng } from '../../util/prng';
 import { inRouteSpace, routeToString } from '../routes';
 import type { NeighborhoodSpace } from '../types';
 import { colaSpace } from './cola-mcts';
-import { apportion, depthProfile, drawDepthMatched } from './depth-matched';
+import { apportion, drawDepthMatched } from './depth-matched';
+import { depthProfile } from './mcts';
 
 /** Fewest single-position changes (Hamming distance) from the default route. */
 const hamming = (r: number[]) => r.filter((l, p) => l !== p).length;

@@ -10,23 +10,22 @@
 // nothing new gives up its slot, and the probe then stops short ('space-exhausted'). The walks
 // never see the gold answer, and the profile is a count over the run, not one question's outcome.
 
-import { shuffled, type Prng } from '../../util/prng';
+import { canonicalJson, sha256Hex } from '../../util/hash';
+import { obj, oneOf, opt, str } from '../../util/check';
+import { OKABE_ITO } from '../../util/okabe-ito';
+import { createPrng, shuffled, type Prng } from '../../util/prng';
+import { probeKey } from '../condition';
+import { AuditError } from '../errors';
 import { defaultRoute, routeToString } from '../routes';
-import type { ColaSpace, MctsPreset, NeighborhoodSpace, StopReason } from '../types';
+import { seedFor } from '../seeds';
+import type { ColaSpace, NeighborhoodSpace, QuestionRecord, StopReason } from '../types';
 import { colaActions } from './cola-mcts';
+import { depthProfile, validatePreset, withPreset, type MctsPreset } from './mcts';
+import { oneShot, type Probe } from './probe';
 import { applySetAction, programSelectionActions } from './program-selection-mcts';
+import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
 
 const MAX_FRUITLESS = 1000;
-
-/** Attempts per tree depth: profile[d] = how many of `depths` equal d. */
-export function depthProfile(depths: Iterable<number>): number[] {
-  const profile: number[] = [];
-  for (const d of depths) {
-    while (profile.length <= d) profile.push(0);
-    profile[d]++;
-  }
-  return profile;
-}
 
 /** B depths in the profile's proportions: floor(B·share) each, the rest to the largest remainders
  *  (ties to the shallower depth). */
@@ -81,3 +80,75 @@ export function drawDepthMatched(preset: MctsPreset, space: ColaSpace | Neighbor
   if (out.routes.length < budget) out.stop = 'space-exhausted';
   return out;
 }
+
+/** Random walks of d actions of a preset's own action set from the default route, d drawn from the
+ *  depth profile of that preset's MCTS attempts in the same run. `matched` binds it to that MCTS
+ *  probe and the run's questions (bind), so its probe key changes whenever the profile could. */
+export type DepthMatchedSpec = {
+  probe: 'depth-matched-routes';
+  preset: MctsPreset;
+  space: ColaSpace | NeighborhoodSpace;
+  budget: number;
+  seed: number;
+  matched?: { mcts_probe_key: string; questions: string };
+};
+
+const bad = (msg: string) => new AuditError('bad-input', msg);
+
+/** The profile of the matched MCTS probe's attempts (its records, computed or stored). */
+const profiles = new WeakMap<readonly QuestionRecord[], number[]>();
+function profileOf(mcts: readonly QuestionRecord[]): number[] {
+  let p = profiles.get(mcts);
+  if (!p) profiles.set(mcts, (p = depthProfile(mcts.flatMap((r) => r.attempts.map((a) => a.depth ?? 0)))));
+  return p;
+}
+
+export const depthMatchedRoutes: Probe<DepthMatchedSpec> = {
+  name: 'depth-matched-routes',
+  label: 'depth-matched routes',
+  colour: OKABE_ITO.skyBlue,
+  dash: '1,3',
+  title: (spec) => withPreset('depth-matched routes', spec.preset),
+  role: 'reach',
+  schemaV1: null,
+  schema: obj({
+    probe: oneOf('depth-matched-routes'),
+    preset: oneOf('cola', 'program-selection'),
+    space: routeSpaceSchema,
+    ...budgetSeed,
+    matched: opt(obj({ mcts_probe_key: str({ nonEmpty: true }), questions: str({ nonEmpty: true }) })),
+  }) as Probe<DepthMatchedSpec>['schema'],
+  validate(spec, numLayers) {
+    validateRouteDraw(spec, numLayers);
+    validatePreset(spec);
+  },
+  budget: (spec) => spec.budget,
+  maxAttempts: drawCount,
+  roundSize: (spec) => spec.budget,
+  sawGold: false,
+  curve: 'first-success',
+  candidates: sharedRoutes,
+  /** Binds it to the run's MCTS probe of the same preset and space and to the run's questions. */
+  async bind(spec, probes, questions) {
+    const mcts = probes.find((p) => p.probe === 'mcts-routes' && 'preset' in p && p.preset === spec.preset && canonicalJson(p.space) === canonicalJson(spec.space));
+    if (!mcts) {
+      throw bad(`depth-matched-routes (${spec.preset}) draws its walk lengths from the run's MCTS attempts: add mcts-routes with preset ${spec.preset} and the same route space to the audit`);
+    }
+    const matched = {
+      mcts_probe_key: await probeKey(mcts),
+      questions: (await sha256Hex(canonicalJson(questions.map((q) => [q.doc_id, q.doc_hash, q.prompt_hash])))).slice(0, 16),
+    };
+    if (spec.matched && canonicalJson(spec.matched) !== canonicalJson(matched)) {
+      throw bad(`depth-matched-routes is bound to MCTS probe ${spec.matched.mcts_probe_key} over questions ${spec.matched.questions}; this run has ${matched.mcts_probe_key} over ${matched.questions}`);
+    }
+    return { ...spec, matched };
+  },
+  dependsOn: (spec) => spec.matched?.mcts_probe_key ?? null,
+  start(spec, q, ctx) {
+    const draw = drawDepthMatched(spec.preset, spec.space, profileOf(ctx.dependency), spec.budget, createPrng(seedFor(spec.seed, q.doc.id, 'depth-matched')));
+    return oneShot(draw.routes.map((route, i) => ({ route, silence: [], depth: draw.depths[i] })));
+  },
+  recordFields: (_spec, ctx) => ({ depth_profile: profileOf(ctx.dependency) }),
+  summaryFields: (rs) => ({ preset: (rs[0].probe_spec as DepthMatchedSpec).preset, ...(rs[0].depth_profile ? { depth_profile: rs[0].depth_profile } : {}) }),
+  describe: (spec) => `${withPreset('depth-matched routes', spec.preset)} ×${spec.budget}`,
+};

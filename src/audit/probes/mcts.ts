@@ -1,15 +1,123 @@
-// The mcts-routes probe: the released search its preset names, seeded per question.
+// The mcts-routes probe: the released search its preset names (cola-mcts.ts,
+// program-selection-mcts.ts), seeded per question, one route per round; reward = gold correctness.
+// A revert that reaches the default route is decoded (its reward is the deployment attempt's) but
+// never charged.
 
+import { bool, num, obj, oneOf, tagged, type Check } from '../../util/check';
+import { OKABE_ITO } from '../../util/okabe-ito';
 import { createPrng } from '../../util/prng';
+import { AuditError } from '../errors';
+import { defaultRoute, routeToString } from '../routes';
 import { seedFor } from '../seeds';
-import type { ProbeSpec } from '../types';
+import type { ColaSpace, NeighborhoodSpace } from '../types';
 import { ColaSearch } from './cola-mcts';
+import type { Probe, ProbeSession } from './probe';
 import { ProgramSelectionSearch } from './program-selection-mcts';
+import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
 import type { RouteSearch } from './search';
 
-export type MctsSpec = Extract<ProbeSpec, { probe: 'mcts-routes' }>;
+/** The released searches ReachLab runs. */
+export type MctsPreset = 'cola' | 'program-selection';
+
+export type MctsSpec =
+  /** A released search, run as released (its constants are the preset's, not parameters). */
+  | { probe: 'mcts-routes'; preset: 'cola'; space: ColaSpace; budget: number; seed: number }
+  | { probe: 'mcts-routes'; preset: 'program-selection'; space: NeighborhoodSpace; budget: number; seed: number };
+
+/** The route space each released search works in. */
+export const PRESET_SPACE: Record<MctsPreset, 'cola' | 'neighborhood'> = { cola: 'cola', 'program-selection': 'neighborhood' };
+const PRESET_NAME: Record<MctsPreset, string> = { cola: 'CoLa', 'program-selection': 'program selection' };
+
+/** "MCTS routes (CoLa)": a probe built on a preset's actions, named with the preset. */
+export const withPreset = (label: string, preset: string) => (preset in PRESET_NAME ? `${label} (${PRESET_NAME[preset as MctsPreset]})` : label);
+
+/** Attempts per tree depth: profile[d] = how many of `depths` equal d. */
+export function depthProfile(depths: Iterable<number>): number[] {
+  const profile: number[] = [];
+  for (const d of depths) {
+    while (profile.length <= d) profile.push(0);
+    profile[d]++;
+  }
+  return profile;
+}
 
 export function searchFor(spec: MctsSpec, docId: string): RouteSearch {
   const rng = createPrng(seedFor(spec.seed, docId));
   return spec.preset === 'cola' ? new ColaSearch(spec.space, spec.budget, rng) : new ProgramSelectionSearch(spec.space, spec.budget, rng);
 }
+
+const bad = (msg: string) => new AuditError('bad-input', msg);
+
+/** A spec whose preset is a released search of its own space. */
+export function validatePreset(spec: { probe: string; preset: string; space: { kind: string } }): void {
+  const kind = PRESET_SPACE[spec.preset as MctsPreset];
+  if (!kind) throw bad(`${spec.probe} preset must be cola or program-selection, got ${JSON.stringify(spec.preset)} (an earlier version's MCTS settings are not run any more: start the audit again)`);
+  if (spec.space.kind !== kind) throw bad(`${spec.probe} preset ${spec.preset} searches the ${kind} space, got a ${spec.space.kind} space`);
+}
+
+const prob = num({ min: 0, max: 1 });
+/** What every earlier version's MCTS spec held (kept so their runs stay readable under their keys). */
+const earlier = {
+  probe: oneOf('mcts-routes'),
+  space: routeSpaceSchema,
+  ...budgetSeed,
+  preset: oneOf('cola', 'program-selection', 'custom'),
+  exploration: num({ min: 0 }),
+  lengthPenalty: num({ min: 0 }),
+  rootBlockEdits: bool,
+};
+const released = tagged<MctsSpec>('preset', {
+  cola: obj({ probe: oneOf('mcts-routes'), preset: oneOf('cola'), space: routeSpaceSchema, ...budgetSeed }) as Check<MctsSpec>,
+  'program-selection': obj({ probe: oneOf('mcts-routes'), preset: oneOf('program-selection'), space: routeSpaceSchema, ...budgetSeed }) as Check<MctsSpec>,
+});
+/** The version before the released searches: the search's constants were in the spec. */
+const beforeRelease = obj({
+  ...earlier,
+  explorationVisits: oneOf('parent', 'root'),
+  randomChild: obj({ start: prob, end: prob }),
+  randomChildScope: oneOf('all', 'expanded'),
+  expandProb: prob,
+}) as unknown as Check<MctsSpec>;
+/** Run-file version 1: a simulation cap and a constant random-child probability. */
+const schemaV1 = obj({ ...earlier, randomChildProb: prob, simulations: num({ int: true, min: 1 }) }) as unknown as Check<MctsSpec>;
+
+function session(spec: MctsSpec, docId: string): ProbeSession {
+  const search = searchFor(spec, docId);
+  const defaultKey = routeToString(defaultRoute(spec.space.numLayers));
+  return {
+    propose() {
+      const route = search.propose();
+      return route && [{ route, silence: [], depth: search.proposedDepth!, charged: routeToString(route) !== defaultKey }];
+    },
+    observe: ([correct]) => search.observe(correct ? 1 : 0),
+  };
+}
+
+export const mctsRoutes: Probe<MctsSpec> = {
+  name: 'mcts-routes',
+  label: 'MCTS routes',
+  colour: OKABE_ITO.vermillion,
+  dash: '8,4',
+  title: (spec) => withPreset('MCTS routes', spec.preset),
+  style: (spec) => (spec.preset === 'program-selection' ? { colour: OKABE_ITO.orange, dash: '6,2,1,2' } : { colour: OKABE_ITO.vermillion, dash: '8,4' }),
+  role: 'reach',
+  schemaV1,
+  schema: (v, p) => (typeof v === 'object' && v !== null && 'exploration' in v ? beforeRelease(v, p) : released(v, p)),
+  validate(spec, numLayers) {
+    validateRouteDraw(spec, numLayers);
+    validatePreset(spec);
+  },
+  budget: (spec) => spec.budget,
+  maxAttempts: drawCount,
+  roundSize: () => 1,
+  sawGold: true,
+  curve: 'first-success',
+  candidates: sharedRoutes,
+  start: (spec, q) => session(spec, q.doc.id),
+  // an earlier version's MCTS records state no depths
+  summaryFields(rs) {
+    const depths = rs.flatMap((r) => r.attempts.map((a) => a.depth));
+    return { preset: (rs[0].probe_spec as MctsSpec).preset, ...(depths.every((d) => d !== undefined) ? { depth_profile: depthProfile(depths as number[]) } : {}) };
+  },
+  describe: (spec) => `${withPreset('MCTS routes', spec.preset)} ×${spec.budget}`,
+};

@@ -83,6 +83,10 @@ export class ProgramSelectionSearch implements RouteSearch {
     this.defaultKey = routeToString(this.root.route);
   }
 
+  get proposedDepth(): number | null {
+    return this.pending?.depth ?? null;
+  }
+
   get stopReason(): StopReason | null {
     if (this.evaluated.length >= this.budget) return 'budget';
     const known = BigInt(this.rewards.size - (this.rewards.has(this.defaultKey) ? 1 : 0));

@@ -7,6 +7,8 @@ export interface RouteSearch {
   /** The next route to evaluate, or null once stopReason is set. */
   propose(): number[] | null;
   observe(reward: number): void;
+  /** Tree depth of the route propose() returned, until it is observed. */
+  readonly proposedDepth: number | null;
   /** Why the search stopped; null while it can still propose. */
   readonly stopReason: StopReason | null;
   /** Distinct routes evaluated, in order (the attempts). */

@@ -1,0 +1,98 @@
+// The probe contract (docs/ARCHITECTURE.md "Probes"): everything ReachLab knows about one probe
+// sits in one object, in one file of this folder, listed once in registry.ts. The audit driver
+// (run.ts), the record rule (record.ts), the run file, the UI and the CLI ask the registry, never
+// a probe's name.
+
+import type { Sampling } from '../../engine/types';
+import type { Check } from '../../util/check';
+import type { Question } from '../attempts';
+import type { QuestionIdentity } from '../condition';
+import type { Condition, ProbeSpec, ProbeSummary, QuestionRecord } from '../types';
+
+/** What a probe is for: the deployment attempt itself, reaching the gold answer within a budget,
+ *  or an intervention scanned for repairs (its records are read by the silencing scan). */
+export type ProbeRole = 'deployment' | 'reach' | 'intervention';
+
+/** One attempt a probe asks for; the driver turns it into an engine row and grades it. */
+export interface Ask {
+  route: number[];
+  silence: number[];
+  /** Default: the condition's decoding for this question. */
+  sampling?: Sampling;
+  sample?: number;
+  /** Actions from the default route (searches and depth-matched walks). */
+  depth?: number;
+  /** false: decoded and observed, but not an attempt (a search that revisits the default route). */
+  charged?: boolean;
+}
+
+/** A probe at work on one question: it proposes a round of attempts, is told their grades (in
+ *  order), and proposes again until it returns null. One-shot probes propose everything at once. */
+export interface ProbeSession {
+  propose(): Ask[] | null;
+  observe(correct: readonly boolean[]): void;
+}
+
+export interface ProbeContext {
+  numLayers: number;
+  condition: Condition;
+  /** The run's records (computed or stored) of the probe this one depends on (`dependsOn`). */
+  dependency: readonly QuestionRecord[];
+}
+
+export interface Probe<S extends { probe: string } = ProbeSpec> {
+  name: S['probe'];
+  /** Lower-case noun phrase for tables and legends: "random routes". */
+  label: string;
+  /** Okabe–Ito colour and SVG dash pattern for figures. */
+  colour: string;
+  dash: string;
+  /** A spec's own name and style where they differ from the kind's (an MCTS preset). */
+  title?(spec: S): string;
+  style?(spec: S): { colour: string; dash: string };
+  role: ProbeRole;
+  /** The spec's shape, for untrusted JSON (run files, imports, study plans). Earlier versions'
+   *  shapes a file may still hold are accepted here and refused for running by `validate`. */
+  schema: Check<S>;
+  /** Its shape in run-file version 1 when that differed; null when version 1 did not know it. */
+  schemaV1?: Check<S> | null;
+  /** Throws the first problem with the spec for a model of numLayers layers. */
+  validate(spec: S, numLayers: number): void;
+  /** Attempts charged per question (reach@B's B): 0 for deployment. */
+  budget(spec: S): number;
+  /** Most attempts a question can need (a space smaller than the budget caps it). */
+  maxAttempts(spec: S): number;
+  /** Attempts proposed per round at most: how many questions share one engine call. */
+  roundSize(spec: S): number;
+  /** One round's asks over several questions run attempt-major (a shared route set: the same
+   *  route's rows run together). */
+  attemptMajor?(spec: S): boolean;
+  /** true when the probe chose its attempts with the gold answer (a search's reward). */
+  sawGold: boolean;
+  /** true when its attempts need generated answers (not scored option letters). */
+  needsGeneration?: boolean;
+  /** reach@k of one record: 'unbiased' (exchangeable draws) or 'first-success' (ordered attempts). */
+  curve: 'unbiased' | 'first-success';
+  /** Routes the fixed-route selector calibrates over; absent for probes that do not draw routes. */
+  candidates?(spec: S): number[][];
+  /** The spec bound to its run (the run's probes and questions), checked if already bound. */
+  bind?(spec: S, probes: readonly ProbeSpec[], questions: readonly QuestionIdentity[]): Promise<S>;
+  /** Probe key whose records this probe reads (ctx.dependency); it then runs after that probe. */
+  dependsOn?(spec: S): string | null;
+  start(spec: S, q: Question, ctx: ProbeContext): ProbeSession;
+  /** Fields of its own a record carries beyond the common ones. */
+  recordFields?(spec: S, ctx: ProbeContext): Partial<QuestionRecord>;
+  /** Summary fields of its own over one probe key's records. */
+  summaryFields?(records: readonly QuestionRecord[]): Partial<ProbeSummary>;
+  /** One line of what ran: "random routes ×100 (blocks)". */
+  describe(spec: S): string;
+}
+
+/** A session that asks for all of `asks` in one round. */
+export function oneShot(asks: Ask[]): ProbeSession {
+  let sent = false;
+  return {
+    propose: () => (sent ? null : ((sent = true), asks)),
+    observe: () => {},
+  };
+}

@@ -1,0 +1,38 @@
+// Random routes: B distinct routes drawn uniformly from a route space without the gold answer,
+// per question (seeded by the question id) or one shared set for every question.
+
+import { bool, obj, oneOf } from '../../util/check';
+import { OKABE_ITO } from '../../util/okabe-ito';
+import { createPrng } from '../../util/prng';
+import { sampleRoutes } from '../routes';
+import { seedFor } from '../seeds';
+import type { RouteSpace } from '../types';
+import { oneShot, type Probe } from './probe';
+import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
+
+export type RandomRoutesSpec = { probe: 'random-routes'; space: RouteSpace; budget: number; seed: number; shared: boolean };
+
+/** Routes a random-routes probe draws for one question. */
+export function questionRoutes(spec: RandomRoutesSpec, docId: string): number[][] {
+  return spec.shared ? sharedRoutes(spec) : sampleRoutes(spec.space, drawCount(spec), createPrng(seedFor(spec.seed, docId)));
+}
+
+export const randomRoutes: Probe<RandomRoutesSpec> = {
+  name: 'random-routes',
+  label: 'random routes',
+  colour: OKABE_ITO.blue,
+  dash: 'none',
+  role: 'reach',
+  schema: obj({ probe: oneOf('random-routes'), space: routeSpaceSchema, ...budgetSeed, shared: bool }),
+  validate: validateRouteDraw,
+  budget: (spec) => spec.budget,
+  maxAttempts: drawCount,
+  roundSize: drawCount,
+  attemptMajor: (spec) => spec.shared,
+  sawGold: false,
+  curve: 'unbiased',
+  candidates: sharedRoutes,
+  start: (spec, q) => oneShot(questionRoutes(spec, q.doc.id).map((route) => ({ route, silence: [] }))),
+  recordFields: (spec) => ({ route_draw: spec.shared ? 'shared' : 'per-question' }),
+  describe: (spec) => `random routes ×${spec.budget}`,
+};

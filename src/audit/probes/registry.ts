@@ -1,0 +1,82 @@
+// Every probe ReachLab runs, listed once. Adding a probe: one file in this folder exporting its
+// Probe, and one line in PROBES. Everything else — the audit driver, records, summaries, the run
+// file, the CLI and the screens — asks this module.
+
+import { tagged, CheckError, type Check } from '../../util/check';
+import { AuditError } from '../errors';
+import type { QuestionIdentity } from '../condition';
+import { depthMatchedRoutes } from './depth-matched';
+import { deployment } from './deployment';
+import { mctsRoutes } from './mcts';
+import { mlpSilencing } from './mlp-silencing';
+import type { Probe, ProbeRole } from './probe';
+import { randomRoutes } from './random-routes';
+import { sampling } from './sampling';
+
+export const PROBES = [deployment, randomRoutes, mctsRoutes, depthMatchedRoutes, sampling, mlpSilencing] as const;
+
+type SpecOf<P> = P extends Probe<infer S> ? S : never;
+/** A probe's settings; its `probe` field names the probe. */
+export type ProbeSpec = SpecOf<(typeof PROBES)[number]>;
+export type ProbeName = ProbeSpec['probe'];
+
+export const PROBE_NAMES: readonly ProbeName[] = PROBES.map((p) => p.name);
+
+const byName = new Map<string, Probe<ProbeSpec>>(PROBES.map((p) => [p.name, p as unknown as Probe<ProbeSpec>]));
+
+/** The probe a name or spec names; throws on a name no probe has. */
+export function probeOf(x: string | { probe: string }): Probe<ProbeSpec> {
+  const name = typeof x === 'string' ? x : x.probe;
+  const p = byName.get(name);
+  if (!p) throw new AuditError('bad-input', `unknown probe "${name}" (known: ${PROBE_NAMES.join(', ')})`);
+  return p;
+}
+
+export const isProbeName = (s: string): s is ProbeName => byName.has(s);
+
+/** The deployment probe's name: the one probe every run holds. */
+export const DEPLOYMENT: ProbeName = PROBES.find((p) => p.role === 'deployment')!.name;
+
+export const roleOf = (x: string | { probe: string }): ProbeRole => probeOf(x).role;
+export const isDeployment = (x: { probe: string }): boolean => roleOf(x) === 'deployment';
+/** Probes whose attempts decide reachability (not deployment, not an intervention scan). */
+export const isReach = (x: { probe: string }): boolean => roleOf(x) === 'reach';
+export const isIntervention = (x: { probe: string }): boolean => roleOf(x) === 'intervention';
+/** The intervention the silencing scan reads (the first such probe). */
+export const INTERVENTION: ProbeName = PROBES.find((p) => p.role === 'intervention')!.name;
+
+/** A spec as screens name it: "MCTS routes (CoLa)". */
+export const titleOf = (spec: ProbeSpec): string => probeOf(spec).title?.(spec) ?? probeOf(spec).label;
+/** Stroke colour and dash of a spec's curve. */
+export function styleOf(spec: ProbeSpec): { colour: string; dash: string } {
+  const p = probeOf(spec);
+  return p.style?.(spec) ?? { colour: p.colour, dash: p.dash };
+}
+
+/** Any probe spec from untrusted JSON (run files, imports). */
+export const checkProbeSpec: Check<ProbeSpec> = tagged<ProbeSpec>('probe', Object.fromEntries(PROBES.map((p) => [p.name, p.schema as Check<ProbeSpec>])));
+
+/** Run-file version 1: the probes it knew, its MCTS spec in that version's shape. */
+export const checkProbeSpecV1: Check<ProbeSpec> = tagged<ProbeSpec>(
+  'probe',
+  Object.fromEntries(PROBES.filter((p) => p.schemaV1 !== null).map((p) => [p.name, (p.schemaV1 ?? p.schema) as Check<ProbeSpec>])),
+);
+
+/** The spec's shape, then the probe's own checks for a model of numLayers layers. */
+export function validateProbeSpec(spec: ProbeSpec, numLayers: number): void {
+  const p = probeOf(spec);
+  p.validate(spec, numLayers);
+  try {
+    p.schema(spec, 'probe');
+  } catch (e) {
+    if (e instanceof CheckError) throw new AuditError('bad-input', `${p.name}: ${e.message}`);
+    throw e;
+  }
+}
+
+/** The run's probes bound to it (a depth-matched baseline to its MCTS probe and questions). */
+export async function bindProbes(probes: readonly ProbeSpec[], questions: readonly QuestionIdentity[]): Promise<ProbeSpec[]> {
+  const out: ProbeSpec[] = [];
+  for (const spec of probes) out.push((await probeOf(spec).bind?.(spec, probes, questions)) ?? spec);
+  return out;
+}

@@ -1,0 +1,44 @@
+// The sampling ceiling (Yue et al.): B samples on the default route at a temperature and top-p,
+// each seeded by (probe seed, question id, sample index); reach@k is the unbiased pass@k.
+
+import { num, obj, oneOf } from '../../util/check';
+import { OKABE_ITO } from '../../util/okabe-ito';
+import { AuditError } from '../errors';
+import { defaultRoute } from '../routes';
+import { seedFor } from '../seeds';
+import { oneShot, type Probe } from './probe';
+import { budgetSeed, validateBudgetSeed } from './route-draws';
+
+export type SamplingSpec = { probe: 'sampling'; budget: number; temperature: number; topP: number; seed: number };
+
+const bad = (msg: string) => new AuditError('bad-input', msg);
+
+export const sampling: Probe<SamplingSpec> = {
+  name: 'sampling',
+  label: 'sampling',
+  colour: OKABE_ITO.bluishGreen,
+  dash: '3,2',
+  role: 'reach',
+  schema: obj({ probe: oneOf('sampling'), budget: budgetSeed.budget, temperature: num({ min: 0 }), topP: num({ min: 0, max: 1 }), seed: budgetSeed.seed }),
+  validate(spec) {
+    validateBudgetSeed(spec);
+    if (!(spec.temperature > 0)) throw bad(`sampling temperature must be > 0, got ${spec.temperature}`);
+    if (!(spec.topP > 0 && spec.topP <= 1)) throw bad(`sampling topP must be in (0, 1], got ${spec.topP}`);
+  },
+  budget: (spec) => spec.budget,
+  maxAttempts: (spec) => spec.budget,
+  roundSize: (spec) => spec.budget,
+  sawGold: false,
+  curve: 'unbiased',
+  needsGeneration: true,
+  start: (spec, q, ctx) =>
+    oneShot(
+      Array.from({ length: spec.budget }, (_, i) => ({
+        route: defaultRoute(ctx.numLayers),
+        silence: [],
+        sampling: { kind: 'sample' as const, temperature: spec.temperature, topP: spec.topP, seed: seedFor(spec.seed, q.doc.id, i) },
+        sample: i,
+      })),
+    ),
+  describe: (spec) => `sampling ×${spec.budget}`,
+};
