@@ -8,6 +8,7 @@ import { parseConfig } from './config.ts';
 import { precisionOf } from './graph/linear.ts';
 import { buildHeadGraph } from './graph/head.ts';
 import { buildLayerGraph, buildSpanGraph, layerWeightInputs } from './graph/layer.ts';
+import { GRAPH } from './graph/contract.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
 import { MemoryReader } from './sources/memory.ts';
@@ -69,9 +70,10 @@ describe('what sessions hold', () => {
     expect(fed.map((x) => x.name)).toEqual(expect.arrayContaining(['input_layernorm.weight', 'qkv_proj.part0.q4', 'qkv_proj.bias', 'down_proj.part0.scales']));
     const graph = onnx.ModelProto.decode(buildSpanGraph(ckpt.config, w, 3, opts).bytes).graph!;
     const inputs = graph.input!.map((v) => v.name!);
-    for (const k of [0, 1, 2]) for (const x of fed) expect(inputs, `slot ${k} ${x.name}`).toContain(`s${k}.${x.name}`);
+    const slots = [0, 1, 2].map((k) => GRAPH.span.slot(k));
+    slots.forEach((slot, k) => fed.forEach((x) => expect(inputs, `slot ${k} ${x.name}`).toContain(slot.prefix + x.name)));
     expect(graph.initializer!.map((t) => t.name)).toEqual(expect.not.arrayContaining([expect.stringMatching(/proj|layernorm/)]));
-    expect(graph.output!.map((v) => v.name)).toEqual(['s0.present_key', 's0.present_value', 's1.present_key', 's1.present_value', 's2.present_key', 's2.present_value', 'hidden_out']);
+    expect(graph.output!.map((v) => v.name)).toEqual([...slots.flatMap((s) => [s.out.presentKey, s.out.presentValue]), GRAPH.span.out.hidden]);
   });
 
   it.each([

@@ -10,6 +10,7 @@ import { createEngine } from './engine.ts';
 import { argmax, checkConformance, maxAbsDiff, type Expected } from './conformance.ts';
 import { buildLayerGraph } from './graph/layer.ts';
 import { buildHeadGraph } from './graph/head.ts';
+import { GRAPH } from './graph/contract.ts';
 import { precisionOf } from './graph/linear.ts';
 import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
@@ -33,8 +34,10 @@ describe('f16 graphs', () => {
       const w = await readLayerWeights(ckpt, 0, target);
       const layer = onnx.ModelProto.decode(buildLayerGraph(c, 0, w, { precision: target.precision, maxPositions: 32 }).bytes).graph!;
       const io = Object.fromEntries([...layer.input!, ...layer.output!].map((v) => [v.name, typeOf(v)]));
-      expect(io).toMatchObject({ hidden: onnx.TensorProto.DataType.FLOAT, hidden_out: onnx.TensorProto.DataType.FLOAT });
-      for (const kv of ['s0.past_key', 's0.past_value', 's0.present_key', 's0.present_value']) expect(io[kv], kv).toBe(onnx.TensorProto.DataType.FLOAT16);
+      const { span, head: headIo } = GRAPH;
+      expect(io).toMatchObject({ [span.in.hidden]: onnx.TensorProto.DataType.FLOAT, [span.out.hidden]: onnx.TensorProto.DataType.FLOAT });
+      const slot = span.slot(0);
+      for (const kv of [slot.in.pastKey, slot.in.pastValue, slot.out.presentKey, slot.out.presentValue]) expect(io[kv], kv).toBe(onnx.TensorProto.DataType.FLOAT16);
       const floatInits = layer.initializer!.filter((t) => t.dataType === onnx.TensorProto.DataType.FLOAT || t.dataType === onnx.TensorProto.DataType.FLOAT16);
       expect(floatInits.length).toBeGreaterThan(0);
       expect(floatInits.every((t) => t.dataType === onnx.TensorProto.DataType.FLOAT16), 'every float initializer is f16').toBe(true);
@@ -43,7 +46,8 @@ describe('f16 graphs', () => {
       const head = onnx.ModelProto.decode(buildHeadGraph(c, hw, { precision: target.precision, q4Layout: q4Layout('wasm') }).bytes).graph!;
       expect(head.initializer!.filter((t) => t.dataType === onnx.TensorProto.DataType.FLOAT)).toEqual([]);
       const { FLOAT, INT64 } = onnx.TensorProto.DataType;
-      expect(Object.fromEntries(head.output!.map((o) => [o.name, typeOf(o)]))).toEqual({ embedded: FLOAT, logits: FLOAT, next_ids: INT64, next_logprobs: FLOAT, next_embedded: FLOAT });
+      const o = headIo.out;
+      expect(Object.fromEntries(head.output!.map((v) => [v.name, typeOf(v)]))).toEqual({ [o.embedded]: FLOAT, [o.logits]: FLOAT, [o.nextIds]: INT64, [o.nextLogprobs]: FLOAT, [o.nextEmbedded]: FLOAT });
     }
   });
 });

@@ -1,15 +1,9 @@
 // The ONNX graph of the model's two ends: token embedding, and final norm + LM head. One graph so a
 // tied model holds its embedding matrix once: Gather (or GatherBlockQuantized for 4-bit weights)
-// reads the very initializer the head's Gemm (or MatMulNBits) reads. A run embeds `m` ids and/or
-// projects `n` hidden states; either count may be 0.
-// inputs   ids      [m]     i32  token ids to embed
-//          hidden   [n, H]  f32  hidden states whose logits are wanted
-// outputs  embedded      [m, H]  f32
-//          logits        [n, V]  f32 (computed in the precision's activation type, cast back)
-//          next_ids      [n]     i64  greedy choice: argmax of each row's logits
-//          next_logprobs [n]     f32  its log-prob; NaN when any logit of the row is NaN or ±Inf
-//          next_embedded [n, H]  f32  the embedding of next_ids (the next decode step's input)
-// A run fetches only what it needs: greedy decoding takes (id, log-prob) per row, not V logits.
+// reads the very initializer the head's Gemm (or MatMulNBits) reads. Inputs and outputs are
+// graph/contract.ts GRAPH.head's: a run embeds `m` ids and/or projects `n` hidden states (either
+// count may be 0), computing logits in the precision's activation type and casting them back, and
+// fetches only what it needs: greedy decoding takes (id, log-prob) per row, not V logits.
 // The head weight stays in Hugging Face layout [V, H] ('out-in'), in vocabulary parts when it
 // exceeds the largest buffer; the embedding of an id is looked up in the part that holds it.
 import type { ModelConfig } from '../types.ts';
@@ -17,6 +11,9 @@ import type { FloatArray, Matrix } from '../weights.ts';
 import { GraphBuilder, MS_DOMAIN, ONNX_TYPE_CODE, type BuiltGraph, type FloatType } from './onnx.ts';
 import { concatParts, linear, matMulQ4, q4Inits, type Precision, type Q4Layout } from './linear.ts';
 import { Q4_BLOCK } from '../quantize.ts';
+import { GRAPH } from './contract.ts';
+
+const { in: IN, out: OUT } = GRAPH.head;
 
 export interface HeadWeights {
   norm: FloatArray; // [H]
@@ -38,14 +35,14 @@ export function buildHeadGraph(config: ModelConfig, w: HeadWeights, opts: HeadGr
   const act = opts.precision.act;
   const f32 = act === 'float32';
   const g = new GraphBuilder('head');
-  const ids = g.input('ids', 'int32', ['m']);
-  const hiddenIn = g.input('hidden', 'float32', ['n', H]);
+  const ids = g.input(IN.ids, 'int32', ['m']);
+  const hiddenIn = g.input(IN.hidden, 'float32', ['n', H]);
 
   // LM head
   const hidden = f32 ? hiddenIn : g.op('Cast', [hiddenIn], { to: ONNX_TYPE_CODE[act] }); // [n, H] act
   const normW = g.init('model.norm.weight', act, [H], w.norm);
   const x = g.op('SimplifiedLayerNormalization', [hidden, normW], { axis: -1, epsilon: { float: config.rmsNormEps } }); // [n, H]
-  const logitsAct = f32 ? 'logits' : 'logits_act';
+  const logitsAct = f32 ? OUT.logits : 'logits_act';
   const head = w.head;
   let gathers: Array<(idx: string) => string>; // per part: [k] ids within the part -> [k, H] act
   if (head.format.kind === 'q4') {
@@ -61,7 +58,7 @@ export function buildHeadGraph(config: ModelConfig, w: HeadWeights, opts: HeadGr
     linear(g, x, 'lm_head', head, logitsAct); // [n, V]
     gathers = head.parts.map((_part, i) => (idx) => g.op('Gather', [head.parts.length > 1 ? `lm_head.part${i}.weight` : 'lm_head.weight', idx], { axis: 0 }));
   }
-  if (!f32) g.node('Cast', [logitsAct], { outputs: ['logits'], attrs: { to: ONNX_TYPE_CODE.float32 } });
+  if (!f32) g.node('Cast', [logitsAct], { outputs: [OUT.logits], attrs: { to: ONNX_TYPE_CODE.float32 } });
 
   // embedding: from the head's initializers, or from the untied embedding matrix
   if (w.embed) {
@@ -78,7 +75,7 @@ export function buildHeadGraph(config: ModelConfig, w: HeadWeights, opts: HeadGr
     const rows = gathers.length === 1 ? gathers[0](idx) : gatherParts(g, idx, gathers, rowsOf, zero, output); // [k, H] act
     g.node(f32 ? 'Identity' : 'Cast', [rows], { outputs: [output], attrs: f32 ? {} : { to: ONNX_TYPE_CODE.float32 } });
   };
-  embed(ids, 'embedded');
+  embed(ids, OUT.embedded);
 
   // greedy choice in the graph: the argmax (lowest id on ties, as sampling.ts) and its log-prob
   // log softmax = max − logsumexp; Σ (logits − logits) is 0, or NaN when any logit is NaN or ±Inf.
@@ -86,21 +83,21 @@ export function buildHeadGraph(config: ModelConfig, w: HeadWeights, opts: HeadGr
   // (n = 0) would hand WebGPU's reduce kernels an empty input, which they refuse. (ArgMax takes an
   // empty input, and slicing its int64 output would move it to the CPU.)
   const i64 = (name: string, v: number[]) => g.init(name, 'int64', [v.length], BigInt64Array.from(v.map(BigInt)));
-  g.node('ArgMax', ['logits'], { outputs: ['next_ids'], attrs: { axis: 1, keepdims: 0, select_last_index: 0 } }); // [n] i64
+  g.node('ArgMax', [OUT.logits], { outputs: [OUT.nextIds], attrs: { axis: 1, keepdims: 0, select_last_index: 0 } }); // [n] i64
   const zeroRow = g.op('ConstantOfShape', [i64('one_by_vocab', [1, V])]); // [1, V] f32 zeros
-  const padded = g.op('Concat', ['logits', zeroRow], { axis: 0 }); // [n + 1, V]
+  const padded = g.op('Concat', [OUT.logits, zeroRow], { axis: 0 }); // [n + 1, V]
   const max = g.op('ReduceMax', [padded], { axes: [1], keepdims: 0 }); // [n + 1]
   const lse = g.op('ReduceLogSumExp', [padded], { axes: [1], keepdims: 0 }); // [n + 1]
   const nonFinite = g.op('ReduceSum', [g.op('Sub', [padded, padded]), i64('axis1', [1])], { keepdims: 0 }); // [n + 1]
   const logprobs = g.op('Add', [g.op('Sub', [max, lse]), nonFinite]); // [n + 1]
-  g.node('Slice', [logprobs, i64('first_n.start', [0]), i64('first_n.end', [-1]), i64('first_n.axis', [0])], { outputs: ['next_logprobs'] }); // [n]
-  embed('next_ids', 'next_embedded'); // [n, H]: the next step's input when every row decodes greedily
+  g.node('Slice', [logprobs, i64('first_n.start', [0]), i64('first_n.end', [-1]), i64('first_n.axis', [0])], { outputs: [OUT.nextLogprobs] }); // [n]
+  embed(OUT.nextIds, OUT.nextEmbedded); // [n, H]: the next step's input when every row decodes greedily
 
-  g.output('embedded', 'float32', ['m', H]);
-  g.output('logits', 'float32', ['n', V]);
-  g.output('next_ids', 'int64', ['n']);
-  g.output('next_logprobs', 'float32', ['n']);
-  g.output('next_embedded', 'float32', ['n', H]);
+  g.output(OUT.embedded, 'float32', ['m', H]);
+  g.output(OUT.logits, 'float32', ['n', V]);
+  g.output(OUT.nextIds, 'int64', ['n']);
+  g.output(OUT.nextLogprobs, 'float32', ['n']);
+  g.output(OUT.nextEmbedded, 'float32', ['n', H]);
   return g.build();
 }
 

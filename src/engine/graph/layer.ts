@@ -1,30 +1,25 @@
 // The ONNX graph of a span: one or more decoder layers in sequence ("slots"), the hidden state of
 // one slot feeding the next. Each slot has its own KV cache (the cache of the route position it
-// runs) and its own silence flag; lengths and positions are shared.
+// runs) and its own silence flag; lengths and positions are shared. Inputs and outputs are
+// graph/contract.ts GRAPH.span's.
 //  - On WASM every model layer gets its own one-slot graph with its weights as initializers, so
 //    one copy of the weights however often a route runs the layer (a graph input would be copied
 //    into the WASM heap on every run).
-//  - On WebGPU graphs of 1, 2, 4, ... slots take the weights as inputs: a run feeds each slot the
-//    GPU-resident weight tensors of the layer that route position runs, so a route of L layers
-//    takes about log-many runs instead of L (runtime/model.ts, runtime/scheduler.ts).
-//
-// inputs   hidden          [batch, seq, hidden]           f32
-//          s{k}.past_key   [batch, kvHeads, cap, headDim]  act  fixed capacity `cap`, slot k
-//          s{k}.past_value [batch, kvHeads, cap, headDim]  act
-//          s{k}.mlp_keep   [batch, 1, 1]                   bool false where slot k's MLP is silenced
-//          seqlens_k       [batch]                         i32  total length - 1 per row
-//          total_seq_len   [1]                             i32  max total length in the batch
-//          position_ids    [batch, seq]                    i64  token positions
-//          s{k}.<weight>   (WeightsAs 'inputs' only: the names and shapes `layerWeightInputs` gives, prefixed)
-// outputs  hidden_out (as hidden), s{k}.present_key, s{k}.present_value (as the past inputs)
-// `act` is the precision's activation type. With f16 the graph casts the hidden state to f16 on
-// entry and back on exit (exact, so the residual stream is f16 as in a Hugging Face f16 model)
-// and computes everything in f16; the KV cache stays f16 (half the memory).
+//  - On WebGPU graphs of 1, 2, 4, ... slots take the weights as inputs too (slot k's named with its
+//    prefix, as `layerWeightInputs` gives them): a run feeds each slot the GPU-resident weight
+//    tensors of the layer that route position runs, so a route of L layers takes about log-many
+//    runs instead of L (runtime/model.ts, runtime/scheduler.ts).
+// With f16 activations the graph casts the hidden state to f16 on entry and back on exit (exact,
+// so the residual stream is f16 as in a Hugging Face f16 model) and computes everything in f16;
+// the KV cache stays f16 (half the memory).
 import type { ModelConfig } from '../types.ts';
 import type { FloatArray, Matrix } from '../weights.ts';
 import { GraphBuilder, MS_DOMAIN, ONNX_TYPE_CODE, type BuiltGraph, type FloatType, type WeightInput } from './onnx.ts';
 import { linear, type Precision } from './linear.ts';
 import { rotaryCaches } from './rope.ts';
+import { GRAPH, type SpanSlot } from './contract.ts';
+
+const SPAN = GRAPH.span;
 
 /** One layer's weights in engine formats (weights.ts); q/k/v and gate/up fused row-wise. */
 export interface LayerWeights {
@@ -45,11 +40,6 @@ export interface LayerGraphOptions {
   maxPositions: number;
 }
 
-/** The name prefix of slot k's inputs, outputs and weights. */
-export function slotPrefix(k: number): string {
-  return `s${k}.`;
-}
-
 /** Model layer `layer` alone, its weights as initializers. */
 export function buildLayerGraph(config: ModelConfig, layer: number, w: LayerWeights, opts: LayerGraphOptions): BuiltGraph {
   return buildSpan(new GraphBuilder(`layer_${layer}`), config, [w], opts);
@@ -63,51 +53,57 @@ export function buildSpanGraph(config: ModelConfig, template: LayerWeights, slot
 /** The weight inputs of one slot holding `w`, named without the slot prefix. */
 export function layerWeightInputs(config: ModelConfig, w: LayerWeights, opts: LayerGraphOptions): WeightInput[] {
   const g = new GraphBuilder('weights', 'inputs');
-  layerBody(g, config, w, opts.precision.act, { prefix: '', hidden: 'hidden', positionIds: 'position_ids', seqlensK: 'seqlens_k', totalLen: 'total_seq_len', cos: 'cos', sin: 'sin' });
-  return g.weights();
+  const slot = SPAN.slot(0);
+  const { hidden, positionIds, seqlensK, totalSeqLen } = SPAN.in;
+  layerBody(g, config, w, opts.precision.act, slot, { hidden, positionIds, seqlensK, totalSeqLen, cos: COS, sin: SIN });
+  return g.weights().map((x) => ({ ...x, name: x.name.slice(slot.prefix.length) }));
 }
+
+const COS = 'cos_cache';
+const SIN = 'sin_cache';
 
 function buildSpan(g: GraphBuilder, config: ModelConfig, slots: LayerWeights[], opts: LayerGraphOptions): BuiltGraph {
   const H = config.hiddenSize;
   const act = opts.precision.act;
-  const hiddenIn = g.input('hidden', 'float32', ['batch', 'seq', H]);
-  const seqlensK = g.input('seqlens_k', 'int32', ['batch']);
-  const totalLen = g.input('total_seq_len', 'int32', [1]);
-  const positionIds = g.input('position_ids', 'int64', ['batch', 'seq']);
+  const hiddenIn = g.input(SPAN.in.hidden, 'float32', ['batch', 'seq', H]);
+  const seqlensK = g.input(SPAN.in.seqlensK, 'int32', ['batch']);
+  const totalSeqLen = g.input(SPAN.in.totalSeqLen, 'int32', [1]);
+  const positionIds = g.input(SPAN.in.positionIds, 'int64', ['batch', 'seq']);
   const { cos, sin } = rotaryCaches(config, opts.maxPositions);
-  const cosC = g.floats('cos_cache', act, [opts.maxPositions, config.headDim / 2], cos);
-  const sinC = g.floats('sin_cache', act, [opts.maxPositions, config.headDim / 2], sin);
+  const cosC = g.floats(COS, act, [opts.maxPositions, config.headDim / 2], cos);
+  const sinC = g.floats(SIN, act, [opts.maxPositions, config.headDim / 2], sin);
   let hidden = act === 'float32' ? hiddenIn : g.op('Cast', [hiddenIn], { to: ONNX_TYPE_CODE[act] }); // [batch, seq, H] act
   slots.forEach((w, k) => {
-    hidden = layerBody(g, config, w, act, { prefix: slotPrefix(k), hidden, positionIds, seqlensK, totalLen, cos: cosC, sin: sinC });
+    hidden = layerBody(g, config, w, act, SPAN.slot(k), { hidden, positionIds, seqlensK, totalSeqLen, cos: cosC, sin: sinC });
   });
-  if (act === 'float32') g.node('Identity', [hidden], { outputs: ['hidden_out'] });
-  else g.node('Cast', [hidden], { outputs: ['hidden_out'], attrs: { to: ONNX_TYPE_CODE.float32 } });
-  g.output('hidden_out', 'float32', ['batch', 'seq', H]);
+  const out = SPAN.out.hidden;
+  if (act === 'float32') g.node('Identity', [hidden], { outputs: [out] });
+  else g.node('Cast', [hidden], { outputs: [out], attrs: { to: ONNX_TYPE_CODE.float32 } });
+  g.output(out, 'float32', ['batch', 'seq', H]);
   return g.build();
 }
 
-interface SlotValues {
-  prefix: string;
-  hidden: string; // [batch, seq, H] act
-  positionIds: string;
-  seqlensK: string;
-  totalLen: string;
-  cos: string;
-  sin: string;
+/** Values a slot reads that the span shares. */
+interface Shared {
+  hidden: string; // [batch, seq, H] act: the slot's input
+  positionIds: string; // [batch, seq] i64
+  seqlensK: string; // [batch] i32
+  totalSeqLen: string; // [1] i32
+  cos: string; // [maxPositions, headDim / 2] act
+  sin: string; // [maxPositions, headDim / 2] act
 }
 
 /** One decoder layer over `v.hidden`; declares the slot's KV and silence inputs and KV outputs.
  *  Returns the layer's output [batch, seq, H] act. */
-function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: FloatType, v: SlotValues): string {
+function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: FloatType, slot: SpanSlot, v: Shared): string {
   const { hiddenSize: H, numHeads: nH, numKvHeads: nKv, headDim: hd, intermediateSize: I } = config;
   const qDim = nH * hd;
   const kvDim = nKv * hd;
-  const p = v.prefix;
+  const p = slot.prefix;
   const eps = { float: config.rmsNormEps };
-  const pastKey = g.input(`${p}past_key`, act, ['batch', nKv, 'cap', hd]);
-  const pastValue = g.input(`${p}past_value`, act, ['batch', nKv, 'cap', hd]);
-  const mlpKeep = g.input(`${p}mlp_keep`, 'bool', ['batch', 1, 1]);
+  const pastKey = g.input(slot.in.pastKey, act, ['batch', nKv, 'cap', hd]);
+  const pastValue = g.input(slot.in.pastValue, act, ['batch', nKv, 'cap', hd]);
+  const mlpKeep = g.input(slot.in.mlpKeep, 'bool', ['batch', 1, 1]);
 
   // attention block
   const ln1 = g.weight(`${p}input_layernorm.weight`, act, [H], w.inputNorm);
@@ -124,13 +120,13 @@ function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: F
   }
   const qr = g.op('RotaryEmbedding', [q, v.positionIds, v.cos, v.sin], { interleaved: 0, num_heads: nH }, MS_DOMAIN);
   const kr = g.op('RotaryEmbedding', [k, v.positionIds, v.cos, v.sin], { interleaved: 0, num_heads: nKv }, MS_DOMAIN);
-  const [attn] = g.node('GroupQueryAttention', [qr, kr, val, pastKey, pastValue, v.seqlensK, v.totalLen], {
-    outputs: [`${p}attn`, `${p}present_key`, `${p}present_value`],
+  const [attn] = g.node('GroupQueryAttention', [qr, kr, val, pastKey, pastValue, v.seqlensK, v.totalSeqLen], {
+    outputs: [`${p}attn`, slot.out.presentKey, slot.out.presentValue],
     attrs: { num_heads: nH, kv_num_heads: nKv, scale: { float: 1 / Math.sqrt(hd) }, do_rotary: 0 },
     domain: MS_DOMAIN,
   }); // attn [batch, seq, qDim]
-  g.output(`${p}present_key`, act, ['batch', nKv, 'cap', hd]);
-  g.output(`${p}present_value`, act, ['batch', nKv, 'cap', hd]);
+  g.output(slot.out.presentKey, act, ['batch', nKv, 'cap', hd]);
+  g.output(slot.out.presentValue, act, ['batch', nKv, 'cap', hd]);
   const o = linear(g, attn, `${p}o_proj`, w.o); // [batch, seq, H]
   const h1 = g.op('Add', [v.hidden, o]);
 

@@ -70,8 +70,8 @@ export class CpuIo implements StateIo {
     const dims = [B, heads, cap, headDim];
     const cpuSlots = slots as (CpuSlot | null)[];
     return {
-      past_key: this.tensor(this.act, stackSlots(cpuSlots, slotSize, 'key', this.alloc), dims),
-      past_value: this.tensor(this.act, stackSlots(cpuSlots, slotSize, 'value', this.alloc), dims),
+      key: this.tensor(this.act, stackSlots(cpuSlots, slotSize, 'key', this.alloc), dims),
+      value: this.tensor(this.act, stackSlots(cpuSlots, slotSize, 'value', this.alloc), dims),
       bind: null,
       commit: (key, value) => splitSlots(this.read<KvArray>(key), this.read<KvArray>(value), B, slotSize),
     };

@@ -1,7 +1,6 @@
 // Model state in GPU buffers (the WebGPU EP): hidden states go from run to run as GPU tensors,
-// batches are assembled and split with buffer copies on the GPU, and KV caches are fed as
-// past_key/past_value and bound as present_key/present_value at once, so GroupQueryAttention
-// writes the new keys and values in place. Per row and token only small inputs go up (lengths and
+// batches are assembled and split with buffer copies on the GPU, and KV caches are fed as a
+// slot's past inputs and bound as its present outputs at once, so GroupQueryAttention writes the new keys and values in place. Per row and token only small inputs go up (lengths and
 // positions, once per step whatever the number of layer runs; silence flags once per call) and only
 // what the CPU decides with comes down (the greedy (id, log-prob), or logits when sampling or
 // scoring). `transfer` counts exactly that: bytes written to GPU buffers or fed from the CPU to a
@@ -188,8 +187,8 @@ export class GpuIo implements StateIo {
 
   private inPlace(kv: GpuKv): KvFeed {
     return {
-      past_key: kv.key,
-      past_value: kv.value,
+      key: kv.key,
+      value: kv.value,
       bind: { key: kv.key, value: kv.value },
       commit: () => kv.slots,
     };

@@ -13,10 +13,11 @@ export interface Hidden {
 /** Opaque: one route position's KV cache of one row ([kvHeads, cap, headDim] key and value). */
 export type KvSlot = object;
 
+/** A batch's KV cache as one span slot's past inputs (graph/contract.ts). */
 export interface KvFeed {
-  past_key: Tensor; // [B, kvHeads, cap, headDim]
-  past_value: Tensor;
-  /** Tensors to bind as present_key/value (written in place), or null to take fresh outputs. */
+  key: Tensor; // [B, kvHeads, cap, headDim]
+  value: Tensor; // [B, kvHeads, cap, headDim]
+  /** Tensors to bind as the present outputs (written in place), or null to take fresh outputs. */
   bind: { key: Tensor; value: Tensor } | null;
   /** The rows' slots once the run has written `present` (the run's outputs when not bound). */
   commit(presentKey: Tensor, presentValue: Tensor): KvSlot[];

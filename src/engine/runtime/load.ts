@@ -7,6 +7,7 @@ import type { Ort } from '../ort.ts';
 import { layerWeights, MODEL_WEIGHTS, type RowChunk } from '../checkpoint.ts';
 import { buildLayerGraph, buildSpanGraph, layerWeightInputs, type LayerWeights } from '../graph/layer.ts';
 import { buildHeadGraph, type HeadWeights } from '../graph/head.ts';
+import { GRAPH } from '../graph/contract.ts';
 import type { BuiltGraph, WeightInput } from '../graph/onnx.ts';
 import { uploadWeight } from './gpu-io.ts';
 import type { Precision, Q4Layout } from '../graph/linear.ts';
@@ -138,7 +139,8 @@ export async function createSessions(ort: Ort, src: WeightSource, t: LoadTarget)
   // logits and greedy choices come back to the CPU
   const gpu = t.ep === 'webgpu';
   const layerOutputs: InferenceSession.SessionOptions = gpu ? { preferredOutputLocation: 'gpu-buffer' } : {};
-  const headOutputs: InferenceSession.SessionOptions = gpu ? { preferredOutputLocation: { embedded: 'gpu-buffer', next_embedded: 'gpu-buffer' } } : {};
+  const { embedded, nextEmbedded } = GRAPH.head.out;
+  const headOutputs: InferenceSession.SessionOptions = gpu ? { preferredOutputLocation: { [embedded]: 'gpu-buffer', [nextEmbedded]: 'gpu-buffer' } } : {};
   const graphOpts = { precision: t.precision, maxPositions: t.maxSeqLen };
   try {
     src.prefetch(layerTensorNames(c, 0));

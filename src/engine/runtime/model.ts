@@ -1,17 +1,20 @@
 // The loaded model as sessions: layer sessions (graph/layer.ts: one per model layer with its weights
 // inside, or span sessions of 1, 2, 4, ... layer slots fed each layer's weights, so one run covers
 // several route positions) and one head session that embeds token ids, computes logits and the
-// greedy choice (graph/head.ts: a tied embedding is held once).
+// greedy choice (graph/head.ts: a tied embedding is held once). Runs feed and fetch by the names of
+// graph/contract.ts.
 // Hidden states and KV caches move between runs through a StateIo (runtime/io.ts): typed arrays on
 // WASM, GPU buffers on WebGPU. Every session.run() is counted in `runs`.
 import type { InferenceSession, Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
 import { EngineError, type ModelConfig } from '../types.ts';
 import { createSessions, type LayerSet, type LoadTarget, type WeightSource } from './load.ts';
-import { slotPrefix } from '../graph/layer.ts';
+import { GRAPH } from '../graph/contract.ts';
 import { CpuIo } from './cpu-io.ts';
 import { GpuIo } from './gpu-io.ts';
 import type { Hidden, KvSlot, StateIo } from './io.ts';
+
+const { span: SPAN, head: HEAD } = GRAPH;
 
 /** One row of a span batch: `seq` new tokens after `pastLen` cached ones; per span position its
  *  KV slot (null: a fresh route position, nothing cached yet) and whether the MLP runs. */
@@ -86,8 +89,8 @@ export class RoutedModel {
         throw new EngineError('bad-input', `token id ${id} is outside the vocabulary [0, ${this.config.vocabSize})`);
       }
     });
-    const out = await this.runHeadSession(this.io.feed('int32', Int32Array.from(ids), [ids.length]), this.empty('float32', [0, this.config.hiddenSize]), ['embedded']);
-    return this.io.splitRows(out.embedded, prompts.map((p) => p.length));
+    const out = await this.runHeadSession(this.io.feed('int32', Int32Array.from(ids), [ids.length]), this.empty('float32', [0, this.config.hiddenSize]), [HEAD.out.embedded]);
+    return this.io.splitRows(out[HEAD.out.embedded], prompts.map((p) => p.length));
   }
 
   /** Runs `layers` in sequence (a length in `spans`) on rows that each bring `seq` new tokens; KV
@@ -95,34 +98,35 @@ export class RoutedModel {
   async runSpan(layers: number[], rows: SpanRow[], seq: number, cap: number): Promise<{ hidden: Hidden[]; kv: KvSlot[][] }> {
     const B = rows.length;
     const io = this.io;
-    const positions = new BigInt64Array(B * seq);
+    const positions = new BigInt64Array(B * seq); // [B, seq]
     rows.forEach((r, i) => {
       for (let s = 0; s < seq; s++) positions[i * seq + s] = BigInt(r.pastLen + s);
     });
     const totals = rows.map((r) => r.pastLen + seq);
     const feeds: Record<string, Tensor> = {
-      hidden: io.hiddenFeed(rows.map((r) => r.hidden), seq),
-      seqlens_k: io.feed('int32', Int32Array.from(totals, (t) => t - 1), [B]),
-      total_seq_len: io.cpuFeed('int32', Int32Array.of(Math.max(...totals)), [1]),
-      position_ids: io.feed('int64', positions, [B, seq]),
+      [SPAN.in.hidden]: io.hiddenFeed(rows.map((r) => r.hidden), seq),
+      [SPAN.in.seqlensK]: io.feed('int32', Int32Array.from(totals, (t) => t - 1), [B]),
+      [SPAN.in.totalSeqLen]: io.cpuFeed('int32', Int32Array.of(Math.max(...totals)), [1]),
+      [SPAN.in.positionIds]: io.feed('int64', positions, [B, seq]),
     };
-    const bound: Record<string, Tensor | null> = { hidden_out: null };
-    const kvs = layers.map((layer, j) => {
-      const p = slotPrefix(j);
+    const fetches: string[] = [SPAN.out.hidden];
+    const bound: Record<string, Tensor | null> = { [SPAN.out.hidden]: null };
+    const slots = layers.map((layer, j) => {
+      const slot = SPAN.slot(j);
       const kv = io.kvFeed(rows.map((r) => r.kv[j]), cap);
-      feeds[`${p}past_key`] = kv.past_key;
-      feeds[`${p}past_value`] = kv.past_value;
-      feeds[`${p}mlp_keep`] = io.feed('bool', Uint8Array.from(rows, (r) => (r.mlpKeep[j] ? 1 : 0)), [B, 1, 1], 'call');
-      if (this.layers.kind === 'spans') for (const [name, t] of Object.entries(this.layers.weights[layer])) feeds[`${p}${name}`] = t;
-      if (kv.bind) Object.assign(bound, { [`${p}present_key`]: kv.bind.key, [`${p}present_value`]: kv.bind.value });
-      return kv;
+      feeds[slot.in.pastKey] = kv.key;
+      feeds[slot.in.pastValue] = kv.value;
+      feeds[slot.in.mlpKeep] = io.feed('bool', Uint8Array.from(rows, (r) => (r.mlpKeep[j] ? 1 : 0)), [B, 1, 1], 'call');
+      if (this.layers.kind === 'spans') for (const [name, t] of Object.entries(this.layers.weights[layer])) feeds[slot.prefix + name] = t;
+      fetches.push(slot.out.presentKey, slot.out.presentValue);
+      if (kv.bind) Object.assign(bound, { [slot.out.presentKey]: kv.bind.key, [slot.out.presentValue]: kv.bind.value });
+      return { slot, kv };
     });
-    const presents = layers.flatMap((_, j) => [`${slotPrefix(j)}present_key`, `${slotPrefix(j)}present_value`]);
     this.runs++;
-    const out = await this.spanSession(layers).run(feeds, kvs[0].bind ? bound : ['hidden_out', ...presents]);
+    const out = await this.spanSession(layers).run(feeds, slots[0].kv.bind ? bound : fetches);
     return {
-      hidden: io.hiddenRows(out.hidden_out, B, seq),
-      kv: kvs.map((kv, j) => kv.commit(out[`${slotPrefix(j)}present_key`], out[`${slotPrefix(j)}present_value`])),
+      hidden: io.hiddenRows(out[SPAN.out.hidden], B, seq),
+      kv: slots.map(({ slot, kv }) => kv.commit(out[slot.out.presentKey], out[slot.out.presentValue])),
     };
   }
 
@@ -134,14 +138,15 @@ export class RoutedModel {
 
   /** Final norm + LM head over the last (or every) vector of rows: logits and/or greedy choices. */
   async runHead(rows: Array<{ hidden: Hidden; all: boolean }>, want: HeadWant): Promise<HeadOut> {
-    const fetches = [...(want.logits ? ['logits'] : []), ...(want.greedy ? ['next_ids', 'next_logprobs', 'next_embedded'] : [])];
+    const { logits, nextIds, nextLogprobs, nextEmbedded } = HEAD.out;
+    const fetches = [...(want.logits ? [logits] : []), ...(want.greedy ? [nextIds, nextLogprobs, nextEmbedded] : [])];
     const out = await this.runHeadSession(this.empty('int32', [0]), this.io.headFeed(rows), fetches);
-    if (!want.greedy) return { logits: want.logits ? this.io.read<Float32Array>(out.logits) : undefined };
-    const ids = this.io.read<BigInt64Array>(out.next_ids);
+    if (!want.greedy) return { logits: want.logits ? this.io.read<Float32Array>(out[logits]) : undefined };
+    const ids = this.io.read<BigInt64Array>(out[nextIds]);
     return {
-      logits: want.logits ? this.io.read<Float32Array>(out.logits) : undefined,
-      greedy: { ids, logprobs: this.io.read<Float32Array>(out.next_logprobs) },
-      next: this.io.hiddenRows(out.next_embedded, ids.length, 1),
+      logits: want.logits ? this.io.read<Float32Array>(out[logits]) : undefined,
+      greedy: { ids, logprobs: this.io.read<Float32Array>(out[nextLogprobs]) },
+      next: this.io.hiddenRows(out[nextEmbedded], ids.length, 1),
     };
   }
 
@@ -152,7 +157,7 @@ export class RoutedModel {
 
   private async runHeadSession(ids: Tensor, hidden: Tensor, fetches: string[]) {
     this.runs++;
-    return this.head.run({ ids, hidden }, fetches);
+    return this.head.run({ [HEAD.in.ids]: ids, [HEAD.in.hidden]: hidden }, fetches);
   }
 
   /** See StateIo.endStep / endCall. */
