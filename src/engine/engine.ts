@@ -1,14 +1,16 @@
 // The in-process Engine: loads a checkpoint into per-layer sessions (runtime/model.ts) and runs
 // many (prompt, route, silence set, sampling) rows per call through the batching scheduler
-// (runtime/scheduler.ts). The same object runs in a worker behind comlink (workers/).
+// (runtime/scheduler.ts): generate and score share its token loop (decodeLoop), each with its own
+// rule for the next token. What a forward pass computes is reference.ts. The same object runs in
+// a worker behind comlink (workers/).
 import { getOrt, wasmThreads, type Ort } from './ort.ts';
 import { checkFits, MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
 import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
-import { RoutedModel } from './runtime/model.ts';
+import { RoutedModel, type HeadRow, type TokenChoice } from './runtime/model.ts';
 import { precisionOf, withF32Activations } from './graph/linear.ts';
-import { decodeStep, prefill, type DecodeStream, type HeadRow, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
+import { decodeLoop, prefill, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
 import { checkFinite, createSampler, logSoftmaxAt, validateSampling, type Sampler } from './sampling.ts';
 import {
   EngineError,
@@ -144,7 +146,7 @@ export class LocalEngine implements Engine {
       const plan = this.plan(row, 'row');
       const T = row.promptIds.length;
       const [res] = await prefill(model, [row.promptIds], [plan], this.capacity(T), ctl, LOGITS, opts.allPositions ?? false);
-      const logits = res.logits!;
+      const logits = res.head.logits!; // [positions, V]
       const V = model.config.vocabSize;
       const n = logits.length / V;
       return Array.from({ length: n }, (_, i) => {
@@ -172,41 +174,29 @@ export class LocalEngine implements Engine {
       const cap = this.capacity(Math.max(...rows.map((r) => r.promptIds.length)) + maxNew - 1);
       // greedy rows take the head graph's (id, log-prob); logits come back only for sampled rows
       const want = { logits: rows.some((r) => r.sampling.kind === 'sample'), greedy: rows.some((r) => r.sampling.kind === 'greedy') };
-      const pre = await prefill(model, rows.map((r) => r.promptIds), plans, cap, ctl, want);
       const samplers = rows.map((r) => createSampler(r.sampling));
       const results: GenerateResult[] = rows.map(() => ({ tokens: [], text: '', tokenLogprobs: [], stop: 'max-tokens' }));
-      const streams: DecodeStream[] = rows.map((r, i) => ({ plan: plans[i], kv: pre[i].kv.slice(), length: r.promptIds.length }));
-      let active = rows.map((_, i) => i);
-      let heads: HeadRow[] = pre; // heads[j]: the head output of active[j]
-      for (let step = 0; active.length > 0; step++) {
-        const next: number[] = [];
-        const headOf = new Map(active.map((row, j) => [row, heads[j]]));
-        active.forEach((row, j) => {
-          const { id, logprob } = choose(heads[j], samplers[row], rows[row].sampling.kind === 'greedy', `row ${row}, step ${step}`);
-          const res = results[row];
-          res.tokens.push(id);
-          res.tokenLogprobs.push(logprob);
-          if (eos.has(id)) {
-            res.stop = 'eos';
-            return;
+      // one stream per row; it goes on until eos, a stop string or maxNew tokens
+      await decodeLoop(model, rows.map((r) => r.promptIds), plans, rows.map((_, i) => i), cap, ctl, want, (row, head, step) => {
+        const { id, logprob } = choose(head, samplers[row], rows[row].sampling.kind === 'greedy', `row ${row}, step ${step}`);
+        const res = results[row];
+        res.tokens.push(id);
+        res.tokenLogprobs.push(logprob);
+        if (eos.has(id)) {
+          res.stop = 'eos';
+          return null;
+        }
+        if (stops.length > 0) {
+          const text = tokenizer.decode(res.tokens, { skipSpecialTokens: true });
+          const cut = firstStop(text, stops);
+          if (cut >= 0) {
+            res.stop = 'stop-string';
+            res.text = text.slice(0, cut);
+            return null;
           }
-          if (stops.length > 0) {
-            const text = tokenizer.decode(res.tokens, { skipSpecialTokens: true });
-            const cut = firstStop(text, stops);
-            if (cut >= 0) {
-              res.stop = 'stop-string';
-              res.text = text.slice(0, cut);
-              return;
-            }
-          }
-          if (res.tokens.length < maxNew) next.push(row);
-        });
-        active = next;
-        if (active.length === 0) break;
-        // every row greedy: the head run embedded the chosen tokens already (on WebGPU they stay on the device)
-        const input = want.logits ? { tokens: active.map((r) => results[r].tokens.at(-1)!) } : { embedded: active.map((r) => headOf.get(r)!.next!) };
-        heads = await decodeStep(model, active.map((r) => streams[r]), input, cap, ctl, want);
-      }
+        }
+        return res.tokens.length < maxNew ? id : null;
+      });
       for (const res of results) {
         if (res.stop !== 'stop-string') res.text = tokenizer.decode(res.tokens, { skipSpecialTokens: true });
       }
@@ -225,26 +215,20 @@ export class LocalEngine implements Engine {
       });
       const longest = Math.max(...rows.map((r) => r.promptIds.length + Math.max(1, ...r.continuations.map((c) => c.length)) - 1));
       const cap = this.capacity(longest);
-      const pre = await prefill(model, rows.map((r) => r.promptIds), plans, cap, ctl, LOGITS);
       // one stream per (row, continuation), teacher-forced token by token, all in one batch
       const jobs = rows.flatMap((r, row) => r.continuations.map((ids, c) => ({ row, c, ids })));
       const totals = rows.map((r) => r.continuations.map(() => 0));
-      const streams = jobs.map((j) => ({ plan: plans[j.row], kv: pre[j.row].kv.slice(), length: rows[j.row].promptIds.length }));
-      let logits = jobs.map((j) => pre[j.row].logits!);
-      let active = jobs.map((_, i) => i);
-      for (let t = 0; active.length > 0; t++) {
-        active.forEach((k, a) => {
-          const { row, c, ids } = jobs[k];
-          checkFinite(logits[a], `row ${row}, continuation ${c}, token ${t}`);
-          if (!Number.isInteger(ids[t]) || ids[t] < 0 || ids[t] >= model.config.vocabSize) {
-            throw new EngineError('bad-input', `row ${row}, continuation ${c}: token id ${ids[t]} is outside the vocabulary [0, ${model.config.vocabSize})`);
-          }
-          totals[row][c] += logSoftmaxAt(logits[a], ids[t]);
-        });
-        active = active.filter((k) => jobs[k].ids.length > t + 1);
-        if (active.length === 0) break;
-        logits = (await decodeStep(model, active.map((k) => streams[k]), { tokens: active.map((k) => jobs[k].ids[t]) }, cap, ctl, LOGITS)).map((h) => h.logits!);
-      }
+      const V = model.config.vocabSize;
+      await decodeLoop(model, rows.map((r) => r.promptIds), plans, jobs.map((j) => j.row), cap, ctl, LOGITS, (k, head, t) => {
+        const { row, c, ids } = jobs[k];
+        const logits = head.logits!; // [1, V]
+        checkFinite(logits, `row ${row}, continuation ${c}, token ${t}`);
+        if (!Number.isInteger(ids[t]) || ids[t] < 0 || ids[t] >= V) {
+          throw new EngineError('bad-input', `row ${row}, continuation ${c}: token id ${ids[t]} is outside the vocabulary [0, ${V})`);
+        }
+        totals[row][c] += logSoftmaxAt(logits, ids[t]);
+        return t + 1 < ids.length ? ids[t] : null;
+      });
       return totals;
     });
   }
@@ -331,7 +315,7 @@ const LOGITS = { logits: true, greedy: false };
 
 /** The next token of a row and its log-prob: the graph's argmax for greedy rows, the sampler's draw
  *  over the logits otherwise; non-finite logits are an error either way. */
-function choose(head: HeadRow, sampler: Sampler, greedy: boolean, where: string): { id: number; logprob: number } {
+function choose(head: HeadRow, sampler: Sampler, greedy: boolean, where: string): TokenChoice {
   if (greedy) {
     const { id, logprob } = head.greedy!;
     if (!Number.isFinite(logprob)) throw new EngineError('nan-logits', `${where}: the logits hold NaN or Inf (greedy token ${id})`);

@@ -3,7 +3,7 @@
 import type { Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
 import type { FloatType } from '../graph/onnx.ts';
-import type { Hidden, KvFeed, KvSlot, StateIo } from './io.ts';
+import type { HeadInput, Hidden, KvFeed, KvSlot, StateIo } from './io.ts';
 import { splitSlots, stackSlots, type KvAlloc, type KvArray, type KvSlot as CpuSlot } from './kv.ts';
 
 interface CpuHidden extends Hidden {
@@ -50,7 +50,7 @@ export class CpuIo implements StateIo {
     });
   }
 
-  headFeed(rows: Array<{ hidden: Hidden; all: boolean }>): Tensor {
+  headFeed(rows: HeadInput[]): Tensor {
     const H = this.H;
     const n = rows.reduce((s, r) => s + (r.all ? r.hidden.seq : 1), 0);
     const out = new Float32Array(n * H);

@@ -14,7 +14,7 @@
 import type { Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
 import type { FloatType, WeightInput } from '../graph/onnx.ts';
-import type { Hidden, KvFeed, KvSlot, StateIo } from './io.ts';
+import type { HeadInput, Hidden, KvFeed, KvSlot, StateIo } from './io.ts';
 
 /** A GPU buffer the engine owns, or an ORT output tensor holding one. */
 interface Owned {
@@ -141,7 +141,7 @@ export class GpuIo implements StateIo {
     });
   }
 
-  headFeed(rows: Array<{ hidden: Hidden; all: boolean }>): Tensor {
+  headFeed(rows: HeadInput[]): Tensor {
     const vec = this.H * F32;
     const n = rows.reduce((s, r) => s + (r.all ? r.hidden.seq : 1), 0);
     const dst = this.buffer(n * vec, this.step);

@@ -10,6 +10,12 @@ export interface Hidden {
   readonly seq: number;
 }
 
+/** A row the head projects: its last vector, or all of them. */
+export interface HeadInput {
+  hidden: Hidden;
+  all: boolean;
+}
+
 /** Opaque: one route position's KV cache of one row ([kvHeads, cap, headDim] key and value). */
 export type KvSlot = object;
 
@@ -35,7 +41,7 @@ export interface StateIo {
   /** A run's [Σ seqs, H] output as rows of seqs[i] vectors. */
   splitRows(out: Tensor, seqs: number[]): Hidden[];
   /** [n, H]: the last vector of each row, or all of them where `all`. */
-  headFeed(rows: Array<{ hidden: Hidden; all: boolean }>): Tensor;
+  headFeed(rows: HeadInput[]): Tensor;
   /** The KV input of a batch; null slots are fresh route positions (nothing cached yet). */
   kvFeed(slots: (KvSlot | null)[], cap: number): KvFeed;
   /** A small input (ids, lengths, positions, flags) for a GPU-side input, the same for a step

@@ -12,7 +12,7 @@ import { createSessions, type LayerSet, type LoadTarget, type WeightSource } fro
 import { GRAPH } from '../graph/contract.ts';
 import { CpuIo } from './cpu-io.ts';
 import { GpuIo } from './gpu-io.ts';
-import type { Hidden, KvSlot, StateIo } from './io.ts';
+import type { HeadInput, Hidden, KvSlot, StateIo } from './io.ts';
 
 const { span: SPAN, head: HEAD } = GRAPH;
 
@@ -31,11 +31,41 @@ export interface HeadWant {
   greedy: boolean;
 }
 
+/** A head run's outputs over its n projected vectors, as read back; `headRows` splits them by row. */
 export interface HeadOut {
   logits?: Float32Array; // [n, V]
   greedy?: { ids: BigInt64Array; logprobs: Float32Array }; // [n] each
   /** With greedy: the embeddings of the chosen ids, one row each (the next step's input). */
   next?: Hidden[];
+}
+
+/** A token and its log-prob. */
+export interface TokenChoice {
+  id: number;
+  logprob: number;
+}
+
+/** The head's output for one row, as `want` asks. */
+export interface HeadRow {
+  logits?: Float32Array; // [positions, V]: the last position, or every position of an `all` row
+  greedy?: TokenChoice; // the last position's argmax; logprob NaN when a logit of the row is NaN or ±Inf
+  next?: Hidden; // [1, H] with greedy: greedy.id's embedding, the next step's input
+}
+
+/** The output of a head run over `rows` (as fed to runHead), one HeadRow per row. */
+export function headRows(out: HeadOut, rows: HeadInput[], V: number): HeadRow[] {
+  let o = 0; // the row's first vector
+  return rows.map(({ hidden, all }) => {
+    const count = all ? hidden.seq : 1;
+    const last = o + count - 1;
+    const row = {
+      logits: out.logits?.subarray(o * V, (o + count) * V),
+      greedy: out.greedy ? { id: Number(out.greedy.ids[last]), logprob: out.greedy.logprobs[last] } : undefined,
+      next: out.next?.[last],
+    };
+    o += count;
+    return row;
+  });
 }
 
 /** Head dims GroupQueryAttention's CPU/WASM kernels take (head_size % 8 == 0 with do_rotary=0). */
@@ -137,7 +167,7 @@ export class RoutedModel {
   }
 
   /** Final norm + LM head over the last (or every) vector of rows: logits and/or greedy choices. */
-  async runHead(rows: Array<{ hidden: Hidden; all: boolean }>, want: HeadWant): Promise<HeadOut> {
+  async runHead(rows: HeadInput[], want: HeadWant): Promise<HeadOut> {
     const { logits, nextIds, nextLogprobs, nextEmbedded } = HEAD.out;
     const fetches = [...(want.logits ? [logits] : []), ...(want.greedy ? [nextIds, nextLogprobs, nextEmbedded] : [])];
     const out = await this.runHeadSession(this.empty('int32', [0]), this.io.headFeed(rows), fetches);

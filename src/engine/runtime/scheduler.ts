@@ -1,4 +1,5 @@
-// Route execution over many rows at once.
+// Route execution over many rows at once: reference.ts's loop over route positions, each position
+// one graph/layer.ts layerBody, with a KV cache per route position.
 //
 // Work is a set of cursors, each advancing through a route: a cursor runs the layer at its route
 // position, then moves on. At every step the scheduler takes the lowest layer index any cursor
@@ -15,9 +16,12 @@
 // there finish with the cursor's hidden state and KV slots. Prefill slots are never written again
 // (runtime/io.ts), so the forked cursors share their prefix's slots; decode gives each row its own.
 // Hidden states and slots are opaque here: where they live is the model's StateIo's business.
+//
+// Calls: `prefill` runs prompts through their routes; `decodeStep` feeds streams one token each;
+// `decodeLoop` is the token loop of generation and scoring, over both.
 import { EngineError } from '../types.ts';
-import type { Hidden, KvSlot } from './io.ts';
-import type { HeadOut, HeadWant, RoutedModel } from './model.ts';
+import type { HeadInput, Hidden, KvSlot } from './io.ts';
+import { headRows, type HeadRow, type HeadWant, type RoutedModel } from './model.ts';
 
 /** One row's route with, per route position, whether that layer's MLP runs. */
 export interface RoutePlan {
@@ -129,33 +133,10 @@ function batches(cursors: Cursor[], maxBatch: number): Cursor[][] {
   return out;
 }
 
-export interface PrefillResult {
-  /** KV slot per route position. */
+/** A row through its route: its KV slot per route position and its head output. */
+export interface Prefilled {
   kv: KvSlot[];
-  /** Logits [positions, vocab] (want.logits): the last prompt position, or every position with allPositions. */
-  logits?: Float32Array;
-  /** The greedy next token and its log-prob (want.greedy). */
-  greedy?: Greedy;
-  /** With greedy: that token's embedding, the next step's input. */
-  next?: Hidden;
-}
-
-export interface Greedy {
-  id: number;
-  /** NaN when a logit of the row is NaN or ±Inf. */
-  logprob: number;
-}
-
-export type HeadRow = Omit<PrefillResult, 'kv'>;
-
-/** Head output for `count` positions from row `o` on (greedy: of the last one). */
-function headRows(out: HeadOut, o: number, count: number, V: number): HeadRow {
-  const last = o + count - 1;
-  return {
-    logits: out.logits?.subarray(o * V, (o + count) * V),
-    greedy: out.greedy ? { id: Number(out.greedy.ids[last]), logprob: out.greedy.logprobs[last] } : undefined,
-    next: out.next?.[last],
-  };
+  head: HeadRow;
 }
 
 /** Runs each row's prompt through its route, sharing the work of rows with a common prompt and
@@ -168,7 +149,7 @@ export async function prefill(
   ctl: RunControl,
   want: HeadWant,
   allPositions = false,
-): Promise<PrefillResult[]> {
+): Promise<Prefilled[]> {
   const roots = new Map<string, Cursor>();
   const distinct: number[][] = [];
   prompts.forEach((ids, i) => {
@@ -186,17 +167,12 @@ export async function prefill(
   const finished = await runRoutes(model, plans, [...roots.values()], cap, ctl);
   // one head pass over the distinct end states
   const ends = [...new Set(finished.map((f) => f.cursor))];
-  const rowsOf = (c: Cursor) => (allPositions ? c.seq : 1);
-  const offsets = new Map<Cursor, number>();
-  let at = 0;
-  for (const c of ends) {
-    offsets.set(c, at);
-    at += rowsOf(c);
-  }
+  const fed = ends.map((c) => ({ hidden: c.hidden, all: allPositions }));
   ctl.check();
-  const head = await model.runHead(ends.map((c) => ({ hidden: c.hidden, all: allPositions })), want);
-  const out: PrefillResult[] = new Array(prompts.length);
-  for (const f of finished) out[f.plan] = { kv: f.cursor.kv, ...headRows(head, offsets.get(f.cursor)!, rowsOf(f.cursor), model.config.vocabSize) };
+  const head = await model.runHead(fed, want);
+  const rowOf = new Map(headRows(head, fed, model.config.vocabSize).map((h, i) => [ends[i], h]));
+  const out: Prefilled[] = new Array(prompts.length);
+  for (const f of finished) out[f.plan] = { kv: f.cursor.kv, head: rowOf.get(f.cursor)! };
   model.endStep(head.next ?? [], ends.map((c) => c.kv));
   return out;
 }
@@ -225,11 +201,46 @@ export async function decodeStep(
   const hidden = 'tokens' in input ? await model.embed(input.tokens.map((t) => [t])) : input.embedded; // [1, H] each
   const cursors: Cursor[] = streams.map((s, i) => ({ plans: [i], pos: 0, seq: 1, pastLen: s.length, hidden: hidden[i], kv: s.kv }));
   const finished = await runRoutes(model, streams.map((s) => s.plan), cursors, cap, ctl);
-  const byStream = new Array<Hidden>(streams.length);
-  for (const f of finished) byStream[f.plan] = f.cursor.hidden;
+  const fed = new Array<HeadInput>(streams.length);
+  for (const f of finished) fed[f.plan] = { hidden: f.cursor.hidden, all: false };
   ctl.check();
-  const head = await model.runHead(byStream.map((h) => ({ hidden: h, all: false })), want);
+  const head = await model.runHead(fed, want);
   streams.forEach((s) => s.length++);
   model.endStep(head.next ?? [], streams.map((s) => s.kv));
-  return streams.map((_, i) => headRows(head, i, 1, model.config.vocabSize));
+  return headRows(head, fed, model.config.vocabSize);
 }
+
+/** What the token loop does with a stream's head output at `step`: the token to feed the stream
+ *  next, or null when it is done. */
+export type NextToken = (stream: number, head: HeadRow, step: number) => number | null;
+
+/**
+ * Prefills `prompts` through `plans`, then decodes streams until each is done: stream s continues
+ * row `rows[s]` on KV slots of its own (one row may have several streams) and is fed the tokens
+ * `next` picks. Without logits (`want.logits` false) every stream decodes greedily: the token fed
+ * is the head's choice, whose embedding its run made already (on WebGPU it stays on the device).
+ */
+export async function decodeLoop(
+  model: RoutedModel,
+  prompts: number[][],
+  plans: RoutePlan[],
+  rows: number[],
+  cap: number,
+  ctl: RunControl,
+  want: HeadWant,
+  next: NextToken,
+): Promise<void> {
+  const pre = await prefill(model, prompts, plans, cap, ctl, want);
+  const streams: DecodeStream[] = rows.map((r) => ({ plan: plans[r], kv: pre[r].kv.slice(), length: prompts[r].length }));
+  let active = rows.map((_, s) => s);
+  let heads = rows.map((r) => pre[r].head); // heads[j]: the head output of stream active[j]
+  for (let step = 0; ; step++) {
+    const tokens = active.map((s, j) => next(s, heads[j], step));
+    const going = active.flatMap((_, j) => (tokens[j] === null ? [] : [j]));
+    if (going.length === 0) return;
+    const input = want.logits ? { tokens: going.map((j) => tokens[j]!) } : { embedded: going.map((j) => heads[j].next!) };
+    active = going.map((j) => active[j]);
+    heads = await decodeStep(model, active.map((s) => streams[s]), input, cap, ctl, want);
+  }
+}
+
