@@ -20,6 +20,9 @@ import { rotaryCaches } from './rope.ts';
 import { GRAPH, type SpanSlot } from './contract.ts';
 
 const SPAN = GRAPH.span;
+/** The rotary caches' initializers. */
+const COS = 'cos_cache';
+const SIN = 'sin_cache';
 
 /** One layer's weights in engine formats (weights.ts); q/k/v and gate/up fused row-wise. */
 export interface LayerWeights {
@@ -59,9 +62,6 @@ export function layerWeightInputs(config: ModelConfig, w: LayerWeights, opts: La
   return g.weights().map((x) => ({ ...x, name: x.name.slice(slot.prefix.length) }));
 }
 
-const COS = 'cos_cache';
-const SIN = 'sin_cache';
-
 function buildSpan(g: GraphBuilder, config: ModelConfig, slots: LayerWeights[], opts: LayerGraphOptions): BuiltGraph {
   const H = config.hiddenSize;
   const act = opts.precision.act;
@@ -93,8 +93,9 @@ interface Shared {
   sin: string; // [maxPositions, headDim / 2] act
 }
 
-/** One decoder layer over `v.hidden`; declares the slot's KV and silence inputs and KV outputs.
- *  Returns the layer's output [batch, seq, H] act. */
+/** One decoder layer over `v.hidden` (a route position of reference.ts: attention, then the MLP
+ *  unless silenced); declares the slot's KV and silence inputs and KV outputs. Returns the layer's
+ *  output [batch, seq, H] act. */
 function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: FloatType, slot: SpanSlot, v: Shared): string {
   const { hiddenSize: H, numHeads: nH, numKvHeads: nKv, headDim: hd, intermediateSize: I } = config;
   const qDim = nH * hd;
