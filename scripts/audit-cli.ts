@@ -30,6 +30,14 @@ import {
   grade,
   loadTask,
   probeSpecOf,
+  probeOf,
+  PROBE_NAMES,
+  DEPLOYMENT,
+  UNIFORM_BASELINE,
+  STANDALONE_REACH,
+  isDeployment,
+  isIntervention,
+  isReach,
   runAudit,
   silencingScan,
   taskLoadOptions,
@@ -47,7 +55,6 @@ import {
 
 export class CliError extends Error {}
 
-const PROBES: ProbeName[] = ['deployment', 'random-routes', 'mcts-routes', 'depth-matched-routes', 'sampling', 'mlp-silencing'];
 const FORMATS: AnswerFormat[] = ['numeric', 'mc-letter', 'exact'];
 
 export type Command =
@@ -178,11 +185,13 @@ export function parseCli(argv: string[]): Command {
   }
   const v = values as Record<string, string | undefined> & { shared?: boolean; scan?: boolean; chat?: boolean; boxed?: boolean };
   if (!v.model) throw new CliError('--model DIR is required (a checkpoint folder in Hugging Face layout)');
-  const named = (v.probe ?? 'random-routes').split(',').map((p) => oneOf('probe', p, PROBES, 'random-routes'));
+  const named = (v.probe ?? UNIFORM_BASELINE).split(',').map((p) => oneOf('probe', p, PROBE_NAMES, UNIFORM_BASELINE));
   if (new Set(named).size !== named.length) throw new CliError(`--probe lists a probe twice: "${v.probe}"`);
-  const probes = named.length > 1 ? named.filter((p) => p !== 'deployment') : named;
-  if (probes.length === 1 && probes[0] === 'mlp-silencing' && v.budget !== undefined) throw new CliError("--budget does not apply to mlp-silencing: its budget is one attempt per layer");
-  if (probes.length === 1 && probes[0] === 'deployment' && v.budget !== undefined) throw new CliError('--budget does not apply to deployment: the deployment attempt is not charged');
+  const probes = named.length > 1 ? named.filter((p) => p !== DEPLOYMENT) : named;
+  // only reach probes take a budget: deployment's attempt is not charged, a scan's is one per layer
+  if (probes.length === 1 && !isReach({ probe: probes[0] }) && v.budget !== undefined) {
+    throw new CliError(`--budget does not apply to ${probes[0]}: ${probes[0] === DEPLOYMENT ? 'the deployment attempt is not charged' : 'its budget is one attempt per layer'}`);
+  }
   const selectors = (v.selectors ? v.selectors.split(',') : []).map((s) => oneOf('selectors', s, ['majority', 'max-logprob', 'fixed-route'] as const, 'majority'));
   let taskFile: AuditCliOptions['taskFile'];
   if (v['task-file'] !== undefined) {
@@ -234,7 +243,7 @@ export function parseCli(argv: string[]): Command {
 /** The probes an audit runs for one model: deployment, then the chosen probes. */
 export function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
   const choice: ProbeChoice = { ...o, budget: o.budget ?? DEFAULT_PROBE_CHOICE.budget };
-  return [{ probe: 'deployment' }, ...o.probes.map((p) => probeSpecOf(p, choice, info.numLayers)).filter((s): s is ProbeSpec => s !== null)];
+  return [{ probe: DEPLOYMENT }, ...o.probes.map((p) => probeSpecOf(p, choice, info.numLayers)).filter((s): s is ProbeSpec => s !== null)];
 }
 
 export interface CliDeps {
@@ -243,8 +252,8 @@ export interface CliDeps {
 }
 
 function joinRecords(res: AuditResult) {
-  const deploy = new Map(res.records.filter((r) => r.probe === 'deployment').map((r) => [r.doc_id, r]));
-  const probe = res.records.filter((r) => r.probe !== 'deployment');
+  const deploy = new Map(res.records.filter(isDeployment).map((r) => [r.doc_id, r]));
+  const probe = res.records.filter((r) => !isDeployment(r));
   const rows: (QuestionRecord & { ceiling: boolean; ceiling_decoy: boolean | null; deployment: { response: string; extracted: string; correct: boolean } })[] = [];
   for (const r of probe.length ? probe : [...deploy.values()]) {
     const d = deploy.get(r.doc_id)!;
@@ -299,15 +308,15 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
       : {}),
   });
   const condition: Condition = await auditCondition(task, o);
-  const reachProbes = o.probes.filter((p) => p !== 'deployment' && p !== 'mlp-silencing');
-  if (o.scan && reachProbes.length !== 1) throw new CliError('--scan needs exactly one reachability probe (random-routes, mcts-routes or sampling) to define the failure set');
+  const reachProbes = o.probes.filter((p) => isReach({ probe: p }));
+  if (o.scan && reachProbes.length !== 1) throw new CliError(`--scan needs exactly one reachability probe (${STANDALONE_REACH.join(', ')}) to define the failure set`);
   const audit = async (dir: string) => {
     const engine = await deps.loadEngine(dir, o.dtype);
     try {
       const info = (await engine.info())!;
       const res = await runAudit(engine, { task, condition, probes: probesFor(o, info), selectors: o.selectors, ...(o.rowsPerCall ? { rowsPerCall: o.rowsPerCall } : {}) });
       const scan = o.scan
-        ? (await silencingScan(engine, { task, condition, records: res.records.filter((r) => r.probe !== 'mlp-silencing'), splitSeed: o.splitSeed })).scan
+        ? (await silencingScan(engine, { task, condition, records: res.records.filter((r) => !isIntervention(r)), splitSeed: o.splitSeed })).scan
         : undefined;
       return { info, res, scan };
     } finally {
@@ -315,7 +324,7 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
     }
   };
   const a = await audit(o.model);
-  const probeRecords = a.res.records.filter((r) => r.probe !== 'deployment');
+  const probeRecords = a.res.records.filter((r) => !isDeployment(r));
   const keys = [...new Set(probeRecords.map((r) => r.probe_key))];
   const out: Record<string, unknown> = {
     condition_key: a.res.condition_key,
@@ -323,16 +332,16 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
     seed: o.seed,
     model: { dir: o.model, fingerprint: a.info.fingerprint, name: a.info.name, numLayers: a.info.numLayers },
     task: { id: task.spec.id, version: task.spec.metadata.version, questions: task.test.length },
-    probe: probeRecords[0]?.probe_spec ?? { probe: 'deployment' },
+    probe: probeRecords[0]?.probe_spec ?? { probe: DEPLOYMENT },
     ...headline(a.res),
     // every later probe against the first, at matched attempts (e.g. random routes − MCTS)
     ...(keys.length > 1 ? { comparisons: keys.slice(1).map((k) => compareProbes(a.res.records, keys[0], k)) } : {}),
     // random − MCTS for both baselines (uniform routes, depth-matched walks) of each MCTS preset
-    ...(a.res.records.some((r) => r.probe === 'mcts-routes') ? { guidance: guidanceComparisons(a.res.records) } : {}),
+    ...(a.res.records.some((r) => probeOf(r).sawGold) ? { guidance: guidanceComparisons(a.res.records) } : {}),
     ...(a.scan ? { silencing: a.scan } : {}),
   };
   if (o.compare !== undefined) {
-    if (reachProbes.length !== 1) throw new CliError('--compare needs exactly one reachability probe (random-routes, mcts-routes or sampling)');
+    if (reachProbes.length !== 1) throw new CliError(`--compare needs exactly one reachability probe (${STANDALONE_REACH.join(', ')})`);
     const b = await audit(o.compare);
     out.compare = {
       model: { dir: o.compare, fingerprint: b.info.fingerprint, name: b.info.name, numLayers: b.info.numLayers },

@@ -10,6 +10,7 @@
 import type { Engine, ModelInfo } from '../engine/types';
 import { ceilingDecoy, decoyCount, decoyWithin } from './decoy';
 import { AuditError } from './errors';
+import { isDeployment, probeOf } from './probes/registry';
 import { runAudit, type AuditOptions, type AuditResult } from './run';
 import { pairedDifference, type McNemar, type PairedDifference } from './stats';
 import type { Condition, ProbeSpec, QuestionRecord } from './types';
@@ -90,13 +91,13 @@ interface Side {
 function side(records: readonly QuestionRecord[], probeKey: string | undefined, name: string): Side {
   const fps = [...new Set(records.map((r) => r.model_fingerprint))];
   if (fps.length !== 1) throw new AuditError('bad-input', `checkpoint ${name}: records come from ${fps.length} models; compare one model per side`);
-  const keys = [...new Set(records.filter((r) => r.probe !== 'deployment').map((r) => r.probe_key))];
+  const keys = [...new Set(records.filter((r) => !isDeployment(r)).map((r) => r.probe_key))];
   const pk = probeKey ?? (keys.length === 1 ? keys[0] : undefined);
   if (pk === undefined) throw new AuditError('bad-input', `checkpoint ${name}: ${keys.length ? `several probes (${keys.join(', ')}); name one` : 'no probe records'}`);
   return {
     fingerprint: fps[0],
     probe_key: pk,
-    deployment: new Map(records.filter((r) => r.probe === 'deployment').map((r) => [pairKey(r), r])),
+    deployment: new Map(records.filter(isDeployment).map((r) => [pairKey(r), r])),
     probe: new Map(records.filter((r) => r.probe_key === pk).map((r) => [pairKey(r), r])),
   };
 }
@@ -214,13 +215,13 @@ export interface GuidanceComparison {
 
 export function guidanceComparisons(records: readonly QuestionRecord[]): GuidanceComparison[] {
   const firstOf = (pred: (r: QuestionRecord) => boolean) => records.find(pred)?.probe_key ?? null;
-  const uniform = firstOf((r) => r.probe === 'random-routes');
-  const mctsKeys = [...new Set(records.filter((r) => r.probe === 'mcts-routes').map((r) => r.probe_key))];
-  return mctsKeys.map((mk) => {
-    const spec = records.find((r) => r.probe_key === mk)!.probe_spec as Extract<QuestionRecord['probe_spec'], { probe: 'mcts-routes' }>;
-    const walks = firstOf((r) => r.probe_spec.probe === 'depth-matched-routes' && r.probe_spec.matched?.mcts_probe_key === mk);
+  const uniform = firstOf((r) => probeOf(r).uniformBaseline === true);
+  const guidedKeys = [...new Set(records.filter((r) => probeOf(r).sawGold).map((r) => r.probe_key))];
+  return guidedKeys.map((mk) => {
+    const spec = records.find((r) => r.probe_key === mk)!.probe_spec;
+    const walks = firstOf((r) => probeOf(r).dependsOn?.(r.probe_spec) === mk);
     return {
-      preset: spec.preset,
+      preset: 'preset' in spec ? spec.preset : spec.probe,
       mcts_probe_key: mk,
       uniform: uniform ? compareProbes(records, uniform, mk) : null,
       depth_matched: walks ? compareProbes(records, walks, mk) : null,
@@ -239,7 +240,7 @@ export async function compareCheckpoints(engineA: Engine, engineB: Engine, o: Co
     const info = await e.info();
     if (!info) throw new AuditError('bad-input', `checkpoint ${name}: the engine has no model loaded`);
     const probes = o.probes(info);
-    if (!probes.some((p) => p.probe === 'deployment') || probes.filter((p) => p.probe !== 'deployment').length !== 1) {
+    if (!probes.some(isDeployment) || probes.filter((p) => !isDeployment(p)).length !== 1) {
       throw new AuditError('bad-input', 'a checkpoint comparison runs deployment and exactly one reachability probe');
     }
     return runAudit(e, { ...o, probes });

@@ -64,6 +64,12 @@ export {
   checkProbeSpecV1,
   validateProbeSpec,
   bindProbes,
+  withBaselines,
+  baselinesOf,
+  drawsRoutes,
+  UNIFORM_BASELINE,
+  STANDALONE_REACH,
+  probeSpecOf,
 } from './probes/registry';
 export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext } from './probes/probe';
 export { sharedRoutes, drawCount } from './probes/route-draws';
@@ -77,4 +83,4 @@ export { passAtK, wilson, mcnemar, pairedDifference, type Interval, type McNemar
 export * from './presets';
 
 // setting up audits and studies
-export { auditCondition, probeSpecOf, routeSpaceOf, taskLoadOptions, DEFAULT_PROBE_CHOICE, type ConditionChoice, type ProbeChoice, type QuestionChoice, type SpaceName } from './setup';
+export { auditCondition, routeSpaceOf, taskLoadOptions, DEFAULT_PROBE_CHOICE, type ConditionChoice, type ProbeChoice, type QuestionChoice, type SpaceName } from './setup';

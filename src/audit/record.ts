@@ -15,7 +15,7 @@ export function recordOutcome(spec: ProbeSpec, attempts: readonly Attempt[], bud
   return {
     stop_reason: (deployed ? null : attempts.length >= budget ? 'budget' : 'space-exhausted') as StopReason | null,
     first_success,
-    realized: deployed ? attempts[0].correct : null,
+    realized: deployed ? attempts[0]?.correct === true : null,
     reachable: deployed ? null : first_success !== null && first_success < budget,
     invalid: attempts.filter((a) => a.extracted === INVALID).length,
   };

@@ -4,7 +4,17 @@
 // the route shape, exact for spaces of any size).
 
 import { shuffled, type Prng } from '../util/prng';
-import type { ColaSpace, RouteSpace } from './types';
+import type { BlocksSpace, ColaSpace, NeighborhoodSpace, RouteSpace } from './types';
+
+/** Skip or repeat blocks of 1–4 layers, up to two edits, length within L ± 8. */
+export function blocksSpace(numLayers: number, o: Partial<Omit<BlocksSpace, 'kind' | 'numLayers'>> = {}): BlocksSpace {
+  return { kind: 'blocks', numLayers, minLen: Math.max(1, numLayers - 8), maxLen: numLayers + 8, maxBlock: 4, maxEdits: 2, ...o };
+}
+
+/** Fixed length; each position within ±radius; at most maxEdits changed positions. */
+export function neighborhoodSpace(numLayers: number, radius = 2, maxEdits = 3): NeighborhoodSpace {
+  return { kind: 'neighborhood', numLayers, radius, maxEdits };
+}
 
 export function defaultRoute(numLayers: number): number[] {
   return Array.from({ length: numLayers }, (_, i) => i);

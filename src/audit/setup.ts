@@ -3,9 +3,10 @@
 // single audit with the same choices are the same run (same run key, same numbers).
 
 import { bindFewShotPool, defaultCondition } from './condition';
-import { blocksSpace, colaMcts, colaSpace, depthMatchedRoutes, neighborhoodSpace, programSelectionMcts, randomRoutes, samplingCeiling, silencingAllLayers } from './presets';
+import { blocksSpace, neighborhoodSpace } from './routes';
+import { colaSpace } from './probes/cola-mcts';
 import type { LoadTaskOptions } from './tasks/index';
-import type { Condition, LoadedTask, ProbeName, ProbeSpec, RouteSpace, SelectorName } from './types';
+import type { Condition, LoadedTask, RouteSpace, SelectorName } from './types';
 import type { EngineDtype } from '../engine/types';
 
 export interface QuestionChoice {
@@ -69,26 +70,6 @@ export function routeSpaceOf(o: ProbeChoice, L: number): RouteSpace {
       return neighborhoodSpace(L, o.radius, o.maxEdits ?? 3);
     case 'cola':
       return colaSpace(L);
-  }
-}
-
-/** One probe's spec; null for deployment (it is always run). MCTS and its depth-matched baseline:
- *  the neighborhood space names program selection's search, blocks or cola CoLa's (which runs in
- *  CoLa's own space, whatever the blocks limits say). */
-export function probeSpecOf(probe: ProbeName, o: ProbeChoice, L: number): ProbeSpec | null {
-  switch (probe) {
-    case 'deployment':
-      return null;
-    case 'random-routes':
-      return randomRoutes(routeSpaceOf(o, L), o.budget, o.seed, o.shared);
-    case 'mcts-routes':
-      return o.space === 'neighborhood' ? programSelectionMcts(L, o.budget, o.seed, neighborhoodSpace(L, o.radius, o.maxEdits ?? 3)) : colaMcts(L, o.budget, o.seed);
-    case 'depth-matched-routes':
-      return depthMatchedRoutes(probeSpecOf('mcts-routes', o, L) as Extract<ProbeSpec, { probe: 'mcts-routes' }>);
-    case 'sampling':
-      return samplingCeiling(o.budget, o.seed, o.temperature, o.topP);
-    case 'mlp-silencing':
-      return silencingAllLayers(L);
   }
 }
 

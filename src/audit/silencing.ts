@@ -13,6 +13,8 @@ import type { Engine } from '../engine/types';
 import { createPrng, shuffled } from '../util/prng';
 import { conditionKey, probeKey } from './condition';
 import { AuditError } from './errors';
+import { silencingLayers } from './probes/mlp-silencing';
+import { isDeployment, isReach } from './probes/registry';
 import { runAudit, type AuditOptions, type AuditResult } from './run';
 import { seedFor } from './seeds';
 import { wilson, type Interval } from './stats';
@@ -75,7 +77,7 @@ export interface SilencingScanResult {
 export function failureSet(records: readonly QuestionRecord[], probeKey?: string): { probe_key: string; condition_key: string; failures: Doc[]; realized: Doc[] } {
   const conditions = [...new Set(records.map((r) => r.condition_key))];
   if (conditions.length > 1) throw new AuditError('bad-input', `the stored records come from ${conditions.length} conditions; a failure set is defined under one`);
-  const keys = [...new Set(records.filter((r) => r.probe !== 'deployment' && r.probe !== 'mlp-silencing').map((r) => r.probe_key))];
+  const keys = [...new Set(records.filter(isReach).map((r) => r.probe_key))];
   const pk = probeKey ?? (keys.length === 1 ? keys[0] : undefined);
   if (pk === undefined) {
     throw new AuditError('bad-input', keys.length ? `the run holds several probes (${keys.join(', ')}); name the probe key whose reachability defines the failure set` : 'the run holds no probe records, so nothing is reachable');
@@ -83,7 +85,7 @@ export function failureSet(records: readonly QuestionRecord[], probeKey?: string
   const probed = records.filter((r) => r.probe_key === pk);
   const reachable = new Set(probed.filter((r) => r.reachable).map((r) => r.doc_id));
   const withProbe = new Set(probed.map((r) => r.doc_id));
-  const deployment = records.filter((r) => r.probe === 'deployment' && withProbe.has(r.doc_id));
+  const deployment = records.filter((r) => isDeployment(r) && withProbe.has(r.doc_id));
   if (deployment.length === 0) throw new AuditError('bad-input', `the run holds no deployment records of the questions probe ${pk} answered, so realized is unknown`);
   return {
     probe_key: pk,
@@ -183,12 +185,12 @@ export async function silencingScan(engine: Engine, o: SilencingScanOptions): Pr
     throw new AuditError('bad-input', `the stored run was audited under condition ${condition_key.slice(0, 12)}; the scan would run under ${scanKey.slice(0, 12)}: a failure set is only meaningful under its own condition`);
   }
   const layers = o.layers ?? Array.from({ length: info.numLayers }, (_, i) => i);
-  const spec: ProbeSpec = { probe: 'mlp-silencing', layers };
+  const spec: ProbeSpec = silencingLayers(layers);
   const silencing_probe_key = await probeKey(spec);
   const docs = [...failures, ...realized];
   const audit = await runAudit(engine, { ...o, probes: [spec], docs });
   // the scan's prompts must be the stored run's: same template, same few-shot draws
-  const storedPrompt = new Map(o.records.filter((r) => r.probe === 'deployment').map((r) => [r.doc_id, r.prompt_hash]));
+  const storedPrompt = new Map(o.records.filter(isDeployment).map((r) => [r.doc_id, r.prompt_hash]));
   const changed = audit.questions.find((q) => storedPrompt.get(q.doc_id) !== q.prompt_hash);
   if (changed) throw new AuditError('bad-input', `question ${changed.doc_id} gets another prompt than in the stored run (template or few-shot pool changed)`);
   // units skipped because already stored come from the run's own records of this very probe

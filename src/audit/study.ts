@@ -13,13 +13,15 @@ import { canonicalJson, sha256Hex } from '../util/hash';
 import { compareProbes, compareRecords, guidanceComparisons, type ProbeComparison } from './compare';
 import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
-import { withDepthMatchedBaseline } from './presets';
-import { DEFAULT_PROBE_CHOICE, probeSpecOf, type ProbeChoice, type SpaceName } from './setup';
+import type { MlpSilencingSpec } from './probes/mlp-silencing';
+import { baselinesOf, DEPLOYMENT, drawsRoutes, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, UNIFORM_BASELINE, withBaselines } from './probes/registry';
+import { DEFAULT_PROBE_CHOICE, type ProbeChoice, type SpaceName } from './setup';
 import { summarize } from './summary';
-import type { ProbeSpec, QuestionRecord, SelectorName } from './types';
+import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
 import type { EngineDtype } from '../engine/types';
 
-export type StudyProbeName = 'random-routes' | 'mcts-routes' | 'sampling';
+/** A reach probe a plan names on its own (registry.ts STANDALONE_REACH). */
+export type StudyProbeName = ProbeName;
 
 export interface StudyProbe {
   probe: StudyProbeName;
@@ -65,7 +67,6 @@ export interface NormalizedPlan {
 }
 
 const bad = (msg: string) => new AuditError('bad-input', `study plan: ${msg}`);
-const PROBES: StudyProbeName[] = ['random-routes', 'mcts-routes', 'sampling'];
 const SELECTORS: SelectorName[] = ['majority', 'max-logprob', 'fixed-route'];
 const DTYPES: EngineDtype[] = ['f32', 'f16', 'q4', 'q4f16'];
 const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype'];
@@ -87,15 +88,15 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw bad(`${k} must be a whole number ≥ ${min}, got ${JSON.stringify(p[k])}`);
     return v;
   };
-  const probes = (p.probes ?? [{ probe: 'random-routes', space: 'blocks' }]) as unknown;
+  const probes = (p.probes ?? [{ probe: UNIFORM_BASELINE, space: 'blocks' }]) as unknown;
   if (!Array.isArray(probes) || probes.length === 0) throw bad('probes must be a non-empty list');
   const normProbes = probes.map((x, i): Required<StudyProbe> => {
     const q = x as Record<string, unknown>;
-    if (typeof q !== 'object' || q === null || !PROBES.includes(q.probe as StudyProbeName)) throw bad(`probes[${i}].probe must be one of ${PROBES.join(', ')}`);
+    if (typeof q !== 'object' || q === null || !STANDALONE_REACH.includes(q.probe as StudyProbeName)) throw bad(`probes[${i}].probe must be one of ${STANDALONE_REACH.join(', ')}`);
     const space = (q.space ?? 'blocks') as SpaceName;
     if (space !== 'blocks' && space !== 'neighborhood' && space !== 'cola') throw bad(`probes[${i}].space must be blocks, neighborhood or cola`);
     for (const k of Object.keys(q)) if (k !== 'probe' && k !== 'space') throw bad(`probes[${i}] has an unknown field "${k}"`);
-    return { probe: q.probe as StudyProbeName, space: q.probe === 'sampling' ? 'blocks' : space };
+    return { probe: q.probe as StudyProbeName, space: drawsRoutes(q.probe as string) ? space : 'blocks' };
   });
   const labels = normProbes.map(probeLabel);
   if (new Set(labels).size !== labels.length) throw bad(`probes list one probe twice (${labels.join(', ')})`);
@@ -132,7 +133,7 @@ export async function planKey(plan: NormalizedPlan): Promise<string> {
 
 /** "random-routes/blocks", "mcts-routes/neighborhood", "sampling". */
 export function probeLabel(p: StudyProbe): string {
-  return p.probe === 'sampling' ? 'sampling' : `${p.probe}/${p.space ?? 'blocks'}`;
+  return drawsRoutes(p.probe) ? `${p.probe}/${p.space ?? 'blocks'}` : p.probe;
 }
 
 /** Models the study audits: the plan's, then pair members not already listed. */
@@ -153,21 +154,21 @@ export function studySettings(plan: NormalizedPlan): StudySetting[] {
 
 /** The probe label whose reachability defines a setting's failure set. */
 export function scanProbe(plan: NormalizedPlan): string {
-  return probeLabel(plan.probes.find((p) => p.probe === 'random-routes') ?? plan.probes[0]);
+  return probeLabel(plan.probes.find((p) => p.probe === UNIFORM_BASELINE) ?? plan.probes[0]);
 }
 
 /** The probe specs of one run: deployment and the study probe (an MCTS probe with its
  *  depth-matched baseline), for a model of L layers. */
 export function studyRunProbes(plan: NormalizedPlan, p: StudyProbe, numLayers: number): ProbeSpec[] {
   const choice: ProbeChoice = { ...DEFAULT_PROBE_CHOICE, budget: plan.budget, seed: plan.seed, space: p.space ?? 'blocks' };
-  return withDepthMatchedBaseline([{ probe: 'deployment' }, probeSpecOf(p.probe, choice, numLayers)!]);
+  return withBaselines([{ probe: DEPLOYMENT }, probeSpecOf(p.probe, choice, numLayers)!]);
 }
 
 /** The audit CLI arguments of the single audit a study run equals (for notes and checks). */
 export function auditArgs(plan: NormalizedPlan, s: StudySetting, p: StudyProbe): string {
-  const space = p.probe === 'sampling' ? '' : ` --space ${p.space ?? 'blocks'}`;
+  const space = drawsRoutes(p.probe) ? ` --space ${p.space ?? 'blocks'}` : '';
   const sel = plan.selectors.length ? ` --selectors ${plan.selectors.join(',')}` : '';
-  const probes = p.probe === 'mcts-routes' ? 'mcts-routes,depth-matched-routes' : p.probe;
+  const probes = [p.probe, ...baselinesOf(p.probe).map((b) => b.name)].join(',');
   return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${probes}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}`;
 }
 
@@ -289,7 +290,7 @@ export interface StudyReport {
 const delta = (d: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }): PairedDelta => ({ diff: d.diff, ci: { lo: d.ci.lo, hi: d.ci.hi }, mcnemar_p: d.mcnemar.exactP });
 
 /** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
-const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => r.probe !== 'deployment' && r.probe !== 'depth-matched-routes')!.probe_key;
+const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeployment(r) && !probeOf(r).baselineOf)!.probe_key;
 
 /** Which run a result answers: setting and label. */
 const runId = (model: string, task: string, label: string) => JSON.stringify([model, task, label]);
@@ -298,7 +299,7 @@ const runId = (model: string, task: string, label: string) => JSON.stringify([mo
 export function plannedRuns(plan: NormalizedPlan): { setting: StudySetting; label: string; probe: Required<StudyProbe> | null }[] {
   return studySettings(plan).flatMap((setting) => [
     ...plan.probes.map((probe) => ({ setting, label: probeLabel(probe), probe })),
-    ...(plan.scan ? [{ setting, label: 'mlp-silencing', probe: null }] : []),
+    ...(plan.scan ? [{ setting, label: INTERVENTION, probe: null }] : []),
   ]);
 }
 
@@ -338,14 +339,14 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       report.attempts[label] = p.mean_attempts;
       if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain }]));
     }
-    const randoms = runs.filter((x) => x.probe.probe === 'random-routes');
+    const randoms = runs.filter((x) => x.probe.probe === UNIFORM_BASELINE);
     const flags: boolean[] = [];
-    for (const m of runs.filter((x) => x.probe.probe === 'mcts-routes')) {
+    for (const m of runs.filter((x) => probeOf(x.probe.probe).sawGold)) {
       const r = randoms.find((x) => x.probe.space === m.probe.space) ?? randoms[0];
       if (!r) continue;
       const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], mainProbeKey(r.run!), mainProbeKey(m.run!));
       const walks = guidanceComparisons(m.run!.records)[0]?.depth_matched ?? null;
-      const profile = m.run!.records.find((x) => x.probe === 'depth-matched-routes')?.depth_profile ?? [];
+      const profile = m.run!.records.find((x) => probeOf(x).dependsOn?.(x.probe_spec) === mainProbeKey(m.run!))?.depth_profile ?? [];
       report.random_minus_structured[m.label] = {
         ...delta(cmp.diff),
         random: r.label,
@@ -380,7 +381,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
     const label = scanProbe(plan);
     for (const s of studySettings(plan)) {
       const defining = get(s, label);
-      const silencing = get(s, 'mlp-silencing');
+      const silencing = get(s, INTERVENTION);
       if (!defining || !silencing) continue;
       const scan: SilencingScanResult = scanOf(defining, silencing, plan.split_seed);
       cases.push({
@@ -451,15 +452,16 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
 /** The out-of-sample scan of a setting from its defining run and its silencing run. */
 export function scanOf(defining: StudyRunResult, silencing: StudyRunResult, splitSeed: number): SilencingScanResult {
   const set = failureSet(defining.records);
-  const spec = silencing.records.find((r) => r.probe === 'mlp-silencing')?.probe_spec;
-  if (spec?.probe !== 'mlp-silencing') throw new AuditError('bad-input', `the scan run of ${defining.model} · ${defining.task} holds no mlp-silencing records`);
+  const scanned = silencing.records.filter(isIntervention);
+  if (scanned.length === 0) throw new AuditError('bad-input', `the scan run of ${defining.model} · ${defining.task} holds no ${INTERVENTION} records`);
+  const spec = scanned[0].probe_spec as MlpSilencingSpec;
   return scanFromRecords({
     probe_key: set.probe_key,
-    silencing_probe_key: silencing.records.find((r) => r.probe === 'mlp-silencing')!.probe_key,
+    silencing_probe_key: scanned[0].probe_key,
     condition_key: set.condition_key,
     failureIds: set.failures.map((d) => d.id),
     realizedIds: set.realized.map((d) => d.id),
-    silencing: silencing.records.filter((r) => r.probe === 'mlp-silencing'),
+    silencing: scanned,
     layers: spec.layers,
     splitSeed,
   });

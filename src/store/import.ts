@@ -10,8 +10,9 @@
 // already in the library (same id, or same run key) is refused saying so.
 
 import { conditionKey, type QuestionIdentity } from '../audit/condition.ts';
-import { NO_DECOY } from '../audit/decoy.ts';
 import { GRADER_VERSION } from '../audit/graders.ts';
+import { DEPLOYMENT } from '../audit/probes/registry.ts';
+import { makeRecord } from '../audit/record.ts';
 import type { ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { sha256Hex } from '../util/hash.ts';
 import { CheckError, describe as describeValue, json, type Check } from '../util/check.ts';
@@ -114,7 +115,7 @@ const DEFAULT_METRICS = ['exact_match', 'acc', 'acc_norm', 'pass@1', 'em'];
  */
 export async function importLmEvalSamples(store: RunStore, text: string, o: LmEvalImportOptions): Promise<ImportResult> {
   const fileName = o.fileName ?? 'the samples file';
-  const spec: ProbeSpec = { probe: 'deployment' };
+  const spec: ProbeSpec = { probe: DEPLOYMENT };
   const condition_key = UNKNOWN_CONDITION_PREFIX + (await sha256Hex(text));
   const probe_key = await probeKey(spec);
   const records: QuestionRecord[] = [];
@@ -144,32 +145,20 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
     const extracted = s.filtered_resps[0] ?? '';
     const doc = s.doc as Record<string, unknown>;
     const question = ['question', 'query', 'problem', 'text', 'input'].map((k) => doc[k]).find((v) => typeof v === 'string') as string | undefined;
-    records.push({
-      doc_id: docId,
-      doc: { id: docId, text: question ?? s.prompt, target: s.target, raw: doc },
-      target: s.target,
-      arguments: { prompt: s.prompt },
-      resps: s.resps,
-      filtered_resps: s.filtered_resps,
-      doc_hash: s.doc_hash,
-      prompt_hash: s.prompt_hash,
-      probe: 'deployment',
+    const record = makeRecord({
+      question: { doc: { id: docId, text: question ?? s.prompt, target: s.target, raw: doc }, prompt: s.prompt, doc_hash: s.doc_hash, prompt_hash: s.prompt_hash },
+      spec,
       probe_key,
-      probe_spec: spec,
       condition_key,
       model_fingerprint: o.model.fingerprint,
       task_id: o.task.id,
       task_version: o.task.version,
       attempts: [{ index: 0, route: null, silence: [], response, extracted, correct, meanLogprob: null }],
-      budget: 0,
-      stop_reason: null,
-      first_success: correct ? 0 : null,
-      realized: correct,
-      reachable: null,
-      ...NO_DECOY, // the file states no condition: neither the answer format nor the question seed
-      invalid: extracted === '[invalid]' ? 1 : 0,
-      selection_saw_gold: false,
+      // the file states no condition: neither the answer format nor the question seed (no decoy)
+      condition: null,
     });
+    // the file's own responses (lm-eval may keep several per question)
+    records.push({ ...record, resps: s.resps, filtered_resps: s.filtered_resps });
   }
   if (records.length === 0) throw invalid(fileName, 'no samples (expected one JSON object per line)');
   const now = new Date().toISOString();

@@ -17,15 +17,23 @@
 // LEGACY_KEY_PREFIX + the key its version computed, so no new run key ever equals it.
 
 import { NO_DECOY } from '../audit/decoy.ts';
+import { recordOutcome } from '../audit/record.ts';
 import type { Attempt, QuestionRecord, SelectorPick } from '../audit/types.ts';
 import { LEGACY_KEY_PREFIX, type StoredRun, type StoredRunV2 } from './schema.ts';
+
+/** The record rule's stop reason, where a legacy record can know it: a short probe record is
+ *  unknown (null), not 'space-exhausted'. */
+function legacyStop(r: QuestionRecord, attempts: Attempt[]): QuestionRecord['stop_reason'] {
+  const stop = recordOutcome(r.probe_spec, attempts, r.budget).stop_reason;
+  return stop === 'space-exhausted' || r.budget === 0 ? null : stop;
+}
 
 export function upgradeLegacyRecord(r: QuestionRecord): QuestionRecord {
   const attempts: Attempt[] = r.attempts.map((a) => ({ ...a, meanLogprob: typeof a.meanLogprob === 'number' && Number.isFinite(a.meanLogprob) ? a.meanLogprob : null }));
   const out: QuestionRecord = {
     ...r,
     attempts,
-    stop_reason: r.probe === 'deployment' ? null : r.budget > 0 && attempts.length >= r.budget ? 'budget' : null,
+    stop_reason: legacyStop(r, attempts),
     ...NO_DECOY,
   };
   if (r.selectors) {

@@ -2,7 +2,8 @@
 // imported file becomes typed data or is refused with its first problem named.
 
 import type { QuestionIdentity } from '../audit/condition.ts';
-import type { Attempt, Condition, Doc, ProbeSpec, QuestionRecord, RouteSpace, RunManifest, SelectorPick } from '../audit/types.ts';
+import { checkProbeSpec, checkProbeSpecV1, PROBE_NAMES } from '../audit/probes/registry.ts';
+import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
 
@@ -28,7 +29,6 @@ export const LEGACY_RUN_FILE_VERSION = 1;
 const int = num({ int: true });
 const nat = num({ int: true, min: 0 });
 const pos = num({ int: true, min: 1 });
-const prob = num({ min: 0, max: 1 });
 const text = str();
 const id = str({ nonEmpty: true });
 const dtype = oneOf('f32', 'f16', 'q4', 'q4f16');
@@ -69,76 +69,7 @@ const checkConditionV1: Check<Condition> = obj({
   engineDtype: dtype,
 });
 
-const routeSpace = tagged<RouteSpace>('kind', {
-  blocks: obj({ kind: oneOf('blocks'), numLayers: pos, minLen: pos, maxLen: pos, maxBlock: pos, maxEdits: pos }),
-  neighborhood: obj({ kind: oneOf('neighborhood'), numLayers: pos, radius: nat, maxEdits: pos }),
-  cola: obj({ kind: oneOf('cola'), numLayers: pos, minLen: pos, maxLen: pos }),
-});
-
-const otherProbes = {
-  deployment: obj({ probe: oneOf('deployment') }),
-  'random-routes': obj({ probe: oneOf('random-routes'), space: routeSpace, budget: pos, seed: int, shared: bool }),
-  sampling: obj({ probe: oneOf('sampling'), budget: pos, temperature: num({ min: 0 }), topP: num({ min: 0, max: 1 }), seed: int }),
-  'mlp-silencing': obj({ probe: oneOf('mlp-silencing'), layers: arr(nat) }),
-};
-
-/** What every earlier version's MCTS spec holds. */
-const mctsCommon = {
-  probe: oneOf('mcts-routes'),
-  space: routeSpace,
-  budget: pos,
-  seed: int,
-  preset: oneOf('cola', 'program-selection', 'custom'),
-  exploration: num({ min: 0 }),
-  lengthPenalty: num({ min: 0 }),
-  rootBlockEdits: bool,
-};
-
-const released = { budget: pos, seed: int };
-/** The released searches (this version): the preset names the search, its constants are fixed. */
-const mctsReleased = tagged<ProbeSpec>('preset', {
-  cola: obj({ probe: oneOf('mcts-routes'), preset: oneOf('cola'), space: routeSpace, ...released }) as Check<ProbeSpec>,
-  'program-selection': obj({ probe: oneOf('mcts-routes'), preset: oneOf('program-selection'), space: routeSpace, ...released }) as Check<ProbeSpec>,
-});
-
-/** The version before the released searches: its MCTS spec carried the search's constants. Kept
- *  as written (so its runs stay viewable under their keys); it is never run again. */
-const mctsBeforeRelease = obj({
-  ...mctsCommon,
-  explorationVisits: oneOf('parent', 'root'),
-  randomChild: obj({ start: prob, end: prob }),
-  randomChildScope: oneOf('all', 'expanded'),
-  expandProb: prob,
-}) as unknown as Check<ProbeSpec>;
-
-const mcts: Check<ProbeSpec> = (v, p) => (typeof v === 'object' && v !== null && 'exploration' in v ? mctsBeforeRelease(v, p) : mctsReleased(v, p));
-
-export const checkProbeSpec = tagged<ProbeSpec>('probe', {
-  deployment: otherProbes.deployment,
-  'random-routes': otherProbes['random-routes'],
-  'mcts-routes': mcts,
-  'depth-matched-routes': obj({
-    probe: oneOf('depth-matched-routes'),
-    preset: oneOf('cola', 'program-selection'),
-    space: routeSpace,
-    ...released,
-    matched: opt(obj({ mcts_probe_key: id, questions: id })),
-  }) as Check<ProbeSpec>,
-  sampling: otherProbes.sampling,
-  'mlp-silencing': otherProbes['mlp-silencing'],
-});
-
-/** The previous version's MCTS spec (a simulation cap and a constant random-child probability),
- *  kept as it was written: legacy runs show what ran. */
-const checkProbeSpecV1 = tagged<ProbeSpec>('probe', {
-  deployment: otherProbes.deployment,
-  'random-routes': otherProbes['random-routes'],
-  'mcts-routes': obj({ ...mctsCommon, randomChildProb: prob, simulations: pos }) as unknown as Check<ProbeSpec>,
-  sampling: otherProbes.sampling,
-  'mlp-silencing': otherProbes['mlp-silencing'],
-});
-
-const probeName = oneOf('deployment', 'random-routes', 'mcts-routes', 'depth-matched-routes', 'sampling', 'mlp-silencing');
+const probeName = oneOf(...PROBE_NAMES);
 const status = oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed');
 const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text) });
 

@@ -6,6 +6,7 @@ import type { PromptEngine } from '../audit/prompt.ts';
 import { auditCondition, taskLoadOptions } from '../audit/setup.ts';
 import { scanQuestions, studyRunProbes, type NormalizedPlan, type StudyProbe, type StudySetting } from '../audit/study.ts';
 import { silencingAllLayers } from '../audit/presets.ts';
+import { isDeployment } from '../audit/probes/registry.ts';
 import type { LoadTaskOptions } from '../audit/tasks/index.ts';
 import type { Condition, LoadedTask, QuestionRecord } from '../audit/types.ts';
 import type { ModelInfo } from '../engine/types.ts';
@@ -49,7 +50,7 @@ export async function studyProbeRequest(c: StudyRunContext, probe: StudyProbe): 
  *  questions of its defining run (scanProbe), exactly as the audit CLI's --scan runs it. */
 export async function studyScanRequest(c: StudyRunContext, defining: QuestionRecord[]): Promise<RunRequest<CoreAuditInput>> {
   const { failures, realized } = scanQuestions(defining);
-  const byId = new Map(defining.filter((r) => r.probe === 'deployment').map((r) => [r.doc_id, r.doc]));
+  const byId = new Map(defining.filter(isDeployment).map((r) => [r.doc_id, r.doc]));
   const input: CoreAuditInput = {
     task: c.task,
     condition: await studyCondition(c.plan, c.task),

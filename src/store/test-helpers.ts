@@ -6,7 +6,8 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { Condition, ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
-import { decoyControl, decoyFields, type DecoyFields } from '../audit/decoy.ts';
+import { probeOf } from '../audit/probes/registry.ts';
+import { makeRecord as coreRecord } from '../audit/record.ts';
 import { GRADER_VERSION } from '../audit/graders.ts';
 import { EngineError, type Engine, type EngineErrorCode } from '../engine/types.ts';
 import { IdbRunStore } from './idb-store.ts';
@@ -66,8 +67,7 @@ export async function makeRecord(manifest: RunManifest, question: string | Quest
   const q = typeof question === 'string' ? identity(question) : question;
   const docId = q.doc_id;
   const spec = manifest.probes.find((p) => p.probe === probe)!;
-  const budget = spec.probe === 'sampling' ? spec.budget : 0;
-  const n = probe === 'deployment' ? 1 : budget;
+  const n = probeOf(spec).maxAttempts(spec);
   const attempts = Array.from({ length: n }, (_, index) => ({
     index,
     route: [0, 1],
@@ -77,32 +77,17 @@ export async function makeRecord(manifest: RunManifest, question: string | Quest
     correct: index === correctAt,
     meanLogprob: -0.5,
   }));
-  const record: Omit<QuestionRecord, keyof DecoyFields> = {
-    doc_id: docId,
-    doc: { id: docId, text: `what is 40+2 (${docId})`, target: '42' },
-    target: '42',
-    arguments: { prompt: `Q: what is 40+2 (${docId})\nA:` },
-    resps: attempts.map((a) => a.response),
-    filtered_resps: attempts.map((a) => a.extracted),
-    doc_hash: q.doc_hash,
-    prompt_hash: q.prompt_hash,
-    probe,
+  return coreRecord({
+    question: { doc: { id: docId, text: `what is 40+2 (${docId})`, target: '42' }, prompt: `Q: what is 40+2 (${docId})\nA:`, doc_hash: q.doc_hash, prompt_hash: q.prompt_hash },
+    spec,
     probe_key: await probeKey(spec),
-    probe_spec: spec,
     condition_key: manifest.condition_key,
     model_fingerprint: manifest.model.fingerprint,
     task_id: manifest.task.id,
     task_version: manifest.task.version,
     attempts,
-    budget,
-    stop_reason: probe === 'deployment' ? null : 'budget',
-    first_success: correctAt,
-    realized: probe === 'deployment' ? correctAt === 0 : null,
-    reachable: probe === 'deployment' ? null : correctAt !== null,
-    invalid: 0,
-    selection_saw_gold: false,
-  };
-  return { ...record, ...decoyFields(record, decoyControl(manifest.condition)) };
+    condition: manifest.condition,
+  });
 }
 
 /** An engine whose generate() counts calls, can fail at a given call with an engine error, can

@@ -8,7 +8,7 @@ import { oneShot, type Probe } from './probe';
 
 export type DeploymentSpec = { probe: 'deployment' };
 
-export const deployment: Probe<DeploymentSpec> = {
+export const deploymentProbe: Probe<DeploymentSpec> = {
   name: 'deployment',
   label: 'deployment',
   colour: OKABE_ITO.black,

@@ -20,7 +20,7 @@ import { defaultRoute, routeToString } from '../routes';
 import { seedFor } from '../seeds';
 import type { ColaSpace, NeighborhoodSpace, QuestionRecord, StopReason } from '../types';
 import { colaActions } from './cola-mcts';
-import { depthProfile, validatePreset, withPreset, type MctsPreset } from './mcts';
+import { depthProfile, mctsProbe, validatePreset, withPreset, type MctsPreset, type MctsSpec } from './mcts';
 import { oneShot, type Probe } from './probe';
 import { applySetAction, programSelectionActions } from './program-selection-mcts';
 import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
@@ -93,6 +93,11 @@ export type DepthMatchedSpec = {
   matched?: { mcts_probe_key: string; questions: string };
 };
 
+/** The depth-matched random baseline of an MCTS spec: the same preset, space, budget and seed. */
+export function depthMatchedRoutes(mcts: MctsSpec): DepthMatchedSpec {
+  return { probe: 'depth-matched-routes', preset: mcts.preset, space: mcts.space, budget: mcts.budget, seed: mcts.seed };
+}
+
 const bad = (msg: string) => new AuditError('bad-input', msg);
 
 /** The profile of the matched MCTS probe's attempts (its records, computed or stored). */
@@ -103,7 +108,7 @@ function profileOf(mcts: readonly QuestionRecord[]): number[] {
   return p;
 }
 
-export const depthMatchedRoutes: Probe<DepthMatchedSpec> = {
+export const depthMatchedProbe: Probe<DepthMatchedSpec> = {
   name: 'depth-matched-routes',
   label: 'depth-matched routes',
   colour: OKABE_ITO.skyBlue,
@@ -130,7 +135,7 @@ export const depthMatchedRoutes: Probe<DepthMatchedSpec> = {
   candidates: sharedRoutes,
   /** Binds it to the run's MCTS probe of the same preset and space and to the run's questions. */
   async bind(spec, probes, questions) {
-    const mcts = probes.find((p) => p.probe === 'mcts-routes' && 'preset' in p && p.preset === spec.preset && canonicalJson(p.space) === canonicalJson(spec.space));
+    const mcts = probes.find((p) => p.probe === mctsProbe.name && 'preset' in p && p.preset === spec.preset && canonicalJson(p.space) === canonicalJson(spec.space));
     if (!mcts) {
       throw bad(`depth-matched-routes (${spec.preset}) draws its walk lengths from the run's MCTS attempts: add mcts-routes with preset ${spec.preset} and the same route space to the audit`);
     }
@@ -143,6 +148,9 @@ export const depthMatchedRoutes: Probe<DepthMatchedSpec> = {
     }
     return { ...spec, matched };
   },
+  fromChoice: (o, L) => depthMatchedRoutes(mctsProbe.fromChoice!(o, L)),
+  baselineOf: mctsProbe.name,
+  baselineFor: (other) => depthMatchedRoutes(other as MctsSpec),
   dependsOn: (spec) => spec.matched?.mcts_probe_key ?? null,
   start(spec, q, ctx) {
     const draw = drawDepthMatched(spec.preset, spec.space, profileOf(ctx.dependency), spec.budget, createPrng(seedFor(spec.seed, q.doc.id, 'depth-matched')));

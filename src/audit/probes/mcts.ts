@@ -7,10 +7,10 @@ import { bool, num, obj, oneOf, tagged, type Check } from '../../util/check';
 import { OKABE_ITO } from '../../util/okabe-ito';
 import { createPrng } from '../../util/prng';
 import { AuditError } from '../errors';
-import { defaultRoute, routeToString } from '../routes';
+import { defaultRoute, neighborhoodSpace, routeToString } from '../routes';
 import { seedFor } from '../seeds';
 import type { ColaSpace, NeighborhoodSpace } from '../types';
-import { ColaSearch } from './cola-mcts';
+import { ColaSearch, colaSpace } from './cola-mcts';
 import type { Probe, ProbeSession } from './probe';
 import { ProgramSelectionSearch } from './program-selection-mcts';
 import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
@@ -39,6 +39,18 @@ export function depthProfile(depths: Iterable<number>): number[] {
     profile[d]++;
   }
   return profile;
+}
+
+/** CoLa's released MCTS (cola-mcts.ts) in CoLa's route space for L layers; it ran 100 simulations,
+ *  each evaluating one new route, so budget 100 = its protocol. */
+export function colaMcts(numLayers: number, budget: number, seed: number): MctsSpec {
+  return { probe: 'mcts-routes', preset: 'cola', space: colaSpace(numLayers), budget, seed };
+}
+
+/** Program selection's released MCTS (program-selection-mcts.ts): neighborhood radius 2, at most 3
+ *  changed positions; it ran 200 simulations (ReachLab's budget counts distinct routes). */
+export function programSelectionMcts(numLayers: number, budget: number, seed: number, space: NeighborhoodSpace = neighborhoodSpace(numLayers, 2, 3)): MctsSpec {
+  return { probe: 'mcts-routes', preset: 'program-selection', space, budget, seed };
 }
 
 export function searchFor(spec: MctsSpec, docId: string): RouteSearch {
@@ -93,7 +105,7 @@ function session(spec: MctsSpec, docId: string): ProbeSession {
   };
 }
 
-export const mctsRoutes: Probe<MctsSpec> = {
+export const mctsProbe: Probe<MctsSpec> = {
   name: 'mcts-routes',
   label: 'MCTS routes',
   colour: OKABE_ITO.vermillion,
@@ -113,6 +125,8 @@ export const mctsRoutes: Probe<MctsSpec> = {
   sawGold: true,
   curve: 'first-success',
   candidates: sharedRoutes,
+  // the neighborhood space names program selection's search; blocks or cola CoLa's (in its own space)
+  fromChoice: (o, L) => (o.space === 'neighborhood' ? programSelectionMcts(L, o.budget, o.seed, neighborhoodSpace(L, o.radius, o.maxEdits ?? 3)) : colaMcts(L, o.budget, o.seed)),
   start: (spec, q) => session(spec, q.doc.id),
   // an earlier version's MCTS records state no depths
   summaryFields(rs) {

@@ -12,7 +12,10 @@ export type MlpSilencingSpec = { probe: 'mlp-silencing'; layers: number[] };
 
 const bad = (msg: string) => new AuditError('bad-input', msg);
 
-export const mlpSilencing: Probe<MlpSilencingSpec> = {
+export const silencingLayers = (layers: number[]): MlpSilencingSpec => ({ probe: 'mlp-silencing', layers });
+export const silencingAllLayers = (numLayers: number): MlpSilencingSpec => silencingLayers(Array.from({ length: numLayers }, (_, i) => i));
+
+export const mlpSilencingProbe: Probe<MlpSilencingSpec> = {
   name: 'mlp-silencing',
   label: 'MLP silencing',
   colour: OKABE_ITO.reddishPurple,
@@ -29,6 +32,7 @@ export const mlpSilencing: Probe<MlpSilencingSpec> = {
   roundSize: (spec) => spec.layers.length,
   sawGold: false,
   curve: 'unbiased',
+  fromChoice: (_o, L) => silencingAllLayers(L),
   start: (spec, _q, ctx) => oneShot(spec.layers.map((l) => ({ route: defaultRoute(ctx.numLayers), silence: [l] }))),
   describe: (spec) => `MLP silencing (${spec.layers.length} layers)`,
 };

@@ -7,6 +7,7 @@ import type { Sampling } from '../../engine/types';
 import type { Check } from '../../util/check';
 import type { Question } from '../attempts';
 import type { QuestionIdentity } from '../condition';
+import type { ProbeChoice } from '../setup';
 import type { Condition, ProbeSpec, ProbeSummary, QuestionRecord } from '../types';
 
 /** What a probe is for: the deployment attempt itself, reaching the gold answer within a budget,
@@ -79,6 +80,15 @@ export interface Probe<S extends { probe: string } = ProbeSpec> {
   bind?(spec: S, probes: readonly ProbeSpec[], questions: readonly QuestionIdentity[]): Promise<S>;
   /** Probe key whose records this probe reads (ctx.dependency); it then runs after that probe. */
   dependsOn?(spec: S): string | null;
+  /** The spec a setup choice (the CLI's flags, a study plan's probe, the app's form) asks for on a
+   *  model of numLayers layers; absent when no choice builds one. */
+  fromChoice?(o: ProbeChoice, numLayers: number): S;
+  /** The uniform baseline a guided search is compared with (guidanceComparisons). */
+  uniformBaseline?: boolean;
+  /** The probe this one runs beside as its baseline (depth-matched walks: MCTS), and its spec
+   *  beside a spec of that probe. */
+  baselineOf?: string;
+  baselineFor?(other: ProbeSpec): S;
   start(spec: S, q: Question, ctx: ProbeContext): ProbeSession;
   /** Fields of its own a record carries beyond the common ones. */
   recordFields?(spec: S, ctx: ProbeContext): Partial<QuestionRecord>;

@@ -6,18 +6,23 @@ import { OKABE_ITO } from '../../util/okabe-ito';
 import { createPrng } from '../../util/prng';
 import { sampleRoutes } from '../routes';
 import { seedFor } from '../seeds';
+import { routeSpaceOf } from '../setup';
 import type { RouteSpace } from '../types';
 import { oneShot, type Probe } from './probe';
 import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
 
 export type RandomRoutesSpec = { probe: 'random-routes'; space: RouteSpace; budget: number; seed: number; shared: boolean };
 
+export function randomRoutes(space: RouteSpace, budget: number, seed: number, shared = false): RandomRoutesSpec {
+  return { probe: 'random-routes', space, budget, seed, shared };
+}
+
 /** Routes a random-routes probe draws for one question. */
 export function questionRoutes(spec: RandomRoutesSpec, docId: string): number[][] {
   return spec.shared ? sharedRoutes(spec) : sampleRoutes(spec.space, drawCount(spec), createPrng(seedFor(spec.seed, docId)));
 }
 
-export const randomRoutes: Probe<RandomRoutesSpec> = {
+export const randomRoutesProbe: Probe<RandomRoutesSpec> = {
   name: 'random-routes',
   label: 'random routes',
   colour: OKABE_ITO.blue,
@@ -32,6 +37,8 @@ export const randomRoutes: Probe<RandomRoutesSpec> = {
   sawGold: false,
   curve: 'unbiased',
   candidates: sharedRoutes,
+  fromChoice: (o, L) => randomRoutes(routeSpaceOf(o, L), o.budget, o.seed, o.shared),
+  uniformBaseline: true,
   start: (spec, q) => oneShot(questionRoutes(spec, q.doc.id).map((route) => ({ route, silence: [] }))),
   recordFields: (spec) => ({ route_draw: spec.shared ? 'shared' : 'per-question' }),
   describe: (spec) => `random routes ×${spec.budget}`,

@@ -5,15 +5,16 @@
 import { tagged, CheckError, type Check } from '../../util/check';
 import { AuditError } from '../errors';
 import type { QuestionIdentity } from '../condition';
-import { depthMatchedRoutes } from './depth-matched';
-import { deployment } from './deployment';
-import { mctsRoutes } from './mcts';
-import { mlpSilencing } from './mlp-silencing';
+import type { ProbeChoice } from '../setup';
+import { depthMatchedProbe } from './depth-matched';
+import { deploymentProbe } from './deployment';
+import { mctsProbe } from './mcts';
+import { mlpSilencingProbe } from './mlp-silencing';
 import type { Probe, ProbeRole } from './probe';
-import { randomRoutes } from './random-routes';
-import { sampling } from './sampling';
+import { randomRoutesProbe } from './random-routes';
+import { samplingProbe } from './sampling';
 
-export const PROBES = [deployment, randomRoutes, mctsRoutes, depthMatchedRoutes, sampling, mlpSilencing] as const;
+export const PROBES = [deploymentProbe, randomRoutesProbe, mctsProbe, depthMatchedProbe, samplingProbe, mlpSilencingProbe] as const;
 
 type SpecOf<P> = P extends Probe<infer S> ? S : never;
 /** A probe's settings; its `probe` field names the probe. */
@@ -34,8 +35,8 @@ export function probeOf(x: string | { probe: string }): Probe<ProbeSpec> {
 
 export const isProbeName = (s: string): s is ProbeName => byName.has(s);
 
-/** The deployment probe's name: the one probe every run holds. */
-export const DEPLOYMENT: ProbeName = PROBES.find((p) => p.role === 'deployment')!.name;
+/** The deployment probe's name: the one probe every run holds ({ probe: DEPLOYMENT } is its spec). */
+export const DEPLOYMENT = deploymentProbe.name;
 
 export const roleOf = (x: string | { probe: string }): ProbeRole => probeOf(x).role;
 export const isDeployment = (x: { probe: string }): boolean => roleOf(x) === 'deployment';
@@ -73,6 +74,31 @@ export function validateProbeSpec(spec: ProbeSpec, numLayers: number): void {
     throw e;
   }
 }
+
+/** The probes with the baselines that run beside them added (an MCTS probe's depth-matched walks),
+ *  where the list does not already hold that probe. */
+export function withBaselines(probes: readonly ProbeSpec[]): ProbeSpec[] {
+  const out = [...probes];
+  for (const spec of probes) {
+    for (const p of baselinesOf(spec.probe)) if (!out.some((x) => x.probe === p.name)) out.push(p.baselineFor!(spec));
+  }
+  return out;
+}
+
+/** The probes that run beside `name` as its baselines. */
+export const baselinesOf = (name: string): Probe<ProbeSpec>[] => PROBES.filter((p) => (p as Probe<ProbeSpec>).baselineOf === name) as unknown as Probe<ProbeSpec>[];
+
+/** A probe that draws routes (it has candidate routes for the fixed-route selector). */
+export const drawsRoutes = (name: string): boolean => probeOf(name).candidates !== undefined;
+
+/** The uniform random baseline's name (random routes). */
+export const UNIFORM_BASELINE: ProbeName = PROBES.find((p) => (p as Probe<ProbeSpec>).uniformBaseline)!.name;
+
+/** Reach probes a study plan or the CLI names on their own (baselines come with their probe). */
+export const STANDALONE_REACH: readonly ProbeName[] = PROBES.filter((p) => p.role === 'reach' && !(p as Probe<ProbeSpec>).baselineOf).map((p) => p.name);
+
+/** The spec a setup choice asks for (null for deployment, which every run holds). */
+export const probeSpecOf = (name: ProbeName, o: ProbeChoice, numLayers: number): ProbeSpec | null => probeOf(name).fromChoice?.(o, numLayers) ?? null;
 
 /** The run's probes bound to it (a depth-matched baseline to its MCTS probe and questions). */
 export async function bindProbes(probes: readonly ProbeSpec[], questions: readonly QuestionIdentity[]): Promise<ProbeSpec[]> {

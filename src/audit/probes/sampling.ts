@@ -13,7 +13,12 @@ export type SamplingSpec = { probe: 'sampling'; budget: number; temperature: num
 
 const bad = (msg: string) => new AuditError('bad-input', msg);
 
-export const sampling: Probe<SamplingSpec> = {
+/** Sampling ceiling (Yue et al.): temperature 0.6, top-p 0.95, k = budget samples. */
+export function samplingCeiling(budget: number, seed: number, temperature = 0.6, topP = 0.95): SamplingSpec {
+  return { probe: 'sampling', budget, temperature, topP, seed };
+}
+
+export const samplingProbe: Probe<SamplingSpec> = {
   name: 'sampling',
   label: 'sampling',
   colour: OKABE_ITO.bluishGreen,
@@ -31,6 +36,7 @@ export const sampling: Probe<SamplingSpec> = {
   sawGold: false,
   curve: 'unbiased',
   needsGeneration: true,
+  fromChoice: (o) => samplingCeiling(o.budget, o.seed, o.temperature, o.topP),
   start: (spec, q, ctx) =>
     oneShot(
       Array.from({ length: spec.budget }, (_, i) => ({
