@@ -1,4 +1,4 @@
-// Route spaces (DESIGN.md): validation, canonical string forms, exact counting, uniform sampling
+// Route spaces (docs/ARCHITECTURE.md "Vocabulary"): validation, canonical string forms, exact counting, uniform sampling
 // without replacement and enumeration. Routes are ranked by a counting DP over layer positions,
 // so a uniform draw is a uniform rank in [0, size) decoded back into a route (no rejection over
 // the route shape, exact for spaces of any size).

@@ -1,9 +1,11 @@
-// The audit loop: for each probe, for each question, attempts through the engine in batches, one
-// record per (question, probe) emitted as soon as it is complete. Records already stored are
-// skipped through the `skip` hook (their keys: condition.ts recordKeyOf, which include the
-// question's content and prompt hashes). Same inputs and seeds give byte-identical records: every
-// random choice is seeded from (probe seed, question id). Every probe makes exactly its budget of
-// distinct attempts, or all its space holds (stop_reason says which).
+// The audit driver, one for every probe (docs/ARCHITECTURE.md "Probes"). Probes run one after
+// another (a probe after the one whose records it reads); within a probe, questions advance in
+// lockstep: each question's session proposes a round of attempts, every live question's round runs
+// in one batch of engine calls, each session observes its grades, and a question's record
+// (record.ts makeRecord) is emitted the moment its session proposes nothing more. Records already
+// stored are skipped through the `skip` hook (their keys: condition.ts recordKeyOf, which include
+// the question's content and prompt hashes). Same inputs and seeds give byte-identical records:
+// every random choice is seeded from (probe seed, question id).
 
 import type { Engine, ModelInfo } from '../engine/types';
 import { conditionSampling, prepareQuestion, runAttempts, throwIfAborted, type AttemptRequest, type Graded, type Question } from './attempts';

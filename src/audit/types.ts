@@ -1,4 +1,4 @@
-// Audit vocabulary as data (see DESIGN.md): tasks, conditions, probes, question records.
+// Audit vocabulary as data (docs/ARCHITECTURE.md "Vocabulary"): tasks, conditions, probes, question records.
 // Records are shaped like lm-evaluation-harness's SampleResult plus our fields, and are the unit
 // the store persists: one record per (model fingerprint, task + version, question, condition key, probe).
 

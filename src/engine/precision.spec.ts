@@ -1,7 +1,7 @@
 // The f16 and q4f16 modes on the WASM EP (whose CPU kernels take f16): graphs really compute in
 // f16, and every engine guarantee except the f32 tolerance holds — greedy decoding equal to the
 // reference, KV-cached = recomputed, batched = one by one. The f32 tolerance (2e-3) does not apply
-// to f16 (DESIGN.md); its error is bounded relative to the logit scale instead: f16 keeps 11
+// to f16 (docs/ARCHITECTURE.md "Engine"); its error is bounded relative to the logit scale instead: f16 keeps 11
 // significant bits (relative step 2^-11 ≈ 5e-4), and over these 2–6-layer routes we allow 50 steps.
 import { readFileSync } from 'node:fs';
 import onnxProto from 'onnx-proto';

@@ -44,7 +44,7 @@ export function linear(g: GraphBuilder, x: string, name: string, m: Matrix, outp
 }
 
 /** Inputs per Concat node: a WebGPU kernel binds one storage buffer per input, and adapters allow
- *  as few as 8 per shader stage (past that, outputs silently read as zeros: DESIGN.md). */
+ *  as few as 8 per shader stage (past that, outputs silently read as zeros: docs/ARCHITECTURE.md "Engine"). */
 const CONCAT_FAN_IN = 4;
 
 /** Concatenates part outputs along the last axis, as a tree of Concats of at most CONCAT_FAN_IN inputs. */
