@@ -2,8 +2,8 @@
 // labelled points at the budget they chose from (marked when not answer-blind).
 
 import * as Plot from '@observablehq/plot';
+import { DEPLOYMENT, styleOf } from '../../audit';
 import type { CurvePoint, SelectorRow } from '../lib/analysis';
-import { OKABE_ITO, PROBE_DASH, probeStyle } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 
 export interface ReachCurvesData {
@@ -47,19 +47,20 @@ export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): Figu
   const selectorNames = [...new Set(data.selectors.map((s) => s.selector))].sort();
   const marks: Plot.Markish[] = [Plot.ruleY([0])];
   if (data.realized !== null) {
+    const deployed = styleOf({ probe: DEPLOYMENT });
     marks.push(
-      Plot.ruleY([data.realized], { stroke: OKABE_ITO.black, strokeDasharray: PROBE_DASH.deployment }),
-      Plot.text([data.realized], { x: 1, y: (d: number) => d, text: () => 'realized', textAnchor: 'start', dy: -6, fill: OKABE_ITO.black, ...HALO }),
+      Plot.ruleY([data.realized], { stroke: deployed.colour, strokeDasharray: deployed.dash }),
+      Plot.text([data.realized], { x: 1, y: (d: number) => d, text: () => 'realized', textAnchor: 'start', dy: -6, fill: deployed.colour, ...HALO }),
     );
   }
   for (const key of keys) {
     const pts = data.curves.filter((c) => c.key === key);
-    const { color, dash } = probeStyle(pts[0].spec);
-    marks.push(Plot.lineY(pts, { x: 'k', y: 'reach', stroke: color, strokeWidth: style.large ? 3 : 2, strokeDasharray: dash }));
+    const { colour, dash } = styleOf(pts[0].spec);
+    marks.push(Plot.lineY(pts, { x: 'k', y: 'reach', stroke: colour, strokeWidth: style.large ? 3 : 2, strokeDasharray: dash }));
   }
   const ends = keys.map((key) => data.curves.filter((c) => c.key === key).at(-1)!);
   const endY = spreadLabels(ends.map((e) => e.reach));
-  const colorOf = (d: { spec: CurvePoint['spec'] }) => probeStyle(d.spec).color;
+  const colorOf = (d: { spec: CurvePoint['spec'] }) => styleOf(d.spec).colour;
   marks.push(
     // Direct labels in the right margin, at each curve's final height, pushed apart.
     Plot.text(ends, { x: () => maxK, y: (_: unknown, i: number) => endY[i], text: (d: CurvePoint) => d.label, textAnchor: 'start', dx: 8, fill: colorOf }),

@@ -11,6 +11,7 @@ import {
   failureSet,
   scanFromRecords,
   summarize,
+  titleOf,
   wilson,
   type AuditSummary,
   type CheckpointComparison,
@@ -26,7 +27,6 @@ import {
 import type { StoredRun } from '../backend';
 import type { CsvCell } from '../../store/export';
 import { modelLabel } from './model-label';
-import { probeLabel } from './palette';
 import { conditionFieldLabel } from './run-facts';
 
 /** Probes whose attempts decide reachability (the silencing scan repairs, it does not reach). */
@@ -111,7 +111,7 @@ export function reachProbes(s: AuditSummary, records: readonly QuestionRecord[])
     .sort((a, b) => REACH_PROBES.indexOf(a.probe as ReachProbe) - REACH_PROBES.indexOf(b.probe as ReachProbe))
     .map((summary) => {
       const spec = specOf.get(summary.probe_key)!;
-      return { summary, spec, label: probeLabel(spec) };
+      return { summary, spec, label: titleOf(spec) };
     });
 }
 
@@ -266,7 +266,7 @@ export function silencingOf(records: readonly QuestionRecord[], reachKey?: strin
       layers: spec.layers,
       splitSeed: SPLIT_SEED,
     });
-    return { scan, failureProbe: probeLabel(records.find((r) => r.probe_key === key)!.probe_spec) };
+    return { scan, failureProbe: titleOf(records.find((r) => r.probe_key === key)!.probe_spec) };
   } catch (e) {
     if (e instanceof AuditError) return { missing: `The silencing scan cannot be computed: ${e.message}.` };
     throw e;
@@ -316,7 +316,7 @@ export function probeSeeds(probes: readonly ProbeSpec[]): string {
   const seeded = probes.filter((p): p is Extract<ProbeSpec, { seed: number }> => 'seed' in p);
   if (seeded.length === 0) return '—';
   const seeds = new Set(seeded.map((p) => p.seed));
-  return seeds.size === 1 ? String(seeded[0].seed) : seeded.map((p) => `${probeLabel(p)} ${p.seed}`).join(', ');
+  return seeds.size === 1 ? String(seeded[0].seed) : seeded.map((p) => `${titleOf(p)} ${p.seed}`).join(', ');
 }
 
 export const IMPORTED_UNKNOWN = 'imported, condition unknown';
@@ -333,7 +333,7 @@ export interface ProbePair {
 export function sharedProbes(a: readonly QuestionRecord[], b: readonly QuestionRecord[]): ProbePair[] {
   const keys = (rs: readonly QuestionRecord[]) => {
     const m = new Map<string, string>();
-    for (const r of rs) if (isReachProbe(r.probe) && !m.has(probeLabel(r.probe_spec))) m.set(probeLabel(r.probe_spec), r.probe_key);
+    for (const r of rs) if (isReachProbe(r.probe) && !m.has(titleOf(r.probe_spec))) m.set(titleOf(r.probe_spec), r.probe_key);
     return m;
   };
   const kb = keys(b);
@@ -371,7 +371,7 @@ export function runLabel(run: StoredRun, probeKey: string): string {
   const m = run.manifest;
   const spec = run.records.find((r) => r.probe_key === probeKey)?.probe_spec;
   const dtype = m.engine?.dtype ?? m.condition?.engineDtype ?? 'dtype unknown';
-  const probe = spec ? `${probeLabel(spec)}${'budget' in spec ? `, budget ${spec.budget}` : ''}${'seed' in spec ? `, probe seed ${spec.seed}` : ''}` : 'no probe';
+  const probe = spec ? `${titleOf(spec)}${'budget' in spec ? `, budget ${spec.budget}` : ''}${'seed' in spec ? `, probe seed ${spec.seed}` : ''}` : 'no probe';
   const qs = m.task.question_seed === undefined ? '' : ` · question seed ${m.task.question_seed}`;
   return `${modelLabel(m.model)} · ${dtype} · ${probe}${qs}`;
 }

@@ -1,8 +1,8 @@
 // What tells runs apart, as the Library and Compare show it: model and revision, engine and dtype,
 // probes with their budgets, seeds, questions, condition. And condition fields in the form's words.
 
+import { titleOf } from '../../audit';
 import type { ProbeSpec, RunManifest } from '../../audit/types';
-import { probeLabel } from './palette';
 
 export interface RunFact {
   label: string;
@@ -13,7 +13,7 @@ export interface RunFact {
 export function probesText(probes: readonly ProbeSpec[]): string {
   const parts = probes
     .filter((p) => p.probe !== 'deployment')
-    .map((p) => (p.probe === 'mlp-silencing' ? `${probeLabel(p)} (${p.layers.length} layers)` : `${probeLabel(p)} ×${p.budget}`));
+    .map((p) => (p.probe === 'mlp-silencing' ? `${titleOf(p)} (${p.layers.length} layers)` : `${titleOf(p)} ×${p.budget}`));
   return parts.length ? parts.join(', ') : 'deployment only';
 }
 
