@@ -10,7 +10,7 @@
 import type { Engine, ModelInfo } from '../engine/types';
 import { ceilingDecoy, decoyCount, decoyWithin } from './decoy';
 import { AuditError } from './errors';
-import { isDeployment, probeOf } from './probes/registry';
+import { isDeployment, isReach, probeOf } from './probes/registry';
 import { runAudit, type AuditOptions, type AuditResult } from './run';
 import { pairedDifference, type McNemar, type PairedDifference } from './stats';
 import type { Condition, ProbeSpec, QuestionRecord } from './types';
@@ -40,6 +40,26 @@ const pairKey = (r: Pick<QuestionRecord, 'doc_id' | 'doc_hash'>) => `${r.doc_id}
 
 /** Reachable within the first k attempts. */
 const reachedWithin = (r: QuestionRecord, k: number) => r.first_success !== null && r.first_success < k;
+
+export interface StateOptions {
+  /** The reach probe judged; default: every reach probe of the question. */
+  probeKey?: string;
+  /** Attempts judged; default: each record's budget (its own reachable@B). */
+  within?: number;
+}
+
+/** Whether one question's reach records (StateOptions) hold a correct attempt. */
+export function reachedBy(records: readonly QuestionRecord[], o: StateOptions = {}): boolean {
+  const judged = records.filter((r) => (o.probeKey === undefined ? isReach(r) : r.probe_key === o.probeKey));
+  return judged.some((r) => (o.within === undefined ? r.reachable === true : reachedWithin(r, o.within)));
+}
+
+/** One question's state from its records: realized (its deployment record), else reachable-only
+ *  when reachedBy, else unreachable. */
+export function questionState(records: readonly QuestionRecord[], o: StateOptions = {}): QuestionState {
+  if (records.some((r) => isDeployment(r) && r.realized === true)) return 'realized';
+  return reachedBy(records, o) ? 'reachable-only' : 'unreachable';
+}
 
 /** Share of questions hitting the decoy; null when one has no decoy (0 over no questions). */
 const decoyRate = (hits: (boolean | null)[]) => {
@@ -124,7 +144,7 @@ export function compareRecords(a: readonly QuestionRecord[], b: readonly Questio
   const ks = new Map(ids.map((k) => [k, matchedAttempts(A.probe.get(k)!, B.probe.get(k)!)]));
   const reachable = (S: Side, k: string) => reachedWithin(S.probe.get(k)!, ks.get(k)!);
   const ceiling = (S: Side, k: string) => realized(S, k) || reachable(S, k);
-  const stateOf = (S: Side, k: string): QuestionState => (realized(S, k) ? 'realized' : reachable(S, k) ? 'reachable-only' : 'unreachable');
+  const stateOf = (S: Side, k: string) => questionState([S.deployment.get(k)!, S.probe.get(k)!], { probeKey: S.probe_key, within: ks.get(k)! });
 
   const transitions = Object.fromEntries(QUESTION_STATES.map((f) => [f, Object.fromEntries(QUESTION_STATES.map((t) => [t, 0]))])) as CheckpointComparison['transitions'];
   const questions = ids.map((k) => ({ doc_id: A.deployment.get(k)!.doc_id, a: stateOf(A, k), b: stateOf(B, k) }));

@@ -77,8 +77,8 @@ export { questionRoutes } from './probes/random-routes';
 export { summarize, reachCurve, retainedGain } from './summary';
 export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';
 export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick } from './selectors';
-export { silencingScan, failureSet, scanFromRecords, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';
-export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, guidanceComparisons, type GuidanceComparison, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type CompareOptions } from './compare';
+export { silencingScan, failureSet, scanFromRecords, scanRole, silencingEffect, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';
+export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, guidanceComparisons, questionState, reachedBy, type GuidanceComparison, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type StateOptions, type CompareOptions } from './compare';
 export { passAtK, wilson, mcnemar, pairedDifference, type Interval, type McNemar, type PairedDifference } from './stats';
 export * from './presets';
 

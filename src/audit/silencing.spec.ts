@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { compareCheckpoints, compareProbes, compareRecords, conditionDiff } from './compare';
+import { compareCheckpoints, compareProbes, compareRecords, conditionDiff, questionState, reachedBy } from './compare';
 import { defaultCondition } from './condition';
 import { routeToString } from './routes';
 import { runAudit } from './run';
-import { failureSet, silencingScan } from './silencing';
+import { failureSet, scanRole, silencingEffect, silencingScan } from './silencing';
 import { FakeEngine, type FakeQuery } from './testing/fake-engine';
 import type { Doc, LoadedTask, ProbeSpec, RouteSpace } from './types';
 
@@ -231,5 +231,30 @@ describe('probe comparison at matched attempts', () => {
     expect(cmp.diff.diff).toBeCloseTo(3 / 6, 12);
     // discordant pairs: random only on q2 q3 q4, sampling only on none
     expect(cmp.diff.mcnemar).toMatchObject({ b: 0, c: 3 });
+  });
+});
+
+describe('one question, as the screens ask about it', () => {
+  it('has one state (realized, reachable-only, unreachable) under any reach probe, one, or k attempts', async () => {
+    const run = await runAudit(scripted(['q1'], ['q3']), { task, condition: cond, probes });
+    const of = (id: string) => run.records.filter((r) => r.doc_id === id);
+    const key = run.records.find((r) => r.probe === 'random-routes')!.probe_key;
+    expect(['q1', 'q3', 'q6'].map((id) => questionState(of(id)))).toEqual(['realized', 'reachable-only', 'unreachable']);
+    expect(reachedBy(of('q1'))).toBe(true); // realized and reachable both
+    expect(questionState(of('q3'), { probeKey: key })).toBe('reachable-only');
+    expect(questionState(of('q3'), { probeKey: 'another' })).toBe('unreachable');
+    expect(questionState(of('q3'), { within: 0 })).toBe('unreachable'); // no attempt judged
+  });
+  it("has one role in a scan, the one failureSet gives it, and silencing's effect follows from it", async () => {
+    const run = await runAudit(scripted(['q1'], ['q3']), { task, condition: cond, probes });
+    const key = run.records.find((r) => r.probe === 'random-routes')!.probe_key;
+    const set = failureSet(run.records, key);
+    const roles = docs.map((d) => scanRole(run.records.filter((r) => r.doc_id === d.id), key));
+    expect(roles).toEqual(docs.map((d) => (set.failures.some((x) => x.id === d.id) ? 'failure' : set.realized.some((x) => x.id === d.id) ? 'realized' : null)));
+    expect(roles.slice(0, 3)).toEqual(['realized', null, 'failure']);
+    expect(scanRole(run.records.filter((r) => r.doc_id === 'q3'), 'another')).toBeNull(); // not probed by it
+    expect([silencingEffect('failure', true), silencingEffect('failure', false), silencingEffect('realized', true), silencingEffect('realized', false), silencingEffect(null, true)]).toEqual([
+      'repaired', 'still wrong', 'kept', 'broken', null,
+    ]);
   });
 });

@@ -95,6 +95,25 @@ export function failureSet(records: readonly QuestionRecord[], probeKey?: string
   };
 }
 
+/** Where one question stands in the scan whose failure set probe `probeKey` defines, by
+ *  failureSet's rule over its records: a failure (reachable, not realized), realized, or null
+ *  (neither: unreachable under that probe, or not judged yet). */
+export function scanRole(records: readonly QuestionRecord[], probeKey: string): 'failure' | 'realized' | null {
+  const own = records.filter((r) => isDeployment(r) || r.probe_key === probeKey);
+  if (!own.some(isDeployment) || !own.some((r) => r.probe_key === probeKey)) return null;
+  const set = failureSet(own, probeKey);
+  return set.failures.length ? 'failure' : set.realized.length ? 'realized' : null;
+}
+
+/** What silencing one layer did to a question of that role, as the scan counts it: a failure
+ *  repaired (or still wrong), a realized question kept (or broken: collateral); null outside both
+ *  sets, where the scan counts nothing. */
+export function silencingEffect(role: 'failure' | 'realized' | null, correct: boolean): 'repaired' | 'still wrong' | 'kept' | 'broken' | null {
+  if (role === 'failure') return correct ? 'repaired' : 'still wrong';
+  if (role === 'realized') return correct ? 'kept' : 'broken';
+  return null;
+}
+
 const better = (a: LayerRepair, b: LayerRepair) => a.repaired > b.repaired || (a.repaired === b.repaired && (a.collateral < b.collateral || (a.collateral === b.collateral && a.layer < b.layer)));
 
 function bestOf(rows: LayerRepair[]): LayerRepair | null {

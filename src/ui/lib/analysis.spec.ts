@@ -8,7 +8,7 @@ import type { Attempt, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } fr
 import type { StoredRun } from '../backend';
 import {
   compareRuns, curvePoints, groupByQuestion, layerUsage, numLayersOf, outcomeCounts, probeSeeds, randomVersusStructured, rateRows, reachProbes, runLabel, selectorRows, sharedProbes,
-  silencingOf, summaryOf,
+  silencingEffects, silencingOf, summaryOf,
 } from './analysis';
 import { DEFAULT_CONDITION, blocksSpace } from './presets';
 
@@ -93,8 +93,8 @@ describe('question views', () => {
   });
   it('counts realized, reachable-only and unreachable, under any probe or one', () => {
     expect(outcomeCounts(questions).map((o) => o.count)).toEqual([2, 2, 1]); // q1 q2 | q3 q4 | q5
-    expect(outcomeCounts(questions, 'mcts-routes').map((o) => o.count)).toEqual([2, 1, 2]); // q1 q2 | q3 | q4 q5
-    expect(outcomeCounts(questions, 'sampling').map((o) => o.count)).toEqual([2, 0, 3]);
+    expect(outcomeCounts(questions, 'mcts-routes:k').map((o) => o.count)).toEqual([2, 1, 2]); // q1 q2 | q3 | q4 q5
+    expect(outcomeCounts(questions, 'sampling:k').map((o) => o.count)).toEqual([2, 0, 3]); // the run has no such probe
   });
 });
 
@@ -200,6 +200,21 @@ describe('silencing scan (failureSet + scanFromRecords)', () => {
   it('takes the failure set from the chosen probe', () => {
     const view = silencingOf(records, 'mcts-routes:k');
     expect(view && 'scan' in view ? view.scan.failure_set : view).toEqual(['q3']);
+  });
+  it("calls a question repaired or broken only as the scan of the same probe's failure set counts it", () => {
+    const q4 = groupByQuestion(records).find((q) => q.doc_id === 'q4')!;
+    // q4 is reachable under random routes, not under MCTS: layer 1 repairs a failure of the first
+    // scan, and the second does not count it (the question screen used to say "repaired" for both)
+    expect(silencingEffects(q4, 'random-routes:k').map((e) => e.effect)).toEqual(['still wrong', 'repaired', 'still wrong', 'still wrong']);
+    expect(silencingEffects(q4, 'mcts-routes:k')[1].effect).toBe('correct (not in the failure set: unreachable under MCTS routes (CoLa))');
+    // per layer, the questions the screen calls repaired (broken) are the scan's repairs (collateral)
+    for (const key of ['random-routes:k', 'mcts-routes:k']) {
+      const view = silencingOf(records, key);
+      if (!view || !('scan' in view)) throw new Error(`no scan: ${JSON.stringify(view)}`);
+      const effects = groupByQuestion(records).map((q) => silencingEffects(q, key));
+      const count = (layer: number, effect: string) => effects.filter((e) => e[layer].effect === effect).length;
+      expect(view.scan.in_sample.layers.map((l) => [l.repaired, l.collateral])).toEqual(D.map((l) => [count(l, 'repaired'), count(l, 'broken')]));
+    }
   });
   it('says what is missing', () => {
     expect(silencingOf(records.filter((r) => r.probe !== 'mlp-silencing'))).toBeNull();

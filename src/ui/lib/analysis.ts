@@ -8,8 +8,17 @@ import {
   guidanceComparisons,
   compareRecords,
   conditionDiff,
+  drawsRoutes,
   failureSet,
+  INTERVENTION,
+  isDeployment,
+  isReach,
+  PROBE_NAMES,
+  QUESTION_STATES,
+  questionState,
   scanFromRecords,
+  scanRole,
+  silencingEffect,
   summarize,
   titleOf,
   wilson,
@@ -17,25 +26,18 @@ import {
   type CheckpointComparison,
   type Interval,
   type ProbeComparison,
-  type ProbeName,
   type ProbeSpec,
   type ProbeSummary,
   type QuestionRecord,
+  type QuestionState,
   type RunManifest,
   type SilencingScanResult,
 } from '../../audit';
+import type { MlpSilencingSpec } from '../../audit/probes/mlp-silencing';
 import type { StoredRun } from '../backend';
 import type { CsvCell } from '../../store/export';
 import { modelLabel } from './model-label';
 import { conditionFieldLabel } from './run-facts';
-
-/** Probes whose attempts decide reachability (the silencing scan repairs, it does not reach). */
-export const REACH_PROBES = ['random-routes', 'mcts-routes', 'depth-matched-routes', 'sampling'] as const satisfies readonly ProbeName[];
-export type ReachProbe = (typeof REACH_PROBES)[number];
-const isReachProbe = (p: ProbeName): p is ReachProbe => (REACH_PROBES as readonly ProbeName[]).includes(p);
-
-export type Outcome = 'realized' | 'reachable-only' | 'unreachable';
-export const OUTCOMES: readonly Outcome[] = ['realized', 'reachable-only', 'unreachable'];
 
 export interface QuestionView {
   doc_id: string;
@@ -55,7 +57,7 @@ export function groupByQuestion(records: readonly QuestionRecord[]): QuestionVie
     let q = byId.get(r.doc_id);
     if (!q) byId.set(r.doc_id, (q = { doc_id: r.doc_id, text: r.doc.text, target: r.target, deployed: null, realized: false, records: [] }));
     q.records.push(r);
-    if (r.probe === 'deployment') {
+    if (isDeployment(r)) {
       q.deployed = r.attempts[0]?.extracted ?? null;
       q.realized = r.realized === true;
     }
@@ -63,28 +65,19 @@ export function groupByQuestion(records: readonly QuestionRecord[]): QuestionVie
   return [...byId.values()];
 }
 
-/** Reachable (the record's own reachable@B) under `probe`, or under any reach probe. */
-export function isReachable(q: QuestionView, probe: ReachProbe | 'any' = 'any'): boolean {
-  return q.records.some((r) => (probe === 'any' ? isReachProbe(r.probe) : r.probe === probe) && r.reachable === true);
-}
-
-export function outcomeOf(q: QuestionView, probe: ReachProbe | 'any' = 'any'): Outcome {
-  if (q.realized) return 'realized';
-  return isReachable(q, probe) ? 'reachable-only' : 'unreachable';
-}
-
 export interface OutcomeCount {
-  outcome: Outcome;
+  outcome: QuestionState;
   count: number;
   share: number;
 }
 
-/** The realized × reachable table: counts of realized, reachable-only and unreachable questions. */
-export function outcomeCounts(questions: readonly QuestionView[], probe: ReachProbe | 'any' = 'any'): OutcomeCount[] {
+/** The realized × reachable table: how many questions with a deployment record are in each state
+ *  (the core's questionState), reachable under the probe `probeKey` or under any reach probe. */
+export function outcomeCounts(questions: readonly QuestionView[], probeKey?: string): OutcomeCount[] {
   const done = questions.filter((q) => q.deployed !== null);
-  const counts: Record<Outcome, number> = { realized: 0, 'reachable-only': 0, unreachable: 0 };
-  for (const q of done) counts[outcomeOf(q, probe)]++;
-  return OUTCOMES.map((o) => ({ outcome: o, count: counts[o], share: done.length ? counts[o] / done.length : 0 }));
+  const counts: Record<QuestionState, number> = { realized: 0, 'reachable-only': 0, unreachable: 0 };
+  for (const q of done) counts[questionState(q.records, { probeKey })]++;
+  return QUESTION_STATES.map((o) => ({ outcome: o, count: counts[o], share: done.length ? counts[o] / done.length : 0 }));
 }
 
 // ------------------------------------------------------------------ rates (audit core: summarize)
@@ -92,7 +85,7 @@ export function outcomeCounts(questions: readonly QuestionView[], probe: ReachPr
 /** The core's summary over the questions whose deployment record is in, so that realized,
  *  reachable and ceiling count the same questions while a run is still going. */
 export function summaryOf(records: readonly QuestionRecord[]): AuditSummary {
-  const deployed = new Set(records.filter((r) => r.probe === 'deployment').map((r) => r.doc_id));
+  const deployed = new Set(records.filter(isDeployment).map((r) => r.doc_id));
   return summarize(records.filter((r) => deployed.has(r.doc_id)));
 }
 
@@ -103,12 +96,12 @@ export interface RunProbe {
   label: string;
 }
 
-/** The summary's reach probes with their specs, in the order random routes, MCTS, sampling. */
+/** The summary's reach probes with their specs, in the registry's order (random routes, MCTS, …). */
 export function reachProbes(s: AuditSummary, records: readonly QuestionRecord[]): RunProbe[] {
   const specOf = new Map(records.map((r) => [r.probe_key, r.probe_spec]));
   return s.probes
-    .filter((p) => isReachProbe(p.probe))
-    .sort((a, b) => REACH_PROBES.indexOf(a.probe as ReachProbe) - REACH_PROBES.indexOf(b.probe as ReachProbe))
+    .filter(isReach)
+    .sort((a, b) => PROBE_NAMES.indexOf(a.probe) - PROBE_NAMES.indexOf(b.probe))
     .map((summary) => {
       const spec = specOf.get(summary.probe_key)!;
       return { summary, spec, label: titleOf(spec) };
@@ -233,13 +226,20 @@ export const SPLIT_SEED = 0;
 
 export type SilencingView = { scan: SilencingScanResult; failureProbe: string } | { missing: string };
 
+/** The reach probe whose failure set the silencing scan reads unless another is chosen: the run's
+ *  first in the registry's order (random routes where it has them, as a study's scan). */
+export function scanProbeKey(records: readonly QuestionRecord[]): string | undefined {
+  const rank = (r: QuestionRecord) => PROBE_NAMES.indexOf(r.probe);
+  return records.filter(isReach).reduce<QuestionRecord | undefined>((best, r) => (best && rank(best) <= rank(r) ? best : r), undefined)?.probe_key;
+}
+
 /** The out-of-sample silencing scan of a run, from its own records: the failure set of the reach
- *  probe `reachKey` (default: the run's first), the run's mlp-silencing records of every failure
- *  and realized question. null when the run has no silencing probe; `missing` says what is lacking. */
-export function silencingOf(records: readonly QuestionRecord[], reachKey?: string): SilencingView | null {
-  const silencing = records.filter((r) => r.probe === 'mlp-silencing');
+ *  probe `reachKey` (default: scanProbeKey), the run's silencing records of every failure and
+ *  realized question. null when the run has no silencing probe; `missing` says what is lacking. */
+export function silencingOf(records: readonly QuestionRecord[], reachKey = scanProbeKey(records)): SilencingView | null {
+  const silencing = records.filter((r) => r.probe === INTERVENTION);
   if (silencing.length === 0) return null;
-  const key = reachKey ?? records.find((r) => isReachProbe(r.probe))?.probe_key;
+  const key = reachKey;
   if (key === undefined) {
     return { missing: 'The silencing scan needs a reachability probe (random routes, MCTS or sampling) in the same run: its failure set is the questions reachable and not realized.' };
   }
@@ -247,9 +247,9 @@ export function silencingOf(records: readonly QuestionRecord[], reachKey?: strin
   const probed = new Set(records.filter((r) => r.probe_key === key).map((r) => r.doc_id));
   const silKey = silencing[0].probe_key;
   const ofScan = silencing.filter((r) => r.probe_key === silKey);
-  const spec = ofScan[0].probe_spec as Extract<ProbeSpec, { probe: 'mlp-silencing' }>;
+  const spec = ofScan[0].probe_spec as MlpSilencingSpec;
   try {
-    const set = failureSet(records.filter((r) => r.probe !== 'deployment' || probed.has(r.doc_id)), key);
+    const set = failureSet(records.filter((r) => !isDeployment(r) || probed.has(r.doc_id)), key);
     const have = new Set(ofScan.map((r) => r.doc_id));
     const lacking = [...set.failures, ...set.realized].filter((d) => !have.has(d.id)).map((d) => d.id);
     if (lacking.length) {
@@ -273,6 +273,29 @@ export function silencingOf(records: readonly QuestionRecord[], reachKey?: strin
   }
 }
 
+export interface SilencingEffectRow {
+  layers: number[];
+  extracted: string;
+  /** The scan's word for it (core silencingEffect), or why the scan does not count it. */
+  effect: string;
+}
+
+/** What silencing each layer did to one question, as the scan whose failure set the reach probe
+ *  `reachKey` defines counts it (the core's scanRole and silencingEffect): the question screen and
+ *  the Results screen's scan agree by construction. */
+export function silencingEffects(q: QuestionView, reachKey: string | undefined): SilencingEffectRow[] {
+  const silencing = q.records.find((r) => r.probe === INTERVENTION);
+  if (!silencing) return [];
+  const role = reachKey === undefined ? null : scanRole(q.records, reachKey);
+  const reach = q.records.find((r) => r.probe_key === reachKey);
+  const outside = reach ? `unreachable under ${titleOf(reach.probe_spec)}` : 'not probed for reachability';
+  return silencing.attempts.map((a) => ({
+    layers: a.silence,
+    extracted: a.extracted,
+    effect: silencingEffect(role, a.correct) ?? (a.correct ? `correct (not in the failure set: ${outside})` : 'still wrong'),
+  }));
+}
+
 // ------------------------------------------------------------------ routes
 
 export interface UsageCell {
@@ -286,7 +309,7 @@ export interface UsageCell {
 export function layerUsage(records: readonly QuestionRecord[]): UsageCell[] {
   const counts = new Map<string, UsageCell>();
   for (const r of records) {
-    if (r.probe !== 'random-routes' && r.probe !== 'mcts-routes') continue;
+    if (!drawsRoutes(r.probe)) continue;
     for (const a of r.attempts) {
       if (!a.correct || a.route === null) continue;
       a.route.forEach((layer, position) => {
@@ -333,7 +356,7 @@ export interface ProbePair {
 export function sharedProbes(a: readonly QuestionRecord[], b: readonly QuestionRecord[]): ProbePair[] {
   const keys = (rs: readonly QuestionRecord[]) => {
     const m = new Map<string, string>();
-    for (const r of rs) if (isReachProbe(r.probe) && !m.has(titleOf(r.probe_spec))) m.set(titleOf(r.probe_spec), r.probe_key);
+    for (const r of rs) if (isReach(r) && !m.has(titleOf(r.probe_spec))) m.set(titleOf(r.probe_spec), r.probe_key);
     return m;
   };
   const kb = keys(b);

@@ -21,6 +21,9 @@ export class AppState {
   /** The opened run is the stored result of an identical audit a start found finished. */
   openedReused = $state(false);
   questionId = $state<string | null>(null);
+  /** The reach probe (its key) whose failure set the silencing scan of the opened run reads, as
+   *  chosen on Results; null: the default (analysis.ts scanProbeKey). */
+  scanProbe = $state<string | null>(null);
   pair = $state.raw<[StoredRun, StoredRun] | null>(null);
 
   readonly backend: AppBackend;
@@ -90,6 +93,7 @@ export class AppState {
     this.opened = run;
     this.openedReused = opts.reused === true;
     this.questionId = null;
+    this.scanProbe = null;
     this.screen = 'results';
   }
 

@@ -1,9 +1,10 @@
 // The Run screen's state: progress from the backend, the run's records (those stored by earlier
 // sessions included, so a resumed run counts everything it holds), live counts, rate and ETA.
 
+import { questionState, reachedBy } from '../../audit';
 import type { QuestionRecord, RunManifest } from '../../audit/types';
 import type { AppBackend, RunHandle, RunProgress, RunSetup } from '../backend';
-import { groupByQuestion, isReachable, REACH_PROBES } from '../lib/analysis';
+import { groupByQuestion, reachProbes, summaryOf } from '../lib/analysis';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 import { saveRate } from '../lib/rates';
 import { saveSetup } from '../lib/resumable';
@@ -38,16 +39,17 @@ export class RunState {
   }
 
   questions = $derived(groupByQuestion(this.records));
-  /** Questions whose deployment attempt is in, and how many of them each outcome holds. */
+  /** Over the questions whose deployment attempt is in: realized, reachable under any reach probe,
+   *  reachable-only (the core's questionState), and each reach probe's summary. */
   counts = $derived.by(() => {
     const done = this.questions.filter((q) => q.deployed !== null);
-    const perProbe = Object.fromEntries(REACH_PROBES.map((p) => [p, done.filter((q) => isReachable(q, p)).length])) as Record<(typeof REACH_PROBES)[number], number>;
+    const summary = summaryOf(this.records);
     return {
-      questions: done.length,
-      realized: done.filter((q) => q.realized).length,
-      reachable: done.filter((q) => isReachable(q)).length,
-      reachableOnly: done.filter((q) => !q.realized && isReachable(q)).length,
-      perProbe,
+      questions: summary.n,
+      realized: summary.realized_count,
+      reachable: done.filter((q) => reachedBy(q.records)).length,
+      reachableOnly: done.filter((q) => questionState(q.records) === 'reachable-only').length,
+      perProbe: reachProbes(summary, this.records),
     };
   });
 
