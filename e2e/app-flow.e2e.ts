@@ -163,7 +163,7 @@ test('whole flow on WebGPU: setup, run, results, drill-down, exports', async ({ 
 
   await page.locator('summary', { hasText: 'All questions as a table' }).click();
   const questionsCsv = parseCsv((await download(page, page.getByTestId('export-csv-questions'))).text);
-  expect(questionsCsv[0]).toEqual(['doc_id', 'question', 'gold', 'deployed', 'realized', 'outcome', 'random-routes first success (attempt no.)']);
+  expect(questionsCsv[0]).toEqual(['doc_id', 'question', 'gold', 'deployed', 'realized', 'outcome', 'random routes first success (attempt no.)']);
   expect(questionsCsv.length - 1).toBe(QUESTIONS);
   const firstSuccessShown = new Map(questionsCsv.slice(1).map((r) => [r[0], r[6]]));
 
