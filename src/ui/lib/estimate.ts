@@ -1,26 +1,14 @@
 // How many attempts a run makes and roughly how long it takes, before it starts.
 
-import type { EngineDtype, ExecutionProvider } from '../../engine/types';
+import { probeOf } from '../../audit';
 import type { ProbeSpec } from '../../audit/types';
+import type { EngineDtype, ExecutionProvider } from '../../engine/types';
 
-/** The most attempts a probe makes per question: its budget (silencing: one per layer scanned;
- *  deployment: its one uncharged attempt). */
-export function budgetOf(spec: ProbeSpec): number {
-  switch (spec.probe) {
-    case 'deployment':
-      return 1;
-    case 'mlp-silencing':
-      return spec.layers.length;
-    default:
-      return spec.budget;
-  }
-}
-
-/** questions × (1 deployment attempt + the budgets of every other probe). */
+/** questions × the most attempts each probe makes on a question (the registry's maxAttempts:
+ *  deployment's one attempt, a budget capped by its route space, one per silenced layer). */
 export function attemptsOf(questions: number, probes: readonly ProbeSpec[]): number {
   if (!Number.isInteger(questions) || questions < 0) throw new RangeError(`attemptsOf: questions must be a non-negative integer, got ${questions}`);
-  const perQuestion = 1 + probes.filter((p) => p.probe !== 'deployment').reduce((s, p) => s + budgetOf(p), 0);
-  return questions * perQuestion;
+  return questions * probes.reduce((s, p) => s + probeOf(p).maxAttempts(p), 0);
 }
 
 export interface TimeEstimate {

@@ -1,11 +1,11 @@
 // Defaults the Setup screen offers: conditions and probe presets reproducing DESIGN.md's protocols.
 
-import { routeSpaceSize } from '../../audit/routes';
 import { defaultCondition } from '../../audit/condition';
+import { drawCount } from '../../audit';
 import { blocksSpace, colaCondition, colaMcts, colaSpace, neighborhoodSpace, programSelectionMcts, randomRoutes, samplingCeiling, silencingAllLayers } from '../../audit/presets';
 import { builtinTask } from '../../audit/tasks/builtin';
 import { hubPreset } from '../../audit/tasks/hub';
-import type { Condition, ProbeSpec, RouteSpace, TaskSpec } from '../../audit/types';
+import type { Condition, ProbeSpec, TaskSpec } from '../../audit/types';
 import type { EngineDtype } from '../../engine/types';
 
 /** The condition the audit core prescribes for a task (its template, format, decoding defaults). */
@@ -31,13 +31,7 @@ export const BOXED_CONDITION: Condition = colaCondition(builtinTask('arith-2d', 
 // Route spaces are the audit core's (src/audit/presets.ts), so the app and the headless runner agree.
 export { blocksSpace, neighborhoodSpace };
 
-/** A protocol's budget, capped at the number of distinct routes the space holds (small models). */
-export function cappedBudget(space: RouteSpace, budget: number): number {
-  const size = routeSpaceSize(space);
-  return BigInt(budget) <= size ? budget : Number(size);
-}
-
-export type PresetId = 'cola-mcts' | 'program-selection-mcts' | 'sampling-ceiling' | 'random-routes' | 'silencing-scan';
+export type PresetId = 'cola-mcts' | 'program-selection-mcts' | 'sampling-ceiling' | 'uniform-routes' | 'silencing-scan';
 
 export interface ProbePreset {
   id: PresetId;
@@ -54,12 +48,12 @@ export interface ProbePreset {
 
 export const PROBE_PRESETS: readonly ProbePreset[] = [
   {
-    id: 'random-routes',
+    id: 'uniform-routes',
     label: 'Random routes (budget 100 distinct routes)',
     short: 'Random routes',
     nominalBudget: 100,
     description: 'Block routes drawn uniformly per question, without the gold answer: skip or repeat blocks of 1–4 layers.',
-    probe: (L) => randomRoutes(blocksSpace(L), cappedBudget(blocksSpace(L), 100), 1, false),
+    probe: (L) => randomRoutes(blocksSpace(L), drawCount({ space: blocksSpace(L), budget: 100 }), 1, false),
   },
   {
     id: 'cola-mcts',
@@ -70,7 +64,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
       "CoLa's released search: a node reached first has all its children generated (root: skip or repeat a block of 1–4 layers; deeper: one position, a layer at most twice, no edit limit, lengths " +
       'within CoLa\'s limits) and one of them, uniform, evaluated; descent takes a uniform unfinished child with p = 0.1, else the highest UCB = mean − 5·len/L + √(2·ln(N_root + 1)/n); reward = gold correctness. ' +
       'Budget = distinct routes (CoLa ran 100 simulations). Its depth-matched random baseline runs beside it. Condition: greedy, 50 tokens, answer required in \\boxed{}.',
-    probe: (L) => colaMcts(L, cappedBudget(colaSpace(L), 100), 1),
+    probe: (L) => colaMcts(L, drawCount({ space: colaSpace(L), budget: 100 }), 1),
     condition: BOXED_CONDITION,
   },
   {
@@ -81,7 +75,7 @@ export const PROBE_PRESETS: readonly ProbePreset[] = [
     description:
       'Neighborhood route space (radius 2, at most 3 changed positions; at the cap, actions re-edit or revert a changed position). Descent stops to expand with p = 0.5 where untried actions remain, else takes a random child with p decaying 0.8 → 0.1, ' +
       "else the highest mean + 1.8·√(ln N_parent / n); reward = gold correctness. Budget = distinct routes (it ran 200 simulations, some on routes already known). Its depth-matched random baseline runs beside it.",
-    probe: (L) => programSelectionMcts(L, cappedBudget(neighborhoodSpace(L), 200), 1),
+    probe: (L) => programSelectionMcts(L, drawCount({ space: neighborhoodSpace(L), budget: 200 }), 1),
   },
   {
     id: 'sampling-ceiling',

@@ -1,7 +1,7 @@
 // What tells runs apart, as the Library and Compare show it: model and revision, engine and dtype,
 // probes with their budgets, seeds, questions, condition. And condition fields in the form's words.
 
-import { titleOf } from '../../audit';
+import { isDeployment, probeOf } from '../../audit';
 import type { ProbeSpec, RunManifest } from '../../audit/types';
 
 export interface RunFact {
@@ -9,11 +9,9 @@ export interface RunFact {
   value: string;
 }
 
-/** "random routes ×100, sampling ×64, MLP silencing (8 layers)": each probe with its budget. */
+/** "random routes ×100, sampling ×64, MLP silencing (8 layers)": each probe as it describes itself. */
 export function probesText(probes: readonly ProbeSpec[]): string {
-  const parts = probes
-    .filter((p) => p.probe !== 'deployment')
-    .map((p) => (p.probe === 'mlp-silencing' ? `${titleOf(p)} (${p.layers.length} layers)` : `${titleOf(p)} ×${p.budget}`));
+  const parts = probes.filter((p) => !isDeployment(p)).map((p) => probeOf(p).describe(p));
   return parts.length ? parts.join(', ') : 'deployment only';
 }
 
