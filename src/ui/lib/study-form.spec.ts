@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePlan } from '../../audit/study';
-import { addPair, FORM_MODELS, FORM_TASKS, HUB_MODEL_RE, listOf, pairsOf, PLAN_DEFAULTS, probeLabels, rawPlan, removePair, setField, toggleIn, toggleProbe, writePlan } from './study-form';
+import { normalizePlan, probeLabel } from '../../audit/study';
+import { addPair, FORM_MODELS, FORM_PROBES, FORM_TASKS, HUB_MODEL_RE, listOf, pairsOf, PLAN_DEFAULTS, probeLabels, rawPlan, removePair, setField, toggleIn, toggleProbe, writePlan } from './study-form';
 
 describe('study form over the plan text', () => {
   it('reads only a JSON object; anything else turns the form off', () => {
@@ -15,6 +15,18 @@ describe('study form over the plan text', () => {
     expect(FORM_TASKS.map((t) => t.ref)).toContain('builtin:arith-2d');
     expect(FORM_TASKS.map((t) => t.ref)).toContain('hub:gsm8k');
     expect(PLAN_DEFAULTS.probes).toEqual([{ probe: 'random-routes', space: 'blocks' }]);
+  });
+
+  it("offers the registry's standalone reach probes, a route probe per space, an MCTS preset once", () => {
+    const offered = new Map(FORM_PROBES.map((p) => [probeLabel(p.probe), p.label]));
+    expect(offered.get('random-routes/blocks')).toBe('Random routes, blocks space');
+    expect(offered.get('random-routes/cola')).toBe("Random routes, CoLa's space");
+    // MCTS in the blocks and CoLa spaces is one preset (CoLa's, in its own space): offered once
+    expect(offered.get('mcts-routes/blocks')).toBe("MCTS routes (CoLa), CoLa's space, with depth-matched routes (CoLa) beside it");
+    expect(offered.has('mcts-routes/cola')).toBe(false);
+    expect(offered.get('mcts-routes/neighborhood')).toMatch(/^MCTS routes \(program selection\), neighborhood space, with depth-matched/);
+    expect(offered.get('sampling')).toBe('Sampling');
+    for (const p of FORM_PROBES) expect(() => normalizePlan({ models: ['-'], tasks: ['-'], probes: [p.probe] })).not.toThrow();
   });
 
   it('ticks and unticks list entries, keeping the others (odd entries too) in order', () => {

@@ -2,6 +2,7 @@
 // the plan as written (defaults shown where a field is omitted) and each edit rewrites the text.
 // These functions only move values between fields; what a value means is normalizePlan's business.
 
+import { DEFAULT_PROBE_CHOICE, drawsRoutes, probeSpecOf, STANDALONE_REACH, titleOf, withBaselines, type SpaceName } from '../../audit';
 import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
 import { BUILTIN_MODELS } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
@@ -31,14 +32,26 @@ export const FORM_TASKS = [
   ...HUB_TASK_PRESETS.map((t) => ({ ref: `hub:${t.id}`, label: `${t.label} (Hub)` })),
 ];
 
-export const FORM_PROBES: { probe: StudyProbe; label: string }[] = [
-  { probe: { probe: 'random-routes', space: 'blocks' }, label: 'Random routes, blocks space' },
-  { probe: { probe: 'random-routes', space: 'neighborhood' }, label: 'Random routes, neighborhood space' },
-  { probe: { probe: 'random-routes', space: 'cola' }, label: "Random routes, CoLa's space" },
-  { probe: { probe: 'mcts-routes', space: 'blocks' }, label: "CoLa MCTS as released (its own space), with its depth-matched baseline" },
-  { probe: { probe: 'mcts-routes', space: 'neighborhood' }, label: 'Program-selection MCTS as released, with its depth-matched baseline' },
-  { probe: { probe: 'sampling' }, label: 'Sampling' },
-];
+const SPACE_WORDS: Record<SpaceName, string> = { blocks: 'blocks space', neighborhood: 'neighborhood space', cola: "CoLa's space" };
+/** Any depth: the spec a choice builds differs in kind (probe, preset, space) the same at every depth. */
+const SOME_DEPTH = 8;
+
+/** The probes a plan may list (the registry's standalone reach probes): a route probe once per
+ *  space that builds another spec (an MCTS preset works in its own space), named with the space
+ *  its spec draws from and the baselines that run beside it. */
+export const FORM_PROBES: { probe: StudyProbe; label: string }[] = STANDALONE_REACH.flatMap((name) => {
+  const seen = new Set<string>();
+  const spaces: (SpaceName | undefined)[] = drawsRoutes(name) ? ['blocks', 'neighborhood', 'cola'] : [undefined];
+  return spaces.flatMap((space) => {
+    const spec = probeSpecOf(name, { ...DEFAULT_PROBE_CHOICE, space: space ?? 'blocks' }, SOME_DEPTH);
+    if (!spec || seen.has(JSON.stringify(spec))) return [];
+    seen.add(JSON.stringify(spec));
+    const title = titleOf(spec);
+    const beside = withBaselines([spec]).slice(1).map(titleOf);
+    const parts = [title[0].toUpperCase() + title.slice(1), 'space' in spec ? SPACE_WORDS[spec.space.kind] : '', beside.length ? `with ${beside.join(', ')} beside it` : ''];
+    return [{ probe: space ? { probe: name, space } : { probe: name }, label: parts.filter(Boolean).join(', ') }];
+  });
+});
 
 export const FORM_SELECTORS = ['majority', 'max-logprob', 'fixed-route'] as const;
 
