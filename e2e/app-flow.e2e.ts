@@ -62,7 +62,7 @@ test('whole flow on WebGPU: setup, run, results, drill-down, exports', async ({ 
   const errors = watchErrors(page);
 
   // ── Setup ──
-  const info = await setupHubRun(page, { repo: 'reference/tiny-qwen2', ep: 'webgpu', count: QUESTIONS, probes: { 'random-routes': ROUTE_BUDGET, 'silencing-scan': true } });
+  const info = await setupHubRun(page, { repo: 'reference/tiny-qwen2', ep: 'webgpu', count: QUESTIONS, probes: { 'uniform-routes': ROUTE_BUDGET, 'silencing-scan': true } });
   await expect(info).toContainText('reference/tiny-qwen2');
   await expect(info).toContainText(`qwen2, ${LAYERS} layers`);
   await expect(info).toContainText('WebGPU');
@@ -332,8 +332,8 @@ test('untrusted task text stays text on every screen', async ({ page }) => {
   await page.getByTestId('map-answer').selectOption('a');
   await page.getByTestId('task-count').fill('2');
   await page.getByTestId('probe-sampling-ceiling').uncheck();
-  await page.getByTestId('probe-random-routes').check();
-  await page.getByTestId('budget-random-routes').fill('2');
+  await page.getByTestId('probe-uniform-routes').check();
+  await page.getByTestId('budget-uniform-routes').fill('2');
   await expect(page.getByTestId('setup-problems')).toHaveCount(0);
   // the preview table shows the raw cell as text
   await expect(page.getByRole('cell', { name: HOSTILE, exact: true })).toBeVisible();

@@ -96,7 +96,7 @@ test('3: after Resume the Run screen counts what earlier sessions stored, and it
   const page = await freshApp(browser);
   const QUESTIONS = 60;
   await page.getByTestId('task-count').fill(String(QUESTIONS));
-  await chooseProbes(page, { 'random-routes': true, 'sampling-ceiling': true });
+  await chooseProbes(page, { 'uniform-routes': true, 'sampling-ceiling': true });
   const ATTEMPTS = QUESTIONS * (1 + 100 + 64);
   await page.getByTestId('start-run').click();
   // the first session's pace, sampled until a third of the attempts are done
@@ -184,7 +184,7 @@ test('4: error headlines state the cause, with the button that fixes it', async 
   // an offline Hub dataset: the cause on the Run screen, with Retry and Back
   await page.getByTestId('task-hub').check();
   await page.getByTestId('task-count').fill('2');
-  await chooseProbes(page, { 'random-routes': 2 });
+  await chooseProbes(page, { 'uniform-routes': 2 });
   await page.context().setOffline(true);
   await expect(page.getByTestId('offline-banner')).toBeVisible();
   await page.getByTestId('start-run').click();
@@ -198,7 +198,7 @@ test('4: error headlines state the cause, with the button that fixes it', async 
 
   // re-importing a stored run: "already in your library", not "not a valid export"
   await page.getByTestId('task-builtin').check();
-  await runBuiltin(page, 2, { 'random-routes': 2 });
+  await runBuiltin(page, 2, { 'uniform-routes': 2 });
   await page.getByTestId('nav-library').click();
   const [run] = (await readStore(page)).runs;
   const file = await download(page, page.getByTestId(`library-export-${run.id}`));
@@ -212,7 +212,7 @@ test('4: error headlines state the cause, with the button that fixes it', async 
 test('6: Compare and the Library say what differs between two runs', async ({ browser }) => {
   test.setTimeout(420_000);
   const page = await freshApp(browser);
-  await runBuiltin(page, 4, { 'random-routes': 4 });
+  await runBuiltin(page, 4, { 'uniform-routes': 4 });
   await page.getByTestId('nav-setup').click();
   await page.getByTestId('engine-dtype').selectOption('q4');
   await page.getByTestId('load-model').click();

@@ -6,7 +6,7 @@ import { HUB_URL, loadHubModel, openSetup, setupHubRun } from './helpers/app';
 import { readStore } from './store-support';
 
 const QUESTIONS = 3;
-const SETUP = { ep: 'wasm' as const, count: QUESTIONS, probes: { 'random-routes': 2 } };
+const SETUP = { ep: 'wasm' as const, count: QUESTIONS, probes: { 'uniform-routes': 2 } };
 /** Whether a fetch of the stand-in Hub gets through (runs in the page or in a worker). */
 const reachHub = (url: string) => fetch(`${url}/reference/tiny-qwen2/resolve/main/config.json`).then(() => 'reached', () => 'blocked');
 

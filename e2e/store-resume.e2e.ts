@@ -9,7 +9,7 @@ import { crashEngine, readStore, startAndWaitForRecords, tapEngineCalls, trackEn
 
 const QUESTIONS = 8;
 const ROUTE_BUDGET = 2;
-const SETUP = { ep: 'wasm' as const, count: QUESTIONS, probes: { 'random-routes': ROUTE_BUDGET } };
+const SETUP = { ep: 'wasm' as const, count: QUESTIONS, probes: { 'uniform-routes': ROUTE_BUDGET } };
 // deployment + random routes
 const PROBES = 2;
 const TOTAL = QUESTIONS * PROBES;

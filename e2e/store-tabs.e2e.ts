@@ -9,7 +9,7 @@ import { readStore, startAndWaitForRecords } from './store-support';
 
 const QUESTIONS = 8;
 const ROUTE_BUDGET = 4;
-const SETUP = { ep: 'wasm' as const, count: QUESTIONS, probes: { 'random-routes': ROUTE_BUDGET } };
+const SETUP = { ep: 'wasm' as const, count: QUESTIONS, probes: { 'uniform-routes': ROUTE_BUDGET } };
 const TOTAL = QUESTIONS * 2; // deployment + random routes
 const PROGRESS_CHANNEL = 'reachlab-progress'; // src/store/tab-lock.ts
 

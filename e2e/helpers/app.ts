@@ -15,7 +15,7 @@ export const SCREENS_DIR = process.env.E2E_SCREENS_DIR ?? 'test-results/screens'
 export const LOAD_TIMEOUT = 120_000;
 export const RUN_TIMEOUT = 240_000;
 
-export type PresetId = 'random-routes' | 'cola-mcts' | 'program-selection-mcts' | 'sampling-ceiling' | 'silencing-scan';
+export type PresetId = 'uniform-routes' | 'cola-mcts' | 'program-selection-mcts' | 'sampling-ceiling' | 'silencing-scan';
 
 export interface HubModelOptions {
   /** Repo id on the stand-in Hub (default reference/tiny-qwen2). */
@@ -35,7 +35,7 @@ export interface HubRunOptions extends HubModelOptions {
   task?: 'builtin' | 'file';
 }
 
-const ALL_PRESETS: PresetId[] = ['random-routes', 'cola-mcts', 'program-selection-mcts', 'sampling-ceiling', 'silencing-scan'];
+const ALL_PRESETS: PresetId[] = ['uniform-routes', 'cola-mcts', 'program-selection-mcts', 'sampling-ceiling', 'silencing-scan'];
 
 /** Opens the app on the Setup screen, Hub source chosen, without filling anything else. */
 export async function openSetup(page: Page): Promise<void> {
@@ -80,7 +80,7 @@ export async function setupHubRun(page: Page, opts: HubRunOptions = {}): Promise
   const info = await loadHubModel(page, opts);
   if ((opts.task ?? 'builtin') === 'builtin') await page.getByTestId('task-builtin').check();
   await page.getByTestId('task-count').fill(String(opts.count ?? 3));
-  await chooseProbes(page, opts.probes ?? { 'random-routes': 4 });
+  await chooseProbes(page, opts.probes ?? { 'uniform-routes': 4 });
   await expect(page.getByTestId('setup-problems')).toHaveCount(0);
   return info;
 }

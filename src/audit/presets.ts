@@ -14,7 +14,6 @@ export { colaMcts, programSelectionMcts } from './probes/mcts';
 export { depthMatchedRoutes } from './probes/depth-matched';
 export { samplingCeiling } from './probes/sampling';
 export { silencingAllLayers } from './probes/mlp-silencing';
-export { withBaselines as withDepthMatchedBaseline } from './probes/registry';
 
 /** CoLa's condition: greedy, 50 new tokens, the answer asked for and required in \boxed{}
  *  (a response without a box is wrong, as in CoLa's released scoring). */

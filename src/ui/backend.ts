@@ -84,7 +84,7 @@ export interface RunSetup {
   condition: Condition;
   /** Which questions (a built-in task's seed) and which few-shot examples; the run records it. */
   questionSeed: number;
-  /** Always starts with { probe: 'deployment' }. */
+  /** Always starts with the deployment probe ({ probe: DEPLOYMENT }). */
   probes: ProbeSpec[];
   load: LoadOptions;
 }

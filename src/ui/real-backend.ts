@@ -3,7 +3,7 @@
 // detected here (src/engine/remote.ts), so the run can be marked interrupted and resumed on a
 // fresh engine without losing a record.
 
-import { loadTask, parseTaskFile, formatFromName } from '../audit/index';
+import { drawsRoutes, loadTask, parseTaskFile, formatFromName } from '../audit/index';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../audit/types';
 import { fetchRepoInfo } from '../engine/sources/hub';
 import { spawnEngine } from '../engine/spawn-worker';
@@ -281,7 +281,7 @@ class RealBackend implements AppBackend {
       condition: setup.condition,
       probes: setup.probes,
       questions: Math.min(setup.task.count, task.test.length),
-      selectors: ['majority', 'max-logprob', ...(setup.probes.some((p) => p.probe === 'random-routes' || p.probe === 'mcts-routes') && task.train.length ? (['fixed-route'] as const) : [])],
+      selectors: ['majority', 'max-logprob', ...(setup.probes.some((p) => drawsRoutes(p.probe)) && task.train.length ? (['fixed-route'] as const) : [])],
     };
     // the engine builds each question's prompt so the run key covers the prompts the audit will ask
     const req = await coreRunRequest(this.engine, info, input, {

@@ -1,13 +1,13 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
+import { DEPLOYMENT, withBaselines } from '../../audit';
 import { routeSpaceSize } from '../../audit/routes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
 import { encodePermalink, linkModelOf, linkTaskOf, MAX_QUESTIONS, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
-import { withDepthMatchedBaseline } from '../../audit/presets';
 import { DEFAULT_CONDITION, HUB_TASK_PRESETS, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
 import { budgetProblem, numberProblem, routeSpaceInWords, wholeNumberProblem } from '../lib/validate';
 import type { UserMessage } from '../lib/errors';
@@ -58,7 +58,7 @@ export class SetupState {
   });
 
   // probes: chosen presets and their budgets
-  presets = $state<PresetId[]>(['random-routes', 'sampling-ceiling']);
+  presets = $state<PresetId[]>(['uniform-routes', 'sampling-ceiling']);
   budgets = $state<Partial<Record<PresetId, number>>>({});
 
   /** Takes the chosen task's prescribed condition (template, answer format, decoding defaults). */
@@ -98,7 +98,7 @@ export class SetupState {
     const L = this.numLayers;
     if (L === null) return null;
     // an MCTS preset brings its depth-matched random baseline (same budget and seed)
-    return withDepthMatchedBaseline([{ probe: 'deployment' }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).probe(L)))]);
+    return withBaselines([{ probe: DEPLOYMENT }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).probe(L)))]);
   });
 
   /** The most questions the chosen task holds (a file's rows once read). */

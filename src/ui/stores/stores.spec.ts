@@ -38,7 +38,7 @@ describe('SetupState', () => {
     s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 24 };
     expect(s.probes!.map((p) => p.probe)).toEqual(['deployment', 'random-routes', 'sampling']);
     expect(s.attempts).toBe(20 * (1 + 100 + 64));
-    s.budgets = { 'random-routes': 10 };
+    s.budgets = { 'uniform-routes': 10 };
     s.count = 5;
     expect(s.attempts).toBe(5 * (1 + 10 + 64));
     s.togglePreset('silencing-scan', true);
@@ -50,7 +50,7 @@ describe('SetupState', () => {
 
   it("shows each protocol's budget before a model caps it to its route space", () => {
     const s = new SetupState();
-    const ids: PresetId[] = ['random-routes', 'cola-mcts', 'program-selection-mcts', 'sampling-ceiling', 'silencing-scan'];
+    const ids: PresetId[] = ['uniform-routes', 'cola-mcts', 'program-selection-mcts', 'sampling-ceiling', 'silencing-scan'];
     expect(ids.map((id) => s.budgetOf(id))).toEqual([100, 100, 200, 64, null]);
     expect(ids.slice(0, 3).map((id) => presetById(id).label)).toEqual([
       'Random routes (budget 100 distinct routes)', 'CoLa MCTS, as released (budget 100 distinct routes)', 'Program-selection MCTS, as released (budget 200 distinct routes)',
@@ -59,10 +59,10 @@ describe('SetupState', () => {
     for (const id of ['cola-mcts', 'program-selection-mcts'] as const) expect(presetById(id).description).toMatch(/Budget = distinct routes/);
     s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 2 };
     const routes = s.probes!.find((p) => p.probe === 'random-routes');
-    expect(s.budgetOf('random-routes')).toBe(routes && 'budget' in routes ? routes.budget : null);
-    expect(s.budgetOf('random-routes')).toBeLessThan(100); // two layers hold fewer distinct routes
-    s.budgets = { 'random-routes': 3 };
-    expect(s.budgetOf('random-routes')).toBe(3);
+    expect(s.budgetOf('uniform-routes')).toBe(routes && 'budget' in routes ? routes.budget : null);
+    expect(s.budgetOf('uniform-routes')).toBeLessThan(100); // two layers hold fewer distinct routes
+    s.budgets = { 'uniform-routes': 3 };
+    expect(s.budgetOf('uniform-routes')).toBe(3);
   });
 
   it('counts model-choice changes, so a load that settles after one is known to be stale', () => {
@@ -111,12 +111,12 @@ describe('SetupState', () => {
     const s = new SetupState();
     s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 2 };
     expect(s.problems.find((p) => p.startsWith('Random routes:'))).toBeUndefined(); // the preset caps itself
-    s.budgets = { 'random-routes': 100 };
+    s.budgets = { 'uniform-routes': 100 };
     expect(s.problems.find((p) => p.startsWith('Random routes:'))).toMatch(
       /^Random routes: the budget can be at most \d+, the number of distinct routes a 2-layer model has here \(blocks of 1–4 layers skipped or repeated, at most 2 edits, routes of 1–\d+ layers\); it is 100\.$/,
     );
     expect(s.attempts).toBeNull(); // no attempt count nor time estimate while a field is wrong
-    s.budgets = { 'random-routes': 1 };
+    s.budgets = { 'uniform-routes': 1 };
     expect(s.problems.find((p) => p.startsWith('Random routes:'))).toBeUndefined();
     expect(s.attempts).toBe(20 * (1 + 1 + 64));
   });
@@ -131,7 +131,7 @@ describe('SetupState', () => {
     expect(said(-1)).toEqual([['Sampling ceiling: the budget must be a whole number of attempts, 1 or more (it is -1).'], null]);
     expect(said(NaN)).toEqual([['Sampling ceiling: enter a budget, a whole number of attempts (1 or more).'], null]); // a blank field
     expect(said(2.5)).toEqual([['Sampling ceiling: the budget must be a whole number of attempts, 1 or more (it is 2.5).'], null]);
-    s.budgets = { 'random-routes': 1e9 };
+    s.budgets = { 'uniform-routes': 1e9 };
     expect(s.problems.find((p) => p.startsWith('Random routes:'))).toMatch(/at most \d+, the number of distinct routes a 6-layer model has here .*; it is 1,000,000,000\.$/);
     expect(s.attempts).toBeNull();
     s.budgets = {};
@@ -229,7 +229,7 @@ describe('SetupState', () => {
 function quickSetup(count = 4) {
   const s = new SetupState();
   s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 8 };
-  s.budgets = { 'random-routes': 8, 'sampling-ceiling': 4 };
+  s.budgets = { 'uniform-routes': 8, 'sampling-ceiling': 4 };
   s.count = count;
   return s.setup();
 }

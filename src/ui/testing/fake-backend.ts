@@ -4,6 +4,7 @@
 //   fake/gated → 'gated', fake/offline → 'network', fake/missing → 'not-found',
 //   fake/device-lost → the run fails with 'device-lost' after a few questions.
 
+import { isDeployment } from '../../audit';
 import type { QuestionRecord, RunManifest } from '../../audit/types';
 import type { StudyReport } from '../../audit/study';
 import { generateArith } from '../../audit/tasks/arith';
@@ -108,7 +109,7 @@ export class FakeBackend implements AppBackend {
   }
 
   async startRun(setup: RunSetup, onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void): Promise<RunHandle> {
-    if (setup.probes[0]?.probe !== 'deployment') throw new EngineError('bad-input', 'a run starts with the deployment probe');
+    if (!setup.probes[0] || !isDeployment(setup.probes[0])) throw new EngineError('bad-input', 'a run starts with the deployment probe');
     if (setup.model.kind === 'hub') this.failFor(setup.model.repo);
     const info = this.modelInfo(setup.model, setup.load);
     const setupKey = keyOf(setup);
