@@ -1,17 +1,18 @@
 // Deterministic, plausible runs (manifest + question records) for the fake backend and for tests:
 // arithmetic questions, a deployment attempt, route probes whose attempts sometimes reach the gold
 // answer, a sampling probe, an MLP-silencing scan and the selectors (picked by the audit core's
-// selector functions; not answer-blind over MCTS attempts), graded against the decoy answer by the
-// audit core as well (wrong answers lie near the gold, so some are the decoy). Seeded (src/util/prng).
+// selector functions; not answer-blind over MCTS attempts). The attempts are scripted; each record
+// is the audit core's (makeRecord: first success, realized, reachable, stop reason, budget, and
+// the grades against the decoy answer — wrong answers lie near the gold, so some are the decoy).
+// Seeded (src/util/prng).
 
+import { DEPLOYMENT, drawCount, isDeployment, isIntervention, makeRecord, probeOf } from '../../audit';
 import type { Attempt, ProbeSpec, QuestionRecord, RunManifest, SelectorPick } from '../../audit/types';
-import { decoyControl, decoyFields, type DecoyFields } from '../../audit/decoy';
 import { generateArith } from '../../audit/tasks/arith';
-import { defaultRoute, rankedSpace, sampleRoutes } from '../../audit/routes';
-import { colaMcts } from '../../audit/presets';
+import { defaultRoute, sampleRoutes } from '../../audit/routes';
+import { colaMcts, randomRoutes, samplingCeiling, silencingAllLayers } from '../../audit/presets';
 import { majorityVote, maxLogprob } from '../../audit/selectors';
 import { createPrng, type Prng } from '../../util/prng';
-import { budgetOf } from '../lib/estimate';
 import { DEFAULT_CONDITION, blocksSpace } from '../lib/presets';
 
 export interface ScriptOptions {
@@ -46,14 +47,13 @@ export const DEFAULT_SCRIPT: ScriptOptions = {
 export const MARKUP_QUESTION = 'What is <b>2</b> + <img src=x onerror="alert(1)"> 3?';
 
 export function scriptedProbes(o: ScriptOptions): ProbeSpec[] {
-  const space = blocksSpace(o.numLayers);
   const probes: ProbeSpec[] = [
-    { probe: 'deployment' },
-    { probe: 'random-routes', space, budget: o.budgets.random, seed: 1, shared: false },
+    { probe: DEPLOYMENT },
+    randomRoutes(blocksSpace(o.numLayers), o.budgets.random, 1, false),
     colaMcts(o.numLayers, o.budgets.mcts, 1),
-    { probe: 'sampling', budget: o.budgets.sampling, temperature: 0.6, topP: 0.95, seed: 1 },
+    samplingCeiling(o.budgets.sampling, 1),
   ];
-  if (o.silencing) probes.push({ probe: 'mlp-silencing', layers: Array.from({ length: o.numLayers }, (_, i) => i) });
+  if (o.silencing) probes.push(silencingAllLayers(o.numLayers));
   return probes;
 }
 
@@ -98,8 +98,9 @@ function wrong(target: string, rng: Prng): string {
 }
 
 /** The audit core's picks; blind unless the attempts were chosen with the gold answer. */
-function selectors(attempts: Attempt[], sawGold: boolean): Record<string, SelectorPick> {
-  return { majority: { ...majorityVote(attempts), blind: !sawGold }, 'max-logprob': { ...maxLogprob(attempts), blind: !sawGold } };
+function selectors(attempts: Attempt[], spec: ProbeSpec): Record<string, SelectorPick> {
+  const blind = !probeOf(spec).sawGold;
+  return { majority: { ...majorityVote(attempts), blind }, 'max-logprob': { ...maxLogprob(attempts), blind } };
 }
 
 /** The question records of one scripted question, in probe order. */
@@ -112,77 +113,42 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
   const reachP = realized ? 0.6 : rng.next() < 0.55 ? 0.12 + rng.next() * 0.25 : 0;
   const docId = `test-${qi}`;
   const prompt = DEFAULT_CONDITION.promptTemplate.replace('{{question}}', text);
-  const base = {
-    doc_id: docId,
-    doc: { id: docId, text, target },
-    target,
-    arguments: { prompt },
-    doc_hash: `doc-${contentHash(`${docId}\u0000${text}\u0000${target}`)}`,
-    prompt_hash: `prompt-${contentHash(prompt)}`,
-    condition_key: manifest.condition_key,
-    model_fingerprint: manifest.model.fingerprint,
-    task_id: manifest.task.id,
-    task_version: manifest.task.version,
-  };
-  const record = (spec: ProbeSpec, attempts: Attempt[], sawGold: boolean, extra: Partial<QuestionRecord> = {}): QuestionRecord => {
-    const first = attempts.findIndex((a) => a.correct);
-    const probe = spec.probe;
-    const budget = probe === 'deployment' ? 0 : budgetOf(spec);
-    const stop_reason = probe === 'deployment' ? null : attempts.length < budget ? 'space-exhausted' : 'budget';
-    const r: Omit<QuestionRecord, keyof DecoyFields> = {
-      ...base,
-      resps: attempts.map((a) => a.response),
-      filtered_resps: attempts.map((a) => a.extracted),
-      probe,
-      probe_key: `${probe}:scripted-${manifest.probes.indexOf(spec)}`,
-      probe_spec: spec,
+  const question = { doc: { id: docId, text, target }, prompt, doc_hash: `doc-${contentHash(`${docId}\u0000${text}\u0000${target}`)}`, prompt_hash: `prompt-${contentHash(prompt)}` };
+  const record = (spec: ProbeSpec, attempts: Attempt[], extra?: Partial<QuestionRecord>): QuestionRecord =>
+    makeRecord({
+      question,
+      spec,
+      probe_key: `${spec.probe}:scripted-${manifest.probes.indexOf(spec)}`,
+      condition_key: manifest.condition_key,
+      model_fingerprint: manifest.model.fingerprint,
+      task_id: manifest.task.id,
+      task_version: manifest.task.version,
       attempts,
-      budget,
-      stop_reason,
-      first_success: first < 0 ? null : first,
-      realized: probe === 'deployment' ? attempts[0].correct : null,
-      reachable: probe === 'deployment' ? null : first >= 0 && first < budget,
-      invalid: 0,
-      selection_saw_gold: sawGold,
-      ...extra,
-    };
-    return { ...r, ...decoyFields(r, decoyControl(manifest.condition)) };
-  };
+      condition: manifest.condition,
+      extra,
+    });
   const answer = (p: number) => (rng.next() < p ? target : wrong(target, rng));
-  const out: QuestionRecord[] = [];
-  for (const spec of manifest.probes) {
-    switch (spec.probe) {
-      case 'deployment':
-        out.push(record(spec, [attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng)], false));
-        break;
-      case 'random-routes':
-      case 'mcts-routes':
-      case 'depth-matched-routes': {
-        const size = rankedSpace(spec.space).size; // a budget beyond the space is spent on all of it
-        const n = BigInt(spec.budget) < size ? spec.budget : Number(size);
-        const attempts = sampleRoutes(spec.space, n, rng).map((route, i) => attempt(i, route, [], answer(reachP), target, rng));
-        const sawGold = spec.probe === 'mcts-routes';
-        out.push(record(spec, attempts, sawGold, { ...(sawGold ? {} : { route_draw: 'per-question' as const }), selectors: selectors(attempts, sawGold) }));
-        break;
-      }
-      case 'sampling': {
-        const samples = Array.from({ length: spec.budget }, (_, i) => attempt(i, route0, [], answer(reachP * 0.8), target, rng, i));
-        out.push(record(spec, samples, false, { selectors: selectors(samples, false) }));
-        break;
-      }
-      case 'mlp-silencing': {
-        // One layer (L/2) is the culprit for most reachable failures; silencing others rarely helps.
-        const culprit = Math.floor(L / 2);
-        const sil = spec.layers.map((layer, i) => {
-          const p = realized ? (layer === culprit ? 0.85 : 0.97) : reachP > 0 ? (layer === culprit ? 0.75 : 0.05) : 0.01;
-          return attempt(i, route0, [layer], answer(p), target, rng);
-        });
-        out.push(record(spec, sil, false));
-        break;
-      }
+  // the scripted model, by what a probe's attempts are: the deployment attempt, routes drawn from a
+  // space, one silenced layer each, or samples on the default route
+  return manifest.probes.map((spec) => {
+    if (isDeployment(spec)) return record(spec, [attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng)]);
+    if ('space' in spec) {
+      const attempts = sampleRoutes(spec.space, drawCount(spec), rng).map((route, i) => attempt(i, route, [], answer(reachP), target, rng));
+      return record(spec, attempts, { ...(probeOf(spec).sawGold ? {} : { route_draw: 'per-question' as const }), selectors: selectors(attempts, spec) });
     }
-  }
-  return out;
+    if (isIntervention(spec) && 'layers' in spec) {
+      // One layer (L/2) is the culprit for most reachable failures; silencing others rarely helps.
+      const culprit = Math.floor(L / 2);
+      const sil = spec.layers.map((layer, i) => {
+        const p = realized ? (layer === culprit ? 0.85 : 0.97) : reachP > 0 ? (layer === culprit ? 0.75 : 0.05) : 0.01;
+        return attempt(i, route0, [layer], answer(p), target, rng);
+      });
+      return record(spec, sil);
+    }
+    const budget = probeOf(spec).budget(spec);
+    const samples = Array.from({ length: budget }, (_, i) => attempt(i, route0, [], answer(reachP * 0.8), target, rng, i));
+    return record(spec, samples, { selectors: selectors(samples, spec) });
+  });
 }
 
 export interface ScriptedRun {
