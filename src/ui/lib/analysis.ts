@@ -8,6 +8,7 @@ import {
   guidanceComparisons,
   compareRecords,
   conditionDiff,
+  DEPLOYMENT,
   drawsRoutes,
   failureSet,
   INTERVENTION,
@@ -126,7 +127,7 @@ export function rateRows(s: AuditSummary, probes: readonly RunProbe[]): RateRow[
   const row = (measure: string, probe: string, k: number, n: number): RateRow => ({ measure, probe, k, n, rate: n ? k / n : 0, ci: wilson(k, n) });
   const decoy = (measure: string, probe: string, k: number | null, n: number): RateRow[] => (k === null ? [] : [row(`${measure} (decoy)`, probe, k, n)]);
   return [
-    row('realized', 'deployment', s.realized_count, s.n),
+    row('realized', titleOf({ probe: DEPLOYMENT }), s.realized_count, s.n),
     ...probes.flatMap(({ summary: p, label }) => [
       row(`reachable@${p.budget}`, label, p.counts.reachable, p.n),
       ...decoy(`reachable@${p.budget}`, label, p.counts.reachable_decoy, p.n),
