@@ -1,6 +1,7 @@
-// Run progress as the UI shows it: units done of total, attempts, rate, ETA, reused records,
-// realized and reachable so far. Counted from the records themselves, so a resumed run's
-// progress includes what earlier sessions (and other runs, reused) contributed.
+// Run progress as the UI shows it: units done of total, attempts, rate, ETA, reused records.
+// Counted from the records themselves, so a resumed run's progress includes what earlier sessions
+// (and other runs, reused) contributed. What the records say (realized, reachable) the audit
+// core computes from them on the page.
 
 import type { ProbeName, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { recordKey } from '../audit/condition.ts';
@@ -28,10 +29,6 @@ export interface RunProgress {
   currentProbe: ProbeName | null;
   /** Units taken from records other runs computed under the same key. */
   reused: number;
-  /** Questions whose deployment record is correct. */
-  realized: number;
-  /** Per probe (deployment excluded): questions with a correct attempt within the budget. */
-  reachable: Partial<Record<ProbeName, number>>;
   /** Where records go; 'memory' after IndexedDB failed (export before closing the tab). */
   storage: 'indexeddb' | 'memory';
   /** Why the run stopped, for interrupted and failed runs. */
@@ -47,8 +44,6 @@ export class ProgressTracker {
   private lastProbe: ProbeName | null = null;
   private readonly perDoc = new Map<string, number>();
   private attempts = 0;
-  private realized = 0;
-  private readonly reachable: Partial<Record<ProbeName, number>> = {};
   private sessionStart: number | null = null;
   private sessionAttempts = 0;
   private sessionRecords = 0;
@@ -68,8 +63,6 @@ export class ProgressTracker {
     this.doneKeys.add(recordKey(record));
     this.perDoc.set(record.doc_id, (this.perDoc.get(record.doc_id) ?? 0) + 1);
     this.attempts += record.attempts.length;
-    if (record.realized === true) this.realized++;
-    if (record.reachable === true) this.reachable[record.probe] = (this.reachable[record.probe] ?? 0) + 1;
     if (how === 'reused') this.reused++;
     if (how === 'computed') {
       this.lastProbe = record.probe;
@@ -133,8 +126,6 @@ export class ProgressTracker {
       currentDocId: current?.docId ?? null,
       currentProbe: current?.probe ?? null,
       reused: this.reused,
-      realized: this.realized,
-      reachable: { ...this.reachable },
     };
   }
 }

@@ -7,6 +7,7 @@
 import type { Condition, ProbeSpec, QuestionRecord, RunManifest, AnswerFormat } from '../audit/types';
 import type { LoadOptions, LoadProgress, ModelInfo } from '../engine/types';
 import type { NormalizedPlan, StudyReport } from '../audit/study';
+import type { LoadedRun, RunProgress } from '../store/index';
 import type { StudyProgress } from '../store/study-runner';
 
 /** The built-in model, served by the app itself in Hub layout. */
@@ -89,48 +90,25 @@ export interface RunSetup {
   load: LoadOptions;
 }
 
-/** interrupted: the engine was lost (GPU lost, worker crashed); finished records are kept and the run resumes. */
-export type RunPhase = 'loading' | 'running' | 'paused' | 'finished' | 'cancelled' | 'failed' | 'interrupted';
+/** A run's progress as the store counts it from the run's records (store/progress.ts), this tab's
+ *  runs and other tabs' alike. Its status 'interrupted': the engine was lost (GPU lost, worker
+ *  crashed); finished records are kept and the run resumes. */
+export type { RunProgress };
 
-export interface RunProgress {
-  runId: string;
-  phase: RunPhase;
-  questionsDone: number;
-  questionsTotal: number;
-  attemptsDone: number;
-  attemptsTotal: number;
-  /** The question being worked on (untrusted text: render as text). */
-  current?: { doc_id: string; text: string; probe: string };
-  /** Model loading progress while phase is 'loading'. */
-  load?: LoadProgress;
-  /** Milliseconds since this start (pauses excluded). */
-  elapsedMs: number;
-  /** Attempts computed per second in this session (records taken from earlier sessions or other
-   *  runs excluded); null before the first computed record. */
-  attemptsPerSecond: number | null;
-  /** Seconds left at this session's pace; null before the first computed record. */
-  etaSeconds: number | null;
-  /** Where records go (store progress): 'memory' after IndexedDB failed, so export before closing. */
-  storage?: 'indexeddb' | 'memory';
-  /** Records taken from earlier sessions or other runs under the same keys. */
-  reused?: number;
-  /** Why the run stopped, for failed runs. */
-  message?: string;
-}
-
-/** A run going on in another tab of this browser, as that tab publishes it. */
-export interface OtherTabProgress {
-  runId: string;
-  phase: RunPhase;
-  questionsDone: number;
-  questionsTotal: number;
-  attemptsDone: number;
+/** What a started run reports: the model's load before the run exists, then the run's progress,
+ *  and each record once stored. */
+export interface RunListener {
+  load(p: LoadProgress): void;
+  progress(p: RunProgress): void;
+  record(r: QuestionRecord): void;
 }
 
 export interface RunHandle {
   runId: string;
   /** A run with the same run key had finished already: nothing runs, its stored results are the answer. */
   alreadyFinished: boolean;
+  /** The question texts by doc id, for the question being worked on (untrusted: render as text). */
+  texts: ReadonlyMap<string, string>;
   /** Settles when the run ends: resolves with the final manifest (finished or cancelled), rejects on failure. */
   done: Promise<RunManifest>;
 }
@@ -139,10 +117,8 @@ export interface RunHandle {
  *  resumed or reused). */
 export type LibraryEntry = RunManifest & { legacy: boolean };
 
-export interface StoredRun {
-  manifest: RunManifest;
-  records: QuestionRecord[];
-}
+/** A run as the screens read it: the store's loaded run (its records in probe order). */
+export type StoredRun = Pick<LoadedRun, 'manifest' | 'records'>;
 
 export interface AppBackend {
   environment(): Promise<EnvironmentInfo>;
@@ -153,12 +129,8 @@ export interface AppBackend {
   /** Loads (or checks) a model without running; the UI shows ModelInfo (layers, EP, dtype). */
   loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo>;
   previewTaskFile(file: File): Promise<TaskFilePreview>;
-  /** Starts a run; progress and each finished QuestionRecord stream back through the callbacks. */
-  startRun(
-    setup: RunSetup,
-    onProgress: (p: RunProgress) => void,
-    onRecord: (r: QuestionRecord) => void,
-  ): Promise<RunHandle>;
+  /** Starts a run; its load, progress and records stream back through the listener. */
+  startRun(setup: RunSetup, listener: RunListener): Promise<RunHandle>;
   pauseRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   cancelRun(runId: string): Promise<void>;
@@ -169,7 +141,7 @@ export interface AppBackend {
   deleteRun(runId: string): Promise<void>;
   importFile(file: File): Promise<RunManifest>;
   /** Calls `listener` with the progress of runs other tabs are running; returns the unsubscribe. */
-  watchOtherTabs(listener: (p: OtherTabProgress) => void): () => void;
+  watchOtherTabs(listener: (p: RunProgress) => void): () => void;
   /** The stored run with this run key (the study report cites runs by key). */
   getRunByKey(runKey: string): Promise<StoredRun>;
   /** Runs (or resumes) a study plan to its end; resolves with its findings report. */

@@ -23,7 +23,6 @@ import {
   RunController,
   type AuditFn,
   type CoreAuditInput,
-  type RunProgress as StoreProgress,
 } from '../store/index';
 import { StudyRunner } from '../store/study-runner';
 import { studyTaskOptions } from '../store/study';
@@ -38,15 +37,14 @@ import {
   type HubModelMeta,
   type LibraryEntry,
   type ModelChoice,
-  type OtherTabProgress,
   type RunHandle,
+  type RunListener,
   type RunProgress,
   type RunSetup,
   type StoredRun,
   type TaskChoice,
   type TaskFilePreview,
 } from './backend';
-import { attemptsOf } from './lib/estimate';
 
 const APP_VERSION: string = import.meta.env.VITE_APP_VERSION ?? '0.0.0';
 
@@ -96,25 +94,14 @@ async function taskOf(choice: TaskChoice): Promise<LoadedTask> {
   }
 }
 
-/** The UI's phase of a stored run status. */
-function phaseOf(status: StoreProgress['status']): RunProgress['phase'] {
-  if (status === 'paused' || status === 'finished' || status === 'cancelled') return status;
-  return status === 'failed' || status === 'interrupted' ? status : 'running';
-}
-
 const belongsTo = (r: QuestionRecord, m: RunManifest) =>
   r.model_fingerprint === m.model.fingerprint && r.condition_key === m.condition_key && r.task_id === m.task.id;
 
 interface LiveRun {
   manifest: RunManifest;
   lastError?: string;
-  /** Question text by doc id, for "the question being worked on". */
-  texts: Map<string, string>;
-  onProgress: (p: RunProgress) => void;
-  onRecord: (r: QuestionRecord) => void;
+  listener: RunListener;
   settle: { resolve: (m: RunManifest) => void; reject: (e: unknown) => void };
-  totalAttemptsPerQuestion: number;
-  startedAt: number;
 }
 
 class RealBackend implements AppBackend {
@@ -137,7 +124,7 @@ class RealBackend implements AppBackend {
         ...call,
         onRecord: async (r) => {
           await call.onRecord(r);
-          for (const run of this.live.values()) if (belongsTo(r, run.manifest)) run.onRecord(r);
+          for (const run of this.live.values()) if (belongsTo(r, run.manifest)) run.listener.record(r);
         },
       });
     this.controller = controller(audit, this.engine);
@@ -189,30 +176,14 @@ class RealBackend implements AppBackend {
   }
 
   /** Passes progress on; the run's last progress (a final status) settles its handle. */
-  private forward(p: StoreProgress): void {
+  private forward(p: RunProgress): void {
     const live = this.live.get(p.runId);
     if (!live) return;
-    const settle = () => {
-      this.live.delete(p.runId);
-      if (p.status === 'finished' || p.status === 'cancelled') live.settle.resolve(live.manifest);
-      else live.settle.reject(new EngineError(p.status === 'interrupted' ? 'worker-crashed' : 'internal', p.message ?? live.lastError ?? `run ${p.status}`));
-    };
-    live.onProgress({
-      runId: p.runId,
-      phase: phaseOf(p.status),
-      questionsDone: p.questionsDone,
-      questionsTotal: p.questionsTotal,
-      attemptsDone: p.attemptsDone,
-      attemptsTotal: p.questionsTotal * live.totalAttemptsPerQuestion,
-      current: p.currentDocId ? { doc_id: p.currentDocId, text: live.texts.get(p.currentDocId) ?? p.currentDocId, probe: p.currentProbe ?? '' } : undefined,
-      elapsedMs: performance.now() - live.startedAt,
-      attemptsPerSecond: p.attemptsPerSec,
-      etaSeconds: p.etaSec,
-      storage: p.storage,
-      reused: p.reused,
-      ...(p.message ? { message: p.message } : {}),
-    });
-    if (['finished', 'cancelled', 'failed', 'interrupted'].includes(p.status)) settle();
+    live.listener.progress(p);
+    if (p.status === 'finished' || p.status === 'cancelled') live.settle.resolve(live.manifest);
+    else if (p.status === 'failed' || p.status === 'interrupted') live.settle.reject(new EngineError(p.status === 'interrupted' ? 'worker-crashed' : 'internal', p.message ?? live.lastError ?? `run ${p.status}`));
+    else return;
+    this.live.delete(p.runId);
   }
 
   async environment(): Promise<EnvironmentInfo> {
@@ -267,14 +238,8 @@ class RealBackend implements AppBackend {
     return { format, columns, rows: rows.slice(0, 5), total: rows.length };
   }
 
-  async startRun(setup: RunSetup, onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void): Promise<RunHandle> {
-    const startedAt = performance.now();
-    const info = await this.loadModel(setup.model, setup.load, (load) =>
-      onProgress({
-        runId: '', phase: 'loading', questionsDone: 0, questionsTotal: setup.task.count, attemptsDone: 0, attemptsTotal: 0, load,
-        elapsedMs: performance.now() - startedAt, attemptsPerSecond: null, etaSeconds: null,
-      }),
-    );
+  async startRun(setup: RunSetup, listener: RunListener): Promise<RunHandle> {
+    const info = await this.loadModel(setup.model, setup.load, (load) => listener.load(load));
     const task = await taskOf(setup.task);
     const input: CoreAuditInput = {
       task,
@@ -293,13 +258,12 @@ class RealBackend implements AppBackend {
     let settle!: LiveRun['settle'];
     const done = new Promise<RunManifest>((resolve, reject) => (settle = { resolve, reject }));
     done.catch(() => {}); // observed through handle.done
-    const perQuestion = attemptsOf(1, setup.probes);
     const run = await this.controller.start(req);
-    // the same audit finished before: its stored run is the answer, nothing runs
-    if (run.manifest.status === 'finished') return { runId: run.id, alreadyFinished: true, done: Promise.resolve(run.manifest) };
     const texts = new Map(task.test.map((d) => [d.id, d.text]));
-    this.live.set(run.id, { manifest: run.manifest, texts, onProgress, onRecord, settle, totalAttemptsPerQuestion: perQuestion, startedAt });
-    return { runId: run.id, alreadyFinished: false, done };
+    // the same audit finished before: its stored run is the answer, nothing runs
+    if (run.manifest.status === 'finished') return { runId: run.id, alreadyFinished: true, texts, done: Promise.resolve(run.manifest) };
+    this.live.set(run.id, { manifest: run.manifest, listener, settle });
+    return { runId: run.id, alreadyFinished: false, texts, done };
   }
 
   async pauseRun(runId: string): Promise<void> {
@@ -331,11 +295,9 @@ class RealBackend implements AppBackend {
     await this.controller.store.deleteRun(runId);
   }
 
-  watchOtherTabs(listener: (p: OtherTabProgress) => void): () => void {
+  watchOtherTabs(listener: (p: RunProgress) => void): () => void {
     // A BroadcastChannel never hears its own messages: this tab's runs do not come back here.
-    return this.channel.subscribe((p) =>
-      listener({ runId: p.runId, phase: phaseOf(p.status), questionsDone: p.questionsDone, questionsTotal: p.questionsTotal, attemptsDone: p.attemptsDone }),
-    );
+    return this.channel.subscribe(listener);
   }
 
   async importFile(file: File): Promise<RunManifest> {

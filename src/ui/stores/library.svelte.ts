@@ -1,7 +1,7 @@
 // The Library screen's state: stored runs, selection for comparison, export, import, delete.
 
 import type { RunManifest } from '../../audit/types';
-import type { AppBackend, LibraryEntry, OtherTabProgress, StoredRun } from '../backend';
+import type { AppBackend, LibraryEntry, RunProgress, StoredRun } from '../backend';
 import { toUserMessage, type Doing, type UserMessage } from '../lib/errors';
 
 export class LibraryState {
@@ -11,7 +11,7 @@ export class LibraryState {
   loading = $state(false);
   error = $state.raw<UserMessage | null>(null);
   /** Runs going on in other tabs, by run id, with their latest progress (until they end). */
-  elsewhere = $state.raw<Record<string, OtherTabProgress>>({});
+  elsewhere = $state.raw<Record<string, RunProgress>>({});
   private backend: AppBackend;
 
   constructor(backend: AppBackend) {
@@ -21,10 +21,10 @@ export class LibraryState {
 
   /** Another tab's progress: kept while its run goes on; the list is read again when a run
    *  first shows up or ends, so its stored status follows. */
-  private heard(p: OtherTabProgress): void {
+  private heard(p: RunProgress): void {
     const known = p.runId in this.elsewhere;
     const { [p.runId]: _, ...rest } = this.elsewhere;
-    const going = p.phase === 'running' || p.phase === 'loading' || p.phase === 'paused';
+    const going = p.status === 'queued' || p.status === 'running' || p.status === 'paused';
     this.elsewhere = going ? { ...rest, [p.runId]: p } : rest;
     if (!known || !going) void this.refresh();
   }

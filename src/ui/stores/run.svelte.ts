@@ -1,10 +1,13 @@
-// The Run screen's state: progress from the backend, the run's records (those stored by earlier
-// sessions included, so a resumed run counts everything it holds), live counts, rate and ETA.
+// The Run screen's state: the model's load, then the store's progress of the run, the run's records
+// (those stored by earlier sessions included, so a resumed run counts everything it holds), live
+// counts, the attempts planned and the time since this start.
 
 import { questionState, reachedBy } from '../../audit';
 import type { QuestionRecord, RunManifest } from '../../audit/types';
+import type { LoadProgress } from '../../engine/types';
 import type { AppBackend, RunHandle, RunProgress, RunSetup } from '../backend';
 import { groupByQuestion, reachProbes, summaryOf } from '../lib/analysis';
+import { attemptsOf } from '../lib/estimate';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 import { saveRate } from '../lib/rates';
 import { saveSetup } from '../lib/resumable';
@@ -20,7 +23,13 @@ function merged(a: readonly QuestionRecord[], b: readonly QuestionRecord[]): Que
 }
 
 export class RunState {
+  /** The model's load, before the run exists. */
+  load = $state.raw<LoadProgress | null>(null);
   progress = $state.raw<RunProgress | null>(null);
+  /** Milliseconds from this start to its latest progress. */
+  elapsedMs = $state(0);
+  /** The run's question texts by doc id (the question being worked on is shown by its text). */
+  texts = $state.raw<ReadonlyMap<string, string>>(new Map());
   records = $state.raw<QuestionRecord[]>([]);
   manifest = $state.raw<RunManifest | null>(null);
   error = $state.raw<UserMessage | null>(null);
@@ -53,15 +62,20 @@ export class RunState {
     };
   });
 
-  phase = $derived(this.progress?.phase ?? null);
-  active = $derived(this.phase === 'loading' || this.phase === 'running' || this.phase === 'paused');
-  fraction = $derived(this.progress && this.progress.attemptsTotal > 0 ? this.progress.attemptsDone / this.progress.attemptsTotal : 0);
+  /** The run's status, 'loading' while the model loads. */
+  phase = $derived(this.progress?.status ?? (this.load ? 'loading' : null));
+  active = $derived(this.phase === 'loading' || this.phase === 'queued' || this.phase === 'running' || this.phase === 'paused');
+  /** The most attempts the run makes: each probe's at most, per question. */
+  attemptsTotal = $derived(this.progress && this.lastSetup ? attemptsOf(this.progress.questionsTotal, this.lastSetup.probes) : 0);
 
   /** Starts a run; resolves once it is under way (its end arrives through `manifest`), or at once
    *  with `alreadyFinished` set when the same audit had finished before. */
   async start(setup: RunSetup): Promise<void> {
     this.records = [];
+    this.load = null;
     this.progress = null;
+    this.elapsedMs = 0;
+    this.texts = new Map();
     this.manifest = null;
     this.error = null;
     this.runId = null;
@@ -69,24 +83,27 @@ export class RunState {
     this.lastSetup = setup;
     let handle: RunHandle;
     let seeded = false;
+    const startedAt = performance.now();
     try {
-      handle = await this.backend.startRun(
-        setup,
-        (p) => {
+      handle = await this.backend.startRun(setup, {
+        load: (l) => (this.load = l),
+        progress: (p) => {
           this.progress = p;
+          this.elapsedMs = performance.now() - startedAt;
           // once the run is under way its store holds what earlier sessions (or other runs) computed
-          if (!seeded && p.phase !== 'loading') {
+          if (!seeded) {
             seeded = true;
             void this.addStored(p.runId);
           }
         },
-        (r) => (this.records = merged(this.records, [r])),
-      );
+        record: (r) => (this.records = merged(this.records, [r])),
+      });
     } catch (e) {
       this.error = toUserMessage(e, 'start-run');
       return;
     }
     this.runId = handle.runId;
+    this.texts = handle.texts;
     saveSetup(this.storage, handle.runId, setup);
     if (handle.alreadyFinished) {
       this.alreadyFinished = true;
@@ -102,7 +119,7 @@ export class RunState {
       (e) => {
         this.error = toUserMessage(e, 'run');
         const lost = e instanceof Error && ['device-lost', 'worker-crashed'].includes((e as { code?: string }).code ?? '');
-        if (this.progress) this.progress = { ...this.progress, phase: lost ? 'interrupted' : 'failed' };
+        if (this.progress) this.progress = { ...this.progress, status: lost ? 'interrupted' : 'failed' };
       },
     );
   }
@@ -129,17 +146,12 @@ export class RunState {
     }
   }
 
-  /** A finished run shown as the Run screen's end state: its records, its totals. */
+  /** A finished run, its stored records: the result (it has no progress, nothing ran). */
   private async showStored(runId: string): Promise<void> {
     try {
       const { manifest, records } = await this.backend.getRun(runId);
-      const attempts = records.reduce((n, r) => n + r.attempts.length, 0);
       this.records = records;
       this.manifest = manifest;
-      this.progress = {
-        runId, phase: 'finished', questionsDone: manifest.task.questions, questionsTotal: manifest.task.questions, attemptsDone: attempts, attemptsTotal: attempts,
-        elapsedMs: 0, attemptsPerSecond: null, etaSeconds: null, reused: records.length,
-      };
     } catch (e) {
       this.error = toUserMessage(e, 'start-run');
     }
@@ -147,7 +159,7 @@ export class RunState {
 
   /** The session's measured pace, for the next estimate of this model on this device. */
   private keepRate(m: RunManifest): void {
-    const rate = this.progress?.attemptsPerSecond;
+    const rate = this.progress?.attemptsPerSec;
     if (!rate || !m.engine || !m.condition) return;
     saveRate(this.storage, { fingerprint: m.model.fingerprint, ep: m.engine.ep, dtype: m.engine.dtype }, { attemptsPerSecond: rate, maxNewTokens: m.condition.maxNewTokens });
   }

@@ -1,8 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
 import { BOXED_CONDITION, presetById, type PresetId } from '../lib/presets';
-import type { QuestionRecord } from '../../audit/types';
-import type { RunProgress, RunSetup } from '../backend';
+import type { RunListener, RunProgress, RunSetup } from '../backend';
 import { measuredRate } from '../lib/rates';
 import { FakeBackend } from '../testing/fake-backend';
 import { AppState } from './app.svelte';
@@ -240,8 +239,8 @@ describe('RunState', () => {
     await run.start(quickSetup());
     await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
     expect(run.records).toHaveLength(4 * 3);
-    expect(run.progress).toMatchObject({ phase: 'finished', questionsDone: 4, questionsTotal: 4, attemptsDone: 4 * 13, attemptsTotal: 4 * 13 });
-    expect(run.fraction).toBe(1);
+    expect(run.progress).toMatchObject({ status: 'finished', recordsDone: 4 * 3, recordsTotal: 4 * 3, questionsDone: 4, questionsTotal: 4, attemptsDone: 4 * 13 });
+    expect(run.attemptsTotal).toBe(4 * 13);
     const realized = run.questions.filter((q) => q.realized).length;
     expect(run.counts.questions).toBe(4);
     expect(run.counts.realized).toBe(realized);
@@ -294,7 +293,8 @@ describe('RunState', () => {
     expect(app.screen).toBe('results');
     expect(app.openedReused).toBe(true);
     expect(app.opened?.records).toHaveLength(4 * 3);
-    expect(app.run.progress).toMatchObject({ phase: 'finished', questionsDone: 4, questionsTotal: 4 });
+    expect(app.run.manifest?.status).toBe('finished');
+    expect(app.run.progress).toBeNull(); // nothing ran
   });
 
   it('a resumed run counts the records earlier sessions stored, and the rate of this session only', async () => {
@@ -309,12 +309,12 @@ describe('RunState', () => {
       override async getRun() {
         return { manifest: finished.manifest!, records: half };
       }
-      override async startRun(_s: RunSetup, onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void) {
-        const base = { runId: 'r1', questionsTotal: 4, attemptsTotal: 52, elapsedMs: 50, etaSeconds: null, storage: 'memory' as const };
-        onProgress({ ...base, phase: 'running', questionsDone: 2, attemptsDone: 26, attemptsPerSecond: null });
-        for (const r of stored.filter((x) => !half.includes(x))) onRecord(r);
-        onProgress({ ...base, phase: 'finished', questionsDone: 4, attemptsDone: 52, attemptsPerSecond: 520 });
-        return { runId: 'r1', alreadyFinished: false, done: Promise.resolve(finished.manifest!) };
+      override async startRun(_s: RunSetup, listener: RunListener) {
+        const base = { runId: 'r1', manifestKey: 'r1', recordsTotal: 12, questionsTotal: 4, etaSec: null, currentDocId: null, currentProbe: null, reused: 0, storage: 'memory' as const };
+        listener.progress({ ...base, status: 'running', recordsDone: 6, questionsDone: 2, attemptsDone: 26, attemptsPerSec: null });
+        for (const r of stored.filter((x) => !half.includes(x))) listener.record(r);
+        listener.progress({ ...base, status: 'finished', recordsDone: 12, questionsDone: 4, attemptsDone: 52, attemptsPerSec: 520 });
+        return { runId: 'r1', alreadyFinished: false, texts: new Map(), done: Promise.resolve(finished.manifest!) };
       }
     }
     const run = new RunState(new Resuming({ delayMs: 0, seedLibrary: false }));
@@ -322,7 +322,7 @@ describe('RunState', () => {
     await vi.waitFor(() => expect(run.records).toHaveLength(stored.length));
     expect(run.counts.questions).toBe(4);
     expect(run.counts.realized).toBe(finished.counts.realized);
-    expect(run.progress?.attemptsPerSecond).toBe(520);
+    expect(run.progress?.attemptsPerSec).toBe(520);
   });
 
   it('keeps the measured pace of a run for the next estimate of that model here', async () => {
@@ -332,7 +332,7 @@ describe('RunState', () => {
     await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
     const m = run.manifest!;
     const rate = measuredRate(storage, { fingerprint: m.model.fingerprint, ep: m.engine!.ep, dtype: m.engine!.dtype });
-    expect(rate).toEqual({ attemptsPerSecond: run.progress!.attemptsPerSecond, maxNewTokens: m.condition!.maxNewTokens });
+    expect(rate).toEqual({ attemptsPerSecond: run.progress!.attemptsPerSec, maxNewTokens: m.condition!.maxNewTokens });
     expect(rate!.attemptsPerSecond).toBeGreaterThan(0);
   });
 });
@@ -383,13 +383,16 @@ describe('LibraryState', () => {
     const backend = new FakeBackend({ delayMs: 0 });
     const lib = new LibraryState(backend);
     const refresh = vi.spyOn(lib, 'refresh');
-    const p = { runId: 'fake-base', phase: 'running' as const, questionsDone: 1, questionsTotal: 4, attemptsDone: 20 };
+    const p: RunProgress = {
+      runId: 'fake-base', manifestKey: 'k', status: 'running', recordsDone: 2, recordsTotal: 8, questionsDone: 1, questionsTotal: 4, attemptsDone: 20,
+      attemptsPerSec: null, etaSec: null, currentDocId: null, currentProbe: null, reused: 0, storage: 'indexeddb',
+    };
     backend.progressFromOtherTab(p);
     expect(lib.elsewhere).toEqual({ 'fake-base': p });
     backend.progressFromOtherTab({ ...p, questionsDone: 2, attemptsDone: 40 });
     expect(lib.elsewhere['fake-base'].questionsDone).toBe(2);
     expect(refresh).toHaveBeenCalledTimes(1);
-    backend.progressFromOtherTab({ ...p, phase: 'finished', questionsDone: 4, attemptsDone: 80 });
+    backend.progressFromOtherTab({ ...p, status: 'finished', questionsDone: 4, attemptsDone: 80 });
     expect(lib.elsewhere).toEqual({});
     expect(refresh).toHaveBeenCalledTimes(2);
   });

@@ -11,7 +11,7 @@ import { generateArith } from '../../audit/tasks/arith';
 import { EngineError, type LoadOptions, type LoadProgress, type ModelInfo } from '../../engine/types';
 import { StoreError } from '../../store/errors';
 import type {
-  AppBackend, EnvironmentInfo, HubModelMeta, LibraryEntry, ModelChoice, StoredStudyEntry, OtherTabProgress, RunHandle, RunProgress, RunSetup, StoredRun, TaskFilePreview,
+  AppBackend, EnvironmentInfo, HubModelMeta, LibraryEntry, ModelChoice, StoredStudyEntry, RunHandle, RunListener, RunProgress, RunSetup, StoredRun, TaskFilePreview,
 } from '../backend';
 import { BUILTIN_MODEL_ID } from '../backend';
 import { attemptsOf } from '../lib/estimate';
@@ -108,15 +108,17 @@ export class FakeBackend implements AppBackend {
     return { format: lower.endsWith('.jsonl') ? 'jsonl' : 'json', columns, rows: objs.slice(0, 5), total: objs.length };
   }
 
-  async startRun(setup: RunSetup, onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void): Promise<RunHandle> {
+  async startRun(setup: RunSetup, listener: RunListener): Promise<RunHandle> {
     if (!setup.probes[0] || !isDeployment(setup.probes[0])) throw new EngineError('bad-input', 'a run starts with the deployment probe');
     if (setup.model.kind === 'hub') this.failFor(setup.model.repo);
     const info = this.modelInfo(setup.model, setup.load);
     const setupKey = keyOf(setup);
-    const finished = [...this.runs.values()].find((r) => r.setupKey === setupKey && r.manifest.status === 'finished');
-    if (finished) return { runId: finished.manifest.id, alreadyFinished: true, done: Promise.resolve(structuredClone(finished.manifest)) };
-    const id = `run-${Date.now().toString(36)}-${this.nextId++}`;
     const count = Math.min(setup.task.count, 500);
+    const questions = generateArith(setup.task.kind === 'builtin' ? setup.task.id : 'arith-2d', 'test', count, setup.questionSeed).map((p, qi) => ({ id: `test-${qi}`, ...scriptedText(qi, p) }));
+    const texts = new Map(questions.map((q) => [q.id, q.text]));
+    const finished = [...this.runs.values()].find((r) => r.setupKey === setupKey && r.manifest.status === 'finished');
+    if (finished) return { runId: finished.manifest.id, alreadyFinished: true, texts, done: Promise.resolve(structuredClone(finished.manifest)) };
+    const id = `run-${Date.now().toString(36)}-${this.nextId++}`;
     const manifest: RunManifest = {
       id,
       appVersion: '0.1.0',
@@ -132,52 +134,49 @@ export class FakeBackend implements AppBackend {
     const live: LiveRun = { manifest, setupKey, records: [], paused: false, cancelled: false };
     this.runs.set(id, live);
     const failAfter = setup.model.kind === 'hub' && setup.model.repo === 'fake/device-lost' ? 3 : Infinity;
-    const done = this.drive(live, count, info.numLayers, failAfter, onProgress, onRecord);
+    const done = this.drive(live, questions, info.numLayers, failAfter, listener);
     done.catch(() => {}); // the caller observes failure through handle.done
-    return { runId: id, alreadyFinished: false, done };
+    return { runId: id, alreadyFinished: false, texts, done };
   }
 
-  private async drive(
-    live: LiveRun, count: number, numLayers: number, failAfter: number,
-    onProgress: (p: RunProgress) => void, onRecord: (r: QuestionRecord) => void,
-  ): Promise<RunManifest> {
+  private async drive(live: LiveRun, questions: { id: string; text: string; target: string }[], numLayers: number, failAfter: number, listener: RunListener): Promise<RunManifest> {
     const m = live.manifest;
-    const problems = generateArith(m.task.id.startsWith('builtin:') ? m.task.id.slice(8) : 'arith-2d', 'test', count, m.task.question_seed ?? 1);
-    const perQuestion = attemptsOf(1, m.probes);
-    const attemptsTotal = problems.length * perQuestion;
+    const attemptsTotal = attemptsOf(questions.length, m.probes);
     let attemptsDone = 0;
     let elapsedMs = 0;
-    const script = { ...DEFAULT_SCRIPT, id: m.id, numLayers, questions: problems.length, seed: 5 };
-    const progress = (phase: RunProgress['phase'], qi: number, current?: RunProgress['current']) => {
-      const attemptsPerSecond = attemptsDone > 0 && elapsedMs > 0 ? (1000 * attemptsDone) / elapsedMs : null;
-      const etaSeconds = attemptsPerSecond ? (attemptsTotal - attemptsDone) / attemptsPerSecond : null;
-      onProgress({ runId: m.id, phase, questionsDone: qi, questionsTotal: problems.length, attemptsDone, attemptsTotal, current, elapsedMs, attemptsPerSecond, etaSeconds, storage: 'memory', reused: 0 });
+    const script = { ...DEFAULT_SCRIPT, id: m.id, numLayers, questions: questions.length, seed: 5 };
+    // the store's progress (store/progress.ts) of a run whose questions finish one after another
+    const progress = (qi: number, current: QuestionRecord | null = null) => {
+      const attemptsPerSec = attemptsDone > 0 && elapsedMs > 0 ? (1000 * attemptsDone) / elapsedMs : null;
+      listener.progress({
+        runId: m.id, manifestKey: m.id, status: m.status, recordsDone: live.records.length, recordsTotal: questions.length * m.probes.length, questionsDone: qi, questionsTotal: questions.length,
+        attemptsDone, attemptsPerSec, etaSec: attemptsPerSec ? (attemptsTotal - attemptsDone) / attemptsPerSec : null, currentDocId: current?.doc_id ?? null, currentProbe: current?.probe ?? null, reused: 0, storage: 'memory',
+      });
     };
-    for (const [qi, p] of problems.entries()) {
+    for (const [qi, q] of questions.entries()) {
       while (live.paused && !live.cancelled) {
         m.status = 'paused';
-        progress('paused', qi);
+        progress(qi);
         await new Promise<void>((r) => (live.wake = r));
       }
-      if (live.cancelled) return this.finish(live, 'cancelled', () => progress('cancelled', qi));
+      if (live.cancelled) return this.finish(live, 'cancelled', () => progress(qi));
       m.status = 'running';
-      const { text, target } = scriptedText(qi, p);
-      for (const r of scriptedQuestion(script, qi, text, target, m)) {
-        progress('running', qi, { doc_id: r.doc_id, text, probe: r.probe });
+      for (const r of scriptedQuestion(script, qi, q.text, q.target, m)) {
+        progress(qi, r);
         const t0 = Date.now();
         await sleep(this.options.delayMs / m.probes.length);
         elapsedMs += Date.now() - t0;
         if (qi >= failAfter) {
           m.status = 'interrupted';
-          progress('interrupted', qi);
+          progress(qi);
           throw new EngineError('device-lost', 'WebGPU device was lost (fake)');
         }
         attemptsDone += r.attempts.length;
         live.records.push(r);
-        onRecord(structuredClone(r));
+        listener.record(structuredClone(r));
       }
     }
-    return this.finish(live, 'finished', () => progress('finished', problems.length));
+    return this.finish(live, 'finished', () => progress(questions.length));
   }
 
   private finish(live: LiveRun, status: 'finished' | 'cancelled', report: () => void): RunManifest {
@@ -223,9 +222,9 @@ export class FakeBackend implements AppBackend {
     this.runs.delete(runId);
   }
 
-  private readonly otherTabListeners = new Set<(p: OtherTabProgress) => void>();
+  private readonly otherTabListeners = new Set<(p: RunProgress) => void>();
 
-  watchOtherTabs(listener: (p: OtherTabProgress) => void): () => void {
+  watchOtherTabs(listener: (p: RunProgress) => void): () => void {
     this.otherTabListeners.add(listener);
     return () => this.otherTabListeners.delete(listener);
   }
@@ -252,7 +251,7 @@ export class FakeBackend implements AppBackend {
   }
 
   /** Plays a progress message as if another tab published it (tests). */
-  progressFromOtherTab(p: OtherTabProgress): void {
+  progressFromOtherTab(p: RunProgress): void {
     for (const l of this.otherTabListeners) l(p);
   }
 
