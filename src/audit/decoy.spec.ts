@@ -6,7 +6,8 @@ import { routeToString } from './routes';
 import { runAudit } from './run';
 import { summarize } from './summary';
 import { FakeEngine, type FakeQuery } from './testing/fake-engine';
-import type { Attempt, Doc, LoadedTask, ProbeSpec, QuestionRecord, RouteSpace } from './types';
+import { toyTask } from './testing/toy-task';
+import type { Attempt, Doc, ProbeSpec, QuestionRecord, RouteSpace } from './types';
 
 /** An exact value of a canonical number ("-12", "2.5", "-7/3") as a fraction, read here by hand. */
 function value(s: string): { p: bigint; q: bigint } {
@@ -146,23 +147,18 @@ describe('decoyControl and decoyFields', () => {
 
 describe('the decoy control through an audit (scripted engine)', () => {
   const L = 4;
-  const docs: Doc[] = [
+  const task = toyTask([
     { id: 'q1', text: '1+1=', target: '2' },
     { id: 'q2', text: '2+2=', target: '4' },
     { id: 'q3', text: '3+3=', target: '6' },
-  ];
-  const task: LoadedTask = {
-    spec: { id: 'test:toy', name: 'toy', answerFormat: 'numeric', promptTemplate: '{{question}}', metadata: { version: 1 }, numTest: 3, numTrain: 0 },
-    test: docs,
-    train: [],
-  };
+  ]);
   const cond = { ...defaultCondition({ ...task.spec, id: 'builtin:toy' }, 'f32'), fewShot: { n: 0, seed: 11 } };
   // 14 routes (skip or repeat 1–2 adjacent layers): a budget of 14 draws every one
   const space: RouteSpace = { kind: 'blocks', numLayers: L, minLen: 1, maxLen: 8, maxBlock: 2, maxEdits: 1 };
   const REPEAT1 = '0,1,1,2,3';
-  const decoys = new Map(docs.map((d) => [d.text, decoyOf(d, 'numeric', 11)!]));
+  const decoys = new Map(task.test.map((d) => [d.text, decoyOf(d, 'numeric', 11)!]));
   const isDefault = (q: FakeQuery) => routeToString(q.route) === '0,1,2,3';
-  const gold = (prompt: string) => docs.find((d) => d.text === prompt)!.target;
+  const gold = (prompt: string) => task.test.find((d) => d.text === prompt)!.target;
 
   it('grades the same attempts against the decoy without a model call: reachable_decoy and ceiling_decoy by hand', async () => {
     // q1: deployment right; the route repeating layer 1 gives the decoy, the rest "99" (never a decoy)
@@ -178,7 +174,7 @@ describe('the decoy control through an audit (scripted engine)', () => {
     const res = await runAudit(engine, { task, condition: cond, probes });
     expect(engine.rowsRequested).toBe(3 + 3 * 14); // the decoy costs no attempt
     const rec = (id: string, probe: string) => res.records.find((r) => r.doc_id === id && r.probe === probe)!;
-    for (const d of docs) {
+    for (const d of task.test) {
       for (const p of ['deployment', 'random-routes']) {
         expect(rec(d.id, p).decoy).toBe(decoys.get(d.text));
         expect(rec(d.id, p).decoy).not.toBe(d.target);
