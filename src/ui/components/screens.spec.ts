@@ -68,6 +68,15 @@ describe('screens', () => {
     expect(body).toMatch(/random routes \(budget 16; first success (at attempt \d+|none); decoy (first at attempt \d+|not reached); 16 attempts made\)/);
   });
 
+  it("names the failure set its silencing effects are counted on, the one chosen on Results", () => {
+    const mcts = run.records.find((r) => r.probe === 'mcts-routes')!.probe_key;
+    const chosen = new AppState(new FakeBackend({ delayMs: 0, seedLibrary: false }), null);
+    const hint = () => render(QuestionScreen, { props: { app: chosen, run, docId: 'test-0' } }).body.split('data-testid="silencing-effects-probe"')[1].split('</p>')[0].replace(/<[^>]*>/g, '');
+    expect(hint()).toMatch(/ from random routes\.$/);
+    chosen.scanProbe = mcts;
+    expect(hint()).toMatch(/ from MCTS routes \(CoLa\)\.$/);
+  });
+
   it('shows the decoy answer of a question and where each probe first said it', () => {
     const records = run.records.filter((r) => r.doc_id === 'test-0');
     const { body } = render(QuestionScreen, { props: { app, run, docId: 'test-0' } });

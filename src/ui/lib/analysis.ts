@@ -34,7 +34,6 @@ import {
   type RunManifest,
   type SilencingScanResult,
 } from '../../audit';
-import type { MlpSilencingSpec } from '../../audit/probes/mlp-silencing';
 import type { StoredRun } from '../backend';
 import type { CsvCell } from '../../store/export';
 import { modelLabel } from './model-label';
@@ -235,12 +234,11 @@ export function scanProbeKey(records: readonly QuestionRecord[]): string | undef
 }
 
 /** The out-of-sample silencing scan of a run, from its own records: the failure set of the reach
- *  probe `reachKey` (default: scanProbeKey), the run's silencing records of every failure and
+ *  probe `key` (default: scanProbeKey), the run's silencing records of every failure and
  *  realized question. null when the run has no silencing probe; `missing` says what is lacking. */
-export function silencingOf(records: readonly QuestionRecord[], reachKey = scanProbeKey(records)): SilencingView | null {
+export function silencingOf(records: readonly QuestionRecord[], key = scanProbeKey(records)): SilencingView | null {
   const silencing = records.filter((r) => r.probe === INTERVENTION);
   if (silencing.length === 0) return null;
-  const key = reachKey;
   if (key === undefined) {
     return { missing: 'The silencing scan needs a reachability probe (random routes, MCTS or sampling) in the same run: its failure set is the questions reachable and not realized.' };
   }
@@ -248,7 +246,7 @@ export function silencingOf(records: readonly QuestionRecord[], reachKey = scanP
   const probed = new Set(records.filter((r) => r.probe_key === key).map((r) => r.doc_id));
   const silKey = silencing[0].probe_key;
   const ofScan = silencing.filter((r) => r.probe_key === silKey);
-  const spec = ofScan[0].probe_spec as MlpSilencingSpec;
+  const spec = ofScan[0].probe_spec;
   try {
     const set = failureSet(records.filter((r) => !isDeployment(r) || probed.has(r.doc_id)), key);
     const have = new Set(ofScan.map((r) => r.doc_id));
@@ -264,7 +262,7 @@ export function silencingOf(records: readonly QuestionRecord[], reachKey = scanP
       failureIds: set.failures.map((d) => d.id),
       realizedIds: set.realized.map((d) => d.id),
       silencing: ofScan,
-      layers: spec.layers,
+      layers: 'layers' in spec ? spec.layers : [],
       splitSeed: SPLIT_SEED,
     });
     return { scan, failureProbe: titleOf(records.find((r) => r.probe_key === key)!.probe_spec) };
