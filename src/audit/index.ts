@@ -70,8 +70,9 @@ export {
   UNIFORM_BASELINE,
   STANDALONE_REACH,
   probeSpecOf,
+  SETUP_PRESETS,
 } from './probes/registry';
-export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext } from './probes/probe';
+export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext, SetupPreset } from './probes/probe';
 export { sharedRoutes, drawCount } from './probes/route-draws';
 export { questionRoutes } from './probes/random-routes';
 export { summarize, reachCurve, retainedGain } from './summary';

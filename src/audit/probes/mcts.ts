@@ -133,5 +133,29 @@ export const mctsProbe: Probe<MctsSpec> = {
     const depths = rs.flatMap((r) => r.attempts.map((a) => a.depth));
     return { preset: (rs[0].probe_spec as MctsSpec).preset, ...(depths.every((d) => d !== undefined) ? { depth_profile: depthProfile(depths as number[]) } : {}) };
   },
+  presets: [
+    {
+      id: 'cola-mcts',
+      label: 'CoLa MCTS, as released (budget 100 distinct routes)',
+      short: 'CoLa MCTS',
+      nominalBudget: 100,
+      description:
+        "CoLa's released search: a node reached first has all its children generated (root: skip or repeat a block of 1–4 layers; deeper: one position, a layer at most twice, no edit limit, lengths " +
+        "within CoLa's limits) and one of them, uniform, evaluated; descent takes a uniform unfinished child with p = 0.1, else the highest UCB = mean − 5·len/L + √(2·ln(N_root + 1)/n); reward = gold correctness. " +
+        'Budget = distinct routes (CoLa ran 100 simulations). Its depth-matched random baseline runs beside it. Condition: greedy, 50 tokens, answer required in \\boxed{}.',
+      spec: (L) => colaMcts(L, drawCount({ space: colaSpace(L), budget: 100 }), 1),
+      boxed: true,
+    },
+    {
+      id: 'program-selection-mcts',
+      label: 'Program-selection MCTS, as released (budget 200 distinct routes)',
+      short: 'Program-selection MCTS',
+      nominalBudget: 200,
+      description:
+        'Neighborhood route space (radius 2, at most 3 changed positions; at the cap, actions re-edit or revert a changed position). Descent stops to expand with p = 0.5 where untried actions remain, else takes a random child with p decaying 0.8 → 0.1, ' +
+        'else the highest mean + 1.8·√(ln N_parent / n); reward = gold correctness. Budget = distinct routes (it ran 200 simulations, some on routes already known). Its depth-matched random baseline runs beside it.',
+      spec: (L) => programSelectionMcts(L, drawCount({ space: neighborhoodSpace(L), budget: 200 }), 1),
+    },
+  ],
   describe: (spec) => `${withPreset('MCTS routes', spec.preset)} ×${spec.budget}`,
 };

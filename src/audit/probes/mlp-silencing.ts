@@ -34,5 +34,15 @@ export const mlpSilencingProbe: Probe<MlpSilencingSpec> = {
   curve: 'unbiased',
   fromChoice: (_o, L) => silencingAllLayers(L),
   start: (spec, _q, ctx) => oneShot(spec.layers.map((l) => ({ route: defaultRoute(ctx.numLayers), silence: [l] }))),
+  presets: [
+    {
+      id: 'silencing-scan',
+      label: 'MLP-silencing scan (every layer)',
+      short: 'MLP-silencing scan',
+      description:
+        'Silence one MLP block at a time on every question. Needs a reachability probe in the same run: its failure set (reachable, not realized) is split in two halves, one identifies the layer, the other measures its repair rate.',
+      spec: silencingAllLayers,
+    },
+  ],
   describe: (spec) => `MLP silencing (${spec.layers.length} layers)`,
 };

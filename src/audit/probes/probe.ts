@@ -94,8 +94,27 @@ export interface Probe<S extends { probe: string } = ProbeSpec> {
   recordFields?(spec: S, ctx: ProbeContext): Partial<QuestionRecord>;
   /** Summary fields of its own over one probe key's records. */
   summaryFields?(records: readonly QuestionRecord[]): Partial<ProbeSummary>;
-  /** One line of what ran: "random routes ×100 (blocks)". */
+  /** The protocols the Setup screen offers for this probe, in order. */
+  presets?: SetupPreset<S>[];
+  /** One line of what ran: "random routes ×100". */
   describe(spec: S): string;
+}
+
+/** A protocol the Setup screen offers for a probe (a probe may offer several: one per MCTS preset). */
+export interface SetupPreset<S extends { probe: string } = ProbeSpec> {
+  /** Stable id (form test ids, saved choices); never a probe's name. */
+  id: string;
+  label: string;
+  /** The protocol's name in messages ("Random routes: the budget …"). */
+  short: string;
+  description: string;
+  /** Its spec for a model of numLayers layers. */
+  spec(numLayers: number): S;
+  /** The protocol's budget before a model caps it to its route space (absent: no budget to set). */
+  nominalBudget?: number;
+  /** The protocol prescribes CoLa's condition (presets.ts colaCondition): greedy, 50 new tokens,
+   *  the answer required in \boxed{}. */
+  boxed?: boolean;
 }
 
 /** A session that asks for all of `asks` in one round. */

@@ -4,7 +4,7 @@
 import { bool, obj, oneOf } from '../../util/check';
 import { OKABE_ITO } from '../../util/okabe-ito';
 import { createPrng } from '../../util/prng';
-import { sampleRoutes } from '../routes';
+import { blocksSpace, sampleRoutes } from '../routes';
 import { seedFor } from '../seeds';
 import { routeSpaceOf } from '../setup';
 import type { RouteSpace } from '../types';
@@ -41,5 +41,15 @@ export const randomRoutesProbe: Probe<RandomRoutesSpec> = {
   uniformBaseline: true,
   start: (spec, q) => oneShot(questionRoutes(spec, q.doc.id).map((route) => ({ route, silence: [] }))),
   recordFields: (spec) => ({ route_draw: spec.shared ? 'shared' : 'per-question' }),
+  presets: [
+    {
+      id: 'uniform-routes',
+      label: 'Random routes (budget 100 distinct routes)',
+      short: 'Random routes',
+      nominalBudget: 100,
+      description: 'Block routes drawn uniformly per question, without the gold answer: skip or repeat blocks of 1–4 layers.',
+      spec: (L) => randomRoutes(blocksSpace(L), drawCount({ space: blocksSpace(L), budget: 100 }), 1, false),
+    },
+  ],
   describe: (spec) => `random routes ×${spec.budget}`,
 };

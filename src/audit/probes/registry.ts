@@ -10,7 +10,7 @@ import { depthMatchedProbe } from './depth-matched';
 import { deploymentProbe } from './deployment';
 import { mctsProbe } from './mcts';
 import { mlpSilencingProbe } from './mlp-silencing';
-import type { Probe, ProbeRole } from './probe';
+import type { Probe, ProbeRole, SetupPreset } from './probe';
 import { randomRoutesProbe } from './random-routes';
 import { samplingProbe } from './sampling';
 
@@ -99,6 +99,9 @@ export const STANDALONE_REACH: readonly ProbeName[] = PROBES.filter((p) => p.rol
 
 /** The spec a setup choice asks for (null for deployment, which every run holds). */
 export const probeSpecOf = (name: ProbeName, o: ProbeChoice, numLayers: number): ProbeSpec | null => probeOf(name).fromChoice?.(o, numLayers) ?? null;
+
+/** The protocols the Setup screen offers, probe by probe in registry order. */
+export const SETUP_PRESETS: readonly SetupPreset<ProbeSpec>[] = PROBES.flatMap((p) => ((p as Probe<ProbeSpec>).presets ?? []) as SetupPreset<ProbeSpec>[]);
 
 /** The run's probes bound to it (a depth-matched baseline to its MCTS probe and questions). */
 export async function bindProbes(probes: readonly ProbeSpec[], questions: readonly QuestionIdentity[]): Promise<ProbeSpec[]> {

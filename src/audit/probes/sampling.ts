@@ -46,5 +46,15 @@ export const samplingProbe: Probe<SamplingSpec> = {
         sample: i,
       })),
     ),
+  presets: [
+    {
+      id: 'sampling-ceiling',
+      label: 'Sampling ceiling (pass@64, T = 0.6)',
+      short: 'Sampling ceiling',
+      nominalBudget: 64,
+      description: 'Temperature 0.6, top-p 0.95, unbiased pass@k.',
+      spec: () => samplingCeiling(64, 1),
+    },
+  ],
   describe: (spec) => `sampling ×${spec.budget}`,
 };

@@ -4,7 +4,7 @@ import { presetById } from './presets';
 
 describe('attemptsOf', () => {
   it('is questions × (1 deployment attempt + budgets)', () => {
-    const probes = [{ probe: 'deployment' as const }, presetById('uniform-routes').probe(24), presetById('sampling-ceiling').probe(24), presetById('silencing-scan').probe(24)];
+    const probes = [{ probe: 'deployment' as const }, presetById('uniform-routes').spec(24), presetById('sampling-ceiling').spec(24), presetById('silencing-scan').spec(24)];
     expect(attemptsOf(50, probes)).toBe(50 * (1 + 100 + 64 + 24));
     expect(attemptsOf(10, [{ probe: 'deployment' }])).toBe(10);
   });
@@ -47,9 +47,9 @@ describe('formatting', () => {
 
 describe('preset budgets', () => {
   it('cap route budgets at the size of the route space', () => {
-    const small = presetById('uniform-routes').probe(4);
+    const small = presetById('uniform-routes').spec(4);
     expect(small.probe === 'random-routes' && small.budget).toBe(69); // 4 layers: 69 distinct block routes (≤ 2 edits)
-    const big = presetById('uniform-routes').probe(24);
+    const big = presetById('uniform-routes').spec(24);
     expect(big.probe === 'random-routes' && big.budget).toBe(100);
   });
 });

@@ -98,7 +98,7 @@ export class SetupState {
     const L = this.numLayers;
     if (L === null) return null;
     // an MCTS preset brings its depth-matched random baseline (same budget and seed)
-    return withBaselines([{ probe: DEPLOYMENT }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).probe(L)))]);
+    return withBaselines([{ probe: DEPLOYMENT }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).spec(L)))]);
   });
 
   /** The most questions the chosen task holds (a file's rows once read). */
@@ -117,7 +117,7 @@ export class SetupState {
     for (const id of this.presets) {
       const b = this.budgetOf(id);
       if (b === null) continue;
-      const spec = this.numLayers === null ? null : presetById(id).probe(this.numLayers);
+      const spec = this.numLayers === null ? null : presetById(id).spec(this.numLayers);
       const space = spec && 'space' in spec ? { size: routeSpaceSize(spec.space), numLayers: spec.space.numLayers, words: routeSpaceInWords(spec.space) } : null;
       out.push(budgetProblem(presetById(id).short, b, space));
     }
@@ -182,7 +182,7 @@ export class SetupState {
     if (preset.nominalBudget === undefined) return null;
     if (this.budgets[id] !== undefined) return this.budgets[id];
     // before a model is loaded its route space is unknown: the protocol's own budget
-    const spec = this.numLayers === null ? null : preset.probe(this.numLayers);
+    const spec = this.numLayers === null ? null : preset.spec(this.numLayers);
     return spec && 'budget' in spec ? spec.budget : preset.nominalBudget;
   }
 
