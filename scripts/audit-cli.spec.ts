@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeEngine } from '../src/audit/testing/fake-engine.ts';
+import { PROBE_NAMES } from '../src/audit/probes/registry.ts';
 import { routeToString } from '../src/audit/routes.ts';
 import { CliError, parseCli, runCli, type CliDeps } from './audit-cli.ts';
 
@@ -160,8 +161,8 @@ describe('audit CLI', () => {
   });
 
   it('rejects bad arguments with a clear message', () => {
-    const bad: [string, RegExp][] = [
-      ['--probe nope --model A', /--probe must be one of deployment, random-routes, mcts-routes, depth-matched-routes, sampling, mlp-silencing/],
+    const bad: [string, RegExp | string][] = [
+      ['--probe nope --model A', `--probe must be one of ${PROBE_NAMES.join(', ')}, got "nope"`],
       ['--questions 20', /--model DIR is required/],
       ['--model A --budget 0', /--budget must be an integer ≥ 1/],
       ['--model A --budget x', /--budget must be an integer/],

@@ -14,6 +14,7 @@ import { InProcessLocks, TabLocks } from './tab-lock.ts';
 import { condition, freshIdbStore } from './test-helpers.ts';
 import { conditionKey } from '../audit/condition.ts';
 import { sha256Hex } from '../util/hash.ts';
+import { PROBE_NAMES } from '../audit/probes/registry.ts';
 import { parseCsvRecords as parseCsv } from '../audit/tasks/file.ts';
 
 const L = 3;
@@ -122,7 +123,7 @@ describe('export and import of a run', () => {
       ],
       ['missing field', (f) => delete f.manifest.condition_key, 'f.json: manifest.condition_key: expected a value (the field is missing), got nothing'],
       ['wrong type', (f) => (f.records[1].attempts[0].correct = 'yes'), 'f.json: records[1].attempts[0].correct: expected true or false, got "yes"'],
-      ['bad enum', (f) => (f.records[0].probe_spec.probe = 'telepathy'), 'f.json: records[0].probe_spec.probe: expected one of "deployment", "random-routes", "mcts-routes", "depth-matched-routes", "sampling", "mlp-silencing", got "telepathy"'],
+      ['bad enum', (f) => (f.records[0].probe_spec.probe = 'telepathy'), `f.json: records[0].probe_spec.probe: expected one of ${PROBE_NAMES.map((n) => `"${n}"`).join(', ')}, got "telepathy"`],
       ['negative', (f) => (f.records[2].budget = -1), 'f.json: records[2].budget: expected an integer ≥ 0, got number -1'],
       ['decoy hit', (f) => (f.records[1].reachable_decoy = 'maybe'), 'f.json: records[1].reachable_decoy: expected true or false, got "maybe"'],
       ['decoy index', (f) => (f.records[1].decoy_first_success = -1), 'f.json: records[1].decoy_first_success: expected an integer ≥ 0, got number -1'],
