@@ -67,6 +67,7 @@ export {
   withBaselines,
   baselinesOf,
   drawsRoutes,
+  takesSpace,
   UNIFORM_BASELINE,
   STANDALONE_REACH,
   probeSpecOf,

@@ -14,7 +14,7 @@ import { compareProbes, compareRecords, guidanceComparisons, type ProbeCompariso
 import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
-import { baselinesOf, DEPLOYMENT, drawsRoutes, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, UNIFORM_BASELINE, withBaselines } from './probes/registry';
+import { baselinesOf, DEPLOYMENT, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
 import { DEFAULT_PROBE_CHOICE, type ProbeChoice, type SpaceName } from './setup';
 import { summarize } from './summary';
 import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
@@ -96,7 +96,7 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     const space = (q.space ?? 'blocks') as SpaceName;
     if (space !== 'blocks' && space !== 'neighborhood' && space !== 'cola') throw bad(`probes[${i}].space must be blocks, neighborhood or cola`);
     for (const k of Object.keys(q)) if (k !== 'probe' && k !== 'space') throw bad(`probes[${i}] has an unknown field "${k}"`);
-    return { probe: q.probe as StudyProbeName, space: drawsRoutes(q.probe as string) ? space : 'blocks' };
+    return { probe: q.probe as StudyProbeName, space: takesSpace(q.probe as string) ? space : 'blocks' };
   });
   const labels = normProbes.map(probeLabel);
   if (new Set(labels).size !== labels.length) throw bad(`probes list one probe twice (${labels.join(', ')})`);
@@ -133,7 +133,7 @@ export async function planKey(plan: NormalizedPlan): Promise<string> {
 
 /** "random-routes/blocks", "mcts-routes/neighborhood", "sampling". */
 export function probeLabel(p: StudyProbe): string {
-  return drawsRoutes(p.probe) ? `${p.probe}/${p.space ?? 'blocks'}` : p.probe;
+  return takesSpace(p.probe) ? `${p.probe}/${p.space ?? 'blocks'}` : p.probe;
 }
 
 /** Models the study audits: the plan's, then pair members not already listed. */
@@ -166,7 +166,7 @@ export function studyRunProbes(plan: NormalizedPlan, p: StudyProbe, numLayers: n
 
 /** The audit CLI arguments of the single audit a study run equals (for notes and checks). */
 export function auditArgs(plan: NormalizedPlan, s: StudySetting, p: StudyProbe): string {
-  const space = drawsRoutes(p.probe) ? ` --space ${p.space ?? 'blocks'}` : '';
+  const space = takesSpace(p.probe) ? ` --space ${p.space ?? 'blocks'}` : '';
   const sel = plan.selectors.length ? ` --selectors ${plan.selectors.join(',')}` : '';
   const probes = [p.probe, ...baselinesOf(p.probe).map((b) => b.name)].join(',');
   return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${probes}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}`;

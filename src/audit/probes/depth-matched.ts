@@ -130,6 +130,7 @@ export const depthMatchedProbe: Probe<DepthMatchedSpec> = {
   budget: (spec) => spec.budget,
   maxAttempts: drawCount,
   roundSize: (spec) => spec.budget,
+  takesSpace: true,
   sawGold: false,
   curve: 'first-success',
   candidates: sharedRoutes,

@@ -122,6 +122,7 @@ export const mctsProbe: Probe<MctsSpec> = {
   budget: (spec) => spec.budget,
   maxAttempts: drawCount,
   roundSize: () => 1,
+  takesSpace: true,
   sawGold: true,
   curve: 'first-success',
   candidates: sharedRoutes,

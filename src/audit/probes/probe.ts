@@ -74,6 +74,9 @@ export interface Probe<S extends { probe: string } = ProbeSpec> {
   needsGeneration?: boolean;
   /** reach@k of one record: 'unbiased' (exchangeable draws) or 'first-success' (ordered attempts). */
   curve: 'unbiased' | 'first-success';
+  /** Its spec draws from the route space a setup choice names (ProbeChoice.space): plans, the CLI
+   *  and the forms then ask for a space. */
+  takesSpace?: boolean;
   /** Routes the fixed-route selector calibrates over; absent for probes that do not draw routes. */
   candidates?(spec: S): number[][];
   /** The spec bound to its run (the run's probes and questions), checked if already bound. */

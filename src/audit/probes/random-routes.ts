@@ -34,6 +34,7 @@ export const randomRoutesProbe: Probe<RandomRoutesSpec> = {
   maxAttempts: drawCount,
   roundSize: drawCount,
   attemptMajor: (spec) => spec.shared,
+  takesSpace: true,
   sawGold: false,
   curve: 'unbiased',
   candidates: sharedRoutes,

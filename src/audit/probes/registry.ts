@@ -88,6 +88,9 @@ export function withBaselines(probes: readonly ProbeSpec[]): ProbeSpec[] {
 /** The probes that run beside `name` as its baselines. */
 export const baselinesOf = (name: string): Probe<ProbeSpec>[] => PROBES.filter((p) => (p as Probe<ProbeSpec>).baselineOf === name) as unknown as Probe<ProbeSpec>[];
 
+/** A probe whose spec draws from the route space a setup choice names. */
+export const takesSpace = (name: string): boolean => probeOf(name).takesSpace === true;
+
 /** A probe that draws routes (it has candidate routes for the fixed-route selector). */
 export const drawsRoutes = (name: string): boolean => probeOf(name).candidates !== undefined;
 

@@ -2,7 +2,7 @@
 // the plan as written (defaults shown where a field is omitted) and each edit rewrites the text.
 // These functions only move values between fields; what a value means is normalizePlan's business.
 
-import { DEFAULT_PROBE_CHOICE, drawsRoutes, probeSpecOf, STANDALONE_REACH, titleOf, withBaselines, type SpaceName } from '../../audit';
+import { DEFAULT_PROBE_CHOICE, probeSpecOf, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
 import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
 import { BUILTIN_MODELS } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
@@ -41,7 +41,7 @@ const SOME_DEPTH = 8;
  *  its spec draws from and the baselines that run beside it. */
 export const FORM_PROBES: { probe: StudyProbe; label: string }[] = STANDALONE_REACH.flatMap((name) => {
   const seen = new Set<string>();
-  const spaces: (SpaceName | undefined)[] = drawsRoutes(name) ? ['blocks', 'neighborhood', 'cola'] : [undefined];
+  const spaces: (SpaceName | undefined)[] = takesSpace(name) ? ['blocks', 'neighborhood', 'cola'] : [undefined];
   return spaces.flatMap((space) => {
     const spec = probeSpecOf(name, { ...DEFAULT_PROBE_CHOICE, space: space ?? 'blocks' }, SOME_DEPTH);
     if (!spec || seen.has(JSON.stringify(spec))) return [];
