@@ -9,12 +9,13 @@ import type { ProbeChoice } from '../setup';
 import { depthMatchedProbe } from './depth-matched';
 import { deploymentProbe } from './deployment';
 import { mctsProbe } from './mcts';
+import { layerSkipProbe } from './layer-skip';
 import { mlpSilencingProbe } from './mlp-silencing';
 import type { Probe, ProbeRole, SetupPreset } from './probe';
 import { randomRoutesProbe } from './random-routes';
 import { samplingProbe } from './sampling';
 
-export const PROBES = [deploymentProbe, randomRoutesProbe, mctsProbe, depthMatchedProbe, samplingProbe, mlpSilencingProbe] as const;
+export const PROBES = [deploymentProbe, randomRoutesProbe, mctsProbe, depthMatchedProbe, samplingProbe, layerSkipProbe, mlpSilencingProbe] as const;
 
 type SpecOf<P> = P extends Probe<infer S> ? S : never;
 /** A probe's settings; its `probe` field names the probe. */
