@@ -1,6 +1,6 @@
 import { defineConfig } from '@playwright/test';
 
-// Debian's Chromium runs WebGPU headless on SwiftShader with these flags (see DESIGN.md).
+// Debian's Chromium runs WebGPU headless on SwiftShader with these flags (docs/ARCHITECTURE.md "Tests").
 export const CHROMIUM_ARGS = [
   '--headless=new',
   '--no-sandbox',
