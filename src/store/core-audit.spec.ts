@@ -5,9 +5,10 @@ import { defaultCondition, fewShotPoolHash } from '../audit/condition.ts';
 import { docHash } from '../audit/attempts.ts';
 import { runAudit } from '../audit/run.ts';
 import { FakeEngine, type FakeQuery } from '../audit/testing/fake-engine.ts';
+import { summarize } from '../audit/summary.ts';
 import type { Doc, LoadedTask, ProbeSpec } from '../audit/types.ts';
 import { EngineError, type Engine } from '../engine/types.ts';
-import { coreAudit, coreRunRequest, coreSummarize, type CoreAuditInput } from './core-audit.ts';
+import { coreAudit, coreRunRequest, type CoreAuditInput } from './core-audit.ts';
 import { keyId } from './records.ts';
 import { RunController } from './run-controller.ts';
 import { InProcessLocks, TabLocks } from './tab-lock.ts';
@@ -57,7 +58,7 @@ describe('RunController on the audit core', () => {
 
     const store = await freshIdbStore();
     const first = new FakeEngine({ numLayers: L, answer });
-    const c = new RunController<CoreAuditInput>({ store, engine: mortal(first, 4), audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
+    const c = new RunController<CoreAuditInput>({ store, engine: mortal(first, 4), audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
     const req = await coreRunRequest(first, await first.info(), input, { appVersion: 'test', source: 'fake', id: 'run-core' });
     // the store keys the run by the run key runAudit computes
     expect(req.questions).toEqual(reference.questions);
@@ -84,7 +85,7 @@ describe('RunController on the audit core', () => {
     const missingRows = after.filter((r) => !storedBefore.has(keyId(r.key))).reduce((n, r) => n + r.record.attempts.length, 0);
     expect(fresh.rowsRequested).toBe(missingRows);
     // same seeds, same records: the resumed run's summary is the uninterrupted one
-    expect((await store.getSummary('run-core'))?.summary).toEqual(reference.summary);
+    expect(summarize(after.map((r) => r.record))).toEqual(reference.summary);
     const byKey = new Map(after.map((r) => [`${r.record.probe}/${r.record.doc_id}`, r.record]));
     for (const r of reference.records) expect(byKey.get(`${r.probe}/${r.doc_id}`)).toEqual(r);
   });
@@ -105,7 +106,7 @@ describe('RunController on the audit core', () => {
 
   async function audit(store: Awaited<ReturnType<typeof freshIdbStore>>, task: LoadedTask, id: string, n = 0) {
     const engine = solver();
-    const c = new RunController<CoreAuditInput>({ store, engine, audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
+    const c = new RunController<CoreAuditInput>({ store, engine, audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
     const req = await coreRunRequest(engine, await engine.info(), inputOf(task, n), { appVersion: 'test', source: 'fake', id, questionSeed: 11 });
     const run = await c.start(req);
     await c.idle();

@@ -1,12 +1,11 @@
-// The run controller driving the audit core (src/audit/run.ts runAudit): the adapter, the run
-// request built from a loaded model and audit options, and the core's summary as the store's.
+// The run controller driving the audit core (src/audit/run.ts runAudit): the adapter and the run
+// request built from a loaded model and audit options.
 
 import { questionIdentities } from '../audit/attempts.ts';
 import { bindFewShotPool, conditionKey } from '../audit/condition.ts';
 import { bindProbes } from '../audit/probes/registry.ts';
 import type { PromptEngine } from '../audit/prompt.ts';
 import { runAudit, type AuditOptions } from '../audit/run.ts';
-import { summarize } from '../audit/summary.ts';
 import type { RunManifest } from '../audit/types.ts';
 import type { ModelInfo } from '../engine/types.ts';
 import type { AuditFn, RunRequest } from './run-controller.ts';
@@ -16,8 +15,6 @@ export type CoreAuditInput = Omit<AuditOptions, 'onRecord' | 'skip' | 'stored' |
 
 export const coreAudit: AuditFn<CoreAuditInput> = (engine, call) =>
   runAudit(engine, { ...call.input, onRecord: call.onRecord, skip: call.skip, stored: call.stored, signal: call.signal });
-
-export const coreSummarize = summarize;
 
 export interface RunMeta {
   appVersion: string;

@@ -39,7 +39,7 @@ describe('openReachDb', () => {
   it('creates the current schema on a fresh database', async () => {
     const db = await openReachDb({ factory: new IDBFactory() });
     expect(db.version).toBe(DB_VERSION);
-    expect([...db.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'studies', 'summaries']);
+    expect([...db.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'studies']);
     const tx = db.transaction('records');
     const byRun = tx.store.index('by-run');
     expect(byRun.keyPath).toBe('runIds');
@@ -113,9 +113,6 @@ describe('openReachDb', () => {
       expect(r.record).toEqual({ ...v1Records[i].record, stop_reason: null, ...NO_DECOY });
       expect('runId' in r).toBe(false);
     }
-    // the v2 store exists and works on the upgraded database
-    await store.putSummary({ runId: manifest.id, summary: { condition_key: 'ck-1', n: 2, realized: 0.5, realized_count: 1, invalid: 0, probes: [] }, recordCount: 2, computedAt: 'now' });
-    expect((await store.getSummary(manifest.id))?.recordCount).toBe(2);
     store.close();
   });
 
@@ -134,12 +131,12 @@ describe('openReachDb', () => {
       const runId = i < 2 ? known.id : unknown.id;
       await raw.put('records', { key: recordKeyOfRecord(r), record: withoutDecoy(r), runIds: [runId], computedBy: runId, savedAt: 't' });
     }
-    await v4.put('summaries', { runId: known.id, summary: { condition_key: 'ck-1', n: 1, realized: 0, realized_count: 0, invalid: 0, probes: [] }, recordCount: 2, computedAt: 't' });
+    await raw.put('summaries', { runId: known.id, summary: { condition_key: 'ck-1', n: 1, realized: 0, realized_count: 0, invalid: 0, probes: [] }, recordCount: 2, computedAt: 't' });
     v4.close();
 
     const store = await IdbRunStore.open({ factory, keyRange: IDBKeyRange });
     expect(store.db.version).toBe(DB_VERSION);
-    expect(await store.getSummary(known.id)).toBeUndefined();
+    expect([...store.db.objectStoreNames]).not.toContain('summaries');
     const [deployment, sampled] = ['deployment', 'sampling'].map((p) => current.find((r) => r.probe === p && r.doc_id === 'q0')!);
     const migrated = (await store.recordsForRun(known.id)).map((x) => x.record);
     expect(migrated.map((r) => r.probe).sort()).toEqual(['deployment', 'sampling']);
@@ -153,6 +150,23 @@ describe('openReachDb', () => {
     expect(migrated.find((r) => r.probe === 'sampling')!.reachable_decoy).toBe(false);
     const [imported] = await store.recordsForRun(unknown.id);
     expect(imported.record).toEqual({ ...withoutDecoy(current[2]), ...NO_DECOY });
+    store.close();
+  });
+
+  it('upgrades a v5 database to v6: the summaries store goes, runs and records stay', async () => {
+    const factory = new IDBFactory();
+    const m = makeManifest({ id: 'run-5' }, 1);
+    const v5 = await openReachDb({ factory, version: 5 });
+    const raw = v5 as unknown as { put(store: string, v: unknown): Promise<unknown> };
+    await raw.put('runs', { id: m.id, manifest: m, manifestKey: 'key-5', counters: { recordsTotal: 1, recordsDone: 1, reused: 0, attemptsComputed: 1, computeMs: 1, interruptions: 0 }, updatedAt: 't' });
+    const r = await makeRecord(m, 'q0', 'deployment', 0);
+    await raw.put('records', { key: recordKeyOfRecord(r), record: r, runIds: [m.id], computedBy: m.id, savedAt: 't' });
+    await raw.put('summaries', { runId: m.id, summary: { condition_key: 'ck-1', n: 1, realized: 1, realized_count: 1, invalid: 0, probes: [] }, recordCount: 1, computedAt: 't' });
+    v5.close();
+    const store = await IdbRunStore.open({ factory, keyRange: IDBKeyRange });
+    expect([...store.db.objectStoreNames].sort()).toEqual(['questions', 'records', 'runs', 'studies']);
+    expect((await store.getRun(m.id))?.manifestKey).toBe('key-5');
+    expect((await store.recordsForRun(m.id)).map((x) => x.record)).toEqual([r]);
     store.close();
   });
 
@@ -190,7 +204,7 @@ describe('openReachDb', () => {
     v2.close();
 
     const store = await IdbRunStore.open({ factory, keyRange: IDBKeyRange });
-    expect(await store.getSummary('run-a')).toBeUndefined();
+    expect([...store.db.objectStoreNames]).not.toContain('summaries');
     expect((await store.listRuns()).map((r) => [r.id, r.legacy, r.manifestKey.startsWith('legacy:')])).toEqual([
       ['run-a', true, true],
       ['run-b', true, true],

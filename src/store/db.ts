@@ -7,10 +7,12 @@ import type { Condition, QuestionRecord } from '../audit/types.ts';
 import { StoreError } from './errors.ts';
 import { recordKeyOfRecord } from './keys.ts';
 import { legacyRun, upgradeLegacyRecord } from './legacy.ts';
-import { DB_NAME, DB_VERSION, type ReachDB, type StoredRecord, type StoredRecordV1, type StoredRecordV2, type StoredRunV2 } from './schema.ts';
+import { DB_NAME, DB_VERSION, type ReachDB, type ReachDBV5, type StoredRecord, type StoredRecordV1, type StoredRecordV2, type StoredRunV2 } from './schema.ts';
 
 export type ReachDb = IDBPDatabase<ReachDB>;
-type UpgradeTx = IDBPTransaction<ReachDB, StoreNames<ReachDB>[], 'versionchange'>;
+// Migrations run against the widest schema (v5's, with summaries); v6 drops that store.
+type UpgradeDb = IDBPDatabase<ReachDBV5>;
+type UpgradeTx = IDBPTransaction<ReachDBV5, StoreNames<ReachDBV5>[], 'versionchange'>;
 
 export interface OpenOptions {
   /** Defaults to globalThis.indexedDB. */
@@ -22,7 +24,7 @@ export interface OpenOptions {
 
 /** migrations[v - 1] takes the database from version v - 1 to v; one returning a promise is
  *  awaited (inside the upgrade transaction) before the next runs. */
-const migrations: ((db: ReachDb, tx: UpgradeTx) => void | Promise<void>)[] = [
+const migrations: ((db: UpgradeDb, tx: UpgradeTx) => void | Promise<void>)[] = [
   // v1: runs and records, one run per record.
   (db) => {
     const runs = db.createObjectStore('runs', { keyPath: 'id' });
@@ -84,6 +86,10 @@ const migrations: ((db: ReachDb, tx: UpgradeTx) => void | Promise<void>)[] = [
       await c.update({ ...c.value, record: { ...record, ...decoyFields(record, decoyControl(conditions.get(record.condition_key) ?? null)) } });
     }
   },
+  // v6: the summaries store goes (nothing read it; summaries are computed from records).
+  (db) => {
+    db.deleteObjectStore('summaries');
+  },
 ];
 
 export async function openReachDb(opts: OpenOptions = {}): Promise<ReachDb> {
@@ -104,7 +110,7 @@ export async function openReachDb(opts: OpenOptions = {}): Promise<ReachDb> {
   }
   let migrationError: unknown = null;
   request.addEventListener('upgradeneeded', (event) => {
-    const db = wrap(request.result) as unknown as ReachDb;
+    const db = wrap(request.result) as unknown as UpgradeDb;
     const tx = wrap(request.transaction!) as unknown as UpgradeTx;
     tx.done.catch(() => {}); // a failed migration surfaces as the open request's error
     // Synchronous steps run at once; from the first asynchronous one on, each waits for the last.

@@ -3,7 +3,7 @@ import { defaultCondition } from '../audit/condition.ts';
 import { summarize } from '../audit/summary.ts';
 import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import type { Doc, LoadedTask, ProbeSpec } from '../audit/types.ts';
-import { coreAudit, coreRunRequest, coreSummarize, type CoreAuditInput } from './core-audit.ts';
+import { coreAudit, coreRunRequest, type CoreAuditInput } from './core-audit.ts';
 import { isStoreError, type StoreError } from './errors.ts';
 import { exportRunCsv, exportRunJson, toCsv, CSV_COLUMNS } from './export.ts';
 import { importLmEvalSamples, importRunJson } from './import.ts';
@@ -34,7 +34,7 @@ const input: CoreAuditInput = { task, condition: defaultCondition({ ...task.spec
 /** A finished run of the real audit core on the scripted engine, in `store`. */
 async function auditedRun(store: RunStore): Promise<string> {
   const engine = new FakeEngine({ numLayers: L, answer: (q) => (q.sampling.kind === 'greedy' ? (q.prompt.startsWith('Is') ? '2' : '0') : q.prompt.startsWith('line') ? '-4' : '1') });
-  const c = new RunController<CoreAuditInput>({ store, engine, audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
+  const c = new RunController<CoreAuditInput>({ store, engine, audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
   const req = await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'run-x' });
   await c.start(req);
   await c.idle();

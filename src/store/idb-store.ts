@@ -8,7 +8,7 @@ import type { QuestionRecord } from '../audit/types.ts';
 import { openReachDb, type OpenOptions, type ReachDb } from './db.ts';
 import { StoreError, toStoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
-import type { ReachDB, StoredRecord, StoredRun, StoredStudy, StoredSummary } from './schema.ts';
+import type { ReachDB, StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
 type WriteTx<S extends StoreNames<ReachDB>> = IDBPTransaction<ReachDB, S[], 'readwrite'>;
@@ -56,14 +56,13 @@ export class IdbRunStore implements RunStore {
   }
 
   deleteRun(id: string): Promise<void> {
-    return this.write(`deleting run ${id}`, ['runs', 'records', 'summaries', 'questions'], async (tx) => {
+    return this.write(`deleting run ${id}`, ['runs', 'records', 'questions'], async (tx) => {
       const records = tx.objectStore('records');
       for (let c = await records.index('by-run').openCursor(id); c; c = await c.continue()) {
         const runIds = c.value.runIds.filter((r) => r !== id);
         if (runIds.length === 0) await c.delete();
         else await c.update({ ...c.value, runIds });
       }
-      await tx.objectStore('summaries').delete(id);
       await tx.objectStore('questions').delete(id);
       await tx.objectStore('runs').delete(id);
     });
@@ -119,14 +118,6 @@ export class IdbRunStore implements RunStore {
 
   deleteStudy(planKey: string): Promise<void> {
     return this.read(`deleting study ${planKey}`, () => this.db.delete('studies', planKey));
-  }
-
-  putSummary(summary: StoredSummary): Promise<void> {
-    return this.read(`saving the summary of run ${summary.runId}`, async () => void (await this.db.put('summaries', summary)));
-  }
-
-  getSummary(runId: string): Promise<StoredSummary | undefined> {
-    return this.read(`reading the summary of run ${runId}`, () => this.db.get('summaries', runId));
   }
 
   importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }> {

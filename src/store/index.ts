@@ -12,7 +12,6 @@ export {
   LEGACY_KEY_PREFIX,
   type StoredRun,
   type StoredRecord,
-  type StoredSummary,
   type StoredQuestions,
   type StoredStudy,
   type RunCounters,
@@ -21,7 +20,7 @@ export { manifestKey, legacyManifestKey, probeKey, runScope, type RecordKey, typ
 export { orderRecords } from './records.ts';
 export type { RunProgress } from './progress.ts';
 export { RunController, type AuditFn, type AuditCall, type RunRequest, type RunEvent, type RunControllerOptions } from './run-controller.ts';
-export { coreAudit, coreRunRequest, coreSummarize, type CoreAuditInput, type RunMeta } from './core-audit.ts';
+export { coreAudit, coreRunRequest, type CoreAuditInput, type RunMeta } from './core-audit.ts';
 export { TabLocks, InProcessLocks, ProgressChannel, auditLockName, PROGRESS_CHANNEL, type LockManagerLike, type ChannelLike, type HeldLock } from './tab-lock.ts';
 export {
   WeightCache,

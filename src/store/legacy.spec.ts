@@ -9,7 +9,7 @@ import { runAudit } from '../audit/run.ts';
 import { summarize } from '../audit/summary.ts';
 import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import type { Condition, LoadedTask, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
-import { coreAudit, coreRunRequest, coreSummarize, type CoreAuditInput } from './core-audit.ts';
+import { coreAudit, coreRunRequest, type CoreAuditInput } from './core-audit.ts';
 import { openReachDb } from './db.ts';
 import { isStoreError, type StoreError } from './errors.ts';
 import { exportRunJson, loadRun } from './export.ts';
@@ -73,7 +73,7 @@ async function previousVersionRun(): Promise<{ manifest: RunManifest; records: Q
 }
 
 function controller(store: RunStore, e: FakeEngine) {
-  return new RunController<CoreAuditInput>({ store, engine: e, audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
+  return new RunController<CoreAuditInput>({ store, engine: e, audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
 }
 
 /** Starts this version's audit with the same settings; returns its run and the rows it computed. */

@@ -5,7 +5,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import { StoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
-import type { StoredRecord, StoredRun, StoredStudy, StoredSummary } from './schema.ts';
+import type { StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 import { newStored } from './idb-store.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
@@ -13,7 +13,6 @@ export class MemoryRunStore implements RunStore {
   readonly kind = 'memory' as const;
   private readonly runs = new Map<string, StoredRun>();
   private readonly records = new Map<string, StoredRecord>();
-  private readonly summaries = new Map<string, StoredSummary>();
   private readonly questions = new Map<string, QuestionIdentity[]>();
   private readonly studies = new Map<string, StoredStudy>();
   private closed = false;
@@ -74,7 +73,6 @@ export class MemoryRunStore implements RunStore {
       if (runIds.length === 0) this.records.delete(k);
       else this.records.set(k, { ...rec, runIds });
     }
-    this.summaries.delete(id);
     this.questions.delete(id);
     this.runs.delete(id);
   }
@@ -130,15 +128,6 @@ export class MemoryRunStore implements RunStore {
       .map((r) => structuredClone(r));
   }
 
-  async putSummary(summary: StoredSummary): Promise<void> {
-    this.check();
-    this.summaries.set(summary.runId, structuredClone(summary));
-  }
-
-  async getSummary(runId: string): Promise<StoredSummary | undefined> {
-    this.check();
-    return clone(this.summaries.get(runId));
-  }
 
   async importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }> {
     this.check();

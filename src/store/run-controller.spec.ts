@@ -1,6 +1,5 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import type { QuestionRecord } from '../audit/types.ts';
 import { isStoreError, StoreError } from './errors.ts';
 import { IdbRunStore } from './idb-store.ts';
 import { keyId } from './records.ts';
@@ -31,14 +30,6 @@ function controller(store: RunStore, engine: CountingEngine, locks = new TabLock
     locks,
     channel,
     now: engine.now,
-    summarize: (records: QuestionRecord[]) => ({
-      condition_key: records[0]?.condition_key ?? '',
-      n: records.filter((r) => r.probe === 'deployment').length,
-      realized: records.filter((r) => r.realized).length,
-      realized_count: records.filter((r) => r.realized).length,
-      invalid: 0,
-      probes: [],
-    }),
   });
   c.subscribe((e) => events.push(e));
   const progress = () => events.filter((e): e is Extract<RunEvent, { type: 'progress' }> => e.type === 'progress').map((e) => e.progress);
@@ -77,7 +68,6 @@ describe('RunController', () => {
     const sixth = progress().find((p) => p.recordsDone === 6)!;
     expect([sixth.currentProbe, sixth.currentDocId]).toEqual(['sampling', 'q1']);
     expect(run?.counters).toMatchObject({ recordsDone: 10, attemptsComputed: 25, reused: 0, computeMs: 10_000 });
-    expect((await store.getSummary(req.manifest.id))?.recordCount).toBe(10);
   });
 
   it('marks a run interrupted on a lost device and resumes on a fresh engine with nothing recomputed', async () => {

@@ -11,7 +11,7 @@ import { manifestKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { ProgressTracker, type RunProgress } from './progress.ts';
 import { prepareResume } from './records.ts';
-import { LEGACY_RUN_MESSAGE, type RunCounters, type StoredRun, type StoredSummary } from './schema.ts';
+import { LEGACY_RUN_MESSAGE, type RunCounters, type StoredRun } from './schema.ts';
 import type { RunStore } from './store.ts';
 import { auditLockName, TabLocks, type ProgressChannel } from './tab-lock.ts';
 
@@ -53,8 +53,6 @@ export interface RunControllerOptions<T> {
   locks?: TabLocks;
   /** Broadcasts progress to other tabs; omit in a single-context setting. */
   channel?: ProgressChannel;
-  /** Derived summary stored when a run finishes (the audit core's summarize). */
-  summarize?: (records: QuestionRecord[]) => StoredSummary['summary'];
   now?: () => number;
 }
 
@@ -80,7 +78,6 @@ export class RunController<T> {
   private readonly audit: AuditFn<T>;
   private readonly locks: TabLocks;
   private readonly channel?: ProgressChannel;
-  private readonly summarize?: RunControllerOptions<T>['summarize'];
   private readonly now: () => number;
   private readonly queue: Job<T>[] = [];
   private readonly jobs = new Map<string, Job<T>>();
@@ -94,7 +91,6 @@ export class RunController<T> {
     this.audit = opts.audit;
     this.locks = opts.locks ?? TabLocks.fromNavigator();
     this.channel = opts.channel;
-    this.summarize = opts.summarize;
     this.now = opts.now ?? (() => performance.now());
   }
 
@@ -290,7 +286,6 @@ export class RunController<T> {
       job.run.manifest.finishedAt = new Date().toISOString();
       job.run.counters.computeMs = computeMsBefore + tracker.sessionMs();
       await this.storeRef.putRun(job.run);
-      await this.storeSummary(job);
     } catch (e) {
       await writes.catch(() => {});
       const cause = writeError ?? e;
@@ -352,12 +347,6 @@ export class RunController<T> {
     await memory.importRun(job.run, records.map((s) => ({ key: s.key, record: s.record })), job.req.questions);
     this.storeRef = memory;
     this.emit({ type: 'storage-fallback', message: reason });
-  }
-
-  private async storeSummary(job: Job<T>): Promise<void> {
-    if (!this.summarize) return;
-    const records = (await this.storeRef.recordsForRun(job.run.id)).map((s) => s.record);
-    await this.storeRef.putSummary({ runId: job.run.id, summary: this.summarize(records), recordCount: records.length, computedAt: new Date().toISOString() });
   }
 
   private withTracker(run: StoredRun, tracker: ProgressTracker): StoredRun {

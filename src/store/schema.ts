@@ -19,6 +19,8 @@
 // v5: records carry the decoy-answer control's fields (audit/decoy.ts): records stored before it
 //     get them from their own question and attempts under their run's condition; stored summaries
 //     (an older ProbeSummary shape) are dropped.
+// v6: the summaries store is gone: nothing read it; every screen, the CLI and exports compute a
+//     run's summary from its records (audit/summary.ts).
 
 import type { DBSchema } from 'idb';
 import type { QuestionIdentity } from '../audit/condition.ts';
@@ -27,7 +29,7 @@ import type { AuditSummary, QuestionRecord, RunManifest } from '../audit/types.t
 import type { RecordKey } from './keys.ts';
 
 export const DB_NAME = 'reachlab';
-export const DB_VERSION = 5;
+export const DB_VERSION = 6;
 
 /** Why a legacy run (schema v1/v2, or a version-1 run file) is never resumed nor reused. */
 export const LEGACY_RUN_MESSAGE =
@@ -85,14 +87,6 @@ export interface StoredRecord {
   savedAt: string;
 }
 
-export interface StoredSummary {
-  runId: string;
-  summary: AuditSummary;
-  /** Records the summary was computed from; stale when the run has more. */
-  recordCount: number;
-  computedAt: string;
-}
-
 /** Current schema (v3). */
 /** A study (v4): its plan and the runs it has started, keyed by the plan's key. The runs are
  *  ordinary runs (found again by their run keys), so a study resumes by running its plan again. */
@@ -110,12 +104,24 @@ export interface StoredStudy {
 export interface ReachDB extends DBSchema {
   runs: { key: string; value: StoredRun; indexes: { 'by-manifest-key': string } };
   records: { key: RecordKey; value: StoredRecord; indexes: { 'by-run': string } };
-  summaries: { key: string; value: StoredSummary };
   questions: { key: string; value: StoredQuestions };
   studies: { key: string; value: StoredStudy };
 }
 
 // ---------------------------------------------------------------- earlier versions
+
+/** v2–v5: a run's derived summary, written when it finished and never read. */
+export interface StoredSummaryV5 {
+  runId: string;
+  summary: AuditSummary;
+  recordCount: number;
+  computedAt: string;
+}
+
+/** The schema of v2–v5, which held the summaries store. */
+export interface ReachDBV5 extends ReachDB {
+  summaries: { key: string; value: StoredSummaryV5 };
+}
 
 /** v1/v2 record key: the scope (model, task name + version, condition, probe), then doc_id. It
  *  ignored the question's content, so two files naming a question alike shared a key. */

@@ -95,10 +95,8 @@ describe.each(makers)('RunStore (%s)', (_name, make) => {
     await store.putRecord('run-a', shared);
     await store.putRecord('run-a', own);
     await store.putRecord('run-b', shared);
-    await store.putSummary({ runId: 'run-a', summary: { condition_key: 'ck-1', n: 2, realized: 1, realized_count: 2, invalid: 0, probes: [] }, recordCount: 2, computedAt: 't' });
     await store.deleteRun('run-a');
     expect(await store.getRun('run-a')).toBeUndefined();
-    expect(await store.getSummary('run-a')).toBeUndefined();
     expect(await store.recordsForRun('run-a')).toEqual([]);
     const left = await store.recordsForRun('run-b');
     expect(left.map((r) => r.key[3])).toEqual(['q0']);

@@ -4,7 +4,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord } from '../audit/types.ts';
 import type { RecordKey } from './keys.ts';
-import type { StoredRecord, StoredRun, StoredStudy, StoredSummary } from './schema.ts';
+import type { StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 
 /** What putRecord did: wrote a new record, linked an existing one to the run, or found it linked. */
 export type PutOutcome = 'stored' | 'linked' | 'present';
@@ -24,7 +24,7 @@ export interface RunStore {
   runsByManifestKey(manifestKey: string): Promise<StoredRun[]>;
   /** A run's ordered question identities; undefined for a legacy run (or no such run). */
   getQuestions(runId: string): Promise<QuestionIdentity[] | undefined>;
-  /** Removes the run, its questions, its summary and its links; records no other run uses are
+  /** Removes the run, its questions and its links; records no other run uses are
    *  deleted. */
   deleteRun(id: string): Promise<void>;
   /**
@@ -40,8 +40,6 @@ export interface RunStore {
   /** Primary keys of the records linked to a run. */
   keysForRun(runId: string): Promise<RecordKey[]>;
   recordsForRun(runId: string): Promise<StoredRecord[]>;
-  putSummary(summary: StoredSummary): Promise<void>;
-  getSummary(runId: string): Promise<StoredSummary | undefined>;
   /** Writes a run, its question identities (none for a legacy run) and its records in one
    *  transaction: all of it or nothing. */
   importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }>;

@@ -4,7 +4,7 @@ import { normalizePlan } from '../audit/study.ts';
 import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import { routeToString } from '../audit/routes.ts';
 import { runStudy } from '../../scripts/study-cli.ts';
-import { coreAudit, coreSummarize, type CoreAuditInput } from './core-audit.ts';
+import { coreAudit, type CoreAuditInput } from './core-audit.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { RunController } from './run-controller.ts';
 import { studyTaskOptions } from './study.ts';
@@ -44,7 +44,7 @@ function setup() {
   const rows = { n: 0 };
   const engines = new Map<string, FakeEngine>();
   const engineOf = (ref: string) => engines.get(ref) ?? engines.set(ref, fake(ref, rows)).get(ref)!;
-  const controller = new RunController<CoreAuditInput>({ store: new MemoryRunStore(), engine: engineOf('A'), audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
+  const controller = new RunController<CoreAuditInput>({ store: new MemoryRunStore(), engine: engineOf('A'), audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
   const runner = new StudyRunner(controller, {
     useModel: async (ref) => {
       const engine = engineOf(ref);

@@ -13,7 +13,6 @@ import { canonicalJson } from '../util/hash';
 import {
   coreAudit,
   coreRunRequest,
-  coreSummarize,
   exportRunJson,
   importLmEvalSamples,
   importRunJson,
@@ -325,7 +324,7 @@ export async function createRealBackend(): Promise<AppBackend> {
   const channel = new ProgressChannel();
   const backend = new RealBackend(
     (audit, engine) => {
-      controller = new RunController<CoreAuditInput>({ store, engine, audit, summarize: coreSummarize, channel });
+      controller = new RunController<CoreAuditInput>({ store, engine, audit, channel });
       return controller;
     },
     channel,

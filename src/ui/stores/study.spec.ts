@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { loadTask } from '../../audit';
 import type { NormalizedPlan } from '../../audit/study';
 import { FakeEngine } from '../../audit/testing/fake-engine';
-import { coreAudit, coreSummarize, type CoreAuditInput } from '../../store/core-audit';
+import { coreAudit, type CoreAuditInput } from '../../store/core-audit';
 import { MemoryRunStore } from '../../store/memory-store';
 import { RunController } from '../../store/run-controller';
 import { studyTaskOptions } from '../../store/study';
@@ -22,7 +22,7 @@ function studyBackend(): AppBackend & { runProbes: (key: string) => Promise<stri
   const engine = (ref: string) =>
     new FakeEngine({ numLayers: 4, fingerprint: ref, answer: (q) => (q.route.length > 4 || q.silence[0] === 1 ? String(eval0(q.prompt)) : 'x') });
   const first = engine('builtin:micro-arith');
-  const controller = new RunController<CoreAuditInput>({ store: new MemoryRunStore(), engine: first, audit: coreAudit, summarize: coreSummarize, locks: new TabLocks(new InProcessLocks()) });
+  const controller = new RunController<CoreAuditInput>({ store: new MemoryRunStore(), engine: first, audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
   const runner = new StudyRunner(controller, {
     useModel: async (ref) => {
       const e = engine(ref);
