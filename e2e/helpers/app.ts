@@ -87,6 +87,10 @@ export async function setupHubRun(page: Page, opts: HubRunOptions = {}): Promise
 
 /** Starts the audit and waits for it to finish ('run-view-results' shows); stays on the Run screen. */
 export async function startRun(page: Page): Promise<void> {
+  // Leave the field being edited first: in headless Chromium, a press on Start that takes focus
+  // from a number field while the page is scrolled to its end scrolls the page (96 px here) between
+  // press and release, so the click lands elsewhere.
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
   await page.getByTestId('start-run').click();
   await expect(page.getByTestId('screen-run')).toBeVisible();
   await expect(page.getByTestId('run-view-results')).toBeVisible({ timeout: RUN_TIMEOUT });
