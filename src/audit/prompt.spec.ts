@@ -50,6 +50,11 @@ describe('prompts', () => {
     expect(letterContinuation('Answer: ', false, 'B')).toBe('B');
     expect(letterContinuation('<|im_start|>assistant\n', true, 'B')).toBe('B');
   });
+
+  it('puts question and choices in verbatim: dollar patterns and placeholders in the text stay text', () => {
+    const tricky = { id: 'd', text: 'Is $$x$$ = $&? $` and $\' {{choices}}', target: '1', choices: ['{{question}}', '$1'] };
+    expect(renderQuestion('Q: {{question}}\n{{choices}}', tricky)).toBe("Q: Is $$x$$ = $&? $` and $' {{choices}}\nA. {{question}}\nB. $1");
+  });
 });
 
 describe('conditions and keys', () => {

@@ -13,9 +13,11 @@ export function formatChoices(choices: readonly string[]): string {
   return choices.map((c, i) => `${indexLetter(i)}. ${c}`).join('\n');
 }
 
-/** The template with {{question}} and {{choices}} filled. */
+/** The template with {{question}} and {{choices}} filled, in one pass and verbatim: the text is
+ *  never read as a replacement pattern (`$&`, `$$`, `` $` ``) nor searched for placeholders again. */
 export function renderQuestion(template: string, doc: Doc): string {
-  return template.replaceAll('{{choices}}', doc.choices ? formatChoices(doc.choices) : '').replaceAll('{{question}}', doc.text);
+  const choices = doc.choices ? formatChoices(doc.choices) : '';
+  return template.replace(/\{\{(question|choices)\}\}/g, (_, field: string) => (field === 'question' ? doc.text : choices));
 }
 
 /** What a worked example shows after its question: the rationale when there is one, else the gold. */
