@@ -137,6 +137,22 @@ describe('study CLI', () => {
     expect(strip(merged)).toEqual(strip(whole));
   });
 
+  it('refuses a stored run file that is not the run it is named after, or cannot be read, naming the file', async () => {
+    const small = normalizePlan({ ...PLAN, models: ['A'], pairs: [], scan: false, probes: [{ probe: 'sampling' }], budget: 4 });
+    const large = normalizePlan({ ...PLAN, models: ['A'], pairs: [], scan: false, probes: [{ probe: 'sampling' }], budget: 8 });
+    const smallFiles = new Map<string, string>();
+    const largeFiles = new Map<string, string>();
+    const [smallReport] = [await runStudy(small, null, deps(smallFiles)), await runStudy(large, null, deps(largeFiles))];
+    const [key] = smallReport.settings[0].run_keys;
+    // the budget-8 run's file copied under the budget-4 run's name
+    const copied = new Map([[key, [...largeFiles.values()][0]]]);
+    await expect(runStudy(small, null, deps(copied))).rejects.toThrow(new RegExp(`stored run file ${key}\\.json is another run`));
+    await expect(runStudy(small, null, deps(new Map([[key, smallFiles.get(key)!.slice(0, 200)]])))).rejects.toThrow(StudyCliError);
+    await expect(runStudy(small, null, deps(new Map([[key, smallFiles.get(key)!.slice(0, 200)]])))).rejects.toThrow(`${key}.json cannot be read`);
+    // the genuine file is reused
+    expect((await runStudy(small, null, deps(new Map(smallFiles)))).reused).toBe(1);
+  });
+
   it('refuses bad plans and arguments by name', () => {
     expect(() => normalizePlan({ models: [], tasks: ['builtin:arith-2d'] })).toThrow(/models needs at least 1 entry/);
     expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'beam' }] })).toThrow(/probes\[0\]\.probe must be one of random-routes, mcts-routes, sampling/);

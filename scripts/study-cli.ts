@@ -21,7 +21,7 @@ import { loadTask, runAudit } from '../src/audit/index.ts';
 import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
 import type { LoadedTask } from '../src/audit/types.ts';
 import type { CheckpointSource, Engine } from '../src/engine/types.ts';
-import { checkRunFile, recordsOf } from '../src/store/run-file.ts';
+import { checkRunFile, recordsOf, type RunFile } from '../src/store/run-file.ts';
 import { manifestKey } from '../src/store/keys.ts';
 import { orderRecords } from '../src/store/records.ts';
 import { runFile } from '../src/store/export.ts';
@@ -76,6 +76,24 @@ export function modelSource(ref: string, root: string, env: { endpoint?: string;
   return { kind: 'hub', repo: m[1], revision: m[2] ?? 'main', ...(env.endpoint ? { endpoint: env.endpoint } : {}), ...(env.token ? { token: env.token } : {}) };
 }
 
+/** The run file stored under `key`, refused unless it is that run: its stated run key and the key
+ *  its own manifest and questions make must both be `key` (a file copied under another run's name
+ *  states another model, condition, budget or question list). */
+async function storedRunFile(key: string, text: string): Promise<RunFile> {
+  const name = `${key}.json`;
+  let file: RunFile;
+  try {
+    file = checkRunFile(JSON.parse(text), name);
+  } catch (e) {
+    throw new StudyCliError(`the stored run file ${name} cannot be read (${(e as Error).message}); remove it to compute the run again`);
+  }
+  const made = await manifestKey(file.manifest, file.questions);
+  if (file.run_key !== key || made !== key) {
+    throw new StudyCliError(`the stored run file ${name} is another run (its manifest and questions make run ${made.slice(0, 12)}); remove it to compute the run again`);
+  }
+  return file;
+}
+
 export interface StudyDeps {
   openEngine(ref: string): Promise<Engine>;
   loadTask(spec: string, plan: NormalizedPlan): Promise<LoadedTask>;
@@ -112,7 +130,7 @@ export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['sha
           const stored = deps.readRun(key);
           let result: StudyRunResult;
           if (stored !== null) {
-            result = { model, task: setting.task, label: run.label, run_key: key, records: recordsOf(checkRunFile(JSON.parse(stored), '')) };
+            result = { model, task: setting.task, label: run.label, run_key: key, records: recordsOf(await storedRunFile(key, stored)) };
             reused++;
           } else {
             const started = performance.now();
