@@ -137,20 +137,31 @@ describe('study CLI', () => {
     expect(strip(merged)).toEqual(strip(whole));
   });
 
-  it('refuses a stored run file that is not the run it is named after, or cannot be read, naming the file', async () => {
-    const small = normalizePlan({ ...PLAN, models: ['A'], pairs: [], scan: false, probes: [{ probe: 'sampling' }], budget: 4 });
-    const large = normalizePlan({ ...PLAN, models: ['A'], pairs: [], scan: false, probes: [{ probe: 'sampling' }], budget: 8 });
+  it('computes a run again, with a warning naming the file, when its stored file is another run or cannot be read', async () => {
+    const one = (budget: number) => normalizePlan({ ...PLAN, models: ['A'], pairs: [], scan: false, probes: [{ probe: 'sampling' }], budget });
     const smallFiles = new Map<string, string>();
     const largeFiles = new Map<string, string>();
-    const [smallReport] = [await runStudy(small, null, deps(smallFiles)), await runStudy(large, null, deps(largeFiles))];
-    const [key] = smallReport.settings[0].run_keys;
-    // the budget-8 run's file copied under the budget-4 run's name
-    const copied = new Map([[key, [...largeFiles.values()][0]]]);
-    await expect(runStudy(small, null, deps(copied))).rejects.toThrow(new RegExp(`stored run file ${key}\\.json is another run`));
-    await expect(runStudy(small, null, deps(new Map([[key, smallFiles.get(key)!.slice(0, 200)]])))).rejects.toThrow(StudyCliError);
-    await expect(runStudy(small, null, deps(new Map([[key, smallFiles.get(key)!.slice(0, 200)]])))).rejects.toThrow(`${key}.json cannot be read`);
-    // the genuine file is reused
-    expect((await runStudy(small, null, deps(new Map(smallFiles)))).reused).toBe(1);
+    const genuine = await runStudy(one(4), null, deps(smallFiles));
+    await runStudy(one(8), null, deps(largeFiles));
+    const [key] = genuine.settings[0].run_keys;
+    const bad = [
+      [[...largeFiles.values()][0], `${key}.json is another run`], // the budget-8 run's file under the budget-4 run's name
+      [smallFiles.get(key)!.slice(0, 200), `${key}.json cannot be read`], // truncated
+    ] as const;
+    for (const [text, warning] of bad) {
+      const files = new Map([[key, text]]);
+      const d = deps(files);
+      const logged: string[] = [];
+      d.log = (line) => void logged.push(line);
+      const report = await runStudy(one(4), null, d);
+      expect(logged.some((l) => l.startsWith('warning:') && l.includes(warning)), logged.join('\n')).toBe(true);
+      expect([report.computed, report.reused]).toEqual([1, 0]);
+      expect(strip(report)).toEqual(strip(genuine));
+      // rewritten as the genuine run (its timestamps aside)
+      const [now, was] = [files.get(key)!, smallFiles.get(key)!].map((t) => JSON.parse(t) as { run_key: string; records: unknown[] });
+      expect([now.run_key, now.records]).toEqual([was.run_key, was.records]);
+    }
+    expect((await runStudy(one(4), null, deps(new Map(smallFiles)))).reused).toBe(1);
   });
 
   it('refuses bad plans and arguments by name', () => {

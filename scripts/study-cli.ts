@@ -13,7 +13,7 @@
 // Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
 // Bad arguments exit 2 with a message on stderr; study failures exit 1.
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -76,22 +76,21 @@ export function modelSource(ref: string, root: string, env: { endpoint?: string;
   return { kind: 'hub', repo: m[1], revision: m[2] ?? 'main', ...(env.endpoint ? { endpoint: env.endpoint } : {}), ...(env.token ? { token: env.token } : {}) };
 }
 
-/** The run file stored under `key`, refused unless it is that run: its stated run key and the key
- *  its own manifest and questions make must both be `key` (a file copied under another run's name
- *  states another model, condition, budget or question list). */
-async function storedRunFile(key: string, text: string): Promise<RunFile> {
+/** The run file stored under `key` if it is that run: its stated run key and the key its own
+ *  manifest and questions make must both be `key` (a file copied under another run's name states
+ *  another model, condition, budget or question list). Else null, with the reason: the run is
+ *  then computed again and its file rewritten. */
+async function storedRunFile(key: string, text: string): Promise<{ file: RunFile } | { problem: string }> {
   const name = `${key}.json`;
   let file: RunFile;
   try {
     file = checkRunFile(JSON.parse(text), name);
   } catch (e) {
-    throw new StudyCliError(`the stored run file ${name} cannot be read (${(e as Error).message}); remove it to compute the run again`);
+    return { problem: `the stored run file ${name} cannot be read (${(e as Error).message})` };
   }
   const made = await manifestKey(file.manifest, file.questions);
-  if (file.run_key !== key || made !== key) {
-    throw new StudyCliError(`the stored run file ${name} is another run (its manifest and questions make run ${made.slice(0, 12)}); remove it to compute the run again`);
-  }
-  return file;
+  if (file.run_key !== key || made !== key) return { problem: `the stored run file ${name} is another run (its manifest and questions make run ${made.slice(0, 12)})` };
+  return { file };
 }
 
 export interface StudyDeps {
@@ -127,10 +126,12 @@ export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['sha
           const req: RunRequest<CoreAuditInput> =
             run.probe === null ? await studyScanRequest(ctx, done.get(scanProbe(plan))!.records) : await studyProbeRequest(ctx, run.probe);
           const key = await manifestKey(req.manifest, req.questions);
-          const stored = deps.readRun(key);
+          const text = deps.readRun(key);
+          const stored = text === null ? null : await storedRunFile(key, text);
+          if (stored && 'problem' in stored) deps.log(`warning: ${stored.problem}; computing the run again`);
           let result: StudyRunResult;
-          if (stored !== null) {
-            result = { model, task: setting.task, label: run.label, run_key: key, records: recordsOf(await storedRunFile(key, stored)) };
+          if (stored && 'file' in stored) {
+            result = { model, task: setting.task, label: run.label, run_key: key, records: recordsOf(stored.file) };
             reused++;
           } else {
             const started = performance.now();
@@ -192,7 +193,12 @@ async function main() {
         }
         return null;
       },
-      writeRun: (key, text) => writeFileSync(path.join(o.records, `${key}.json`), text),
+      writeRun: (key, text) => {
+        // written whole, then renamed into place: an interrupted write never leaves a truncated file
+        const f = path.join(o.records, `${key}.json`);
+        writeFileSync(`${f}.partial`, text);
+        renameSync(`${f}.partial`, f);
+      },
       log: (line) => process.stderr.write(`${line}\n`),
       appVersion: process.env.npm_package_version ?? '0.0.0',
     });

@@ -52,8 +52,9 @@ describe('prompts', () => {
   });
 
   it('puts question and choices in verbatim: dollar patterns and placeholders in the text stay text', () => {
-    const tricky = { id: 'd', text: 'Is $$x$$ = $&? $` and $\' {{choices}}', target: '1', choices: ['{{question}}', '$1'] };
-    expect(renderQuestion('Q: {{question}}\n{{choices}}', tricky)).toBe("Q: Is $$x$$ = $&? $` and $' {{choices}}\nA. {{question}}\nB. $1");
+    // every pattern String.prototype.replace reads in a replacement string: $$ $& $` $' $n $<name>
+    const tricky = { id: 'd', text: 'Is $$x$$ = $&? $` and $\' $<q> {{choices}}', target: '1', choices: ['{{question}}', '$1'] };
+    expect(renderQuestion('Q: {{question}}\n{{choices}}', tricky)).toBe("Q: Is $$x$$ = $&? $` and $' $<q> {{choices}}\nA. {{question}}\nB. $1");
   });
 });
 
