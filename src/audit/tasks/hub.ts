@@ -54,21 +54,36 @@ export async function fetchRowsPage(dataset: string, config: string, split: stri
     }
     throw new AuditError('http', `${describe(dataset, config, split)}: ${failed.reason} (HTTP ${res.status}).${detail}`);
   }
-  const body = (await res.json()) as Partial<RowsPage>;
-  if (!body || !Array.isArray(body.rows) || typeof body.num_rows_total !== 'number') {
-    throw new AuditError('bad-task', `the Hub dataset rows API page for ${describe(dataset, config, split)} lacks rows or num_rows_total`);
+  const where = `the Hub dataset rows API page at offset ${offset} of ${describe(dataset, config, split)}`;
+  let body: Partial<RowsPage> | null;
+  try {
+    body = (await res.json()) as Partial<RowsPage> | null;
+  } catch {
+    throw new AuditError('bad-task', `${where} is not JSON`);
   }
+  if (!body || !Array.isArray(body.rows) || !Number.isInteger(body.num_rows_total) || body.num_rows_total! < 0) {
+    throw new AuditError('bad-task', `${where} lacks rows or num_rows_total`);
+  }
+  if (body.rows.length > length) throw new AuditError('bad-task', `${where} holds ${body.rows.length} rows; ${length} were asked for`);
+  // rows in order from the offset asked for: a server that ignores offset, or repeats or skips a
+  // row, would otherwise give duplicate or missing questions
+  body.rows.forEach((r, i) => {
+    if (!r || typeof r !== 'object' || !r.row || typeof r.row !== 'object') throw new AuditError('bad-task', `${where}: row ${i} is not an object with a row`);
+    if (r.row_idx !== offset + i) throw new AuditError('bad-task', `${where}: row ${i} has row_idx ${JSON.stringify(r.row_idx)}, expected ${offset + i} (the server did not honour the offset, or repeated or skipped a row)`);
+  });
   return body as RowsPage;
 }
 
-/** Up to `limit` rows from offset 0, page by page. */
+/** Up to `limit` rows from offset 0, page by page; fewer only when the split holds fewer. */
 export async function fetchRows(dataset: string, config: string, split: string, limit: number, o: HubRowsOptions = {}): Promise<RowsPage['rows']> {
   const out: RowsPage['rows'] = [];
   let total = Infinity;
   while (out.length < Math.min(limit, total)) {
     const page = await fetchRowsPage(dataset, config, split, out.length, Math.min(ROWS_PAGE_MAX, limit - out.length), o);
     total = page.num_rows_total;
-    if (page.rows.length === 0) break;
+    if (page.rows.length === 0 && out.length < Math.min(limit, total)) {
+      throw new AuditError('bad-task', `the Hub dataset rows API returned no rows at offset ${out.length} of ${describe(dataset, config, split)}, which it says holds ${total}`);
+    }
     out.push(...page.rows);
   }
   return out.slice(0, limit);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { grade } from '../graders';
 import { builtinTask } from './builtin';
 import { fileTask, parseCsv } from './file';
-import { fetchRowsPage, hubTask } from './hub';
+import { fetchRowsPage, hubTask, type FetchLike } from './hub';
 import { loadTask } from './index';
 
 const DATASETS = path.resolve(__dirname, '../../../../shared/datasets');
@@ -170,12 +170,39 @@ describe('Hub dataset rows API', () => {
     await expect(hubTask('gsm8k', { questions: 5, fetch: () => Promise.reject(new TypeError('Failed to fetch')) })).rejects.toMatchObject({ code: 'offline' });
   });
 
+  it('refuses rows-API replies that would give missing or duplicate questions, naming the page', async () => {
+    const row = (i: number) => ({ row_idx: i, row: { question: `q${i}`, answer: `#### ${i}` } });
+    const serve = (reply: (offset: number, length: number) => unknown) => async (url: string | URL) => {
+      const q = new URL(String(url)).searchParams;
+      const body = reply(Number(q.get('offset')), Number(q.get('length')));
+      return new Response(typeof body === 'string' ? body : JSON.stringify(body), { status: 200, headers: { 'content-type': 'application/json' } });
+    };
+    const load = (reply: (offset: number, length: number) => unknown) => hubTask('gsm8k', { questions: 5, fetch: serve(reply) as FetchLike });
+    const rows = (from: number, n: number) => Array.from({ length: n }, (_, i) => row(from + i));
+    // a well-behaved server, for contrast
+    expect((await load((off, len) => ({ rows: rows(off, len), num_rows_total: 1000 }))).test).toHaveLength(5);
+    const bad: [string, (off: number, len: number) => unknown, RegExp][] = [
+      ['empty page', () => ({ rows: [], num_rows_total: 1000 }), /returned no rows at offset 0 of openai\/gsm8k .*which it says holds 1000/],
+      ['offset ignored', (_off, len) => ({ rows: rows(0, Math.min(2, len)), num_rows_total: 1000 }), /page at offset 2 .*row 0 has row_idx 0, expected 2/],
+      ['repeated row', () => ({ rows: [row(0), row(0)], num_rows_total: 1000 }), /row 1 has row_idx 0, expected 1/],
+      ['not JSON', () => '{"rows": [', /page at offset 0 of openai\/gsm8k .* is not JSON/],
+      ['null rows', () => ({ rows: [null], num_rows_total: 1000 }), /row 0 is not an object with a row/],
+      ['no total', (off, len) => ({ rows: rows(off, len) }), /lacks rows or num_rows_total/],
+      ['too many', (off) => ({ rows: rows(off, 50), num_rows_total: 1000 }), /holds 50 rows; 5 were asked for/],
+    ];
+    for (const [name, reply, message] of bad) {
+      const e = await load(reply).then(() => null, (x: unknown) => x);
+      expect(e, name).toMatchObject({ code: 'bad-task' });
+      expect((e as Error).message, name).toMatch(message);
+    }
+  });
+
   it('reads ARC and MMLU row shapes', async () => {
     const arcRow = { id: 'x', question: 'Which?', choices: { text: ['a', 'b', 'c', 'd', 'e'], label: ['A', 'B', 'C', 'D', 'E'] }, answerKey: 'E' };
     const mmluRow = { question: 'Q', subject: 'abstract_algebra', choices: ['0', '1', '2', '3'], answer: 2 };
-    const fake = (row: object) => async () => new Response(JSON.stringify({ rows: [{ row_idx: 7, row }], num_rows_total: 1 }));
+    const fake = (row: object) => async () => new Response(JSON.stringify({ rows: [{ row_idx: 0, row }], num_rows_total: 1 }));
     const arc = await hubTask('arc-challenge', { questions: 1, fetch: fake(arcRow) });
-    expect(arc.test[0]).toMatchObject({ id: 'test-7', target: 'E', choices: ['a', 'b', 'c', 'd', 'e'] });
+    expect(arc.test[0]).toMatchObject({ id: 'test-0', target: 'E', choices: ['a', 'b', 'c', 'd', 'e'] });
     const mmlu = await hubTask('mmlu:abstract_algebra', { questions: 1, fetch: fake(mmluRow) });
     expect(mmlu.test[0]).toMatchObject({ target: 'C' });
     expect(mmlu.spec.id).toBe('hub:mmlu:abstract_algebra');
