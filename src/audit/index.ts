@@ -74,7 +74,7 @@ export {
   SETUP_PRESETS,
 } from './probes/registry';
 export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext, SetupPreset } from './probes/probe';
-export { sharedRoutes, drawCount } from './probes/route-draws';
+export { sharedRoutes, drawCount, MAX_BUDGET } from './probes/route-draws';
 export { questionRoutes } from './probes/random-routes';
 export { summarize, reachCurve, retainedGain } from './summary';
 export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';

@@ -15,6 +15,7 @@ import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
 import { baselinesOf, DEPLOYMENT, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
+import { MAX_BUDGET } from './probes/route-draws';
 import { DEFAULT_PROBE_CHOICE, type ProbeChoice, type SpaceName } from './setup';
 import { summarize } from './summary';
 import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
@@ -83,9 +84,9 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     if (new Set(v).size !== v.length) throw bad(`${k} lists an entry twice`);
     return v as string[];
   };
-  const int = (k: string, dflt: number, min: number): number => {
+  const int = (k: string, dflt: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
     const v = p[k] ?? dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min) throw bad(`${k} must be a whole number ≥ ${min}, got ${JSON.stringify(p[k])}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw bad(`${k} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(p[k])}`);
     return v;
   };
   const probes = (p.probes ?? [{ probe: UNIFORM_BASELINE, space: 'blocks' }]) as unknown;
@@ -113,7 +114,7 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     models: strings('models', 1),
     tasks: strings('tasks', 1),
     probes: normProbes,
-    budget: int('budget', DEFAULT_PROBE_CHOICE.budget, 1),
+    budget: int('budget', DEFAULT_PROBE_CHOICE.budget, 1, MAX_BUDGET),
     questions: int('questions', 20, 1),
     question_seed: int('question_seed', 1, 0),
     seed: int('seed', DEFAULT_PROBE_CHOICE.seed, 0),

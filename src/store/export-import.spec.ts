@@ -124,7 +124,7 @@ describe('export and import of a run', () => {
       ['missing field', (f) => delete f.manifest.condition_key, 'f.json: manifest.condition_key: expected a value (the field is missing), got nothing'],
       ['wrong type', (f) => (f.records[1].attempts[0].correct = 'yes'), 'f.json: records[1].attempts[0].correct: expected true or false, got "yes"'],
       ['bad enum', (f) => (f.records[0].probe_spec.probe = 'telepathy'), `f.json: records[0].probe_spec.probe: expected one of ${PROBE_NAMES.map((n) => `"${n}"`).join(', ')}, got "telepathy"`],
-      ['negative', (f) => (f.records[2].budget = -1), 'f.json: records[2].budget: expected an integer ≥ 0, got number -1'],
+      ['negative', (f) => (f.records[2].budget = -1), 'f.json: records[2].budget: expected an integer ≥ 0 ≤ 10000, got number -1'],
       ['decoy hit', (f) => (f.records[1].reachable_decoy = 'maybe'), 'f.json: records[1].reachable_decoy: expected true or false, got "maybe"'],
       ['decoy index', (f) => (f.records[1].decoy_first_success = -1), 'f.json: records[1].decoy_first_success: expected an integer ≥ 0, got number -1'],
       [

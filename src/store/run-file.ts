@@ -3,6 +3,7 @@
 
 import type { QuestionIdentity } from '../audit/condition.ts';
 import { checkProbeSpec, checkProbeSpecV1, PROBE_NAMES } from '../audit/probes/registry.ts';
+import { MAX_BUDGET } from '../audit/probes/route-draws.ts';
 import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
@@ -155,7 +156,7 @@ const recordFields = {
   model_fingerprint: id,
   task_id: id,
   task_version: int,
-  budget: nat,
+  budget: num({ int: true, min: 0, max: MAX_BUDGET }),
   first_success: nullable(nat),
   realized: nullable(bool),
   reachable: nullable(bool),

@@ -19,8 +19,13 @@ export const routeSpaceSchema = tagged<RouteSpace>('kind', {
   cola: obj({ kind: oneOf('cola'), numLayers: pos, minLen: pos, maxLen: pos }),
 }) as Check<RouteSpace>;
 
+/** The most attempts a probe may be charged per question. Pass@k studies go to k = 1024; past this
+ *  bound one question alone would take hours on a laptop and its attempts would not fit in memory,
+ *  so a larger budget is refused where it enters (Setup, plans, links, the CLI, run files). */
+export const MAX_BUDGET = 10_000;
+
 /** The fields a budgeted, seeded probe's schema holds. */
-export const budgetSeed = { budget: pos, seed: int };
+export const budgetSeed = { budget: num({ int: true, min: 1, max: MAX_BUDGET }), seed: int };
 
 export interface RouteDraw {
   probe: string;
@@ -34,6 +39,7 @@ const bad = (msg: string) => new AuditError('bad-input', msg);
 /** A positive integer budget and an integer seed. */
 export function validateBudgetSeed(spec: { probe: string; budget: number; seed: number }): void {
   if (!Number.isInteger(spec.budget) || spec.budget < 1) throw bad(`${spec.probe} budget must be a positive integer, got ${spec.budget}`);
+  if (spec.budget > MAX_BUDGET) throw bad(`${spec.probe} budget ${spec.budget} is over the most a probe may make, ${MAX_BUDGET} attempts per question`);
   if (!Number.isInteger(spec.seed)) throw bad(`${spec.probe} seed must be an integer, got ${spec.seed}`);
 }
 

@@ -1,6 +1,7 @@
 // The Setup screen's field checks, in the words of the form: each names the field as labelled,
 // what it accepts, and what it holds now. null when the value is fine.
 
+import { MAX_BUDGET } from '../../audit';
 import type { RouteSpace } from '../../audit/types';
 
 const show = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en') : String(v));
@@ -39,5 +40,6 @@ export function budgetProblem(label: string, budget: number, space: { size: bigi
   if (space && BigInt(budget) > space.size) {
     return `${label}: the budget can be at most ${show(Number(space.size))}, the number of distinct routes a ${space.numLayers}-layer model has here (${space.words}); it is ${show(budget)}.`;
   }
+  if (budget > MAX_BUDGET) return `${label}: the budget can be at most ${show(MAX_BUDGET)} attempts per question (past that one question alone takes hours); it is ${show(budget)}.`;
   return null;
 }
