@@ -96,16 +96,21 @@ export interface RunProbe {
   label: string;
 }
 
+/** The run's reach probes (one per probe key) with their specs, in the registry's order. */
+export function reachProbeKeys(records: readonly QuestionRecord[]): { key: string; spec: ProbeSpec; label: string }[] {
+  const specOf = new Map(records.filter(isReach).map((r) => [r.probe_key, r.probe_spec]));
+  return [...specOf]
+    .sort(([, a], [, b]) => PROBE_NAMES.indexOf(a.probe) - PROBE_NAMES.indexOf(b.probe))
+    .map(([key, spec]) => ({ key, spec, label: titleOf(spec) }));
+}
+
 /** The summary's reach probes with their specs, in the registry's order (random routes, MCTS, …). */
 export function reachProbes(s: AuditSummary, records: readonly QuestionRecord[]): RunProbe[] {
-  const specOf = new Map(records.map((r) => [r.probe_key, r.probe_spec]));
-  return s.probes
-    .filter(isReach)
-    .sort((a, b) => PROBE_NAMES.indexOf(a.probe) - PROBE_NAMES.indexOf(b.probe))
-    .map((summary) => {
-      const spec = specOf.get(summary.probe_key)!;
-      return { summary, spec, label: titleOf(spec) };
-    });
+  const byKey = new Map(s.probes.map((p) => [p.probe_key, p]));
+  return reachProbeKeys(records).flatMap(({ key, spec, label }) => {
+    const summary = byKey.get(key);
+    return summary ? [{ summary, spec, label }] : [];
+  });
 }
 
 export interface RateRow {

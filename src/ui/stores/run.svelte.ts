@@ -6,7 +6,7 @@ import { questionState, reachedBy } from '../../audit';
 import type { QuestionRecord, RunManifest } from '../../audit/types';
 import type { LoadProgress } from '../../engine/types';
 import type { AppBackend, RunHandle, RunProgress, RunSetup } from '../backend';
-import { groupByQuestion, reachProbes, summaryOf } from '../lib/analysis';
+import { groupByQuestion, reachProbeKeys } from '../lib/analysis';
 import { attemptsOf } from '../lib/estimate';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 import { saveRate } from '../lib/rates';
@@ -49,16 +49,16 @@ export class RunState {
 
   questions = $derived(groupByQuestion(this.records));
   /** Over the questions whose deployment attempt is in: realized, reachable under any reach probe,
-   *  reachable-only (the core's questionState), and each reach probe's summary. */
+   *  reachable-only, and how many each reach probe reached (the core's questionState and reachedBy;
+   *  this runs on every record, so it builds no summary with curves). */
   counts = $derived.by(() => {
     const done = this.questions.filter((q) => q.deployed !== null);
-    const summary = summaryOf(this.records);
     return {
-      questions: summary.n,
-      realized: summary.realized_count,
+      questions: done.length,
+      realized: done.filter((q) => q.realized).length,
       reachable: done.filter((q) => reachedBy(q.records)).length,
       reachableOnly: done.filter((q) => questionState(q.records) === 'reachable-only').length,
-      perProbe: reachProbes(summary, this.records),
+      perProbe: reachProbeKeys(this.records).map((p) => ({ ...p, reachable: done.filter((q) => reachedBy(q.records, { probeKey: p.key })).length })),
     };
   });
 
