@@ -78,8 +78,8 @@ export function modelSource(ref: string, root: string, env: { endpoint?: string;
 
 /** The run file stored under `key` if it is that run: its stated run key and the key its own
  *  manifest and questions make must both be `key` (a file copied under another run's name states
- *  another model, condition, budget or question list). Else null, with the reason: the run is
- *  then computed again and its file rewritten. */
+ *  another model, condition, budget or question list). Else the reason it is not: the run is then
+ *  computed again and its file rewritten. */
 async function storedRunFile(key: string, text: string): Promise<{ file: RunFile } | { problem: string }> {
   const name = `${key}.json`;
   let file: RunFile;

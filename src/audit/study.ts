@@ -345,9 +345,10 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
     for (const m of runs.filter((x) => probeOf(x.probe.probe).sawGold)) {
       const r = randoms.find((x) => x.probe.space === m.probe.space) ?? randoms[0];
       if (!r) continue;
-      const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], mainProbeKey(r.run!), mainProbeKey(m.run!));
+      const mk = mainProbeKey(m.run!);
+      const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], mainProbeKey(r.run!), mk);
       const walks = guidanceComparisons(m.run!.records)[0]?.depth_matched ?? null;
-      const profile = m.run!.records.find((x) => probeOf(x).dependsOn?.(x.probe_spec) === mainProbeKey(m.run!))?.depth_profile ?? [];
+      const profile = m.run!.records.find((x) => probeOf(x).dependsOn?.(x.probe_spec) === mk)?.depth_profile ?? [];
       report.random_minus_structured[m.label] = {
         ...delta(cmp.diff),
         random: r.label,

@@ -24,7 +24,9 @@ export type ProbeName = ProbeSpec['probe'];
 
 export const PROBE_NAMES: readonly ProbeName[] = PROBES.map((p) => p.name);
 
-const byName = new Map<string, Probe<ProbeSpec>>(PROBES.map((p) => [p.name, p as unknown as Probe<ProbeSpec>]));
+/** The probes as one type, for the lookups below. */
+const ALL = PROBES as unknown as readonly Probe<ProbeSpec>[];
+const byName = new Map<string, Probe<ProbeSpec>>(ALL.map((p) => [p.name, p]));
 
 /** The probe a name or spec names; throws on a name no probe has. */
 export function probeOf(x: string | { probe: string }): Probe<ProbeSpec> {
@@ -87,7 +89,7 @@ export function withBaselines(probes: readonly ProbeSpec[]): ProbeSpec[] {
 }
 
 /** The probes that run beside `name` as its baselines. */
-export const baselinesOf = (name: string): Probe<ProbeSpec>[] => PROBES.filter((p) => (p as Probe<ProbeSpec>).baselineOf === name) as unknown as Probe<ProbeSpec>[];
+export const baselinesOf = (name: string): Probe<ProbeSpec>[] => ALL.filter((p) => p.baselineOf === name);
 
 /** A probe whose spec draws from the route space a setup choice names. */
 export const takesSpace = (name: string): boolean => probeOf(name).takesSpace === true;
@@ -96,16 +98,16 @@ export const takesSpace = (name: string): boolean => probeOf(name).takesSpace ==
 export const drawsRoutes = (name: string): boolean => probeOf(name).candidates !== undefined;
 
 /** The uniform random baseline's name (random routes). */
-export const UNIFORM_BASELINE: ProbeName = PROBES.find((p) => (p as Probe<ProbeSpec>).uniformBaseline)!.name;
+export const UNIFORM_BASELINE: ProbeName = ALL.find((p) => p.uniformBaseline)!.name;
 
 /** Reach probes a study plan or the CLI names on their own (baselines come with their probe). */
-export const STANDALONE_REACH: readonly ProbeName[] = PROBES.filter((p) => p.role === 'reach' && !(p as Probe<ProbeSpec>).baselineOf).map((p) => p.name);
+export const STANDALONE_REACH: readonly ProbeName[] = ALL.filter((p) => p.role === 'reach' && !p.baselineOf).map((p) => p.name);
 
 /** The spec a setup choice asks for (null for deployment, which every run holds). */
 export const probeSpecOf = (name: ProbeName, o: ProbeChoice, numLayers: number): ProbeSpec | null => probeOf(name).fromChoice?.(o, numLayers) ?? null;
 
 /** The protocols the Setup screen offers, probe by probe in registry order. */
-export const SETUP_PRESETS: readonly SetupPreset<ProbeSpec>[] = PROBES.flatMap((p) => ((p as Probe<ProbeSpec>).presets ?? []) as SetupPreset<ProbeSpec>[]);
+export const SETUP_PRESETS: readonly SetupPreset<ProbeSpec>[] = ALL.flatMap((p) => p.presets ?? []);
 
 /** The run's probes bound to it (a depth-matched baseline to its MCTS probe and questions). */
 export async function bindProbes(probes: readonly ProbeSpec[], questions: readonly QuestionIdentity[]): Promise<ProbeSpec[]> {
