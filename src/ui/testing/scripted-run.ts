@@ -125,7 +125,8 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
       task_version: manifest.task.version,
       attempts,
       condition: manifest.condition,
-      extra,
+      // the probe's own fields first (random routes: how its routes were drawn), as the driver adds them
+      extra: { ...probeOf(spec).recordFields?.(spec, { numLayers: L, condition: manifest.condition ?? DEFAULT_CONDITION, dependency: [] }), ...extra },
     });
   const answer = (p: number) => (rng.next() < p ? target : wrong(target, rng));
   // the scripted model, by what a probe's attempts are: the deployment attempt, routes drawn from a
@@ -134,7 +135,7 @@ export function scriptedQuestion(o: ScriptOptions, qi: number, text: string, tar
     if (isDeployment(spec)) return record(spec, [attempt(0, route0, [], realized ? target : wrong(target, rng), target, rng)]);
     if ('space' in spec) {
       const attempts = sampleRoutes(spec.space, drawCount(spec), rng).map((route, i) => attempt(i, route, [], answer(reachP), target, rng));
-      return record(spec, attempts, { ...(probeOf(spec).sawGold ? {} : { route_draw: 'per-question' as const }), selectors: selectors(attempts, spec) });
+      return record(spec, attempts, { selectors: selectors(attempts, spec) });
     }
     if (isIntervention(spec) && 'layers' in spec) {
       // One layer (L/2) is the culprit for most reachable failures; silencing others rarely helps.
