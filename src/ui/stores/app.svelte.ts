@@ -25,6 +25,8 @@ export class AppState {
    *  chosen on Results; null: the default (analysis.ts scanProbeKey). */
   scanProbe = $state<string | null>(null);
   pair = $state.raw<[StoredRun, StoredRun] | null>(null);
+  /** Where the Results list was scrolled when a question was opened from it (restored on return). */
+  resultsScrollY = 0;
 
   readonly backend: AppBackend;
   readonly prefs: Prefs;
@@ -98,6 +100,7 @@ export class AppState {
   }
 
   openQuestion(docId: string): void {
+    if (this.screen === 'results') this.resultsScrollY = globalThis.scrollY ?? 0;
     this.questionId = docId;
     this.screen = 'question';
   }
