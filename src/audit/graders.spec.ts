@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { extractBoxed, extractExact, extractLetter, extractNumeric, grade, INVALID, normalizeGold, parseNumber } from './graders';
+import { extractBoxed, extractExact, extractLetter, extractNumeric, grade, INVALID, MAX_EXPONENT, normalizeGold, parseNumber } from './graders';
 
 describe('numeric extraction', () => {
   const cases: [string, string][] = [
@@ -82,6 +82,22 @@ describe('numeric extraction', () => {
     expect(parseNumber('5.')).toBeNull();
     expect(parseNumber('.')).toBeNull();
     expect(parseNumber('$')).toBeNull();
+  });
+
+  it('reads an exponent: gold 1e3 is 1000, and a response of 1000 or 1e3 is graded right', () => {
+    expect(normalizeGold('numeric', '1e3')).toBe('1000');
+    expect(parseNumber('2.5E-2')).toBe('0.025');
+    expect(parseNumber('-1.5e+2')).toBe('-150');
+    expect(grade('numeric', '1e3', 'The answer is 1000').correct).toBe(true);
+    expect(grade('numeric', '1e3', 'The answer is 1e3.').correct).toBe(true);
+    expect(grade('numeric', '1000', 'The answer is 1e3x').extracted).toBe('1');
+  });
+
+  it('refuses an exponent beyond MAX_EXPONENT without expanding it', () => {
+    expect(parseNumber(`1e${MAX_EXPONENT + 1}`)).toBeNull();
+    expect(parseNumber('1e999999999')).toBeNull();
+    expect(parseNumber(`1e${MAX_EXPONENT}`)).toBe(`1${'0'.repeat(MAX_EXPONENT)}`);
+    expect(() => normalizeGold('numeric', '1e999999999')).toThrow(/holds no number/);
   });
 
   const gold: [string, string][] = [

@@ -4,10 +4,11 @@
 // v2: leading-dot decimals (".5"); the number after an answer marker is the last of its clause
 // ("answer is 2 + 3 = 5" → 5); letters stated correct, "option X", "answer is: X)", negated "(X)"
 // skipped, option text inside the response; GradeOptions.requireBoxed.
+// v3: an exponent ("1e3" → 1000, "2.5E-2" → 0.025), with |exponent| ≤ MAX_EXPONENT.
 
 import type { AnswerFormat } from './types';
 
-export const GRADER_VERSION = 2;
+export const GRADER_VERSION = 3;
 export const INVALID = '[invalid]';
 
 export interface Grade {
@@ -85,10 +86,13 @@ export function extractBoxed(format: AnswerFormat, response: string, n: number):
 
 // ---------------------------------------------------------------- numbers
 
+/** The largest exponent read ("1e1000"): a bound on the digits a number may expand to. */
+export const MAX_EXPONENT = 1000;
+
 /** One number token: optional sign, optional $, digits with optional thousands groups and decimals
- *  (or a bare ".5"), optional /denominator. The sign counts only when not glued to a preceding word
+ *  (or a bare ".5"), optional exponent, optional /denominator. The sign counts only when not glued to a preceding word
  *  or digit ("12-5" holds 12 and 5); nothing glued to a preceding word or "." starts a number. */
-const NUMBER_RE = /(?<![\w.])([+-]?)\$?(?=\.?\d)((?:\d{1,3}(?:,\d{3})+(?!\d))|\d*)(?:\.(\d+))?(?:\/(\d+)(?!\d|\.\d))?/g;
+const NUMBER_RE = /(?<![\w.])([+-]?)\$?(?=\.?\d)((?:\d{1,3}(?:,\d{3})+(?!\d))|\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+)(?!\w))?(?:\/(\d+)(?!\d|\.\d))?/g;
 
 function prepNumeric(s: string): string {
   return s
@@ -100,17 +104,17 @@ function prepNumeric(s: string): string {
 function numbersIn(s: string): string[] {
   const out: string[] = [];
   for (const m of prepNumeric(s).matchAll(NUMBER_RE)) {
-    const v = rationalString(m[1], m[2], m[3], m[4]);
+    const v = rationalString(m[1], m[2], m[3], m[5], m[4]);
     if (v !== null) out.push(v);
   }
   return out;
 }
 
-/** The whole string as one number ("-1,234.50", "1/2", ".5", "$3"), or null. */
+/** The whole string as one number ("-1,234.50", "1/2", ".5", "$3", "1e3"), or null. */
 export function parseNumber(s: string): string | null {
   const t = prepNumeric(s).trim();
-  const m = /^([+-]?)\$?(?=\.?\d)((?:\d{1,3}(?:,\d{3})+)|\d*)(?:\.(\d+))?(?:\/(\d+))?$/.exec(t);
-  return m ? rationalString(m[1], m[2], m[3], m[4]) : null;
+  const m = /^([+-]?)\$?(?=\.?\d)((?:\d{1,3}(?:,\d{3})+)|\d*)(?:\.(\d+))?(?:[eE]([+-]?\d+))?(?:\/(\d+))?$/.exec(t);
+  return m ? rationalString(m[1], m[2], m[3], m[5], m[4]) : null;
 }
 
 function gcd(a: bigint, b: bigint): bigint {
@@ -119,11 +123,16 @@ function gcd(a: bigint, b: bigint): bigint {
   return a;
 }
 
-/** Canonical text of sign·int.frac/den: an integer, an exact terminating decimal, or "p/q". */
-function rationalString(sign: string, int: string, frac: string | undefined, den: string | undefined): string | null {
+/** Canonical text of sign·int.frac·10^exp/den: an integer, an exact terminating decimal, or "p/q";
+ *  null when the exponent is beyond MAX_EXPONENT or the denominator is 0. */
+function rationalString(sign: string, int: string, frac: string | undefined, den: string | undefined, exp?: string): string | null {
   const f = frac ?? '';
+  const e = exp === undefined ? 0 : Number(exp);
+  if (!(Math.abs(e) <= MAX_EXPONENT)) return null;
   let p = BigInt(int.replace(/,/g, '') + f);
   let q = 10n ** BigInt(f.length);
+  if (e > 0) p *= 10n ** BigInt(e);
+  else if (e < 0) q *= 10n ** BigInt(-e);
   if (den !== undefined) {
     const d = BigInt(den);
     if (d === 0n) return null;
