@@ -3,6 +3,7 @@
 // stripped so names match the Hub layout.
 
 import { EngineError } from '../types.ts';
+import { checkTextFileSize } from '../limits.ts';
 import type { CheckpointReader } from './reader.ts';
 import { ByteCounter, checkRange, type BytesListener } from './common.ts';
 
@@ -35,6 +36,7 @@ export class FilesReader implements CheckpointReader {
 
   async text(file: string): Promise<string> {
     const f = this.get(file);
+    checkTextFileSize(this.label, file, f.size);
     const text = await f.text();
     this.counter.add(file, f.size, f.size);
     return text;

@@ -2,6 +2,7 @@
 // through a computed specifier so the browser bundle never pulls it in.
 
 import { EngineError } from '../types.ts';
+import { checkTextFileSize } from '../limits.ts';
 import type { CheckpointReader } from './reader.ts';
 import { ByteCounter, checkFileName, checkRange, type BytesListener } from './common.ts';
 
@@ -51,6 +52,7 @@ export class FsReader implements CheckpointReader {
   }
 
   async text(file: string): Promise<string> {
+    checkTextFileSize(this.label, file, await this.size(file));
     const fs = await nodeFs();
     let bytes: Uint8Array;
     try {
