@@ -31,12 +31,18 @@ export function baseOptions(style: FigureStyle): Pick<Plot.PlotOptions, 'width' 
 
 const SVG_NS = 'http://www.w3.org/2000/svg';
 
-export function renderFigure(spec: FigureSpec, document: Document): SVGSVGElement {
-  const plot = Plot.plot({ ...spec.plot, document });
+/** Narrowest width a figure is laid out at on screen; below it the SVG scales down instead. */
+export const MIN_FIT_WIDTH = 300;
+
+/** fitWidth: lay the plot out at this width (px) when it is narrower than the spec's, so its text
+ *  keeps its size on a phone instead of the whole drawing shrinking; exports omit it. */
+export function renderFigure(spec: FigureSpec, document: Document, opts: { fitWidth?: number } = {}): SVGSVGElement {
+  const specWidth = spec.plot.width ?? 640;
+  const width = opts.fitWidth !== undefined && opts.fitWidth < specWidth ? Math.max(MIN_FIT_WIDTH, Math.floor(opts.fitWidth)) : specWidth;
+  const plot = Plot.plot({ ...spec.plot, width, document });
   if (!(plot instanceof document.defaultView!.SVGSVGElement)) {
     throw new Error(`figure "${spec.id}": Plot returned <${plot.tagName.toLowerCase()}>, expected <svg> (put titles and legends in the spec, not in Plot options)`);
   }
-  const width = Number(plot.getAttribute('width'));
   const plotHeight = Number(plot.getAttribute('height'));
   const outer = document.createElementNS(SVG_NS, 'svg') as SVGSVGElement;
   outer.setAttribute('xmlns', SVG_NS);

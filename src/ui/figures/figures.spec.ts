@@ -8,7 +8,7 @@ import { compareRuns, curvePoints, layerUsage, numLayersOf, reachProbes, selecto
 import { blocksSpace } from '../lib/presets';
 import { scriptedRun } from '../testing/scripted-run';
 import { checkpointSpec } from './checkpoint';
-import { renderFigure, type FigureSpec } from './figure';
+import { MIN_FIT_WIDTH, renderFigure, type FigureSpec } from './figure';
 import { layerUsageSpec } from './layer-usage';
 import { budgetTicks, reachCurvesSpec, spreadLabels } from './reach-curves';
 import { silencingSpec } from './silencing';
@@ -62,6 +62,19 @@ describe('figure specs', () => {
     expect(labels.length).toBe(2);
     for (const g of labels) expect([g.getAttribute('stroke'), g.getAttribute('paint-order')]).toEqual(['white', 'stroke']);
     await expect(svg).toMatchFileSnapshot('__snapshots__/reach-curves.svg');
+  });
+
+  it('lays a figure out at its on-screen width (never under MIN_FIT_WIDTH), exports at the spec width', () => {
+    const spec = reachCurvesSpec(curvesData(), small);
+    const widthOf = (svg: SVGSVGElement) => Number(svg.getAttribute('width'));
+    expect(widthOf(renderFigure(spec, document))).toBe(640);
+    expect(widthOf(renderFigure(spec, document, { fitWidth: 358.6 }))).toBe(358);
+    expect(widthOf(renderFigure(spec, document, { fitWidth: 120 }))).toBe(MIN_FIT_WIDTH);
+    expect(widthOf(renderFigure(spec, document, { fitWidth: 1200 }))).toBe(640);
+    // the text keeps its size: the narrower layout is not a scaled-down drawing
+    const fitted = renderFigure(spec, document, { fitWidth: 358 });
+    expect(fitted.getAttribute('viewBox')).toMatch(/^0 0 358 /);
+    expect(fitted.innerHTML).toContain('font-size: 12px');
   });
 
   it('reachability@k ticks whole budgets only', () => {
