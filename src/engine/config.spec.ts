@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseConfig } from './config.ts';
+import { CONFIG_LIMITS, parseConfig } from './config.ts';
 
 const fixture = (name: string, file = 'config.json') =>
   JSON.parse(readFileSync(new URL(`../../test/fixtures/reference/${name}/${file}`, import.meta.url), 'utf8')) as Record<string, unknown>;
@@ -86,5 +86,19 @@ describe('parseConfig refusals', () => {
     expect(() => parseConfig({ ...base, hidden_size: 66 })).toThrow(/no head_dim, and hidden_size 66 is not a multiple/);
     expect(() => parseConfig({ ...base, eos_token_id: 100 })).toThrow(/special token id 100 is outside vocab_size 100/);
     expect(() => parseConfig([])).toThrow(/config\.json: not a JSON object/);
+  });
+
+  it('names a number JSON cannot hold (1e400) as not finite, not as "null"', () => {
+    const withTheta = JSON.parse(`{"rope_theta": 1e400}`) as Record<string, unknown>;
+    expect(() => parseConfig({ ...base, ...withTheta })).toThrow(/config\.json: rope_theta is not a finite number$/);
+    expect(() => parseConfig({ ...base, num_hidden_layers: Infinity })).toThrow(/num_hidden_layers is not a finite number/);
+    expect(() => parseConfig({ ...base, rms_norm_eps: -Infinity })).toThrow(/rms_norm_eps is not a finite number/);
+  });
+
+  it('refuses sizes past CONFIG_LIMITS by name, before anything is sized from them', () => {
+    expect(() => parseConfig({ ...base, num_hidden_layers: 10_000_000 })).toThrow(/num_hidden_layers is 10000000, more than CONFIG_LIMITS\.num_hidden_layers = 1024/);
+    expect(() => parseConfig({ ...base, vocab_size: CONFIG_LIMITS.vocab_size + 1 })).toThrow(/vocab_size is \d+, more than CONFIG_LIMITS\.vocab_size/);
+    expect(() => parseConfig({ ...base, hidden_size: 2 ** 20, num_attention_heads: 4 })).toThrow(/hidden_size is 1048576, more than CONFIG_LIMITS\.hidden_size = 65536/);
+    expect(parseConfig({ ...base, num_hidden_layers: CONFIG_LIMITS.num_hidden_layers }).numLayers).toBe(1024);
   });
 });

@@ -13,6 +13,25 @@ const DEFAULTS: Record<ModelType, { maxPositionEmbeddings: number; rmsNormEps: n
   qwen3: { maxPositionEmbeddings: 32768, rmsNormEps: 1e-6, ropeTheta: 10000 },
 };
 
+/** Bounds on a config's sizes, each far past any released model of the kind the engine runs and
+ *  checked before anything is sized from them: a corrupt or hostile config (10⁷ layers) is refused
+ *  by name instead of exhausting memory. */
+export const CONFIG_LIMITS: Readonly<Record<string, number>> = {
+  num_hidden_layers: 1024,
+  hidden_size: 65536,
+  intermediate_size: 262144,
+  num_attention_heads: 1024,
+  num_key_value_heads: 1024,
+  head_dim: 1024,
+  vocab_size: 2 ** 21,
+  max_position_embeddings: 2 ** 24,
+};
+
+/** A value as text for an error: a non-finite number (1e400 in JSON) is named as such, not "null". */
+function shown(v: unknown): string {
+  return typeof v === 'number' && !Number.isFinite(v) ? String(v) : JSON.stringify(v);
+}
+
 function bad(message: string): EngineError {
   return new EngineError('bad-checkpoint', `config.json: ${message}`);
 }
@@ -23,13 +42,17 @@ function unsupported(message: string): EngineError {
 function positiveInt(c: Record<string, unknown>, field: string, fallback?: number): number {
   const v = c[field] ?? fallback;
   if (v === undefined) throw bad(`missing ${field}`);
-  if (!Number.isSafeInteger(v) || (v as number) <= 0) throw bad(`${field} is ${JSON.stringify(v)}, not a positive integer`);
+  if (typeof v === 'number' && !Number.isFinite(v)) throw bad(`${field} is not a finite number`);
+  if (!Number.isSafeInteger(v) || (v as number) <= 0) throw bad(`${field} is ${shown(v)}, not a positive integer`);
+  const limit = CONFIG_LIMITS[field];
+  if (limit !== undefined && (v as number) > limit) throw bad(`${field} is ${v}, more than CONFIG_LIMITS.${field} = ${limit} (far past any released model: a corrupt or hostile config)`);
   return v as number;
 }
 
 function positiveNumber(c: Record<string, unknown>, field: string, fallback: number): number {
   const v = c[field] ?? fallback;
-  if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw bad(`${field} is ${JSON.stringify(v)}, not a positive number`);
+  if (typeof v === 'number' && !Number.isFinite(v)) throw bad(`${field} is not a finite number`);
+  if (typeof v !== 'number' || v <= 0) throw bad(`${field} is ${shown(v)}, not a positive number`);
   return v;
 }
 
@@ -140,7 +163,8 @@ function parseRopeScaling(raw: unknown): ModelConfig['ropeScaling'] {
   if (kind !== 'llama3') throw unsupported(`rope_scaling.rope_type ${JSON.stringify(kind)} is not supported (supported: llama3, default)`);
   const num = (field: string): number => {
     const v = raw[field];
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) throw bad(`rope_scaling.${field} is ${JSON.stringify(v)}, not a positive number`);
+    if (typeof v === 'number' && !Number.isFinite(v)) throw bad(`rope_scaling.${field} is not a finite number`);
+    if (typeof v !== 'number' || v <= 0) throw bad(`rope_scaling.${field} is ${JSON.stringify(v)}, not a positive number`);
     return v;
   };
   const scaling = {
