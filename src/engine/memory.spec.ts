@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os';
 import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
-import { checkFits, footprint } from './memory.ts';
+import { checkFits, footprint, WEBGPU_MAX_WEIGHT_BYTES } from './memory.ts';
 import { parseConfig } from './config.ts';
 import { precisionOf } from './graph/linear.ts';
 import { buildHeadGraph } from './graph/head.ts';
@@ -47,6 +47,20 @@ describe('fit check', () => {
     const reads: string[] = [];
     const engine = createEngine({ openReader: () => new MemoryReader('org/big', { 'config.json': JSON.stringify(QWEN25_15B) }, (f) => reads.push(f)) });
     await expect(engine.load({ kind: 'fs', dir: 'unused' }, { ep: 'wasm', dtype: 'f32' })).rejects.toMatchObject({ code: 'out-of-memory' });
+    expect(reads).toEqual(['config.json']);
+  });
+
+  it('covers WebGPU from config.json: weights past WEBGPU_MAX_WEIGHT_BYTES are refused before any weight is read', async () => {
+    // 80 layers of hidden 8192 / intermediate 28672 (a 70B-class model): about 280 GB in f32, 40 GB in q4.
+    const huge = { ...QWEN25_15B, hidden_size: 8192, intermediate_size: 28672, num_hidden_layers: 80, num_attention_heads: 64, num_key_value_heads: 8 };
+    const big = parseConfig(huge);
+    expect(() => checkFits('org/huge', big, 'f32', 'webgpu', 512)).toThrow(
+      expect.objectContaining({ code: 'out-of-memory', message: expect.stringMatching(/^org\/huge in f32 needs \d+\.\d\d GB of weights on WebGPU, more than the 34\.36 GB loaded there.*it does not fit in any engine dtype$/) }),
+    );
+    expect(footprint(big, precisionOf('q4'), 'webgpu', 512).weightBytes).toBeGreaterThan(WEBGPU_MAX_WEIGHT_BYTES);
+    const reads: string[] = [];
+    const engine = createEngine({ openReader: () => new MemoryReader('org/huge', { 'config.json': JSON.stringify(huge) }, (f) => reads.push(f)) });
+    await expect(engine.load({ kind: 'fs', dir: 'unused' }, { ep: 'webgpu', dtype: 'q4' })).rejects.toMatchObject({ code: 'out-of-memory' });
     expect(reads).toEqual(['config.json']);
   });
 });

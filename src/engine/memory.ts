@@ -12,6 +12,9 @@ import { matrixBytes, type MatrixFormat } from './weights.ts';
 export const WASM_HEAP_BYTES = 4 * 2 ** 30;
 /** Kept free in the heap for activations, KV batches, logits and the runtime itself. */
 export const WASM_HEAP_RESERVE = 512 * 2 ** 20;
+/** The most weight bytes loaded on WebGPU, which does not tell how much GPU memory there is:
+ *  32 GiB is past the memory of any single consumer GPU, so a larger model cannot load in a browser. */
+export const WEBGPU_MAX_WEIGHT_BYTES = 32 * 2 ** 30;
 /** The largest ArrayBuffer browsers allocate (any one weight part is built in one). */
 export const MAX_ARRAY_BUFFER_BYTES = 2 ** 31 - 1;
 
@@ -45,10 +48,24 @@ const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
 
 /**
  * Throws EngineError('out-of-memory') when the model cannot be held: on the WASM EP when the
- * heap cannot take the weights plus the reserve, naming the sizes and a dtype that fits.
+ * heap cannot take the weights plus the reserve, on WebGPU when the weights pass
+ * WEBGPU_MAX_WEIGHT_BYTES, naming the sizes and a dtype that fits.
  */
 export function checkFits(name: string, c: ModelConfig, dtype: EngineDtype, ep: ExecutionProvider, maxSeqLen: number): void {
-  if (ep !== 'wasm') return;
+  if (ep !== 'wasm') {
+    const need = footprint(c, precisionOf(dtype), ep, maxSeqLen).weightBytes;
+    if (need <= WEBGPU_MAX_WEIGHT_BYTES) return;
+    const fits = (['q4f16', 'q4', 'f16', 'f32'] as const)
+      .map((d) => [d, footprint(c, precisionOf(d), ep, maxSeqLen).weightBytes] as const)
+      .filter(([, n]) => n <= WEBGPU_MAX_WEIGHT_BYTES)
+      .map(([d, n]) => `${d} (${gb(n)})`);
+    throw new EngineError(
+      'out-of-memory',
+      `${name} in ${dtype} needs ${gb(need)} of weights on WebGPU, more than the ${gb(WEBGPU_MAX_WEIGHT_BYTES)} loaded there `
+        + `(past any single consumer GPU's memory); `
+        + (fits.length ? `it fits as ${fits.join(' or ')}` : 'it does not fit in any engine dtype'),
+    );
+  }
   const need = footprint(c, precisionOf(dtype), ep, maxSeqLen).weightBytes;
   if (need + WASM_HEAP_RESERVE <= WASM_HEAP_BYTES) return;
   const fits = (['q4f16', 'q4', 'f16', 'f32'] as const)
