@@ -7,7 +7,9 @@
 // records have no decoy answer. A version-2 file written before the decoy control gets its
 // records' decoy fields from its own condition (run-file.ts recordsOf). A
 // ReachLab file of the previous version (run-file.ts version 1) becomes a legacy run. A run
-// already in the library (same id, or same run key) is refused saying so.
+// already in the library (same id, or same run key) is refused saying so. Every record of a
+// current file whose condition this version can grade is recomputed from its attempts and checked
+// (verify.ts); a run the file calls finished but that lacks records is stored as interrupted.
 
 import { conditionKey, type QuestionIdentity } from '../audit/condition.ts';
 import { GRADER_VERSION } from '../audit/graders.ts';
@@ -20,6 +22,7 @@ import { StoreError, isStoreError } from './errors.ts';
 import { legacyManifestKey, manifestKey, probeKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { upgradeLegacyRecord } from './legacy.ts';
 import { keyId } from './records.ts';
+import { canRegrade, verifyRecords } from './verify.ts';
 import { checkAnyRunFile, LEGACY_RUN_FILE_VERSION, recordsOf, type LegacyRunFile, type RunFile } from './run-file.ts';
 import { LEGACY_KEY_PREFIX, type RunCounters, type StoredRun } from './schema.ts';
 import type { RecordItem, RunStore } from './store.ts';
@@ -67,8 +70,10 @@ async function importCurrentFile(store: RunStore, file: RunFile, fileName: strin
   if (file.run_key !== (await manifestKey(manifest, file.questions))) {
     throw invalid(fileName, "run_key: not the key of the run's model, condition, probes and questions (the file was altered)");
   }
-  const items = itemsOf(scope, manifest, recordsOf(file), fileName, (i) => `records[${i}]`);
-  const run = storedRun(manifest, file.run_key, items);
+  const records = recordsOf(file);
+  const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
+  if (canRegrade(manifest)) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`);
+  const run = incompleteAsInterrupted(storedRun(manifest, file.run_key, items));
   return write(store, run, items, file.questions, fileName);
 }
 
@@ -319,6 +324,18 @@ function storedRun(manifest: RunManifest, key: string, items: RecordItem[]): Sto
     interruptions: 0,
   };
   return { id: manifest.id, manifest, manifestKey: key, counters, updatedAt: new Date().toISOString() };
+}
+
+/** A run its file calls finished but that lacks some of the records its key implies is stored as
+ *  interrupted, so starting it again computes the rest. (Legacy runs are never resumed.) */
+function incompleteAsInterrupted(run: StoredRun): StoredRun {
+  const { recordsDone, recordsTotal } = run.counters;
+  if (run.manifest.status !== 'finished' || recordsDone >= recordsTotal) return run;
+  return {
+    ...run,
+    manifest: { ...run.manifest, status: 'interrupted' },
+    counters: { ...run.counters, lastError: `the imported file holds ${recordsDone} of the ${recordsTotal} records this run asks for` },
+  };
 }
 
 /** Writes the run unless the library has it already (same id or same run key): that is said
