@@ -112,4 +112,50 @@ describe('StudyRunner (the app\'s study)', () => {
     await fresh.runner.run(PLAN);
     expect(rows.n - partial).toBeLessThan(fresh.rows.n);
   });
+
+  it('counts a plan\'s done runs from the store: an edited plan is another plan, with its own count', async () => {
+    const { runner, controller } = setup();
+    const fresh = await runner.overview(PLAN);
+    expect(fresh).toMatchObject({ runsDone: 0, runsTotal: 6, status: 'new' });
+    const report = await runner.run(PLAN);
+    const done = await runner.overview(PLAN);
+    expect(done).toMatchObject({ plan_key: report.plan_key, runsDone: 6, runsTotal: 6, status: 'finished' });
+    expect(done.runs.every((r) => r.run_key !== null && r.done)).toBe(true);
+    // an edited plan (another budget, a question more) is another plan: nothing of it ran
+    const edited = await runner.overview({ ...PLAN, budget: 5, questions: 9 });
+    expect(edited.plan_key).not.toBe(report.plan_key);
+    expect(edited).toMatchObject({ runsDone: 0, runsTotal: 6, status: 'new' });
+    // a renamed plan is the same plan
+    expect((await runner.overview({ ...PLAN, name: 'renamed' })).plan_key).toBe(report.plan_key);
+    // a planned run whose run left the library is no longer done, and the study no longer finished
+    const first = (await controller.store.runsByManifestKey(done.runs[0].run_key!))[0];
+    await controller.store.deleteRun(first.id);
+    expect(await runner.overview(PLAN)).toMatchObject({ runsDone: 5, status: 'incomplete' });
+  });
+
+  it('a study its tab left running reads as interrupted, with the runs it finished done', async () => {
+    const { runner, controller } = setup();
+    let paused = false;
+    await expect(
+      runner.run(PLAN, (p) => {
+        if (!paused && p.runsDone === 2 && p.current) {
+          paused = true;
+          void runner.pause();
+        }
+      }),
+    ).rejects.toThrow(/paused/);
+    const paused1 = await runner.overview(PLAN);
+    expect(paused1).toMatchObject({ status: 'paused', runsDone: 2 });
+    // what a closed tab leaves: the stored study says running, and nothing runs it
+    const [study] = await controller.store.listStudies();
+    await controller.store.putStudy({ ...study, status: 'running' });
+    const [listed] = await runner.list();
+    expect(listed).toMatchObject({ plan_key: study.plan_key, status: 'interrupted', runsDone: 2, runsTotal: 6 });
+    expect(listed.runs.filter((r) => r.done).map((r) => r.label)).toEqual(['random-routes/blocks', 'mcts-routes/blocks']);
+    // while it runs, it says so
+    const statuses: string[] = [];
+    await runner.run(PLAN, () => void runner.overview(PLAN).then((o) => statuses.push(o.status)));
+    expect(statuses).toContain('running');
+    expect(await runner.overview(PLAN)).toMatchObject({ status: 'finished', runsDone: 6 });
+  });
 });

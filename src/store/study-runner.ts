@@ -22,6 +22,35 @@ export interface StudyEnv {
   appVersion: string;
 }
 
+/** A study's status, read from the store: finished when every planned run's key is a finished
+ *  run; running while this tab runs it; otherwise paused or failed as it stopped, interrupted (it
+ *  was running when its tab closed or reloaded), incomplete (it finished, then a run of it left the
+ *  library); new when never started. */
+export type StudyStatus = 'new' | 'running' | 'paused' | 'failed' | 'interrupted' | 'incomplete' | 'finished';
+
+/** One planned run of a study and whether its content-addressed run is finished in the store. */
+export interface PlannedRunState {
+  model: string;
+  task: string;
+  label: string;
+  /** The run key the study started for it; null before it started. */
+  run_key: string | null;
+  done: boolean;
+}
+
+/** A plan's standing in the store: its planned runs, how many are done, its status. */
+export interface StudyOverview {
+  plan_key: string;
+  plan: NormalizedPlan;
+  runs: PlannedRunState[];
+  runsDone: number;
+  runsTotal: number;
+  status: StudyStatus;
+  lastError?: string;
+  startedAt?: string;
+  updatedAt?: string;
+}
+
 export interface StudyProgress {
   plan_key: string;
   /** Planned runs done (computed or reused) of all. */
@@ -38,6 +67,8 @@ const TERMINAL: RunManifest['status'][] = ['finished', 'failed', 'interrupted', 
 export class StudyRunner {
   private stopping = false;
   private currentRun: string | null = null;
+  /** The plan key of the study this runner is running now (in memory only: a closed tab runs nothing). */
+  private active: string | null = null;
 
   constructor(
     private readonly controller: RunController<CoreAuditInput>,
@@ -55,6 +86,7 @@ export class StudyRunner {
     delete study.lastError;
     await store.putStudy(study);
     this.stopping = false;
+    this.active = key;
     const planned = plannedRuns(plan);
     const results: StudyRunResult[] = [];
     const progress = (current: StudyProgress['current']) =>
@@ -86,7 +118,9 @@ export class StudyRunner {
         }
       }
       study.status = 'finished';
+      this.active = null;
     } catch (e) {
+      this.active = null;
       study.status = this.stopping ? 'paused' : 'failed';
       if (!this.stopping) study.lastError = e instanceof Error ? e.message : String(e);
       study.updatedAt = now();
@@ -104,6 +138,48 @@ export class StudyRunner {
   async pause(): Promise<void> {
     this.stopping = true;
     if (this.currentRun) await this.controller.pause(this.currentRun);
+  }
+
+  /** Where a plan stands, from the store: each planned run is done when the run its study started
+   *  for it (by run key) is finished; the status is derived, the stored one only telling a pause or
+   *  a failure from an interruption. */
+  async overview(raw: unknown): Promise<StudyOverview> {
+    const plan = normalizePlan(raw);
+    const key = await planKey(plan);
+    const store = this.controller.store;
+    const study = await store.getStudy(key);
+    const runs: PlannedRunState[] = [];
+    for (const r of plannedRuns(plan)) {
+      const { model, task } = r.setting;
+      const entry = study?.runs.find((x) => x.model === model && x.task === task && x.label === r.label);
+      const done = entry ? (await store.runsByManifestKey(entry.run_key)).some((x) => x.manifest.status === 'finished') : false;
+      runs.push({ model, task, label: r.label, run_key: entry?.run_key ?? null, done });
+    }
+    const runsDone = runs.filter((r) => r.done).length;
+    const status: StudyStatus =
+      runsDone === runs.length ? 'finished'
+      : this.active === key ? 'running'
+      : !study ? 'new'
+      : study.status === 'paused' || study.status === 'failed' ? study.status
+      : study.status === 'finished' ? 'incomplete'
+      : 'interrupted';
+    return {
+      plan_key: key,
+      plan,
+      runs,
+      runsDone,
+      runsTotal: runs.length,
+      status,
+      ...(study?.lastError ? { lastError: study.lastError } : {}),
+      ...(study ? { startedAt: study.startedAt, updatedAt: study.updatedAt } : {}),
+    };
+  }
+
+  /** Every stored study's overview, the latest updated first. */
+  async list(): Promise<StudyOverview[]> {
+    const all = await this.controller.store.listStudies();
+    const out = await Promise.all(all.map((s) => this.overview(s.plan)));
+    return out.sort((a, b) => (b.updatedAt ?? '').localeCompare(a.updatedAt ?? ''));
   }
 
   /** The report of a stored study from the runs it finished (missing lists what is not done). */

@@ -8,7 +8,7 @@ import type { Condition, ProbeSpec, QuestionRecord, RunManifest, AnswerFormat } 
 import type { LoadOptions, LoadProgress, ModelInfo } from '../engine/types';
 import type { NormalizedPlan, StudyReport } from '../audit/study';
 import type { LoadedRun, RunProgress } from '../store/index';
-import type { StudyProgress } from '../store/study-runner';
+import type { StudyOverview, StudyProgress } from '../store/study-runner';
 
 /** The built-in model, served by the app itself in Hub layout. */
 export const BUILTIN_MODEL_ID = 'reachlab/micro-arith';
@@ -148,19 +148,15 @@ export interface AppBackend {
   runStudy(plan: NormalizedPlan, onProgress: (p: StudyProgress) => void): Promise<StudyReport>;
   /** Pauses the study running in this tab (its finished runs stay; running the plan resumes). */
   pauseStudy(): Promise<void>;
+  /** Every stored study with its standing, derived from the store; the latest updated first. */
   listStudies(): Promise<StoredStudyEntry[]>;
+  /** Where a plan stands in the store: its planned runs done and its status. */
+  studyOverview(plan: NormalizedPlan): Promise<StudyOverview>;
   /** A stored study's report from the runs it finished. */
   studyReport(planKey: string): Promise<StudyReport>;
 }
 
-export type { StudyProgress };
+export type { StudyProgress, StudyOverview };
 
-/** A study as the Study screen lists it. */
-export interface StoredStudyEntry {
-  plan_key: string;
-  plan: NormalizedPlan;
-  status: 'running' | 'paused' | 'finished' | 'failed';
-  /** Planned runs finished. */
-  runs: number;
-  updatedAt: string;
-}
+/** A study as the Study screen and the Library list it. */
+export type StoredStudyEntry = StudyOverview;

@@ -31,6 +31,7 @@ import {
   type AppBackend,
   type BuiltinModelId,
   type StoredStudyEntry,
+  type StudyOverview,
   type StudyProgress,
   type EnvironmentInfo,
   type HubModelMeta,
@@ -164,10 +165,11 @@ class RealBackend implements AppBackend {
   }
 
   async listStudies(): Promise<StoredStudyEntry[]> {
-    const all = await this.controller.store.listStudies();
-    return all
-      .map((s) => ({ plan_key: s.plan_key, plan: s.plan, status: s.status, runs: s.runs.length, updatedAt: s.updatedAt }))
-      .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt));
+    return this.studies.list();
+  }
+
+  async studyOverview(plan: NormalizedPlan): Promise<StudyOverview> {
+    return this.studies.overview(plan);
   }
 
   async studyReport(planKey: string): Promise<StudyReport> {

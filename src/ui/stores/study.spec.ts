@@ -18,7 +18,7 @@ import { studyTables } from '../lib/study-tables';
 import { encodeStudyLink, parseStudyLink } from '../lib/study-link';
 import { setField, toggleProbe } from '../lib/study-form';
 
-function studyBackend(): AppBackend & { runProbes: (key: string) => Promise<string[]> } {
+function studyBackend(): AppBackend & { runProbes: (key: string) => Promise<string[]>; leaveRunning: () => Promise<void> } {
   const engine = (ref: string) =>
     new FakeEngine({ numLayers: 4, fingerprint: ref, answer: (q) => (q.route.length > 4 || q.silence[0] === 1 ? String(eval0(q.prompt)) : 'x') });
   const first = engine('builtin:micro-arith');
@@ -36,8 +36,13 @@ function studyBackend(): AppBackend & { runProbes: (key: string) => Promise<stri
   return Object.assign(base, {
     runStudy: (plan: NormalizedPlan, onProgress: (p: StudyProgress) => void) => runner.run(plan, onProgress),
     pauseStudy: () => runner.pause(),
-    listStudies: async () => (await controller.store.listStudies()).map((s) => ({ plan_key: s.plan_key, plan: s.plan, status: s.status, runs: s.runs.length, updatedAt: s.updatedAt })),
+    listStudies: () => runner.list(),
+    studyOverview: (plan: NormalizedPlan) => runner.overview(plan),
     studyReport: (k: string) => runner.report(k),
+    /** What a tab closed mid-study leaves: its stored studies say running. */
+    leaveRunning: async () => {
+      for (const s of await controller.store.listStudies()) await controller.store.putStudy({ ...s, status: 'running' });
+    },
     /** The probes of the stored run with this run key. */
     runProbes: async (key: string) => (await controller.store.runsByManifestKey(key))[0]?.manifest.probes.map((p) => p.probe) ?? [],
   });
@@ -66,6 +71,8 @@ describe('StudyState', () => {
   it('runs a study, showing each planned run as it is done, then its report; stored studies reopen', async () => {
     const s = new StudyState(studyBackend());
     s.planText = JSON.stringify(SMALL);
+    await s.refreshOverview();
+    expect(s.canOpenReport).toBe(false);
     expect(s.runs.map((r) => `${r.model}/${r.label}/${r.state}`)).toEqual([
       'builtin:micro-arith/random-routes/blocks/waiting',
       'builtin:micro-arith/mlp-silencing/waiting',
@@ -82,6 +89,70 @@ describe('StudyState', () => {
     s.report = null;
     await s.open(key);
     expect(s.report!.plan_key).toBe(key);
+  });
+
+  it('counts the plan on screen: an edited plan has its own progress and its own report, or none', async () => {
+    const s = new StudyState(studyBackend());
+    s.planText = JSON.stringify(SMALL);
+    await s.start();
+    const first = s.report!.plan_key;
+    expect(s.runs.filter((r) => r.state === 'done')).toHaveLength(4);
+    expect(s.canOpenReport).toBe(true);
+    // edited: another budget, and a probe more; nothing of it ran
+    s.edit((r) => setField(toggleProbe(r, { probe: 'sampling' }, true), 'budget', 2));
+    expect(s.shown).toBeNull(); // the old plan's count is not shown for the new text
+    await s.refreshOverview();
+    expect(s.shown?.plan_key).not.toBe(first);
+    expect(s.runs.map((r) => r.state)).toEqual(Array(6).fill('waiting'));
+    expect(s.canOpenReport).toBe(false);
+    // back to the first plan: its count and its report
+    s.planText = JSON.stringify(SMALL);
+    await s.refreshOverview();
+    expect(s.runs.filter((r) => r.state === 'done')).toHaveLength(4);
+    s.report = null;
+    await s.openReport();
+    expect(s.report!.plan_key).toBe(first);
+  });
+
+  it('a study a closed tab left running is found after a reload, said where it stopped, and resumes', async () => {
+    const backend = studyBackend();
+    const s = new StudyState(backend);
+    s.planText = JSON.stringify(SMALL);
+    let paused = false;
+    const run = s.start();
+    // pause once the first run is done, as a reload would stop it
+    await new Promise<void>((resolve) => {
+      const tick = setInterval(() => {
+        if (!paused && (s.progress?.runsDone ?? 0) >= 1) {
+          paused = true;
+          void s.pause();
+        }
+        if (paused) {
+          clearInterval(tick);
+          resolve();
+        }
+      }, 1);
+    });
+    await run;
+    await backend.leaveRunning();
+    // a fresh page
+    const after = new StudyState(backend);
+    const stopped = await after.interrupted();
+    expect(stopped).toMatchObject({ status: 'interrupted', runsTotal: 4 });
+    const done = stopped!.runsDone;
+    expect(done).toBeGreaterThanOrEqual(1);
+    expect(done).toBeLessThan(4);
+    after.showStopped(stopped!);
+    expect(JSON.parse(after.planText)).toMatchObject({ models: SMALL.models, budget: SMALL.budget });
+    expect(after.notice).toContain(`stopped when its page was closed or reloaded, with ${done} of 4 runs done`);
+    expect(after.notice).toContain(`plan ${stopped!.plan_key.slice(0, 12)}`);
+    await after.refreshOverview();
+    expect(after.runs.filter((r) => r.state === 'done')).toHaveLength(done);
+    await after.resume(stopped!);
+    expect(after.notice).toBeNull();
+    expect(after.runs.every((r) => r.state === 'done')).toBe(true);
+    expect(await after.interrupted()).toBeNull();
+    expect(after.studies[0]).toMatchObject({ status: 'finished', runsDone: 4 });
   });
 
   it('each table row opens the runs its numbers come from (labels match the stored runs)', async () => {

@@ -1,11 +1,12 @@
-// The Study screen's state: the plan being edited (a preset or the user's JSON), the study running
-// in this tab and its progress, and the report on show.
+// The Study screen's state: the plan being edited (a preset or the user's JSON), where that plan
+// stands in the store (its runs done and its status, read from the store, never kept here), the
+// study running in this tab and its progress, and the report on show.
 
 import builtinPlan from '../../../studies/builtin.json';
 import finding1Plan from '../../../studies/finding1-small.json';
 import finding3Plan from '../../../studies/finding3-pairs.json';
 import { normalizePlan, plannedRuns, type NormalizedPlan, type StudyReport } from '../../audit/study';
-import type { AppBackend, StoredStudyEntry, StudyProgress } from '../backend';
+import type { AppBackend, StoredStudyEntry, StudyOverview, StudyProgress } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 import { rawPlan, writePlan, type RawPlan } from '../lib/study-form';
 import { encodeStudyLink, type StudyLink } from '../lib/study-link';
@@ -19,6 +20,9 @@ export type StudyPresetId = (typeof STUDY_PRESETS)[number]['id'];
 
 const pretty = (x: unknown) => JSON.stringify(x, null, 2);
 
+/** "2026-12-05 16:20 UTC" */
+export const when = (iso: string | undefined) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : 'never');
+
 export class StudyState {
   /** The plan as JSON text (what the editor shows, what a permalink carries). */
   planText = $state(pretty(builtinPlan));
@@ -29,6 +33,11 @@ export class StudyState {
   studies = $state.raw<StoredStudyEntry[]>([]);
   /** What was wrong with the study link the app was opened with. */
   linkProblem = $state<string | null>(null);
+  /** Where the plan on screen stands in the store, and the plan text it was read for. */
+  overview = $state.raw<{ text: string; of: StudyOverview } | null>(null);
+  /** Where a study stopped (a reload mid-study), shown on the Study screen. */
+  notice = $state<string | null>(null);
+  private overviewSeq = 0;
 
   constructor(private readonly backend: AppBackend) {}
 
@@ -69,16 +78,37 @@ export class StudyState {
     }
   }
 
-  /** The planned runs and how far each is: done, running or waiting. */
+  /** The stored standing of the plan on screen; null while it is being read or is not a plan. */
+  get shown(): StudyOverview | null {
+    return this.overview && this.overview.text === this.planText ? this.overview.of : null;
+  }
+
+  /** Reads where the plan on screen stands in the store (after an edit, and as runs finish). */
+  async refreshOverview(): Promise<void> {
+    const seq = ++this.overviewSeq;
+    const text = this.planText;
+    const p = this.parsed;
+    if (!('plan' in p)) return;
+    try {
+      const of = await this.backend.studyOverview(p.plan);
+      if (seq === this.overviewSeq) this.overview = { text, of };
+    } catch (e) {
+      this.error = toUserMessage(e, 'study');
+    }
+  }
+
+  /** The planned runs of the plan on screen: done when their run is finished in the store, running
+   *  while this tab works on them, else waiting. */
   get runs(): { label: string; model: string; task: string; state: 'done' | 'running' | 'waiting' }[] {
     const p = this.parsed;
     if (!('plan' in p)) return [];
-    const done = this.progress?.runsDone ?? 0;
+    const o = this.shown;
+    const current = this.running && o && this.progress?.plan_key === o.plan_key ? this.progress.current : null;
     return plannedRuns(p.plan).map((r, i) => ({
       label: r.label,
       model: r.setting.model,
       task: r.setting.task,
-      state: i < done ? 'done' : i === done && this.running ? 'running' : 'waiting',
+      state: o?.runs[i]?.done ? 'done' : current?.model === r.setting.model && current.task === r.setting.task && current.label === r.label ? 'running' : 'waiting',
     }));
   }
 
@@ -89,15 +119,19 @@ export class StudyState {
       return;
     }
     this.error = null;
+    this.notice = null;
     this.running = true;
     this.report = null;
     try {
-      this.report = await this.backend.runStudy(p.plan, (progress) => (this.progress = progress));
+      this.report = await this.backend.runStudy(p.plan, (progress) => {
+        this.progress = progress;
+        void this.refreshOverview();
+      });
     } catch (e) {
       if (this.progress?.status !== 'paused') this.error = toUserMessage(e, 'study');
     } finally {
       this.running = false;
-      await this.refresh();
+      await Promise.all([this.refresh(), this.refreshOverview()]);
     }
   }
 
@@ -122,5 +156,42 @@ export class StudyState {
     } catch (e) {
       this.error = toUserMessage(e, 'library');
     }
+  }
+
+  /** The report of the plan on screen, from its finished runs; absent until one of them is done. */
+  get canOpenReport(): boolean {
+    return (this.shown?.runsDone ?? 0) > 0;
+  }
+
+  async openReport(): Promise<void> {
+    const o = this.shown;
+    if (!o || o.runsDone === 0) return;
+    if (this.report?.plan_key === o.plan_key && !this.report.missing.length) return;
+    try {
+      this.report = await this.backend.studyReport(o.plan_key);
+    } catch (e) {
+      this.error = toUserMessage(e, 'study');
+    }
+  }
+
+  /** The latest study a closed or reloaded tab left running, if any (read from the store). */
+  async interrupted(): Promise<StoredStudyEntry | null> {
+    await this.refresh();
+    return this.studies.find((s) => s.status === 'interrupted') ?? null;
+  }
+
+  /** Puts a stopped study's plan in the editor and says where it stopped. */
+  showStopped(s: StoredStudyEntry): void {
+    this.planText = pretty(s.plan);
+    this.linkProblem = null;
+    const how = s.status === 'interrupted' ? 'stopped when its page was closed or reloaded' : s.status === 'incomplete' ? 'has runs missing from the library' : `is ${s.status}`;
+    this.notice = `The study “${s.plan.name}” (plan ${s.plan_key.slice(0, 12)}, started ${when(s.startedAt)}) ${how}, with ${s.runsDone} of ${s.runsTotal} runs done; those are stored. Resume the study to run the rest.`;
+    void this.refreshOverview();
+  }
+
+  /** Resumes a stored study: its plan goes into the editor and runs from where it stopped. */
+  async resume(s: StoredStudyEntry): Promise<void> {
+    this.showStopped(s);
+    await this.start();
   }
 }

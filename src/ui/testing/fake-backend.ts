@@ -6,12 +6,12 @@
 
 import { isDeployment } from '../../audit';
 import type { QuestionRecord, RunManifest } from '../../audit/types';
-import type { StudyReport } from '../../audit/study';
+import { planKey, plannedRuns, type NormalizedPlan, type StudyReport } from '../../audit/study';
 import { generateArith } from '../../audit/tasks/arith';
 import { EngineError, type LoadOptions, type LoadProgress, type ModelInfo } from '../../engine/types';
 import { StoreError } from '../../store/errors';
 import type {
-  AppBackend, EnvironmentInfo, HubModelMeta, LibraryEntry, ModelChoice, StoredStudyEntry, RunHandle, RunListener, RunProgress, RunSetup, StoredRun, TaskFilePreview,
+  AppBackend, EnvironmentInfo, HubModelMeta, LibraryEntry, ModelChoice, StoredStudyEntry, StudyOverview, RunHandle, RunListener, RunProgress, RunSetup, StoredRun, TaskFilePreview,
 } from '../backend';
 import { BUILTIN_MODEL_ID } from '../backend';
 import { attemptsOf } from '../lib/estimate';
@@ -244,6 +244,12 @@ export class FakeBackend implements AppBackend {
 
   async listStudies(): Promise<StoredStudyEntry[]> {
     return [];
+  }
+
+  /** No study is stored here: every plan is new, none of its runs done. */
+  async studyOverview(plan: NormalizedPlan): Promise<StudyOverview> {
+    const runs = plannedRuns(plan).map((r) => ({ model: r.setting.model, task: r.setting.task, label: r.label, run_key: null, done: false }));
+    return { plan_key: await planKey(plan), plan, runs, runsDone: 0, runsTotal: runs.length, status: 'new' };
   }
 
   async studyReport(planKey: string): Promise<StudyReport> {
