@@ -10,7 +10,8 @@ import { openCheckpoint } from './checkpoint.ts';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
 import { RoutedModel, type HeadRow, type TokenChoice } from './runtime/model.ts';
 import { precisionOf, withF32Activations } from './graph/linear.ts';
-import { decodeLoop, prefill, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
+import { decodeLoop, prefill, prefillStates, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
+import { assembleReadout, checkReadoutTokens, components, emittedOf, normScale } from './readout.ts';
 import { checkFinite, createSampler, logSoftmaxAt, validateSampling, type Sampler } from './sampling.ts';
 import {
   EngineError,
@@ -28,6 +29,8 @@ import {
   type LoadProgress,
   type LogitsOptions,
   type ModelInfo,
+  type Readout,
+  type ReadoutRow,
   ENGINE_DTYPES,
   type ScoreRow,
 } from './types.ts';
@@ -230,6 +233,48 @@ export class LocalEngine implements Engine {
         return t + 1 < ids.length ? ids[t] : null;
       });
       return totals;
+    });
+  }
+
+  /** engine/readout.ts at the row's last prompt position. One prefill of 2n + 1 rows sharing their
+   *  prefixes (the route cut after each position, and cut after each position's attention by
+   *  silencing its MLP), so about two forward passes of layer work, then one head run over the
+   *  3n + 1 vectors (lens states and components). */
+  readout(row: ReadoutRow): Promise<Readout> {
+    const ctl = this.control();
+    return this.serial(async () => {
+      const { model } = this.need();
+      checkRows([row]);
+      const plan = this.plan(row, 'readout');
+      const { vocabSize: V, hiddenSize: H, rmsNormEps: eps } = model.config;
+      checkReadoutTokens(row.gold, row.emitted, V);
+      const n = plan.route.length;
+      const cut = (k: number) => ({ route: plan.route.slice(0, k), keep: plan.keep.slice(0, k) });
+      const plans = [
+        ...Array.from({ length: n + 1 }, (_, k) => cut(k)), // h_0..h_n
+        ...Array.from({ length: n }, (_, p) => ({ route: plan.route.slice(0, p + 1), keep: [...plan.keep.slice(0, p), false] })), // h_mid_p
+      ];
+      const T = row.promptIds.length;
+      const flat = await prefillStates(model, plans.map(() => row.promptIds), plans, this.capacity(T), ctl);
+      const vec = (i: number) => flat.subarray(i * H, (i + 1) * H);
+      const states = Array.from({ length: n + 1 }, (_, k) => vec(k));
+      const mids = Array.from({ length: n }, (_, p) => vec(n + 1 + p));
+      const parts = components({ states, mids });
+      const fed = new Float32Array((n + 1 + parts.length) * H);
+      states.forEach((x, k) => fed.set(x, k * H));
+      parts.forEach((x, j) => fed.set(x, (n + 1 + j) * H));
+      ctl.check();
+      const logits = await model.project(fed, n + 1 + parts.length);
+      const logitsOf = (i: number) => logits.subarray(i * V, (i + 1) * V);
+      const lens = states.map((_, k) => logitsOf(k));
+      lens.forEach((l, k) => checkFinite(l, `readout, lens after route position ${k - 1}`));
+      const emitted = emittedOf(lens, row.emitted);
+      // the head gives u(x) · normScale(x) for each component: divide the scale out again
+      const direct = parts.map((x, j) => {
+        const l = logitsOf(n + 1 + j);
+        return (l[row.gold] - l[emitted]) / normScale(x, eps);
+      });
+      return assembleReadout({ route: plan.route, silence: row.silence, gold: row.gold, emitted, lens: lens.map((l) => l.slice()), direct, scale: normScale(states[n], eps) });
     });
   }
 

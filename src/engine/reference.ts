@@ -15,7 +15,8 @@
 // checkpoints' expected.json (a float64 pass made elsewhere), it then gives float64 logits for
 // checkpoints that have none, such as the trained micro model.
 import { layerWeights, MODEL_WEIGHTS, type Checkpoint } from './checkpoint.ts';
-import type { ModelConfig } from './types.ts';
+import { assembleReadout, checkReadoutTokens, components, emittedOf, normScale } from './readout.ts';
+import type { ModelConfig, Readout, ReadoutRow } from './types.ts';
 
 type Vec = Float64Array<ArrayBuffer>;
 type Weights = (name: string) => Vec;
@@ -24,6 +25,8 @@ export interface Reference {
   config: ModelConfig;
   /** Logits [positions][vocab] of `ids` through `route`, MLPs of `silence` silenced. */
   logits(ids: number[], route: number[], silence: number[]): Vec[];
+  /** The logit lens and direct attribution of a row at its last position (engine/readout.ts). */
+  readout(row: ReadoutRow): Readout;
 }
 
 /** Replaces a [rows, cols] weight by what a lossy format stores for it (e.g. 4-bit round trip). */
@@ -66,6 +69,28 @@ export async function loadReference(ckpt: Checkpoint, transform?: WeightTransfor
         if (!silence.includes(layer)) h = h.map((x) => mlp(c, layer, x, get));
       }
       return h.map((x) => matVec(head, rmsNorm(x, norm, eps), V, H)); // [T][V]
+    },
+    readout(row) {
+      checkReadoutTokens(row.gold, row.emitted, V);
+      const last = (x: Vec[]) => x[x.length - 1];
+      let h = row.promptIds.map((id) => embed.slice(id * H, (id + 1) * H)); // [T][H]
+      const states = [last(h)];
+      const mids: Vec[] = [];
+      for (const layer of row.route) {
+        h = attention(c, layer, h, get, invFreq);
+        mids.push(last(h));
+        if (!row.silence.includes(layer)) h = h.map((x) => mlp(c, layer, x, get));
+        states.push(last(h));
+      }
+      const lens = states.map((x) => matVec(head, rmsNorm(x, norm, eps), V, H));
+      const emitted = emittedOf(lens, row.emitted);
+      const direct = components({ states, mids }).map((x) => {
+        const u = x.map((v, i) => v * norm[i]); // W (γ ⊙ x): the final norm with its scale left out
+        let d = 0;
+        for (let k = 0; k < H; k++) d += (head[row.gold * H + k] - head[emitted * H + k]) * u[k];
+        return d;
+      });
+      return assembleReadout({ route: row.route, silence: row.silence, gold: row.gold, emitted, lens, direct, scale: normScale(last(states), eps) });
     },
   };
 }

@@ -17,6 +17,11 @@ function scriptedEngine(): Engine {
     logits: async () => [new Float32Array([1, 2, 3])],
     generate: () => new Promise(() => {}), // never settles: stands for a call in flight
     score: notUsed,
+    readout: async (row) => ({
+      route: row.route, silence: row.silence, gold: row.gold, emitted: 7, embed: 0.5, logitDiff: 1, sum: 1, identityError: 0,
+      lens: [{ position: -1, layer: null, gold: { id: row.gold, rank: 2, prob: 0.25, logit: 1 }, emitted: { id: 7, rank: 1, prob: 0.5, logit: 2 } }],
+      attribution: [{ position: 0, layer: row.route[0], attn: 0.25, mlp: 0.25 }],
+    }),
     cancel: async () => {},
     dispose: async () => {},
   };
@@ -46,6 +51,13 @@ describe('engine over the worker boundary', () => {
     expect(await engine.encode('ab')).toEqual([97, 98]);
     const [logits] = await engine.logits({ promptIds: [1], route: [0], silence: [] });
     expect(Array.from(logits)).toEqual([1, 2, 3]);
+  });
+
+  it('carries a read-out across as plain data', async () => {
+    const { engine } = connect();
+    const r = await engine.readout!({ promptIds: [1], route: [3], silence: [], gold: 4 });
+    expect(r).toMatchObject({ route: [3], gold: 4, emitted: 7, attribution: [{ position: 0, layer: 3, attn: 0.25, mlp: 0.25 }] });
+    expect(r.lens[0].gold).toEqual({ id: 4, rank: 2, prob: 0.25, logit: 1 });
   });
 
   it('keeps the EngineError code and delivers progress callbacks', async () => {

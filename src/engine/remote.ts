@@ -82,6 +82,7 @@ export function connectEngine(worker: Worker): RemoteEngine {
     logits: (row, opts) => call(() => remote.logits(row, opts)),
     generate: (rows, opts) => call(() => remote.generate(rows, opts)),
     score: (rows) => call(() => remote.score(rows)),
+    readout: (row) => call(() => remote.readout(row)),
     stats: () => call(() => remote.stats()),
     // cancel must reach the worker even while another call is in flight; it does not wait on `call`.
     cancel: () => (dead ? Promise.resolve() : remote.cancel()),

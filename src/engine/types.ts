@@ -151,6 +151,58 @@ export interface LogitsOptions {
   allPositions?: boolean;
 }
 
+/** A look inside one forward row at its last prompt position (the first answer token): `gold` is
+ *  the gold answer's first token; `emitted` the token the attempt emitted there (default: the
+ *  row's greedy choice). See engine/readout.ts for what is computed and how. */
+export interface ReadoutRow extends ForwardRow {
+  gold: number;
+  emitted?: number;
+}
+
+/** A token's standing in one logit vector. */
+export interface TokenStanding {
+  id: number;
+  /** 1 + how many tokens have a strictly larger logit. */
+  rank: number;
+  prob: number;
+  logit: number;
+}
+
+/** The logit lens after one route position (position −1: the embedding alone). */
+export interface LensPoint {
+  position: number;
+  /** The layer at that route position; null for the embedding. */
+  layer: number | null;
+  gold: TokenStanding;
+  emitted: TokenStanding;
+}
+
+/** One route position's direct attribution to the (gold − emitted) logit difference. */
+export interface AttributionPoint {
+  position: number;
+  layer: number;
+  attn: number;
+  /** 0 where the layer's MLP is silenced. */
+  mlp: number;
+}
+
+export interface Readout {
+  route: number[];
+  silence: number[];
+  gold: number;
+  emitted: number;
+  /** The embedding, then one point after each route position. */
+  lens: LensPoint[];
+  /** The embedding's direct attribution. */
+  embed: number;
+  attribution: AttributionPoint[];
+  /** The final (gold − emitted) logit difference, as the head computes it. */
+  logitDiff: number;
+  /** embed + Σ attn + Σ mlp: equals logitDiff up to rounding (`identityError` = |sum − logitDiff|). */
+  sum: number;
+  identityError: number;
+}
+
 export interface Engine {
   load(source: CheckpointSource, opts?: LoadOptions, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo>;
   info(): Promise<ModelInfo | null>;
@@ -163,6 +215,8 @@ export interface Engine {
   generate(rows: GenerateRow[], opts: GenerateOptions): Promise<GenerateResult[]>;
   /** Total log-prob of each continuation, per row: result[row][continuation]. */
   score(rows: ScoreRow[]): Promise<number[][]>;
+  /** A logit lens and direct attribution of one row (engine/readout.ts). */
+  readout?(row: ReadoutRow): Promise<Readout>;
   /** Cancels the call in flight; it rejects with EngineError code 'cancelled'. */
   cancel(): Promise<void>;
   dispose(): Promise<void>;
@@ -186,6 +240,8 @@ export type EngineErrorCode =
   | 'gated' // hub answered 401/403
   | 'not-found' // hub answered 404, or a picked folder lacks a file
   | 'network' // fetch failed / offline
+  | 'timeout' // a Hub request got no answer, or its body stalled, within the stated time
+  | 'integrity' // downloaded bytes do not match the hash the Hub or the cache states
   | 'bad-input' // route/silence/prompt/options invalid
   | 'not-loaded'
   | 'nan-logits' // NaN or Inf in logits

@@ -63,6 +63,14 @@ export class CpuIo implements StateIo {
     return this.tensor('float32', out, [n, H]);
   }
 
+  async readLast(rows: Hidden[]): Promise<Float32Array> {
+    const H = this.H;
+    const out = new Float32Array(rows.length * H);
+    rows.forEach((r, i) => out.set((r as CpuHidden).data.subarray((r.seq - 1) * H, r.seq * H), i * H));
+    this.transfer.download += out.byteLength;
+    return out;
+  }
+
   kvFeed(slots: (KvSlot | null)[], cap: number): KvFeed {
     const { heads, headDim } = this.kvShape;
     const B = slots.length;

@@ -157,6 +157,22 @@ export class GpuIo implements StateIo {
     return this.wrap(dst, 'float32', [n, this.H]);
   }
 
+  async readLast(rows: Hidden[]): Promise<Float32Array> {
+    const vec = this.H * F32;
+    const bytes = rows.length * vec;
+    const staging = this.device.createBuffer({ size: bufferSize(bytes), usage: 0x01 /* MAP_READ */ | 0x08 /* COPY_DST */ });
+    try {
+      this.copy((rows as GpuHidden[]).map((h, i) => ({ src: h.owner.buffer, srcOffset: h.offset + (h.seq - 1) * vec, dstOffset: i * vec, bytes: vec })), staging);
+      await staging.mapAsync(0x0001 /* GPUMapMode.READ */, 0, bytes);
+      const out = new Float32Array(staging.getMappedRange(0, bytes).slice(0));
+      staging.unmap();
+      this.transfer.download += bytes;
+      return out;
+    } finally {
+      staging.destroy();
+    }
+  }
+
   kvFeed(slots: (KvSlot | null)[], cap: number): KvFeed {
     const gs = slots as (GpuSlot | null)[];
     const B = gs.length;

@@ -180,6 +180,18 @@ export class RoutedModel {
     };
   }
 
+  /** The last vector of each row, read back: [rows.length, H]. */
+  readLast(rows: Hidden[]): Promise<Float32Array> {
+    return this.io.readLast(rows);
+  }
+
+  /** Final norm + LM head over n vectors given on the CPU ([n, H]): their logits [n, V]. */
+  async project(vectors: Float32Array, n: number): Promise<Float32Array> {
+    const hidden = new this.ort.Tensor('float32', vectors, [n, this.config.hiddenSize]);
+    const out = await this.runHeadSession(this.empty('int32', [0]), hidden, [HEAD.out.logits]);
+    return this.io.read<Float32Array>(out[HEAD.out.logits]);
+  }
+
   /** A zero-size CPU input (the head session's unused half). */
   private empty(type: 'float32' | 'int32', dims: number[]): Tensor {
     return new this.ort.Tensor(type, type === 'int32' ? new Int32Array(0) : new Float32Array(0), dims);

@@ -177,6 +177,29 @@ export async function prefill(
   return out;
 }
 
+/** Runs each row's prompt through its route as `prefill` does (shared prefixes run once) and reads
+ *  back each row's hidden state at its last prompt position: [rows, H]. A row with an empty route
+ *  reads the embedding. */
+export async function prefillStates(model: RoutedModel, prompts: number[][], plans: RoutePlan[], cap: number, ctl: RunControl): Promise<Float32Array> {
+  const roots = new Map<string, Cursor>();
+  prompts.forEach((ids, i) => {
+    const key = ids.join(',');
+    const root = roots.get(key);
+    if (root) root.plans.push(i);
+    else roots.set(key, { plans: [i], pos: 0, seq: ids.length, pastLen: 0, hidden: { seq: 0 }, kv: [] });
+  });
+  ctl.check();
+  const embedded = await model.embed([...roots.values()].map((r) => prompts[r.plans[0]]));
+  [...roots.values()].forEach((root, i) => (root.hidden = embedded[i]));
+  const finished = await runRoutes(model, plans, [...roots.values()], cap, ctl);
+  const hidden = new Array<Hidden>(prompts.length);
+  for (const f of finished) hidden[f.plan] = f.cursor.hidden;
+  ctl.check();
+  const out = await model.readLast(hidden);
+  model.endStep([], []);
+  return out;
+}
+
 /** A row being decoded: its KV slots (replaced as it runs) and cached length. */
 export interface DecodeStream {
   plan: RoutePlan;

@@ -1,0 +1,121 @@
+// A look inside one forward row at its last prompt position (the first answer token), computed
+// once here from a row's hidden states, by the engine (engine.ts, on either runtime) and by the
+// float64 reference (reference.ts) alike.
+//
+// With h_0 the embedding and, at route position p, h_mid_p = h_p + attn_p (after attention) and
+// h_{p+1} = h_mid_p + mlp_p (mlp_p = 0 where the layer's MLP is silenced):
+// - logit lens: logits(h_k) = head(finalNorm(h_k)) for k = 0..n, and the gold and emitted token's
+//   rank and probability in each;
+// - direct attribution with the final norm's scale frozen at h_n (as TransformerLens does with a
+//   cached scale): s = 1 / sqrt(mean(h_n²) + eps), u(x) = W_head (γ ⊙ x), and a component x of
+//   {h_0, attn_p, mlp_p} contributes s · (u(x)[gold] − u(x)[emitted]). Once s is fixed the norm is
+//   linear, and h_n = h_0 + Σ attn_p + Σ mlp_p, so the contributions sum to the final logit
+//   difference: `identityError` is how far rounding leaves them from it.
+import { argmax } from './conformance.ts';
+import { EngineError, type AttributionPoint, type LensPoint, type Readout, type TokenStanding } from './types.ts';
+
+type Vector = ArrayLike<number>;
+
+/** A row's vectors at its last position: h_0..h_n (`states`) and h_mid_0..h_mid_{n-1} (`mids`). */
+export interface RowStates {
+  states: Vector[];
+  mids: Vector[];
+}
+
+/** The components whose direct attribution is read, in order: h_0, then attn_p, mlp_p per position. */
+export function components({ states, mids }: RowStates): Float64Array[] {
+  const out = [Float64Array.from(states[0])];
+  mids.forEach((mid, p) => {
+    out.push(Float64Array.from(mid, (v, i) => v - states[p][i]));
+    out.push(Float64Array.from(states[p + 1], (v, i) => v - mid[i]));
+  });
+  return out;
+}
+
+/** The RMS norm's scale at x: 1 / sqrt(mean(x²) + eps). */
+export function normScale(x: Vector, eps: number): number {
+  let ms = 0;
+  for (let i = 0; i < x.length; i++) ms += x[i] * x[i];
+  return 1 / Math.sqrt(ms / x.length + eps);
+}
+
+/** `id`'s rank (1 + the count of strictly larger logits), softmax probability and logit. */
+export function standing(logits: Vector, id: number): TokenStanding {
+  const l = logits[id];
+  let max = -Infinity;
+  for (let i = 0; i < logits.length; i++) if (logits[i] > max) max = logits[i];
+  let sum = 0;
+  let above = 0;
+  for (let i = 0; i < logits.length; i++) {
+    sum += Math.exp(logits[i] - max);
+    if (logits[i] > l) above++;
+  }
+  return { id, rank: above + 1, prob: Math.exp(l - max) / sum, logit: l };
+}
+
+/** Checks a read-out's token ids against a vocabulary of V. */
+export function checkReadoutTokens(gold: unknown, emitted: unknown, V: number): void {
+  const bad = (t: unknown) => !Number.isInteger(t) || (t as number) < 0 || (t as number) >= V;
+  if (bad(gold)) throw new EngineError('bad-input', `readout: gold token ${JSON.stringify(gold)} is not a token id in [0, ${V})`);
+  if (emitted !== undefined && bad(emitted)) throw new EngineError('bad-input', `readout: emitted token ${JSON.stringify(emitted)} is not a token id in [0, ${V})`);
+}
+
+export interface ReadoutParts {
+  route: number[];
+  silence: number[];
+  gold: number;
+  /** Default: the argmax of the last lens logits (the greedy choice). */
+  emitted?: number;
+  /** head(finalNorm(h_k)) for k = 0..n. */
+  lens: Vector[];
+  /** u(x)[gold] − u(x)[emitted] for each of `components`, in order (needs `emitted` resolved: see
+   *  `emittedOf`). */
+  direct: number[];
+  /** The final norm's scale at h_n (normScale). */
+  scale: number;
+}
+
+/** The emitted token: as given, else the greedy choice of the last lens logits. */
+export function emittedOf(lens: Vector[], emitted?: number): number {
+  return emitted ?? argmax(lens[lens.length - 1]);
+}
+
+/** The read-out from its parts. */
+export function assembleReadout(p: ReadoutParts): Readout {
+  const emitted = emittedOf(p.lens, p.emitted);
+  const lens: LensPoint[] = p.lens.map((logits, k) => ({
+    position: k - 1,
+    layer: k === 0 ? null : p.route[k - 1],
+    gold: standing(logits, p.gold),
+    emitted: standing(logits, emitted),
+  }));
+  const embed = p.scale * p.direct[0];
+  const attribution: AttributionPoint[] = p.route.map((layer, pos) => ({
+    position: pos,
+    layer,
+    attn: p.scale * p.direct[1 + 2 * pos],
+    mlp: p.scale * p.direct[2 + 2 * pos],
+  }));
+  const last = p.lens[p.lens.length - 1];
+  const logitDiff = last[p.gold] - last[emitted];
+  const sum = attribution.reduce((s, a) => s + a.attn + a.mlp, embed);
+  return { route: p.route.slice(), silence: p.silence.slice(), gold: p.gold, emitted, lens, embed, attribution, logitDiff, sum, identityError: Math.abs(sum - logitDiff) };
+}
+
+/** The largest difference between two read-outs of the same row, over every logit, probability
+ *  and attribution they report (ranks compared apart: `ranksEqual`). */
+export function readoutDiff(a: Readout, b: Readout): { maxAbsDiff: number; ranksEqual: boolean } {
+  if (a.lens.length !== b.lens.length || a.gold !== b.gold || a.emitted !== b.emitted) return { maxAbsDiff: Infinity, ranksEqual: false };
+  const pairs: [number, number][] = [[a.embed, b.embed], [a.logitDiff, b.logitDiff], [a.sum, b.sum]];
+  let ranksEqual = true;
+  a.lens.forEach((pa, k) => {
+    const pb = b.lens[k];
+    for (const t of ['gold', 'emitted'] as const) {
+      pairs.push([pa[t].logit, pb[t].logit], [pa[t].prob, pb[t].prob]);
+      if (pa[t].rank !== pb[t].rank) ranksEqual = false;
+    }
+  });
+  a.attribution.forEach((x, p) => pairs.push([x.attn, b.attribution[p].attn], [x.mlp, b.attribution[p].mlp]));
+  const maxAbsDiff = pairs.reduce((m, [x, y]) => (Number.isNaN(x - y) ? NaN : Math.max(m, Math.abs(x - y))), 0);
+  return { maxAbsDiff, ranksEqual };
+}
