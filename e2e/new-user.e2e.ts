@@ -224,7 +224,7 @@ test('6: Compare and the Library say what differs between two runs', async ({ br
   expect(runs).toHaveLength(2);
   const [f32, q4] = await Promise.all(runs.map(async (r) => ({ id: r.id, engine: await page.getByTestId(`library-engine-${r.id}`).textContent() })))
     .then((xs) => [xs.find((x) => x.engine?.startsWith('f32'))!, xs.find((x) => x.engine?.startsWith('q4'))!]);
-  await expect(page.getByTestId(`library-probes-${f32.id}`)).toHaveText('random routes ×4');
+  await expect(page.getByTestId(`library-probes-${f32.id}`)).toHaveText('random routes ×4 · blocks');
   await expect(page.getByTestId(`library-probes-${q4.id}`)).toHaveText('sampling ×4');
   await expect(page.getByTestId(`library-seeds-${f32.id}`)).toHaveText('1, 1');
   await screen(page, 'issue11-6-library-columns');
@@ -234,7 +234,7 @@ test('6: Compare and the Library say what differs between two runs', async ({ br
   await page.getByTestId('library-compare').click();
   await expect(page.getByTestId('compare-facts')).toContainText('they differ in dtype, probes and budgets');
   await expect(page.getByTestId('compare-fact-dtype')).toContainText('dtype (differs)f32q4');
-  await expect(page.getByTestId('compare-fact-probes-and-budgets')).toContainText('random routes ×4sampling ×4');
+  await expect(page.getByTestId('compare-fact-probes-and-budgets')).toContainText('random routes ×4 · blockssampling ×4');
   await expect(page.getByTestId('compare-fact-model')).not.toContainText('differs');
   await expect(page.getByTestId('compare-refused')).toHaveText('Not compared. The runs were audited under different conditions: dtype differs. A comparison needs one condition.');
   await screen(page, 'issue11-6-compare-differs');

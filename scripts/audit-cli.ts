@@ -52,6 +52,7 @@ import {
   type QuestionRecord,
   type SelectorName,
 } from '../src/audit/index.ts';
+import { runProbes } from '../src/audit/run-definition.ts';
 
 export class CliError extends Error {}
 
@@ -243,7 +244,7 @@ export function parseCli(argv: string[]): Command {
 /** The probes an audit runs for one model: deployment, then the chosen probes. */
 export function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
   const choice: ProbeChoice = { ...o, budget: o.budget ?? DEFAULT_PROBE_CHOICE.budget };
-  return [{ probe: DEPLOYMENT }, ...o.probes.map((p) => probeSpecOf(p, choice, info.numLayers)).filter((s): s is ProbeSpec => s !== null)];
+  return runProbes(o.probes.map((p) => probeSpecOf(p, choice, info.numLayers)).filter((s): s is ProbeSpec => s !== null));
 }
 
 export interface CliDeps {

@@ -122,9 +122,29 @@ function side(records: readonly QuestionRecord[], probeKey: string | undefined, 
   };
 }
 
-/** "random-routes, budget 32" — what must match for reachability to be compared. */
-function probeLabel(r: QuestionRecord): string {
-  return `${r.probe}, budget ${r.budget}`;
+/** The fields of two probe specs that differ (probe, preset, space, budget, sampling and draw
+ *  options), by name; the seed is not among them (other draws of the same probe compare). A
+ *  differing route space is named "space" whatever part of it differs. */
+export function probeSpecDiff(a: ProbeSpec, b: ProbeSpec): string[] {
+  const fields = [...new Set([...Object.keys(a), ...Object.keys(b)])].filter((k) => k !== 'seed').sort();
+  const at = (s: ProbeSpec, k: string) => JSON.stringify((s as Record<string, unknown>)[k] ?? null);
+  return fields.filter((k) => at(a, k) !== at(b, k));
+}
+
+/** Each differing spec field with both sides' values ("space (A: blocks, B: neighborhood)"). */
+export function probeSpecDiffText(a: ProbeSpec, b: ProbeSpec): string[] {
+  return probeSpecDiff(a, b).map((k) => specFieldText(a, b, k));
+}
+
+function specFieldText(a: ProbeSpec, b: ProbeSpec, k: string): string {
+  const v = (s: ProbeSpec) => {
+    const x = (s as Record<string, unknown>)[k];
+    if (x === undefined) return 'none';
+    if (k === 'space' && typeof x === 'object' && x !== null && 'kind' in x) return String(x.kind);
+    return typeof x === 'object' ? JSON.stringify(x) : String(x);
+  };
+  const [va, vb] = [v(a), v(b)];
+  return va === vb ? `${k} (its settings differ)` : `${k} (A: ${va}, B: ${vb})`;
 }
 
 export function compareRecords(a: readonly QuestionRecord[], b: readonly QuestionRecord[], o: { probeKeyA?: string; probeKeyB?: string } = {}): CheckpointComparison {
@@ -136,9 +156,12 @@ export function compareRecords(a: readonly QuestionRecord[], b: readonly Questio
   const B = side(b, o.probeKeyB, 'B');
   const ids = [...A.deployment.keys()].filter((k) => A.probe.has(k) && B.deployment.has(k) && B.probe.has(k));
   if (ids.length) {
-    const la = probeLabel(A.probe.get(ids[0])!);
-    const lb = probeLabel(B.probe.get(ids[0])!);
-    if (la !== lb) throw new AuditError('bad-input', `the two checkpoints were probed differently (A: ${la}; B: ${lb}); a ceiling comparison needs the same probe and budget`);
+    const sa = A.probe.get(ids[0])!.probe_spec;
+    const sb = B.probe.get(ids[0])!.probe_spec;
+    const diff = probeSpecDiffText(sa, sb);
+    if (diff.length) {
+      throw new AuditError('bad-input', `the two checkpoints were probed differently: ${diff.join('; ')} ${diff.length === 1 ? 'differs' : 'differ'}; a ceiling comparison needs the same probe spec (seeds aside)`);
+    }
   }
   const realized = (S: Side, k: string) => S.deployment.get(k)!.realized === true;
   const ks = new Map(ids.map((k) => [k, matchedAttempts(A.probe.get(k)!, B.probe.get(k)!)]));

@@ -3,6 +3,7 @@
 
 import type { EngineDtype } from '../engine/types';
 import { defaultCondition } from './condition';
+import { boxedOverrides } from './run-definition';
 import type { Condition, TaskSpec } from './types';
 
 export { blocksSpace, neighborhoodSpace } from './routes';
@@ -19,9 +20,8 @@ export { silencingAllLayers } from './probes/mlp-silencing';
  *  (a response without a box is wrong, as in CoLa's released scoring). */
 export function colaCondition(task: TaskSpec, engineDtype: EngineDtype): Condition {
   return defaultCondition(task, engineDtype, {
-    promptTemplate: `${task.promptTemplate}\nPut the final answer in \\boxed{}.`,
+    ...boxedOverrides(task.promptTemplate),
     maxNewTokens: 50,
     stopSequences: [],
-    requireBoxed: true,
   });
 }

@@ -5,6 +5,7 @@
 import { bindFewShotPool, defaultCondition } from './condition';
 import { blocksSpace, neighborhoodSpace } from './routes';
 import { colaSpace } from './probes/cola-mcts';
+import { boxedOverrides } from './run-definition';
 import type { LoadTaskOptions } from './tasks/index';
 import type { Condition, LoadedTask, RouteSpace, SelectorName } from './types';
 import type { EngineDtype } from '../engine/types';
@@ -40,7 +41,7 @@ export async function auditCondition(task: LoadedTask, o: ConditionChoice): Prom
   const base = defaultCondition(task.spec, o.dtype, {
     chatTemplate: o.chat,
     ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
-    ...(o.boxed ? { promptTemplate: `${task.spec.promptTemplate}\nPut the final answer in \\boxed{}.`, requireBoxed: true } : {}),
+    ...(o.boxed ? boxedOverrides(task.spec.promptTemplate) : {}),
   });
   return bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);
 }

@@ -152,8 +152,8 @@ describe('screens', () => {
     const { body } = render(CompareScreen, { props: { app, pair: [run, b] } });
     expect(body).toContain('data-testid="table-transitions"');
     expect(body).toMatch(/data-testid="compare-shared"[^>]*>24</);
-    expect(body).toMatch(/data-testid="compare-label-a"[^>]*>reachlab\/micro-arith · f32 · random routes, budget 16, probe seed 1 · question seed 1</);
-    expect(body).toMatch(/data-testid="compare-label-b"[^>]*>other · f32 · random routes, budget 16/);
+    expect(body).toMatch(/data-testid="compare-label-a"[^>]*>reachlab\/micro-arith · f32 · random routes ×16 · blocks · probe seed 1 · question seed 1</);
+    expect(body).toMatch(/data-testid="compare-label-b"[^>]*>other · f32 · random routes ×16 · blocks/);
     expect(body).toMatch(/data-testid="compare-deployed"[^>]*>Deployed Δ \(realized, B − A\): [+−]?\d+\.\d pts \(95% CI [+−]?\d+\.\d to [+−]?\d+\.\d\), McNemar p = /);
     expect(body).toContain('data-testid="compare-ceiling"');
     expect(body).toContain('data-testid="compare-probe"'); // random routes, MCTS and sampling in both
@@ -167,6 +167,18 @@ describe('screens', () => {
     expect(refused).toMatch(/data-testid="compare-refused"[^>]*>Not compared. The runs were audited under different conditions: chat template differs\./);
     expect(refused).not.toContain('data-testid="table-transitions"');
     expect(render(CompareScreen, { props: { app, pair: [imported, run] } }).body).toContain('Run A is imported, condition unknown');
+  });
+
+  it('refuses to compare runs probed in different route spaces, naming the space', () => {
+    const b = scriptedRun({ id: 'b', modelName: 'other', seed: 3 });
+    const neighborhood = { kind: 'neighborhood' as const, numLayers: 8, radius: 1, maxEdits: 2 };
+    const other: StoredRun = {
+      manifest: b.manifest,
+      records: b.records.map((r) => (r.probe_spec.probe === 'random-routes' ? { ...r, probe_spec: { ...r.probe_spec, space: neighborhood } } : r)),
+    };
+    const { body } = render(CompareScreen, { props: { app, pair: [run, other] } });
+    expect(body).toMatch(/data-testid="compare-refused"[^>]*>Not compared. The runs were probed differently: space \(A: blocks, B: neighborhood\) differs\./);
+    expect(body).not.toContain('data-testid="table-transitions"');
   });
 });
 
@@ -211,7 +223,7 @@ describe('what the screens explain', () => {
     lib.library.runs = [{ ...run.manifest, legacy: false }];
     const body = render(LibraryScreen, { props: { app: lib } }).body;
     expect(body).toMatch(/data-testid="library-engine-fake-run-1"[^>]*>f32, WebAssembly</);
-    expect(body).toMatch(/data-testid="library-probes-fake-run-1"[^>]*>random routes ×16, MCTS routes \(CoLa\) ×16, sampling ×8, MLP silencing \(8 layers\)</);
+    expect(body).toMatch(/data-testid="library-probes-fake-run-1"[^>]*>random routes ×16 · blocks, MCTS routes \(CoLa\) ×16 · cola, sampling ×8, MLP silencing \(8 layers\)</);
     expect(body).toMatch(/data-testid="library-seeds-fake-run-1"[^>]*>1, 1</);
   });
 

@@ -285,8 +285,8 @@ describe('checkpoint comparison (conditionDiff + compareRecords)', () => {
     expect(cmp.transitions.realized).toEqual({ realized: 1, 'reachable-only': 0, unreachable: 1 });
     expect(cmp.transitions['reachable-only']).toEqual({ realized: 1, 'reachable-only': 1, unreachable: 0 });
     expect(out.labels).toEqual({
-      A: 'model-a · f32 · random routes, budget 4, probe seed 1 · question seed 1',
-      B: 'model-b · f32 · random routes, budget 4, probe seed 1 · question seed 1',
+      A: 'model-a · f32 · random routes ×4 · blocks · probe seed 1 · question seed 1',
+      B: 'model-b · f32 · random routes ×4 · blocks · probe seed 1 · question seed 1',
     });
   });
   it('compares reachable and ceiling against the decoy too, at the same matched attempts', () => {
@@ -320,9 +320,9 @@ describe('checkpoint comparison (conditionDiff + compareRecords)', () => {
   });
   it('tells two runs of one model apart by their id', () => {
     const out = compareRuns(run, { ...run, manifest: { ...manifest, id: 'run-a2' } }, pairs[0]);
-    expect('labels' in out && out.labels.B).toBe('model-a · f32 · random routes, budget 4, probe seed 1 · question seed 1 · run run-a2');
+    expect('labels' in out && out.labels.B).toBe('model-a · f32 · random routes ×4 · blocks · probe seed 1 · question seed 1 · run run-a2');
   });
   it('names a run by model, dtype, probe, budget and seeds', () => {
-    expect(runLabel({ ...run, manifest: { ...manifest, engine: null, task: { ...manifest.task, question_seed: undefined } } }, 'mcts-routes:k')).toBe('model-a · f32 · MCTS routes (CoLa), budget 3, probe seed 1');
+    expect(runLabel({ ...run, manifest: { ...manifest, engine: null, task: { ...manifest.task, question_seed: undefined } } }, 'mcts-routes:k')).toBe('model-a · f32 · MCTS routes (CoLa) ×3 · cola · probe seed 1');
   });
 });

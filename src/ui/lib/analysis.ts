@@ -37,6 +37,8 @@ import {
 import type { StoredRun } from '../backend';
 import type { CsvCell } from '../../store/export';
 import { modelLabel } from './model-label';
+import { probeSpecDiffText } from '../../audit/compare';
+import { probeSpecText } from '../../audit/run-definition';
 import { conditionFieldLabel } from './run-facts';
 
 export interface QuestionView {
@@ -381,6 +383,12 @@ export function compareRuns(a: StoredRun, b: StoredRun, pair: ProbePair | undefi
     return { refused: `The runs were audited under different conditions: ${fields.join(', ')} ${fields.length === 1 ? 'differs' : 'differ'}. A comparison needs one condition.` };
   }
   if (!pair) return { refused: 'The runs share no reachability probe (random routes, MCTS or sampling of the same kind).' };
+  const specA = a.records.find((r) => r.probe_key === pair.keyA)?.probe_spec;
+  const specB = b.records.find((r) => r.probe_key === pair.keyB)?.probe_spec;
+  const specDiff = specA && specB ? probeSpecDiffText(specA, specB) : [];
+  if (specDiff.length) {
+    return { refused: `The runs were probed differently: ${specDiff.join('; ')} ${specDiff.length === 1 ? 'differs' : 'differ'}. A comparison needs the same probe spec (the probe seed aside).` };
+  }
   try {
     const cmp = compareRecords(a.records, b.records, { probeKeyA: pair.keyA, probeKeyB: pair.keyB });
     if (cmp.n === 0) return { refused: 'No question was audited in both runs (same doc_id and doc_hash).' };
@@ -393,12 +401,12 @@ export function compareRuns(a: StoredRun, b: StoredRun, pair: ProbePair | undefi
   }
 }
 
-/** "Qwen/Qwen2.5-0.5B@main · f32 · random routes, budget 16, probe seed 1 · question seed 1". */
+/** "Qwen/Qwen2.5-0.5B@main · f32 · random routes ×16 · blocks · probe seed 1 · question seed 1". */
 export function runLabel(run: StoredRun, probeKey: string): string {
   const m = run.manifest;
   const spec = run.records.find((r) => r.probe_key === probeKey)?.probe_spec;
   const dtype = m.engine?.dtype ?? m.condition?.engineDtype ?? 'dtype unknown';
-  const probe = spec ? `${titleOf(spec)}${'budget' in spec ? `, budget ${spec.budget}` : ''}${'seed' in spec ? `, probe seed ${spec.seed}` : ''}` : 'no probe';
+  const probe = spec ? `${probeSpecText(spec)}${'seed' in spec ? ` · probe seed ${spec.seed}` : ''}` : 'no probe';
   const qs = m.task.question_seed === undefined ? '' : ` · question seed ${m.task.question_seed}`;
   return `${modelLabel(m.model)} · ${dtype} · ${probe}${qs}`;
 }

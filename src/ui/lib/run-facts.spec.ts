@@ -13,7 +13,7 @@ describe('run facts', () => {
       { label: 'engine', value: 'WebAssembly' },
       { label: 'task', value: 'builtin:arith-2d v1' },
       { label: 'questions', value: '24' },
-      { label: 'probes and budgets', value: 'random routes ×16, MCTS routes (CoLa) ×16, sampling ×8, MLP silencing (8 layers)' },
+      { label: 'probes and budgets', value: 'random routes ×16 · blocks, MCTS routes (CoLa) ×16 · cola, sampling ×8, MLP silencing (8 layers)' },
       { label: 'seeds', value: 'question 1, probe 1' },
       { label: 'condition key', value: 'fake-conditi' },
     ]);

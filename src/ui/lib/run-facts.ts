@@ -1,7 +1,8 @@
 // What tells runs apart, as the Library and Compare show it: model and revision, engine and dtype,
 // probes with their budgets, seeds, questions, condition. And condition fields in the form's words.
 
-import { isDeployment, probeOf } from '../../audit';
+import { isDeployment } from '../../audit';
+import { probeSpecText } from '../../audit/run-definition';
 import type { ProbeSpec, RunManifest } from '../../audit/types';
 
 export interface RunFact {
@@ -9,9 +10,10 @@ export interface RunFact {
   value: string;
 }
 
-/** "random routes ×100, sampling ×64, MLP silencing (8 layers)": each probe as it describes itself. */
+/** "random routes ×100 · blocks, sampling ×64, MLP silencing (8 layers)": each probe as it
+ *  describes itself (an MCTS preset included), with the route space it draws from. */
 export function probesText(probes: readonly ProbeSpec[]): string {
-  const parts = probes.filter((p) => !isDeployment(p)).map((p) => probeOf(p).describe(p));
+  const parts = probes.filter((p) => !isDeployment(p)).map(probeSpecText);
   return parts.length ? parts.join(', ') : 'deployment only';
 }
 

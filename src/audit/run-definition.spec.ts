@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { colaCondition } from './presets';
+import { colaMcts, programSelectionMcts } from './probes/mcts';
+import { randomRoutes } from './probes/random-routes';
+import { samplingCeiling } from './probes/sampling';
+import { blocksSpace, neighborhoodSpace } from './routes';
+import { auditCondition } from './setup';
+import { BUILTIN_TRAINED_ON, boxedOverrides, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
+import { toyTask } from './testing/toy-task';
+
+const L = 6;
+
+describe('probeSpecText', () => {
+  it('names the route space beside the probe and its preset', () => {
+    expect(probeSpecText(randomRoutes(neighborhoodSpace(L, 1, 2), 32, 1))).toBe('random routes ×32 · neighborhood');
+    expect(probeSpecText(randomRoutes(blocksSpace(L), 32, 1))).toBe('random routes ×32 · blocks');
+    expect(probeSpecText(colaMcts(L, 16, 1))).toBe('MCTS routes (CoLa) ×16 · cola');
+    expect(probeSpecText(samplingCeiling(8, 1))).toBe('sampling ×8');
+  });
+});
+
+describe('the probes of a run', () => {
+  it('refuses two specs of one probe in words, naming both', () => {
+    const both = [
+      { label: 'MCTS (CoLa)', spec: colaMcts(L, 16, 1) },
+      { label: 'MCTS (program selection)', spec: programSelectionMcts(L, 16, 1) },
+      { label: 'Random routes', spec: randomRoutes(blocksSpace(L), 16, 1) },
+    ];
+    expect(probeConflicts(both)).toEqual(['MCTS (CoLa) and MCTS (program selection) both run mcts-routes; choose one.']);
+    expect(probeConflicts(both.slice(1))).toEqual([]);
+    expect(() => runProbes(both.map((x) => x.spec))).toThrow(/MCTS routes \(CoLa\) ×16 · cola and MCTS routes \(program selection\) ×16 · neighborhood both run mcts-routes; choose one/);
+  });
+
+  it('puts deployment first, once', () => {
+    const rr = randomRoutes(blocksSpace(L), 4, 1);
+    expect(runProbes([rr])).toEqual([{ probe: 'deployment' }, rr]);
+    expect(runProbes([{ probe: 'deployment' }, rr])).toEqual([{ probe: 'deployment' }, rr]);
+  });
+});
+
+describe('the \\boxed{} override', () => {
+  it('is the same in the CLI --boxed condition and CoLa’s condition', async () => {
+    const task = toyTask([{ id: 'q1', text: '1+1=', target: '2' }]);
+    const cli = await auditCondition(task, { dtype: 'f32', chat: false, fewShot: 0, questionSeed: 1, boxed: true });
+    const cola = colaCondition(task.spec, 'f32');
+    const o = boxedOverrides(task.spec.promptTemplate);
+    expect({ promptTemplate: cli.promptTemplate, requireBoxed: cli.requireBoxed }).toEqual(o);
+    expect({ promptTemplate: cola.promptTemplate, requireBoxed: cola.requireBoxed }).toEqual(o);
+  });
+});
+
+describe('tasks the built-in models were not trained on', () => {
+  it('warns, naming what the model was trained on', () => {
+    expect(BUILTIN_TRAINED_ON['micro-arith'].tasks).toEqual(['arith-2d']);
+    expect(untrainedTaskWarning('reachlab/micro-arith', 'arith-1d')).toMatch(/^reachlab\/micro-arith was trained only on two-digit arithmetic \(arith-2d\); on arith-1d it was never trained/);
+    expect(untrainedTaskWarning('builtin:micro-arith-rl', 'builtin:arith-3d')).toMatch(/micro-arith-rl was trained only on two-digit arithmetic/);
+    expect(untrainedTaskWarning('builtin:micro-arith', 'hub:gsm8k')).toMatch(/on hub:gsm8k it was never trained/);
+  });
+
+  it('is silent for the trained task and for other models', () => {
+    expect(untrainedTaskWarning('reachlab/micro-arith', 'arith-2d')).toBeNull();
+    expect(untrainedTaskWarning('builtin:micro-arith', 'builtin:arith-2d')).toBeNull();
+    expect(untrainedTaskWarning('Qwen/Qwen2.5-0.5B', 'arith-1d')).toBeNull();
+  });
+});

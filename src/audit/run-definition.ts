@@ -1,0 +1,67 @@
+// One definition of a run from a setup to the store, shared by the Setup screen, the audit CLI and
+// studies: the probe list (deployment first, one spec per probe, refused in words otherwise), the
+// \boxed{} condition override, how a probe spec reads (with its route space), and which tasks the
+// built-in models were trained on.
+
+import { AuditError } from './errors';
+import { DEPLOYMENT, isDeployment, probeOf } from './probes/registry';
+import type { Condition, ProbeSpec } from './types';
+
+/** A probe spec with the name a form or a plan gives it ("MCTS (CoLa)"). */
+export interface NamedSpec {
+  label: string;
+  spec: ProbeSpec;
+}
+
+/** Why a list of probes cannot run together, in words: two specs of one probe ("A and B both run
+ *  mcts-routes; choose one"). Empty when they can. */
+export function probeConflicts(items: readonly NamedSpec[]): string[] {
+  const byProbe = new Map<string, string[]>();
+  for (const { label, spec } of items) byProbe.set(spec.probe, [...(byProbe.get(spec.probe) ?? []), label]);
+  return [...byProbe].filter(([, labels]) => labels.length > 1).map(([probe, labels]) => `${labels.slice(0, -1).join(', ')} and ${labels[labels.length - 1]} both run ${probe}; choose one.`);
+}
+
+/** The probes of a run: deployment, then the chosen specs (a deployment among them is not
+ *  repeated). Throws, naming them, when two specs run one probe. */
+export function runProbes(specs: readonly ProbeSpec[]): ProbeSpec[] {
+  const chosen = specs.filter((s) => !isDeployment(s));
+  const conflicts = probeConflicts(chosen.map((spec) => ({ label: probeSpecText(spec), spec })));
+  if (conflicts.length) throw new AuditError('bad-input', conflicts.join(' '));
+  return [{ probe: DEPLOYMENT }, ...chosen];
+}
+
+/** "random routes ×32 · neighborhood": the probe as it describes itself (preset included), and
+ *  the route space it draws from, when it draws from one. */
+export function probeSpecText(spec: ProbeSpec): string {
+  const text = probeOf(spec).describe(spec);
+  return 'space' in spec ? `${text} · ${spec.space.kind}` : text;
+}
+
+/** The condition fields that ask for the answer in \boxed{} and grade only what is boxed: the CLI's
+ *  --boxed, CoLa's condition and the Setup screen's CoLa preset all take them from here. */
+export function boxedOverrides(promptTemplate: string): Pick<Condition, 'promptTemplate' | 'requireBoxed'> {
+  return { promptTemplate: `${promptTemplate}\nPut the final answer in \\boxed{}.`, requireBoxed: true };
+}
+
+/** The tasks each built-in model was trained on (their model cards), by model name. */
+export const BUILTIN_TRAINED_ON: Readonly<Record<string, { tasks: readonly string[]; words: string }>> = {
+  'micro-arith': { tasks: ['arith-2d'], words: 'two-digit arithmetic (arith-2d)' },
+  'micro-arith-rl': { tasks: ['arith-2d'], words: 'two-digit arithmetic (arith-2d)' },
+};
+
+/** The built-in model a reference names ("builtin:micro-arith", "reachlab/micro-arith"), or null. */
+function builtinName(model: string): string | null {
+  const name = model.startsWith('builtin:') ? model.slice('builtin:'.length) : model.startsWith('reachlab/') ? model.slice('reachlab/'.length) : null;
+  return name !== null && name in BUILTIN_TRAINED_ON ? name : null;
+}
+
+/** A warning when a built-in model is given a task it was not trained on ("builtin:arith-1d",
+ *  "arith-1d", "hub:gsm8k"): what it finds there is mostly luck. null otherwise. */
+export function untrainedTaskWarning(model: string, task: string): string | null {
+  const name = builtinName(model);
+  if (name === null) return null;
+  const id = task.startsWith('builtin:') ? task.slice('builtin:'.length) : task;
+  const trained = BUILTIN_TRAINED_ON[name];
+  if (trained.tasks.includes(id)) return null;
+  return `reachlab/${name} was trained only on ${trained.words}; on ${task} it was never trained, so what it realizes or reaches there is mostly luck, not hidden ability.`;
+}
