@@ -29,6 +29,7 @@
 
 import { bf16ToF32, f16ToF32, f32ToF16 } from './dtype.ts';
 import { parseConfig } from './config.ts';
+import { checkTokenizerVocab } from './tokenizer.ts';
 import {
   isWeightDtype, parseShardIndex, readSafetensorsHeader, SAFETENSORS_DTYPE_BYTES,
   type SafetensorsDtype, type TensorEntry,
@@ -163,6 +164,7 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
   }
   const tokenizerText = await reader.text('tokenizer.json');
   const tokenizerJson = parseJsonObject(tokenizerText, 'tokenizer.json');
+  checkTokenizerVocab(tokenizerJson, config.vocabSize);
   const tokenizerConfigText = (await reader.exists('tokenizer_config.json')) ? await reader.text('tokenizer_config.json') : '{}';
   const tokenizerConfig = parseJsonObject(tokenizerConfigText, 'tokenizer_config.json');
 

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { createTokenizer } from './tokenizer.ts';
+import { checkTokenizerVocab, createTokenizer } from './tokenizer.ts';
+import { openCheckpoint } from './checkpoint.ts';
+import { MemoryReader } from './sources/memory.ts';
 
 const read = (m: string, f: string) => JSON.parse(readFileSync(new URL(`../../test/fixtures/reference/${m}/${f}`, import.meta.url), 'utf8'));
 const tokenizerJson = read('tiny-qwen2', 'tokenizer.json');
@@ -142,5 +144,32 @@ describe('tokenizer options', () => {
 
   it('refuses a tokenizer.json it cannot load', () => {
     expect(() => createTokenizer({ model: { type: 'Nope' } }, {})).toThrow(expect.objectContaining({ code: 'bad-checkpoint' }));
+  });
+});
+
+describe('tokenizer against config.json vocab_size', () => {
+  it('accepts the fixture, whose largest id is vocab_size - 1', () => {
+    expect(() => checkTokenizerVocab(tokenizerJson, 379)).not.toThrow();
+  });
+
+  it('refuses an id at or past vocab_size by name, in the vocabulary or the added tokens', () => {
+    expect(() => checkTokenizerVocab(tokenizerJson, 378)).toThrow(
+      expect.objectContaining({ code: 'bad-checkpoint', message: expect.stringMatching(/^tokenizer\.json: token ".+" has id 378, not below config\.json vocab_size 378$/) }),
+    );
+    const added = { ...tokenizerJson, added_tokens: [...tokenizerJson.added_tokens, { id: 500, content: '<extra>' }] };
+    expect(() => checkTokenizerVocab(added, 379)).toThrow('tokenizer.json: token "<extra>" has id 500, not below config.json vocab_size 379');
+    expect(() => checkTokenizerVocab({ model: { vocab: [['a', 0], ['b', 0], ['c', 0]] } }, 2)).toThrow('token "c" has id 2, not below config.json vocab_size 2');
+  });
+
+  it('is checked at load, before any weight is read', async () => {
+    const files: Record<string, Uint8Array> = {};
+    for (const f of ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'model.safetensors']) {
+      files[f] = readFileSync(new URL(`../../test/fixtures/reference/tiny-qwen2/${f}`, import.meta.url));
+    }
+    const added = { ...tokenizerJson, added_tokens: [...tokenizerJson.added_tokens, { id: 379, content: '<extra>' }] };
+    files['tokenizer.json'] = new TextEncoder().encode(JSON.stringify(added));
+    const reads: string[] = [];
+    await expect(openCheckpoint(new MemoryReader('m', files, (f) => reads.push(f)))).rejects.toThrow('tokenizer.json: token "<extra>" has id 379, not below config.json vocab_size 379');
+    expect(reads).not.toContain('model.safetensors');
   });
 });

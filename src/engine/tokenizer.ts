@@ -1,13 +1,13 @@
 // Tokenizer (tokenizer.json through @huggingface/tokenizers) and chat template
-// (tokenizer_config.json chat_template through @huggingface/jinja).
+// (tokenizer_config.json chat_template through @huggingface/jinja, bounded: chat-template.ts).
 //
 // encode(text) adds no special tokens except a leading BOS when the checkpoint adds one the way
 // Hugging Face does: tokenizer_config add_bos_token, or (when that is absent) a post-processor whose
 // single-sequence template starts with the BOS token (Llama 3). A text that already starts with
 // the BOS token (a rendered chat template) gets no second one.
 
-import { Template } from '@huggingface/jinja';
 import { Tokenizer } from '@huggingface/tokenizers';
+import { compileChatTemplate, type ChatTemplate } from './chat-template.ts';
 import { EngineError, type ChatMessage } from './types.ts';
 
 export interface TextTokenizer {
@@ -53,6 +53,26 @@ function postProcessorAddsBos(tokenizerJson: unknown, bos: string): boolean {
   return find((tokenizerJson as { post_processor?: unknown } | null)?.post_processor);
 }
 
+/** Refuses a tokenizer.json that can produce an id the model has no embedding for (an id at or
+ *  past config.json vocab_size), naming the token, instead of failing at the first encode. */
+export function checkTokenizerVocab(tokenizerJson: unknown, vocabSize: number): void {
+  const t = (tokenizerJson ?? {}) as { model?: { vocab?: unknown }; added_tokens?: unknown };
+  const fail = (token: unknown, id: unknown) =>
+    new EngineError('bad-checkpoint', `tokenizer.json: token ${JSON.stringify(token)} has id ${String(id)}, not below config.json vocab_size ${vocabSize}`);
+  const vocab = t.model?.vocab;
+  if (Array.isArray(vocab)) {
+    // Unigram: [piece, score] pairs, the id is the position
+    if (vocab.length > vocabSize) throw fail((vocab[vocabSize] as unknown[] | undefined)?.[0], vocabSize);
+  } else if (vocab && typeof vocab === 'object') {
+    for (const [token, id] of Object.entries(vocab)) if (!(Number.isSafeInteger(id) && (id as number) >= 0 && (id as number) < vocabSize)) throw fail(token, id);
+  }
+  if (Array.isArray(t.added_tokens)) {
+    for (const a of t.added_tokens as { id?: unknown; content?: unknown }[]) {
+      if (!(Number.isSafeInteger(a?.id) && (a.id as number) >= 0 && (a.id as number) < vocabSize)) throw fail(a?.content, a?.id);
+    }
+  }
+}
+
 export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>): TextTokenizer {
   let tok: Tokenizer;
   try {
@@ -68,14 +88,7 @@ export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<
     (typeof tokenizerConfig.add_bos_token === 'boolean' ? tokenizerConfig.add_bos_token : postProcessorAddsBos(tokenizerJson, bosToken!));
 
   const templateSource = chatTemplateSource(tokenizerConfig.chat_template);
-  let template: Template | null = null;
-  if (templateSource !== null) {
-    try {
-      template = new Template(templateSource);
-    } catch (e) {
-      throw new EngineError('bad-checkpoint', `tokenizer_config.json chat_template does not parse: ${(e as Error).message}`);
-    }
-  }
+  const template: ChatTemplate | null = templateSource === null ? null : compileChatTemplate(templateSource);
   const specialVars: Record<string, string> = {};
   for (const key of ['bos_token', 'eos_token', 'pad_token', 'unk_token']) {
     const s = tokenString(tokenizerConfig[key]);
@@ -97,16 +110,7 @@ export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<
     },
     applyChatTemplate(messages, addGenerationPrompt) {
       if (!template) throw new EngineError('bad-input', 'this model has no chat template');
-      try {
-        return template.render({
-          ...specialVars,
-          messages,
-          add_generation_prompt: addGenerationPrompt,
-        });
-      } catch (e) {
-        // includes the template's own raise_exception(...) (a jinja built-in)
-        throw new EngineError('bad-input', `chat template failed: ${(e as Error).message}`);
-      }
+      return template.render({ ...specialVars, messages, add_generation_prompt: addGenerationPrompt });
     },
     tokenId: (token) => tok.token_to_id(token),
   };
