@@ -17,6 +17,9 @@ afterAll(async () => {
   await Promise.all([open.close(), gated.close(), noRange.close()]);
 });
 
+const SHA = '0123456789abcdef0123456789abcdef01234567';
+const LFS = 'a'.repeat(64);
+
 describe('HubReader', () => {
   it('builds resolve URLs with the revision and sends the token as a Bearer header', async () => {
     const r = new HubReader({ repo: 'meta/gated', revision: 'refs/pr/1', token: 'hf_good', endpoint: `${gated.url}/` });
@@ -121,9 +124,9 @@ describe('HubReader', () => {
     const spy = async (_url: string, init: RequestInit) => (seen.push(init), new Response('{}'));
     await hubFetch('https://hub.example/a', { fetch: spy });
     await hubFetch('https://hub.example/b', { fetch: spy, token: 'hf_x', headers: { Range: 'bytes=0-0' } });
-    expect(seen).toEqual([
-      { method: 'GET', headers: undefined, cache: 'no-store', signal: undefined },
-      { method: 'GET', headers: { Range: 'bytes=0-0', Authorization: 'Bearer hf_x' }, cache: 'no-store', signal: undefined },
+    expect(seen.map(({ signal: _, ...init }) => init)).toEqual([
+      { method: 'GET', headers: undefined, cache: 'no-store' },
+      { method: 'GET', headers: { Range: 'bytes=0-0', Authorization: 'Bearer hf_x' }, cache: 'no-store' },
     ]);
   });
 
@@ -145,21 +148,88 @@ describe('HubReader', () => {
       { repo: 'Qwen/Qwen2.5-0.5B', revision: 'refs/pr/1', endpoint: 'https://mirror.example/' },
       {
         fetch: api(200, {
-          sha: 'abc',
+          sha: SHA,
           gated: false,
           cardData: { license: 'apache-2.0' },
           config: { model_type: 'qwen2' },
-          siblings: [{ rfilename: 'a.safetensors', size: 10 }, { rfilename: 'b.safetensors', size: 5 }, { rfilename: 'README.md', size: 1 }],
+          siblings: [{ rfilename: 'a.safetensors', size: 10, lfs: { sha256: LFS, size: 10 } }, { rfilename: 'b.safetensors', size: 5 }, { rfilename: 'README.md', size: 1 }],
         }),
       },
     );
     expect(urls).toEqual(['https://mirror.example/api/models/Qwen/Qwen2.5-0.5B/revision/refs%2Fpr%2F1?blobs=true']);
-    expect(info).toEqual({ sha: 'abc', license: 'apache-2.0', gated: false, weightBytes: 15, modelType: 'qwen2' });
+    expect(info).toEqual({
+      sha: SHA,
+      license: 'apache-2.0',
+      gated: false,
+      weightBytes: 15,
+      modelType: 'qwen2',
+      files: { 'a.safetensors': { size: 10, sha256: LFS }, 'b.safetensors': { size: 5 }, 'README.md': { size: 1 } },
+    });
     await expect(fetchRepoInfo({ repo: 'meta-llama/Llama-3.2-1B' }, { fetch: api(401, {}) })).rejects.toMatchObject({
       code: 'gated',
       message: 'meta-llama/Llama-3.2-1B@main on huggingface.co: gated or private: a Hugging Face token with access to it is needed (HTTP 401)',
     });
     await expect(fetchRepoInfo({ repo: 'no/such' }, { fetch: api(404, {}) })).rejects.toMatchObject({ code: 'not-found' });
+  });
+
+  it('names a revision API answer that is not JSON, not a description, or not a commit', async () => {
+    const answer = (body: string) => async () => new Response(body, { status: 200 });
+    await expect(fetchRepoInfo({ repo: 'a/b' }, { fetch: answer('{"sha": "0123') })).rejects.toMatchObject({ code: 'network', message: expect.stringMatching(/^the revision API for a\/b@main on huggingface.co answered with text that is not JSON/) });
+    await expect(fetchRepoInfo({ repo: 'a/b' }, { fetch: answer('[1]') })).rejects.toMatchObject({ message: expect.stringMatching(/JSON that is not a model description/) });
+    await expect(fetchRepoInfo({ repo: 'a/b' }, { fetch: answer('{"sha": "main"}') })).rejects.toMatchObject({ message: expect.stringMatching(/gave "main" as the commit, not a 40-digit hex sha/) });
+  });
+
+  it('times out a Hub that sends no headers, and a body that stalls, in words', async () => {
+    const silent = (_url: string, init: RequestInit) => new Promise<Response>((_, fail) => init.signal?.addEventListener('abort', () => fail(new DOMException('aborted', 'AbortError'))));
+    await expect(hubFetch('https://hub.example/a', { fetch: silent, timeouts: { headersMs: 50 } })).rejects.toMatchObject({ code: 'timeout', message: 'the request to hub.example: no answer within 0.1 s' });
+    // a reply whose body sends 4 bytes, then nothing
+    const stalled = async (_url: string, init: RequestInit) => {
+      if (init.headers && (init.headers as Record<string, string>).Range === 'bytes=0-0') return new Response(new Uint8Array(1), { status: 206, headers: { 'content-range': 'bytes 0-0/100' } });
+      const body = new ReadableStream<Uint8Array>({ start: (ctl) => ctl.enqueue(new Uint8Array(4)) });
+      return new Response(body, { status: 206, headers: { 'content-range': 'bytes 0-99/100' } });
+    };
+    const reader = new HubReader({ repo: 'a/b', endpoint: 'https://hub.example' }, undefined, stalled, { timeouts: { stallMs: 100 } });
+    const t0 = Date.now();
+    await expect(reader.range('model.safetensors', 0, 100)).rejects.toMatchObject({
+      code: 'timeout',
+      message: 'the Hub, sending model.safetensors of a/b@main, sent no bytes for 0.1 s',
+    });
+    expect(Date.now() - t0).toBeLessThan(5000);
+    await expect(reader.text('config.json')).rejects.toMatchObject({ code: 'timeout', message: expect.stringMatching(/sending config.json of a\/b@main, sent no bytes for 0.1 s/) });
+  });
+
+  it('cancels a stalled read when its signal aborts', async () => {
+    const ctl = new AbortController();
+    const stalled = async (_url: string, init: RequestInit) => {
+      if ((init.headers as Record<string, string> | undefined)?.Range === 'bytes=0-0') return new Response(new Uint8Array(1), { status: 206, headers: { 'content-range': 'bytes 0-0/100' } });
+      return new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new Uint8Array(4)) }), { status: 206, headers: { 'content-range': 'bytes 0-99/100' } });
+    };
+    const reader = new HubReader({ repo: 'a/b', endpoint: 'https://hub.example' }, undefined, stalled, { signal: ctl.signal });
+    const read = reader.range('model.safetensors', 0, 100);
+    setTimeout(() => ctl.abort(), 50);
+    await expect(read).rejects.toMatchObject({ code: 'cancelled' });
+    await expect(reader.text('config.json')).rejects.toMatchObject({ code: 'cancelled' });
+  });
+
+  it('resolves a revision to its commit and then reads files at that commit', async () => {
+    const urls: string[] = [];
+    const fetchFn = async (url: string) => {
+      urls.push(url);
+      if (url.includes('/api/models/')) return new Response(JSON.stringify({ sha: SHA, siblings: [{ rfilename: 'config.json', size: 2 }] }));
+      return new Response('{}', { status: 200 });
+    };
+    const reader = new HubReader({ repo: 'a/b', endpoint: 'https://hub.example' }, undefined, fetchFn);
+    expect(await reader.resolveRevision()).toEqual({ commit: SHA, files: { 'config.json': { size: 2 } } });
+    reader.pin(SHA);
+    await reader.text('config.json');
+    expect(urls).toEqual(['https://hub.example/api/models/a/b/revision/main?blobs=true', `https://hub.example/a/b/resolve/${SHA}/config.json`]);
+    // a stated commit asks nothing
+    const stated = new HubReader({ repo: 'a/b', endpoint: 'https://hub.example', commit: 'build-1' }, undefined, fetchFn);
+    expect(await stated.resolveRevision()).toEqual({ commit: 'build-1', files: {}, stated: true });
+    expect(urls).toHaveLength(2);
+    // an endpoint without the API (404): nothing to pin
+    const bare = new HubReader({ repo: 'a/b', endpoint: 'https://hub.example' }, undefined, async () => new Response('no', { status: 404 }));
+    expect(await bare.resolveRevision()).toBeNull();
   });
 
   it('refuses malformed repo ids, revisions and file names', () => {

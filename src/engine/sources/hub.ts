@@ -5,8 +5,10 @@
 // Blob reads report no download progress nor retry, and it speaks API routes a mirror may not serve.
 
 import { EngineError } from '../types.ts';
+import { readTextResponse } from '../limits.ts';
 import type { CheckpointReader } from './reader.ts';
 import { ByteCounter, checkFileName, checkRange, type BytesListener } from './common.ts';
+import { fetchWithin, guardStream, HUB_HEADERS_TIMEOUT_MS, HUB_STALL_TIMEOUT_MS, readAllWithin, readWithin, type HubTimeouts } from './timeouts.ts';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 const RANGE_ATTEMPTS = 3;
@@ -17,6 +19,11 @@ export interface HubSource {
   revision?: string;
   token?: string;
   endpoint?: string;
+  /**
+   * The commit these files are at, when the caller knows it (the app's own built-in models are the
+   * build's files): no revision lookup, files read under `revision`. Otherwise the Hub resolves it.
+   */
+  commit?: string;
 }
 
 const REPO_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -61,22 +68,31 @@ export interface HubFetchOptions {
   method?: string;
   signal?: AbortSignal;
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  timeouts?: HubTimeouts;
 }
 
 /**
  * A request to the Hub (or a mirror, or the app's own /hub): the token as a Bearer header, and never
  * through the browser's HTTP cache. The weight cache is the cache for Hub files; the HTTP cache
  * answers a Range request from a stored compressed copy with a broken body or no Content-Range
- * (seen with vite preview's gzip), which broke every load after a reload. Offline → 'network'.
+ * (seen with vite preview's gzip), which broke every load after a reload. Offline → 'network';
+ * no headers within the headers timeout → 'timeout'; `signal` aborted → 'cancelled'.
  */
 export async function hubFetch(url: string, o: HubFetchOptions = {}): Promise<Response> {
   const headers = o.token ? { ...o.headers, Authorization: `Bearer ${o.token}` } : o.headers;
+  const host = new URL(url).host;
+  const fetchFn = o.fetch ?? ((u: string, init: RequestInit) => fetch(u, init));
   try {
-    return await (o.fetch ?? fetch)(url, { method: o.method ?? 'GET', headers, cache: 'no-store', signal: o.signal });
+    return await fetchWithin(fetchFn, url, { method: o.method ?? 'GET', headers, cache: 'no-store' }, `the request to ${host}`, o.timeouts?.headersMs ?? HUB_HEADERS_TIMEOUT_MS, o.signal);
   } catch (e) {
-    if (o.signal?.aborted) throw new EngineError('cancelled', `request to ${new URL(url).host} cancelled`);
-    throw new EngineError('network', `cannot reach ${new URL(url).host}: offline or unreachable (${errorText(e)})`);
+    if (e instanceof EngineError) throw e;
+    throw new EngineError('network', `cannot reach ${host}: offline or unreachable (${errorText(e)})`);
   }
+}
+
+/** A Hub answer's body as text, read within the stall limit. */
+export async function hubText(res: Response, what: string, o: Pick<HubFetchOptions, 'signal' | 'timeouts'> = {}): Promise<string> {
+  return new TextDecoder().decode(await readAllWithin(res, what, o.timeouts?.stallMs ?? HUB_STALL_TIMEOUT_MS, o.signal));
 }
 
 /** What the Hub's model API says about a repo before anything is downloaded. */
@@ -88,30 +104,55 @@ export interface HubRepoInfo {
   /** Sum of the safetensors files' sizes, when every one is listed with a size. */
   weightBytes?: number;
   modelType?: string;
+  /** Per file: its size and, for LFS files, the SHA-256 the Hub states (`lfs.sha256`). */
+  files: Record<string, { size?: number; sha256?: string }>;
 }
 
+const SHA256_HEX = /^[0-9a-f]{64}$/;
+const COMMIT_SHA = /^[0-9a-f]{40}$/;
+
 /** `{endpoint}/api/models/{repo}/revision/{revision}?blobs=true`, read through the one status mapping. */
-export async function fetchRepoInfo(source: HubSource, o: Pick<HubFetchOptions, 'fetch' | 'signal'> = {}): Promise<HubRepoInfo> {
+export async function fetchRepoInfo(source: HubSource, o: Pick<HubFetchOptions, 'fetch' | 'signal' | 'timeouts'> = {}): Promise<HubRepoInfo> {
   checkRepoId(source.repo);
   const revision = source.revision || 'main';
   const endpoint = (source.endpoint || DEFAULT_HUB_ENDPOINT).replace(/\/+$/, '');
   const url = `${endpoint}/api/models/${source.repo}/revision/${encodeURIComponent(revision)}?blobs=true`;
+  const what = `${source.repo}@${revision} on ${new URL(url).host}`;
   const res = await hubFetch(url, { ...o, token: source.token });
   if (!res.ok) {
     await res.body?.cancel();
-    throw hubStatusError(res.status, `${source.repo}@${revision} on ${new URL(url).host}`, !!source.token);
+    throw hubStatusError(res.status, what, !!source.token);
   }
-  const meta = (await res.json()) as {
-    sha?: string;
+  let meta: {
+    sha?: unknown;
     gated?: false | 'auto' | 'manual';
     cardData?: { license?: string };
     config?: { model_type?: string };
-    siblings?: { rfilename: string; size?: number }[];
+    siblings?: { rfilename: string; size?: number; lfs?: { sha256?: unknown } }[];
   };
-  const weights = (meta.siblings ?? []).filter((s) => s.rfilename.endsWith('.safetensors'));
+  const text = await hubText(res, `the revision API for ${what}`, o);
+  try {
+    meta = JSON.parse(text);
+  } catch (e) {
+    throw new EngineError('network', `the revision API for ${what} answered with text that is not JSON (${errorText(e)})`);
+  }
+  if (!meta || typeof meta !== 'object' || Array.isArray(meta) || (meta.siblings !== undefined && !Array.isArray(meta.siblings))) {
+    throw new EngineError('network', `the revision API for ${what} answered with JSON that is not a model description`);
+  }
+  if (meta.sha !== undefined && (typeof meta.sha !== 'string' || !COMMIT_SHA.test(meta.sha))) {
+    throw new EngineError('network', `the revision API for ${what} gave ${JSON.stringify(meta.sha)} as the commit, not a 40-digit hex sha`);
+  }
+  const siblings = (meta.siblings ?? []).filter((s) => s && typeof s.rfilename === 'string');
+  const files: HubRepoInfo['files'] = {};
+  for (const s of siblings) {
+    const sha256 = typeof s.lfs?.sha256 === 'string' && SHA256_HEX.test(s.lfs.sha256) ? s.lfs.sha256 : undefined;
+    files[s.rfilename] = { ...(typeof s.size === 'number' ? { size: s.size } : {}), ...(sha256 ? { sha256 } : {}) };
+  }
+  const weights = siblings.filter((s) => s.rfilename.endsWith('.safetensors'));
   const sized = weights.length > 0 && weights.every((s) => typeof s.size === 'number');
   return {
-    sha: meta.sha,
+    files,
+    sha: meta.sha as string | undefined,
     license: meta.cardData?.license,
     gated: meta.gated ?? false,
     weightBytes: sized ? weights.reduce((a, s) => a + (s.size ?? 0), 0) : undefined,
@@ -119,19 +160,39 @@ export async function fetchRepoInfo(source: HubSource, o: Pick<HubFetchOptions, 
   };
 }
 
+/** What a revision name stands for: its commit, and what the Hub states about each file there. */
+export interface HubRevision {
+  commit: string;
+  files: HubRepoInfo['files'];
+  /** True when the source stated the commit (nothing was asked of the Hub). */
+  stated?: boolean;
+}
+
+export interface HubReaderOptions {
+  /** Cancels every request of this reader (a load's cancellation). */
+  signal?: AbortSignal;
+  timeouts?: HubTimeouts;
+}
+
 export class HubReader implements CheckpointReader {
   readonly label: string;
   readonly hubRef: { repo: string; revision: string };
+  readonly signal?: AbortSignal;
   private readonly endpoint: string;
   private readonly token?: string;
+  private readonly statedCommit?: string;
+  /** The revision in file URLs: the name given, or the commit once pinned. */
+  private urlRevision: string;
   private readonly sizes = new Map<string, Promise<number | null>>();
   private readonly counter: ByteCounter;
+  private readonly timeouts: HubTimeouts;
 
   /** `fetchFn`: tests put a scripted server behind the reader. */
   constructor(
     source: HubSource,
     onBytes?: BytesListener,
     private readonly fetchFn?: HubFetchOptions['fetch'],
+    opts: HubReaderOptions = {},
   ) {
     checkRepoId(source.repo);
     const revision = source.revision ?? 'main';
@@ -143,13 +204,44 @@ export class HubReader implements CheckpointReader {
     this.endpoint = (source.endpoint ?? DEFAULT_HUB_ENDPOINT).replace(/\/+$/, '');
     this.token = source.token || undefined;
     this.counter = new ByteCounter(onBytes);
+    this.signal = opts.signal;
+    this.timeouts = opts.timeouts ?? {};
+    this.urlRevision = revision;
+    if (source.commit !== undefined) {
+      if (!/^[\w.-]{1,96}$/.test(source.commit)) throw new EngineError('bad-input', `${JSON.stringify(source.commit)} is not a commit`);
+      this.statedCommit = source.commit;
+    }
   }
 
   url(file: string): string {
     checkFileName(file);
-    const { repo, revision } = this.hubRef;
     const path = file.split('/').map(encodeURIComponent).join('/');
-    return `${this.endpoint}/${repo}/resolve/${encodeURIComponent(revision)}/${path}`;
+    return `${this.endpoint}/${this.hubRef.repo}/resolve/${encodeURIComponent(this.urlRevision)}/${path}`;
+  }
+
+  /**
+   * The commit this revision names, asked of the Hub's revision API (none asked when the source
+   * states it); null when the endpoint has no such API (404: files are read under the name).
+   */
+  async resolveRevision(): Promise<HubRevision | null> {
+    if (this.statedCommit !== undefined) return { commit: this.statedCommit, files: {}, stated: true };
+    const source = { repo: this.hubRef.repo, revision: this.hubRef.revision, token: this.token, endpoint: this.endpoint };
+    try {
+      const info = await fetchRepoInfo(source, { fetch: this.fetchFn, signal: this.signal, timeouts: this.timeouts });
+      if (info.sha === undefined) throw new EngineError('network', `the revision API for ${this.label} gave no commit sha`);
+      return { commit: info.sha, files: info.files };
+    } catch (e) {
+      if (e instanceof EngineError && e.code === 'not-found') return null;
+      throw e;
+    }
+  }
+
+  /** Reads files at `commit` from now on (a resolved revision), so a moving branch cannot mix files. */
+  pin(commit: string): void {
+    if (this.statedCommit !== undefined) return;
+    if (!COMMIT_SHA.test(commit)) throw new EngineError('internal', `cannot pin ${this.label} to ${JSON.stringify(commit)}: not a commit sha`);
+    this.urlRevision = commit;
+    this.sizes.clear();
   }
 
   async exists(file: string): Promise<boolean> {
@@ -165,7 +257,7 @@ export class HubReader implements CheckpointReader {
   async text(file: string): Promise<string> {
     const res = await this.fetch(file, {});
     this.checkStatus(res, file);
-    const bytes = new Uint8Array(await res.arrayBuffer());
+    const bytes = await readTextResponse(this.stallGuarded(res, file), this.label, file);
     this.counter.add(file, bytes.length, bytes.length);
     return new TextDecoder().decode(bytes);
   }
@@ -196,6 +288,13 @@ export class HubReader implements CheckpointReader {
       throw new EngineError('network', `the server answered ${file} of ${this.label} from byte ${from}, byte ${start} was asked for`);
     }
     return this.readBody(res, file, start - from, end - start, size);
+  }
+
+  /** The same answer, its body failing with 'timeout' when it stalls (or 'cancelled'). */
+  private stallGuarded(res: Response, file: string): Response {
+    if (!res.body) return res;
+    const body = guardStream(res.body, `the Hub, sending ${file} of ${this.label},`, this.timeouts.stallMs ?? HUB_STALL_TIMEOUT_MS, this.signal);
+    return new Response(body, { status: res.status, headers: res.headers });
   }
 
   private sizeOrNull(file: string): Promise<number | null> {
@@ -236,7 +335,7 @@ export class HubReader implements CheckpointReader {
 
   private async fetch(file: string, headers: Record<string, string>, method = 'GET'): Promise<Response> {
     try {
-      return await hubFetch(this.url(file), { token: this.token, headers, method, fetch: this.fetchFn });
+      return await hubFetch(this.url(file), { token: this.token, headers, method, fetch: this.fetchFn, signal: this.signal, timeouts: this.timeouts });
     } catch (e) {
       if (e instanceof EngineError && e.code === 'network') throw new EngineError('network', `${file} of ${this.label}: ${e.message}`);
       throw e;
@@ -257,9 +356,10 @@ export class HubReader implements CheckpointReader {
     const body = res.body;
     if (!body) throw new EngineError('network', `empty response for ${file} of ${this.label}`);
     const stream = body.getReader();
+    const what = `the Hub, sending ${file} of ${this.label},`;
     try {
       while (filled < length) {
-        const { done, value } = await stream.read();
+        const { done, value } = await readWithin(stream, what, this.timeouts.stallMs ?? HUB_STALL_TIMEOUT_MS, this.signal);
         if (done) break;
         let chunk = value;
         if (toSkip > 0) {
@@ -274,6 +374,7 @@ export class HubReader implements CheckpointReader {
       }
     } catch (e) {
       this.counter.add(file, -filled, size); // this attempt's bytes do not count
+      if (e instanceof EngineError) throw e; // timeout, cancelled
       throw new EngineError('network', `download of ${file} from ${this.label} broke off: ${errorText(e)}`);
     } finally {
       if (filled >= length) await stream.cancel().catch(() => undefined);

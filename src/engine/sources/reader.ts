@@ -18,6 +18,8 @@ export interface CheckpointReader {
   text(file: string): Promise<string>;
   /** Bytes [start, end) of a file; never the whole multi-GB file. */
   range(file: string, start: number, end: number): Promise<Uint8Array>;
+  /** What a person should know about where the files came from (e.g. a damaged cached copy replaced), one sentence each. */
+  notices?(): string[];
 }
 
 export type { BytesListener } from './common.ts';

@@ -40,6 +40,8 @@ const ENGINE: Record<EngineErrorCode, [string, ErrorAction]> = {
   gated: ['Accept the licence on the model page on huggingface.co, then paste a token that has access.', 'add-token'],
   'not-found': ['Check that every file is there (for a Hub repo: its name and revision).', 'none'],
   network: ['Check the connection and retry, or use the built-in model or a local folder, which work offline.', 'retry'],
+  timeout: ['The server is slow or the connection stalled: retry, or use the built-in model or a local folder, which work offline.', 'retry'],
+  integrity: ['The file arrived different from what the Hub states: retry; if it happens again, the repo or a mirror serves damaged files.', 'retry'],
   'bad-input': ['Correct the setup and try again.', 'none'],
   'not-loaded': ['Load a model on the Setup screen first.', 'none'],
   'nan-logits': ['This often is f16 overflow: choose dtype f32 and start again.', 'none'],
