@@ -41,7 +41,7 @@ export function toStoreError(e: unknown, doing: string): StoreError {
   if (isQuotaError(e)) {
     return new StoreError(
       'quota-exceeded',
-      `Browser storage is full while ${doing}. Free space (delete cached models or old runs) or export this run; the audit continues in memory.`,
+      `Browser storage is full while ${doing}. Free space (delete cached models or old runs) and try again.`,
       { cause: e },
     );
   }

@@ -8,7 +8,7 @@ import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { isEngineError, type Engine } from '../engine/types.ts';
 import { StoreError, isStoreError } from './errors.ts';
 import { manifestKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
-import { MemoryRunStore } from './memory-store.ts';
+import { FallbackRunStore } from './fallback-store.ts';
 import { ProgressTracker, type RunProgress } from './progress.ts';
 import { prepareResume } from './records.ts';
 import { LEGACY_RUN_MESSAGE, type RunCounters, type StoredRun } from './schema.ts';
@@ -255,7 +255,7 @@ export class RunController<T> {
       for (const r of plan.records) tracker.add(r.stored.record, r.reused ? 'reused' : 'earlier');
       const earlier = new Map(plan.records.map((r) => [recordKey(r.stored.record), r.stored.record]));
       job.run = this.withTracker(withStatus(job.run, 'running'), tracker);
-      await this.storeRef.putRun(job.run);
+      await this.save(job.run);
       this.emit({ type: 'status', run: job.run });
       this.progress(job, tracker);
       tracker.startSession();
@@ -285,7 +285,7 @@ export class RunController<T> {
       job.run = this.withTracker(withStatus(job.run, 'finished'), tracker);
       job.run.manifest.finishedAt = new Date().toISOString();
       job.run.counters.computeMs = computeMsBefore + tracker.sessionMs();
-      await this.storeRef.putRun(job.run);
+      await this.save(job.run);
     } catch (e) {
       await writes.catch(() => {});
       const cause = writeError ?? e;
@@ -307,7 +307,7 @@ export class RunController<T> {
       job.run = this.withTracker(withStatus(job.run, status, message), tracker);
       job.run.counters.computeMs = computeMsBefore + tracker.sessionMs();
       if (status === 'interrupted') job.run.counters.interruptions++;
-      await this.storeRef.putRun(job.run).catch(() => {});
+      await this.save(job.run).catch(() => {});
     } finally {
       lock.release();
       this.emit({ type: 'status', run: job.run });
@@ -329,24 +329,29 @@ export class RunController<T> {
       },
       updatedAt: new Date().toISOString(),
     };
-    try {
-      await this.storeRef.putRecord(run.id, { key, record }, run);
-    } catch (e) {
-      if (!(isStoreError(e) && e.code === 'quota-exceeded' && this.storeRef.kind === 'indexeddb')) throw e;
-      await this.fallBackToMemory(job, e.message);
-      await this.storeRef.putRecord(run.id, { key, record }, run);
-    }
+    await this.onDisk(() => this.storeRef.putRecord(run.id, { key, record }, run));
     tracker.add(record, 'computed');
     job.run = run;
     this.progress(job, tracker);
   }
 
-  private async fallBackToMemory(job: Job<T>, reason: string): Promise<void> {
-    const memory = new MemoryRunStore(reason);
-    const records = await this.storeRef.recordsForRun(job.run.id);
-    await memory.importRun(job.run, records.map((s) => ({ key: s.key, record: s.record })), job.req.questions);
-    this.storeRef = memory;
-    this.emit({ type: 'storage-fallback', message: reason });
+  /** A run status write; on a full quota the store moves to memory and the write goes there. */
+  private save(run: StoredRun): Promise<void> {
+    return this.onDisk(() => this.storeRef.putRun(run));
+  }
+
+  /** Runs a write; when IndexedDB's quota is full, falls back to memory (reads still see what
+   *  IndexedDB holds: fallback-store.ts) and writes there. */
+  private async onDisk<R>(write: () => Promise<R>): Promise<R> {
+    try {
+      return await write();
+    } catch (e) {
+      if (!(isStoreError(e) && e.code === 'quota-exceeded' && this.storeRef.kind === 'indexeddb')) throw e;
+      const reason = `${e.message} The audit continues in memory: export the run from the Library before closing this tab.`;
+      this.storeRef = new FallbackRunStore(this.storeRef, reason);
+      this.emit({ type: 'storage-fallback', message: reason });
+      return write();
+    }
   }
 
   private withTracker(run: StoredRun, tracker: ProgressTracker): StoredRun {
