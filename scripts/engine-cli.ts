@@ -2,24 +2,35 @@
 //   npm run -s engine -- logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8]
 // prints one JSON object {"last_logits":[...],"greedy_tokens":[...]} on stdout: the logits at the
 // last prompt position and greedy tokens (not stopped at EOS, as in the reference's expected.json).
+//   npm run -s engine -- readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32]
+// prints the look inside that attempt (src/engine/readout.ts AttemptReadout) as one JSON object.
 // Bad input exits 1 with the error on stderr.
+import { readFileSync } from 'node:fs';
 import { createEngine } from '../src/engine/engine.ts';
+import { readAttempt } from '../src/engine/readout.ts';
+import { ENGINE_DTYPES, type EngineDtype } from '../src/engine/types.ts';
 import { isEngineError } from '../src/engine/types.ts';
 
-const USAGE = 'usage: engine logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8]';
+const USAGE = 'usage: engine logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8]\n       engine readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32]';
+const OPTIONS: Record<string, { flags: string[]; required: string[] }> = {
+  logits: { flags: ['--model', '--ids', '--route', '--silence', '--new-tokens'], required: ['--model', '--ids'] },
+  readout: { flags: ['--model', '--prompt-file', '--gold', '--response', '--route', '--silence', '--dtype'], required: ['--model', '--prompt-file', '--gold'] },
+};
 
-function parseArgs(argv: string[]): Map<string, string> {
+function parseArgs(argv: string[]): { cmd: string; flags: Map<string, string> } {
   const [cmd, ...rest] = argv;
-  if (cmd !== 'logits') throw new Error(`unknown command ${JSON.stringify(cmd ?? '')}\n${USAGE}`);
+  const spec = Object.hasOwn(OPTIONS, cmd ?? '') ? OPTIONS[cmd] : undefined;
+  if (!spec) throw new Error(`unknown command ${JSON.stringify(cmd ?? '')}\n${USAGE}`);
   const flags = new Map<string, string>();
   for (let i = 0; i < rest.length; i += 2) {
     const k = rest[i];
-    if (!['--model', '--ids', '--route', '--silence', '--new-tokens'].includes(k)) throw new Error(`unknown option ${k}\n${USAGE}`);
+    if (!spec.flags.includes(k)) throw new Error(`unknown option ${k} for ${cmd}\n${USAGE}`);
     if (rest[i + 1] === undefined) throw new Error(`${k} needs a value\n${USAGE}`);
     flags.set(k, rest[i + 1]);
   }
-  if (!flags.has('--model') || !flags.has('--ids')) throw new Error(`--model and --ids are required\n${USAGE}`);
-  return flags;
+  const missing = spec.required.filter((k) => !flags.has(k));
+  if (missing.length) throw new Error(`${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required for ${cmd}\n${USAGE}`);
+  return { cmd, flags };
 }
 
 function intList(flag: string, text: string): number[] {
@@ -31,8 +42,22 @@ function intList(flag: string, text: string): number[] {
   });
 }
 
+async function readout(flags: Map<string, string>): Promise<void> {
+  const dtype = (flags.get('--dtype') ?? 'f32') as EngineDtype;
+  if (!ENGINE_DTYPES.includes(dtype)) throw new Error(`--dtype must be one of ${ENGINE_DTYPES.join(', ')}, got ${JSON.stringify(dtype)}`);
+  const prompt = readFileSync(flags.get('--prompt-file')!, 'utf8');
+  const engine = createEngine();
+  const info = await engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ep: 'wasm', dtype, maxSeqLen: 4096 });
+  const route = flags.has('--route') ? intList('--route', flags.get('--route')!) : Array.from({ length: info.numLayers }, (_, i) => i);
+  const silence = intList('--silence', flags.get('--silence') ?? '');
+  const r = await readAttempt(engine, { prompt, route, silence, gold: flags.get('--gold')!, response: flags.get('--response') ?? '' });
+  await engine.dispose();
+  process.stdout.write(JSON.stringify(r) + '\n');
+}
+
 async function main(): Promise<void> {
-  const flags = parseArgs(process.argv.slice(2));
+  const { cmd, flags } = parseArgs(process.argv.slice(2));
+  if (cmd === 'readout') return readout(flags);
   const ids = intList('--ids', flags.get('--ids')!);
   const silence = intList('--silence', flags.get('--silence') ?? '');
   const newTokens = Number(flags.get('--new-tokens') ?? 8);

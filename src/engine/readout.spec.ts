@@ -9,7 +9,7 @@ import { type Expected } from './conformance.ts';
 import { loadReference, type Reference } from './reference.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
-import { readoutDiff, standing } from './readout.ts';
+import { attemptRow, readoutDiff, standing } from './readout.ts';
 import { isEngineError, type ReadoutRow } from './types.ts';
 
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
@@ -80,5 +80,22 @@ describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('
       expect((err as Error).message).toMatch(what);
     }
     expect((await engine.readout(row)).lens).toHaveLength(3);
+  });
+});
+
+describe('attemptRow', () => {
+  const chars = { encode: async (t: string) => Array.from(t, (c) => c.charCodeAt(0)) };
+  const look = { prompt: 'A:', route: [0, 1], silence: [1], gold: '36', response: '47 apples' };
+
+  it("reads the gold answer's and the response's first token after the prompt", async () => {
+    expect(await attemptRow(chars, look)).toEqual({ promptIds: [65, 58], route: [0, 1], silence: [1], gold: 51, emitted: 52 });
+    // the gold answer starts as the response does (its leading whitespace); no response: greedy
+    expect(await attemptRow(chars, { ...look, response: ' 47' })).toMatchObject({ gold: 32, emitted: 32 });
+    expect(await attemptRow(chars, { ...look, response: '' })).not.toHaveProperty('emitted');
+  });
+
+  it('refuses an empty gold answer or prompt by name', async () => {
+    await expect(attemptRow(chars, { ...look, gold: ' ' })).rejects.toThrow(/gold answer is empty/);
+    await expect(attemptRow(chars, { ...look, prompt: '' })).rejects.toThrow(/prompt is empty/);
   });
 });

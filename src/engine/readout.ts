@@ -12,7 +12,7 @@
 //   linear, and h_n = h_0 + Σ attn_p + Σ mlp_p, so the contributions sum to the final logit
 //   difference: `identityError` is how far rounding leaves them from it.
 import { argmax } from './conformance.ts';
-import { EngineError, type AttributionPoint, type LensPoint, type Readout, type TokenStanding } from './types.ts';
+import { EngineError, type AttributionPoint, type Engine, type LensPoint, type Readout, type ReadoutRow, type TokenStanding } from './types.ts';
 
 type Vector = ArrayLike<number>;
 
@@ -118,4 +118,48 @@ export function readoutDiff(a: Readout, b: Readout): { maxAbsDiff: number; ranks
   a.attribution.forEach((x, p) => pairs.push([x.attn, b.attribution[p].attn], [x.mlp, b.attribution[p].mlp]));
   const maxAbsDiff = pairs.reduce((m, [x, y]) => (Number.isNaN(x - y) ? NaN : Math.max(m, Math.abs(x - y))), 0);
   return { maxAbsDiff, ranksEqual };
+}
+
+/** One attempt of a record as text: what the look inside reads. */
+export interface AttemptLook {
+  /** The prompt as the model saw it (the record's arguments.prompt). */
+  prompt: string;
+  route: number[];
+  silence: number[];
+  /** The gold answer's text (the record's target). */
+  gold: string;
+  /** The attempt's response; its first token is the emitted token (empty: the greedy choice). */
+  response: string;
+}
+
+/** A read-out with its two tokens as text. */
+export type AttemptReadout = Readout & { goldToken: string; emittedToken: string };
+
+/** The first token of `cont` as it tokenizes after the prompt: of the tail of encode(prompt +
+ *  cont) when that extends the prompt's ids, else of encode(cont) (as the audit's continuations). */
+async function firstTokenAfter(engine: Pick<Engine, 'encode'>, prompt: string, promptIds: number[], cont: string): Promise<number> {
+  const joint = await engine.encode(prompt + cont);
+  const extends_ = joint.length > promptIds.length && promptIds.every((t, i) => joint[i] === t);
+  const ids = extends_ ? joint.slice(promptIds.length) : await engine.encode(cont);
+  if (ids.length === 0) throw new EngineError('bad-input', `readout: ${JSON.stringify(cont)} has no tokens`);
+  return ids[0];
+}
+
+/** The read-out row of an attempt at its first answer token. The gold answer is read with the
+ *  response's leading whitespace, so both tokens start the answer the same way. */
+export async function attemptRow(engine: Pick<Engine, 'encode'>, a: AttemptLook): Promise<ReadoutRow> {
+  if (typeof a.gold !== 'string' || a.gold.trim() === '') throw new EngineError('bad-input', 'readout: the gold answer is empty');
+  const promptIds = await engine.encode(a.prompt);
+  if (promptIds.length === 0) throw new EngineError('bad-input', 'readout: the prompt is empty');
+  const lead = /^\s*/.exec(a.response)![0];
+  const gold = await firstTokenAfter(engine, a.prompt, promptIds, lead + a.gold.trim());
+  const emitted = a.response === '' ? undefined : await firstTokenAfter(engine, a.prompt, promptIds, a.response);
+  return { promptIds, route: a.route, silence: a.silence, gold, ...(emitted === undefined ? {} : { emitted }) };
+}
+
+/** The look inside one attempt, with its tokens as text; the engine must have `readout`. */
+export async function readAttempt(engine: Engine, a: AttemptLook): Promise<AttemptReadout> {
+  if (!engine.readout) throw new EngineError('internal', 'this engine has no read-out');
+  const r = await engine.readout(await attemptRow(engine, a));
+  return { ...r, goldToken: await engine.decode([r.gold]), emittedToken: await engine.decode([r.emitted]) };
 }
