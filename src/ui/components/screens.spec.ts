@@ -18,6 +18,7 @@ import QuestionScreen from './QuestionScreen.svelte';
 import ResultsScreen from './ResultsScreen.svelte';
 import RunScreen from './RunScreen.svelte';
 import SetupScreen from './SetupScreen.svelte';
+import StudyScreen from './StudyScreen.svelte';
 
 const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
 const run = scriptedRun();
@@ -233,6 +234,26 @@ describe('what the screens explain', () => {
     expect(render(SetupScreen, { props: { app: s } }).body).toMatch(/data-testid="load-blocked"[^>]*>Enter a Hub repo id like owner\/name to load it\.</);
     s.setup.hubRepo = 'Qwen/Qwen2.5-0.5B';
     expect(render(SetupScreen, { props: { app: s } }).body).not.toContain('data-testid="load-blocked"');
+  });
+
+  it('refuses both MCTS presets in words, with Start disabled', () => {
+    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    s.setup.togglePreset('cola-mcts', true);
+    expect(s.setup.problems.join(' ')).not.toMatch(/both run/);
+    s.setup.togglePreset('program-selection-mcts', true);
+    const body = render(SetupScreen, { props: { app: s } }).body;
+    expect(body).toMatch(/data-testid="setup-problems"[^>]*>.*<li>CoLa MCTS and Program-selection MCTS both run mcts-routes; choose one\.<\/li>/s);
+    expect(body).toMatch(/<button[^>]*disabled[^>]*data-testid="start-run"/);
+  });
+
+  it('warns when the built-in model is given a task it was not trained on, on Setup and in the Study form', () => {
+    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    expect(s.setup.untrainedWarning).toBeNull();
+    s.setup.builtinTask = 'arith-1d';
+    expect(s.setup.untrainedWarning).toMatch(/^reachlab\/micro-arith was trained only on two-digit arithmetic \(arith-2d\); on arith-1d it was never trained/);
+    s.study.planText = JSON.stringify({ models: ['builtin:micro-arith', 'Qwen/Qwen2.5-0.5B'], tasks: ['builtin:arith-2d', 'builtin:arith-3d'] });
+    const study = render(StudyScreen, { props: { app: s } }).body;
+    expect(study).toMatch(/data-testid="study-form-untrained"[^>]*>(<!--\[-->)?<li>reachlab\/micro-arith was trained only on two-digit arithmetic \(arith-2d\); on builtin:arith-3d it was never trained[^<]*<\/li>(<!--\]-->)?<\/ul>/);
   });
 });
 

@@ -1,7 +1,8 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
-import { DEPLOYMENT, withBaselines } from '../../audit';
+import { withBaselines } from '../../audit';
+import { probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
@@ -14,6 +15,9 @@ import type { UserMessage } from '../lib/errors';
 
 export type ModelKind = ModelChoice['kind'];
 export type TaskKind = TaskChoice['kind'];
+
+/** Layers a preset's spec is built for when only its probe matters (the conflict check). */
+const CONFLICT_LAYERS = 12;
 
 const REPO_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9_.-]+$/;
 
@@ -94,11 +98,23 @@ export class SetupState {
     return { kind: 'file', file: this.taskFile, mapping: { ...this.mapping }, answerFormat: this.condition.answerFormat, count: this.count };
   });
 
+  /** Chosen presets that cannot run together, in words ("CoLa MCTS and Program-selection MCTS both
+   *  run mcts-routes; choose one"). A preset's probe does not depend on the model's layers. */
+  probeConflicts = $derived(probeConflicts(this.presets.map((id) => ({ label: presetById(id).short, spec: presetById(id).spec(this.numLayers ?? CONFLICT_LAYERS) }))));
+
   probes = $derived.by((): ProbeSpec[] | null => {
     const L = this.numLayers;
-    if (L === null) return null;
-    // an MCTS preset brings its depth-matched random baseline (same budget and seed)
-    return withBaselines([{ probe: DEPLOYMENT }, ...this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).spec(L)))]);
+    if (L === null || this.probeConflicts.length) return null;
+    // the run's probe list as the CLI and studies make it; an MCTS preset brings its depth-matched
+    // random baseline (same budget and seed)
+    return withBaselines(runProbes(this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).spec(L)))));
+  });
+
+  /** A warning when the built-in model is given a task it was not trained on (null otherwise). */
+  untrainedWarning = $derived.by((): string | null => {
+    if (this.modelKind !== 'builtin') return null;
+    const task = this.taskKind === 'builtin' ? this.builtinTask : this.taskKind === 'hub' ? `hub:${this.hubPreset}` : 'a task file';
+    return untrainedTaskWarning(BUILTIN_MODEL_ID, task);
   });
 
   /** The most questions the chosen task holds (a file's rows once read). */
@@ -139,7 +155,7 @@ export class SetupState {
       else if (this.filePreview && !this.mapping.answer) out.push('Choose the column of the task file that holds the gold answer (none is named like answer, target, label or solution).');
       else if (!this.filePreview) out.push('The task file could not be read: choose another one.');
     }
-    return [...out, ...this.inputProblems];
+    return [...out, ...this.probeConflicts, ...this.inputProblems];
   });
 
   permalink = $derived(
