@@ -1,6 +1,11 @@
 // A tiny stand-in for the Hugging Face Hub in tests and e2e: serves fixture folders at
 // `/{repo}/resolve/{revision}/{file}` with Range support, optional Bearer-token gating
 // (401 without a token, 403 with a wrong one), 404 for missing files, CORS for the app's origin.
+// Each folder is one commit (a SHA-1 of its files): `/api/models/{repo}/revision/{rev}` names the
+// commit a revision is at, with each file's size and (for *.safetensors, as LFS files) SHA-256, and
+// `resolve/{commit}/…` serves that commit. Faults for tests: `moveMain` points a repo's main at
+// another folder (the old commit is still served), `stall` sends part of a file and then nothing,
+// `flip` sends a file with one byte changed.
 //
 //   import { startHubServer } from '../test/hub-server.ts';
 //   const hub = await startHubServer({ repos: { 'org/name': 'path/to/folder' } });   // port 0
@@ -9,8 +14,9 @@
 // As a script: tsx test/hub-server.ts --port 8788 --map org/name=path/to/folder [--token T [--gated org/name]]
 
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { open, stat } from 'node:fs/promises';
-import { resolve, sep } from 'node:path';
+import { createHash } from 'node:crypto';
+import { open, readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AddressInfo } from 'node:net';
 
@@ -29,6 +35,16 @@ export interface HubServerOptions {
   failFirst?: number;
 }
 
+/** A fault injected into the files served (tests of timeouts and hash checks). */
+export interface HubFault {
+  /** File path in the repo this fault applies to (every repo). */
+  file: string;
+  /** Send this many bytes of the answer, then nothing (the connection stays open). */
+  stallAfter?: number;
+  /** Send the file with the byte at this offset changed (every request that covers it). */
+  flipAt?: number;
+}
+
 export interface HubRequest {
   method: string;
   /** URL path as sent (percent-encoded). */
@@ -42,13 +58,19 @@ export interface HubServer {
   url: string;
   /** Every request served, in order (for asserting on ranges and headers). */
   requests: HubRequest[];
+  /** The commit a repo's main is at now. */
+  commitOf(repo: string): Promise<string>;
+  /** Points a repo's main at another folder: a new commit; the old one is still served by its sha. */
+  moveMain(repo: string, dir: string): void;
+  /** Faults in force from now on (replacing earlier ones); [] clears them. */
+  setFaults(faults: HubFault[]): void;
   close(): Promise<void>;
 }
 
 const CORS = {
   'Access-Control-Allow-Origin': '*',
   'Access-Control-Allow-Headers': 'Authorization, Range',
-  'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges',
+  'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges, X-Linked-Etag',
   'Cross-Origin-Resource-Policy': 'cross-origin',
 };
 
@@ -57,6 +79,19 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   let failuresLeft = opts.failFirst ?? 0;
   const gated = new Set(opts.token ? (opts.gated ?? Object.keys(opts.repos)) : []);
   const folders = new Map(Object.entries(opts.repos).map(([repo, dir]) => [repo, resolve(dir)]));
+  let faults: HubFault[] = [];
+  // commit sha -> folder, for every folder a repo's main has pointed at
+  const byCommit = new Map<string, string>();
+  const described = new Map<string, Promise<FolderInfo>>();
+  const describeDir = (dir: string): Promise<FolderInfo> => {
+    let p = described.get(dir);
+    if (!p) {
+      p = folderInfo(dir).then((info) => (byCommit.set(info.commit, dir), info));
+      described.set(dir, p);
+    }
+    return p;
+  };
+  await Promise.all([...folders.values()].map(describeDir));
 
   const server = createServer((req, res) => {
     handle(req, res).catch((e) => {
@@ -87,17 +122,42 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     if (req.method === 'OPTIONS') return reply(204, '', { 'Access-Control-Allow-Methods': 'GET, HEAD' });
     if (req.method !== 'GET' && req.method !== 'HEAD') return reply(405, 'method not allowed');
 
+    const gate = (repo: string): boolean => {
+      if (!gated.has(repo)) return true;
+      const auth = req.headers.authorization;
+      if (!auth) reply(401, 'Access to this repo is restricted: a token is needed');
+      else if (auth !== `Bearer ${opts.token}`) reply(403, 'This token has no access to this repo');
+      else return true;
+      return false;
+    };
+    /** The folder a revision of a repo names: a known commit's, or main's for any name. */
+    const folderAt = (repo: string, revision: string): string | undefined => {
+      const main = folders.get(repo);
+      if (!main) return undefined;
+      if (/^[0-9a-f]{40}$/.test(revision)) return byCommit.get(revision);
+      return main;
+    };
+
+    const api = /^\/api\/models\/([^/]+\/[^/]+)\/revision\/([^/]+)$/.exec(path);
+    if (api) {
+      const repo = decodeURIComponent(api[1]);
+      const dir = folderAt(repo, decodeURIComponent(api[2]));
+      if (!folders.has(repo)) return reply(404, JSON.stringify({ error: 'Repository not found' }));
+      if (!gate(repo)) return;
+      if (!dir) return reply(404, JSON.stringify({ error: 'Invalid rev id' }));
+      const info = await describeDir(dir);
+      return reply(200, JSON.stringify({ id: repo, sha: info.commit, siblings: info.siblings }), { 'Content-Type': 'application/json' });
+    }
+
     // the revision is one encoded segment ("refs%2Fpr%2F1"); the file may have several
     const m = /^\/([^/]+\/[^/]+)\/resolve\/([^/]+)\/(.+)$/.exec(path);
     const repo = m && decodeURIComponent(m[1]);
-    const dir = repo && folders.get(repo);
-    if (!m || !repo || !dir) return reply(404, 'Repository not found');
-    if (gated.has(repo)) {
-      const auth = req.headers.authorization;
-      if (!auth) return reply(401, 'Access to this repo is restricted: a token is needed');
-      if (auth !== `Bearer ${opts.token}`) return reply(403, 'This token has no access to this repo');
-    }
-    const file = resolve(dir, decodeURIComponent(m[3]));
+    const dir = repo && folderAt(repo, decodeURIComponent(m[2]));
+    if (!m || !repo || !folders.has(repo)) return reply(404, 'Repository not found');
+    if (!gate(repo)) return;
+    if (!dir) return reply(404, 'Revision not found');
+    const name = decodeURIComponent(m[3]);
+    const file = resolve(dir, name);
     if (!file.startsWith(dir + sep)) return reply(404, 'Entry not found');
     const st = await stat(file).catch(() => null);
     if (!st || !st.isFile()) return reply(404, 'Entry not found');
@@ -126,15 +186,25 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
       'Accept-Ranges': 'bytes',
     };
     if (status === 206) headers['Content-Range'] = `bytes ${start}-${end - 1}/${size}`;
+    const lfs = (await describeDir(dir)).siblings.find((s) => s.rfilename === name)?.lfs;
+    if (lfs) headers['X-Linked-Etag'] = `"${lfs.sha256}"`;
     log.status = status;
     res.writeHead(status, headers);
     if (req.method === 'HEAD') return void res.end();
+    const fault = faults.find((f) => f.file === name);
     const fh = await open(file, 'r');
     try {
       const buf = Buffer.alloc(Math.min(1 << 20, end - start));
       for (let pos = start; pos < end; ) {
-        const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, end - pos), pos);
+        let { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, end - pos), pos);
         if (bytesRead === 0) break;
+        if (fault?.flipAt !== undefined && fault.flipAt >= pos && fault.flipAt < pos + bytesRead) buf[fault.flipAt - pos] ^= 0xff;
+        if (fault?.stallAfter !== undefined && pos - start + bytesRead >= fault.stallAfter) {
+          bytesRead = Math.max(0, fault.stallAfter - (pos - start));
+          res.write(buf.subarray(0, bytesRead));
+          // nothing more until the client gives up or the server closes
+          return;
+        }
         if (!res.write(buf.subarray(0, bytesRead))) await new Promise((ok) => res.once('drain', ok));
         pos += bytesRead;
       }
@@ -152,6 +222,19 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
   return {
     url: `http://${address}:${port}`,
     requests,
+    commitOf: async (repo) => {
+      const dir = folders.get(repo);
+      if (!dir) throw new Error(`no repo ${repo}`);
+      return (await describeDir(dir)).commit;
+    },
+    moveMain: (repo, dir) => {
+      if (!folders.has(repo)) throw new Error(`no repo ${repo}`);
+      folders.set(repo, resolve(dir));
+      void describeDir(resolve(dir));
+    },
+    setFaults: (f) => {
+      faults = [...f];
+    },
     close: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections();
@@ -179,6 +262,28 @@ export function parseHubServerArgs(argv: string[]): HubServerOptions {
   }
   if (Object.keys(opts.repos).length === 0) throw new Error('give at least one --map org/name=folder');
   return opts;
+}
+
+interface FolderInfo {
+  commit: string;
+  siblings: { rfilename: string; size: number; lfs?: { sha256: string; size: number } }[];
+}
+
+/** A folder as one commit: the SHA-1 of its file names and contents, each file's size and LFS SHA-256. */
+async function folderInfo(dir: string): Promise<FolderInfo> {
+  const names = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((d) => d.isFile())
+    .map((d) => relative(dir, join(d.parentPath, d.name)).split(sep).join('/'))
+    .sort();
+  const commit = createHash('sha1');
+  const siblings: FolderInfo['siblings'] = [];
+  for (const name of names) {
+    const bytes = await readFile(join(dir, name));
+    commit.update(`${name}\0${bytes.length}\0`).update(bytes);
+    const sha256 = createHash('sha256').update(bytes).digest('hex');
+    siblings.push({ rfilename: name, size: bytes.length, ...(name.endsWith('.safetensors') ? { lfs: { sha256, size: bytes.length } } : {}) });
+  }
+  return { commit: commit.digest('hex'), siblings };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

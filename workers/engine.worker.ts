@@ -15,7 +15,9 @@ const cache = WeightCache.open().catch((e: unknown) => {
 
 exposeEngine(
   createEngine({
-    openReader: (source, onBytes) =>
-      source.kind === 'hub' ? cachingHubReader(new HubReader(source, onBytes), cache, { token: source.token, onBytes }) : openReader(source, onBytes),
+    openReader: (source, onBytes, opts) =>
+      source.kind === 'hub'
+        ? cachingHubReader(new HubReader(source, onBytes, undefined, { signal: opts?.signal }), cache, { token: source.token, onBytes })
+        : openReader(source, onBytes, opts),
   }),
 );

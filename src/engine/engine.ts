@@ -63,6 +63,8 @@ export class LocalEngine implements Engine {
   /** Bumped by cancel(): calls issued before it reject at their next check. */
   private epoch = 0;
   private deviceLost: string | null = null;
+  /** Loads not yet finished (queued or running): cancel() and dispose() abort them. */
+  private readonly loads = new Set<AbortController>();
 
   /** session.run() calls so far (benchmarks). */
   get runs(): number {
@@ -75,7 +77,13 @@ export class LocalEngine implements Engine {
   }
 
   load(source: CheckpointSource, opts: LoadOptions = {}, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
+    const abort = new AbortController();
+    this.loads.add(abort);
+    const stopped = () => {
+      if (abort.signal.aborted) throw new EngineError('cancelled', `loading ${source.kind === 'hub' ? source.repo : 'the model'} was cancelled`);
+    };
     return this.serial(async () => {
+      stopped();
       const maxSeqLen = opts.maxSeqLen ?? DEFAULT_MAX_SEQ_LEN;
       if (!Number.isInteger(maxSeqLen) || maxSeqLen < 2 || maxSeqLen > 131072) {
         throw new EngineError('bad-input', `maxSeqLen must be an integer in [2, 131072], got ${maxSeqLen}`);
@@ -94,13 +102,18 @@ export class LocalEngine implements Engine {
       const ep = await chooseEp(ort, opts.ep ?? 'auto');
       // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
       const dtype = ep.f16 ? wanted : withF32Activations(wanted);
-      const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }));
+      const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }), { signal: abort.signal });
       const ckpt = await openCheckpoint(reader, onProgress, { checkConfig: (c) => checkFits(reader.label, c, dtype, ep.ep, maxSeqLen) });
+      stopped();
       const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig);
       await this.unload();
       const maxPartBytes = Math.min(opts.maxWeightPartBytes ?? Infinity, ep.maxBufferBytes ?? Infinity, MAX_ARRAY_BUFFER_BYTES);
       const layerGraphs = opts.layerGraphs ?? (ep.ep === 'webgpu' ? 'spans' : 'per-layer');
       const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, layerGraphs, precision: precisionOf(dtype), maxSeqLen, maxPartBytes, onProgress });
+      if (abort.signal.aborted) {
+        await model.dispose();
+        stopped();
+      }
       if (ep.ep === 'webgpu') await this.watchDevice(ort);
       const c = ckpt.config;
       const info: ModelInfo = {
@@ -120,10 +133,11 @@ export class LocalEngine implements Engine {
         maxSeqLen,
         weightBytes: ckpt.weightBytes,
         threads: wasmThreads(ort),
+        ...(reader.notices?.().length ? { notices: reader.notices() } : {}),
       };
       this.loaded = { model, tokenizer, info };
       return info;
-    });
+    }).finally(() => this.loads.delete(abort));
   }
 
   async info(): Promise<ModelInfo | null> {
@@ -280,13 +294,20 @@ export class LocalEngine implements Engine {
 
   async cancel(): Promise<void> {
     this.epoch++;
+    this.abortLoads();
   }
 
+  /** Ends a load in progress (it rejects with 'cancelled') and unloads the model. */
   dispose(): Promise<void> {
+    this.abortLoads();
     return this.serial(() => this.unload());
   }
 
   // --- internals ---
+
+  private abortLoads(): void {
+    for (const a of this.loads) a.abort();
+  }
 
   private async unload(): Promise<void> {
     const l = this.loaded;

@@ -5,7 +5,7 @@
 /** Where a checkpoint in Hugging Face layout comes from. */
 export type CheckpointSource =
   /** `{endpoint}/{repo}/resolve/{revision}/{file}`; endpoint defaults to https://huggingface.co. */
-  | { kind: 'hub'; repo: string; revision?: string; token?: string; endpoint?: string }
+  | { kind: 'hub'; repo: string; revision?: string; token?: string; endpoint?: string; /** the files' commit, when known without asking the Hub (the built-in models) */ commit?: string }
   /** Files the user picked (folder input, drag and drop, File System Access API). */
   | { kind: 'files'; files: File[] }
   /** A folder on disk (Node only: tests, benchmarks, CLIs). */
@@ -89,6 +89,8 @@ export interface ModelInfo {
   dtype: EngineDtype;
   /** Why the requested dtype is not the one in use (f16 on a WebGPU adapter without shader-f16). */
   dtypeFallbackReason?: string;
+  /** Where the weights came from, when a person should know (a damaged cached copy downloaded again, an offline copy), one sentence each. */
+  notices?: string[];
   /** Why the requested EP is not the one in use (e.g. "WebGPU unavailable"). */
   fallbackReason?: string;
   /** WebGPU adapter description, e.g. "swiftshader (fallback adapter)". */

@@ -1,57 +1,163 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../../test/hub-server.ts';
 import { MODEL_WEIGHTS, openCheckpoint, requiredTensors } from '../engine/checkpoint.ts';
 import { HubReader } from '../engine/sources/hub.ts';
+import type { CheckpointReader } from '../engine/sources/reader.ts';
 import { CachedHubReader } from './cached-reader.ts';
 import { MemoryCaches } from './test-helpers.ts';
-import { WeightCache } from './weight-cache.ts';
+import { cacheKey, WEIGHT_CACHE_NAME, WeightCache } from './weight-cache.ts';
 
 const QWEN2 = new URL('../../test/fixtures/reference/tiny-qwen2/', import.meta.url).pathname;
 const storage = { estimate: async () => ({ quota: 1e9, usage: 0 }), persist: async () => true };
 
-let server: HubServer;
+/** Opens a checkpoint, reads every tensor its architecture uses; its fingerprint and embedding. */
+async function loadAll(reader: CheckpointReader) {
+  const ckpt = await openCheckpoint(reader);
+  for (const r of requiredTensors(ckpt.config)) await ckpt.readF32(r.name);
+  return { fingerprint: await ckpt.fingerprint(), embed: Array.from(await ckpt.readF32(MODEL_WEIGHTS.embed)) };
+}
+
+let servers: HubServer[] = [];
+const serve = async (repos: Record<string, string>) => {
+  const s = await startHubServer({ repos });
+  servers.push(s);
+  return s;
+};
+afterEach(async () => {
+  await Promise.all(servers.map((s) => s.close()));
+  servers = [];
+});
+
+/** A copy of the tiny Qwen2 folder with one weight byte changed: same size, other weights. */
+let moved: string;
 beforeAll(async () => {
-  server = await startHubServer({ repos: { 'org/tiny': QWEN2 } });
+  moved = await mkdtemp(join(tmpdir(), 'reachlab-moved-'));
+  await cp(QWEN2, moved, { recursive: true });
+  const weights = await readFile(join(moved, 'model.safetensors'));
+  weights[weights.length >> 1] ^= 0x01;
+  await writeFile(join(moved, 'model.safetensors'), weights);
 });
 afterAll(async () => {
-  await server?.close();
+  await rm(moved, { recursive: true, force: true });
 });
 
 describe('CachedHubReader', () => {
-  it('loads a checkpoint through the cache, then again with the Hub offline, with identical tensors', async () => {
-    const caches = new MemoryCaches();
-    const direct = await openCheckpoint(new HubReader({ repo: 'org/tiny', endpoint: server.url }));
-    const want = await direct.readF32(MODEL_WEIGHTS.embed); // [vocab, hidden]
-    for (const r of requiredTensors(direct.config)) await direct.readF32(r.name);
+  it('loads a checkpoint through the cache at the resolved commit, then again with the Hub offline, with identical tensors', async () => {
+    const server = await serve({ 'org/tiny': QWEN2 });
+    const commit = await server.commitOf('org/tiny');
+    const direct = await loadAll(new HubReader({ repo: 'org/tiny', endpoint: server.url }));
 
-    const cache = await WeightCache.open({ caches, storage });
+    const cache = await WeightCache.open({ caches: new MemoryCaches(), storage });
+    const start = server.requests.length;
     const downloads: string[] = [];
     const first = new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache, {
       onBytes: (file, loaded, total) => loaded === total && downloads.push(file),
     });
-    const viaCache = await openCheckpoint(first);
-    expect(Array.from(await viaCache.readF32(MODEL_WEIGHTS.embed))).toEqual(Array.from(want));
-    for (const r of requiredTensors(viaCache.config)) await viaCache.readF32(r.name);
-    expect(await viaCache.fingerprint()).toBe(await direct.fingerprint());
+    expect(await loadAll(first)).toEqual(direct);
+    expect(await first.commit()).toBe(commit);
+    expect(first.notices()).toEqual([]);
     expect(downloads).toContain('model.safetensors');
     const list = await cache.list();
-    expect(list).toHaveLength(1);
-    expect(list[0].files.find((f) => f.file === 'model.safetensors')?.size).toBe(612304);
+    expect(list.map((m) => [m.repo, m.commit, m.revisions])).toEqual([['org/tiny', commit, ['main']]]);
+    expect(list[0].files.find((f) => f.file === 'model.safetensors')).toMatchObject({ size: 612304, blockSha256: [expect.stringMatching(/^[0-9a-f]{64}$/)] });
+    // files were read at the commit, never under the moving name
+    expect(server.requests.slice(start).filter((r) => r.path.includes('/resolve/')).every((r) => r.path.includes(`/resolve/${commit}/`))).toBe(true);
 
-    // a second session: every weight byte comes from the cache, only size probes reach the Hub
+    // a second session: one revision lookup reaches the Hub, every byte comes from the cache
     const from = server.requests.length;
-    const second = await openCheckpoint(new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache));
-    expect(Array.from(await second.readF32(MODEL_WEIGHTS.embed))).toEqual(Array.from(want));
-    expect(server.requests.slice(from).every((r) => r.range === 'bytes=0-0')).toBe(true);
+    expect(await loadAll(new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache))).toEqual(direct);
+    expect(server.requests.slice(from).map((r) => r.path)).toEqual(['/api/models/org/tiny/revision/main']);
 
     await server.close();
-    const offline = await openCheckpoint(new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache));
-    expect(Array.from(await offline.readF32(MODEL_WEIGHTS.embed))).toEqual(Array.from(want));
+    const offline = new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache);
+    expect(await loadAll(offline)).toEqual(direct);
+    expect(offline.notices()).toEqual([
+      expect.stringMatching(new RegExp(`^The Hub could not be reached, so org/tiny@main was loaded as it resolved here last on \\d{4}-\\d\\d-\\d\\d \\(commit ${commit.slice(0, 12)}\\)\\.$`)),
+    ]);
     // offline with nothing cached: the Hub reader's own network error
-    await cache.deleteModel('org/tiny', 'main');
+    await cache.deleteModel('org/tiny', commit);
     await expect(openCheckpoint(new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache))).rejects.toMatchObject({
       name: 'EngineError',
       code: 'network',
     });
+  });
+
+  it('detects flipped bytes in a cached copy, downloads the file again and says so', async () => {
+    const server = await serve({ 'org/tiny': QWEN2 });
+    const caches = new MemoryCaches();
+    const cache = await WeightCache.open({ caches, storage });
+    const want = await loadAll(new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache));
+    const ref = { repo: 'org/tiny', commit: await server.commitOf('org/tiny'), file: 'model.safetensors' };
+    const entry = (await caches.open(WEIGHT_CACHE_NAME)).entries.get(cacheKey(ref))!;
+    entry.bytes[entry.bytes.length >> 1] ^= 0x10;
+
+    const from = server.requests.length;
+    const again = new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache);
+    expect(await loadAll(again)).toEqual(want);
+    expect(again.notices()).toEqual(['The cached copy of model.safetensors did not match its hash, so it was downloaded again.']);
+    expect(server.requests.slice(from).filter((r) => r.path.endsWith('/model.safetensors') && r.range === undefined)).toHaveLength(1);
+    // the fresh copy is stored: the next load is quiet
+    const third = new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache);
+    expect(await loadAll(third)).toEqual(want);
+    expect(third.notices()).toEqual([]);
+  });
+
+  it('gets the new weights and a new fingerprint when main moves, and keeps the old commit apart', async () => {
+    const server = await serve({ 'org/tiny': QWEN2 });
+    const cache = await WeightCache.open({ caches: new MemoryCaches(), storage });
+    const before = await loadAll(new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache));
+    const oldCommit = await server.commitOf('org/tiny');
+    server.moveMain('org/tiny', moved);
+    const newCommit = await server.commitOf('org/tiny');
+    expect(newCommit).not.toBe(oldCommit);
+
+    const direct = await loadAll(new HubReader({ repo: 'org/tiny', endpoint: server.url }));
+    const after = new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache);
+    expect(await loadAll(after)).toEqual(direct);
+    expect(direct.fingerprint).not.toBe(before.fingerprint);
+    expect((await cache.list()).map((m) => [m.commit, m.revisions]).sort()).toEqual(
+      [
+        [oldCommit, []],
+        [newCommit, ['main']],
+      ].sort(),
+    );
+    // the old commit, asked for by its sha, is still the old weights
+    const pinned = new CachedHubReader(new HubReader({ repo: 'org/tiny', revision: oldCommit, endpoint: server.url }), cache);
+    expect((await loadAll(pinned)).fingerprint).toBe(before.fingerprint);
+  });
+
+  it('refuses a download whose bytes do not match the SHA-256 the Hub states, naming the file', async () => {
+    const server = await serve({ 'org/tiny': QWEN2 });
+    server.setFaults([{ file: 'model.safetensors', flipAt: 1000 }]);
+    const cache = await WeightCache.open({ caches: new MemoryCaches(), storage });
+    await expect(openCheckpoint(new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }), cache))).rejects.toMatchObject({
+      code: 'integrity',
+      message: expect.stringMatching(/^model\.safetensors of org\/tiny@[0-9a-f]{12} arrived with SHA-256 [0-9a-f]{64}, the Hub states [0-9a-f]{64}$/),
+    });
+    expect(await cache.list()).toEqual([expect.objectContaining({ files: expect.not.arrayContaining([expect.objectContaining({ file: 'model.safetensors' })]) })]);
+  });
+
+  it('fails a stalled weight download in words, and a cancelled load as cancelled', async () => {
+    const server = await serve({ 'org/tiny': QWEN2 });
+    server.setFaults([{ file: 'model.safetensors', stallAfter: 4096 }]);
+    const cache = await WeightCache.open({ caches: new MemoryCaches(), storage });
+    const stalled = new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }, undefined, undefined, { timeouts: { stallMs: 200 } }), cache, {
+      timeouts: { stallMs: 200 },
+    });
+    const t0 = Date.now();
+    await expect(openCheckpoint(stalled)).rejects.toMatchObject({
+      code: 'timeout',
+      message: expect.stringMatching(/^the Hub, sending model\.safetensors of org\/tiny@[0-9a-f]{12}, sent no bytes for 0\.2 s$/),
+    });
+    expect(Date.now() - t0).toBeLessThan(10_000);
+
+    const ctl = new AbortController();
+    const cancelled = new CachedHubReader(new HubReader({ repo: 'org/tiny', endpoint: server.url }, undefined, undefined, { signal: ctl.signal }), cache);
+    const load = openCheckpoint(cancelled);
+    setTimeout(() => ctl.abort(), 300);
+    await expect(load).rejects.toMatchObject({ code: 'cancelled' });
   });
 });

@@ -1,97 +1,187 @@
-// A CheckpointReader that keeps a Hub checkpoint's files in the weight cache: the first load
-// downloads each file whole into the Cache API, later loads (also offline) read byte ranges of
-// the cached Blob. Store errors become EngineErrors so their meaning survives the worker boundary.
+// A CheckpointReader that keeps a Hub checkpoint's files in the weight cache: the revision name is
+// resolved to its commit first (the Hub's revision API) and files are cached and read at that commit;
+// the first load downloads each file whole into the Cache API, later loads (also offline) read byte
+// ranges of the cached Blob, each checked against its stored hashes as it is read. A cached copy that
+// fails the check is dropped and downloaded again, and the load says so (notices()). Store errors
+// become EngineErrors so their meaning survives the worker boundary.
 
 import type { BytesListener, CheckpointReader } from '../engine/sources/reader.ts';
+import type { HubRevision } from '../engine/sources/hub.ts';
+import type { HubTimeouts } from '../engine/sources/timeouts.ts';
 import { EngineError, isEngineError } from '../engine/types.ts';
 import { isStoreError } from './errors.ts';
-import type { WeightCache } from './weight-cache.ts';
+import { shortCommit, type CachedCopy, type WeightCache } from './weight-cache.ts';
 
 /** What the Hub reader offers beyond CheckpointReader (src/engine/sources/hub.ts HubReader). */
 export interface HubFileReader extends CheckpointReader {
   readonly hubRef: { repo: string; revision: string };
+  readonly signal?: AbortSignal;
   url(file: string): string;
+  resolveRevision(): Promise<HubRevision | null>;
+  pin(commit: string): void;
 }
+
+export interface CachedReaderOptions {
+  token?: string;
+  onBytes?: BytesListener;
+  timeouts?: HubTimeouts;
+}
+
+/** How the commit was found: asked of the Hub, stated by the source, the last one known here (Hub unreachable), or none (no revision API). */
+type Resolution = { commit: string; files: HubRevision['files']; how: 'hub' | 'stated' | 'offline' | 'name' };
+
+const unreachable = (e: unknown) => isEngineError(e) && (e.code === 'network' || e.code === 'timeout');
 
 export class CachedHubReader implements CheckpointReader {
   readonly label: string;
   readonly hubRef: { repo: string; revision: string };
-  private readonly blobs = new Map<string, Promise<Blob>>();
+  private readonly copies = new Map<string, Promise<CachedCopy>>();
+  private readonly replaced = new WeakSet<CachedCopy>();
+  private resolution: Promise<Resolution> | null = null;
+  private readonly notes: string[] = [];
 
   constructor(
     private readonly hub: HubFileReader,
     private readonly cache: WeightCache,
-    private readonly opts: { token?: string; onBytes?: BytesListener } = {},
+    private readonly opts: CachedReaderOptions = {},
   ) {
     this.label = hub.label;
     this.hubRef = hub.hubRef;
   }
 
+  /** What a person should know about this load's files (offline copy, a damaged copy replaced), one sentence each. */
+  notices(): string[] {
+    return [...this.notes];
+  }
+
+  /** The commit the files are read at (resolves the revision on first use). */
+  async commit(): Promise<string> {
+    return (await this.resolve()).commit;
+  }
+
   async exists(file: string): Promise<boolean> {
-    if (await this.cached(file)) return true;
+    const r = await this.resolve();
+    if (r.how === 'hub' && Object.keys(r.files).length > 0) return file in r.files;
+    if (await this.cache.lookup({ repo: this.hubRef.repo, commit: r.commit, file })) return true;
+    // Offline with this commit cached: every file a load needed was cached by the first load,
+    // so an uncached file is one the checkpoint does not have (e.g. a shard index).
+    if (r.how === 'offline') return false;
     try {
       return await this.hub.exists(file);
     } catch (e) {
-      // Offline with this model cached: every file a load needed was cached by the first load,
-      // so an uncached file is one the checkpoint does not have (e.g. a shard index).
-      if (isEngineError(e) && e.code === 'network' && (await this.cache.hasModel(this.hubRef.repo, this.hubRef.revision))) return false;
+      if (unreachable(e) && (await this.cache.hasModel(this.hubRef.repo, r.commit))) return false;
       throw e;
     }
   }
 
   async size(file: string): Promise<number> {
-    return (await this.blob(file)).size;
+    return (await this.copy(file)).size;
   }
 
   async text(file: string): Promise<string> {
-    return (await this.blob(file)).text();
+    return this.verified(file, (c) => c.text());
   }
 
   async range(file: string, start: number, end: number): Promise<Uint8Array> {
-    const blob = await this.blob(file);
     if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || start < 0 || end < start) {
       throw new EngineError('internal', `bad byte range [${start}, ${end}) for ${file} in ${this.label}`);
     }
-    if (end > blob.size) {
-      throw new EngineError('bad-checkpoint', `${file} in ${this.label} is truncated: bytes [${start}, ${end}) requested, file has ${blob.size}`);
+    return this.verified(file, async (c) => {
+      if (end > c.size) {
+        throw new EngineError('bad-checkpoint', `${file} in ${this.label} is truncated: bytes [${start}, ${end}) requested, file has ${c.size}`);
+      }
+      return c.read(start, end);
+    });
+  }
+
+  private resolve(): Promise<Resolution> {
+    this.resolution ??= this.resolveOnce();
+    const p = this.resolution;
+    p.catch(() => {
+      if (this.resolution === p) this.resolution = null;
+    });
+    return p;
+  }
+
+  private async resolveOnce(): Promise<Resolution> {
+    const { repo, revision } = this.hubRef;
+    let r: HubRevision | null;
+    try {
+      r = await this.hub.resolveRevision();
+    } catch (e) {
+      if (!unreachable(e)) throw e;
+      const last = await this.cache.getRef(repo, revision);
+      if (!last) throw e;
+      const when = last.resolvedAt ? ` on ${last.resolvedAt.slice(0, 10)}` : '';
+      this.notes.push(`The Hub could not be reached, so ${repo}@${revision} was loaded as it resolved here last${when} (commit ${shortCommit(last.commit)}).`);
+      return { commit: last.commit, files: {}, how: 'offline' };
     }
-    return new Uint8Array(await blob.slice(start, end).arrayBuffer());
+    if (r === null) return { commit: revision, files: {}, how: 'name' };
+    this.hub.pin(r.commit);
+    await this.cache.setRef(repo, revision, r.commit).catch(() => undefined); // only offline loads need it
+    return { commit: r.commit, files: r.files, how: r.stated ? 'stated' : 'hub' };
   }
 
-  private async cached(file: string) {
-    return this.cache.lookup({ ...this.hubRef, file });
+  /** `use` on the file's cached copy; a copy that fails its hash check is dropped, downloaded again (once) and used. */
+  private async verified<T>(file: string, use: (c: CachedCopy) => Promise<T>): Promise<T> {
+    const c = await this.copy(file);
+    try {
+      return await use(c);
+    } catch (e) {
+      if (!(isEngineError(e) && e.code === 'integrity')) throw e;
+      if (!this.replaced.has(c)) {
+        this.replaced.add(c);
+        this.notes.push(`The cached copy of ${file} did not match its hash, so it was downloaded again.`);
+        await this.cache.drop(c.meta);
+        this.copies.delete(file);
+      }
+      return use(await this.copy(file));
+    }
   }
 
-  /** The whole file as a (disk-backed) Blob: the cached copy when it matches the Hub's size. */
-  private blob(file: string): Promise<Blob> {
-    let p = this.blobs.get(file);
+  private copy(file: string): Promise<CachedCopy> {
+    let p = this.copies.get(file);
     if (!p) {
       p = this.load(file);
-      this.blobs.set(file, p);
-      p.catch(() => this.blobs.delete(file));
+      this.copies.set(file, p);
+      const mine = p;
+      p.catch(() => {
+        if (this.copies.get(file) === mine) this.copies.delete(file);
+      });
     }
     return p;
   }
 
-  private async load(file: string): Promise<Blob> {
-    let expectedSize: number | undefined;
-    try {
-      expectedSize = await this.hub.size(file);
-    } catch (e) {
-      // Offline (or the Hub is down): a cached copy is the file.
-      if (!(isEngineError(e) && e.code === 'network')) throw e;
-      const hit = await this.cached(file);
-      if (hit) return hit.blob;
-      throw e;
+  /** The cached copy at the resolved commit, or the file downloaded into the cache first. */
+  private async load(file: string): Promise<CachedCopy> {
+    const r = await this.resolve();
+    const ref = { repo: this.hubRef.repo, commit: r.commit, file };
+    const stated = r.files[file];
+    let expectedSize = stated?.size;
+    if (r.how === 'name') {
+      // no commit to key by: the Hub's size tells a changed file (offline, a cached copy is the file)
+      try {
+        expectedSize = await this.hub.size(file);
+      } catch (e) {
+        if (!unreachable(e)) throw e;
+        const hit = await this.cache.lookup(ref);
+        if (hit) return hit;
+        throw e;
+      }
     }
+    const hit = await this.cache.lookup(ref, { size: expectedSize, sha256: stated?.sha256 });
+    if (hit) return hit;
+    expectedSize ??= await this.hub.size(file);
     try {
       return await this.cache.getCachedOrFetch({
-        ...this.hubRef,
-        file,
+        ...ref,
         url: this.hub.url(file),
         expectedSize,
+        sha256: stated?.sha256,
         headers: this.opts.token ? { Authorization: `Bearer ${this.opts.token}` } : undefined,
         onBytes: this.opts.onBytes ? (loaded, total) => this.opts.onBytes!(file, loaded, total) : undefined,
+        signal: this.hub.signal,
+        timeouts: this.opts.timeouts,
       });
     } catch (e) {
       if (!isStoreError(e)) throw e;
@@ -105,12 +195,9 @@ export class CachedHubReader implements CheckpointReader {
  * A reader that goes through the weight cache once `cache` opens, or straight to the Hub when it
  * cannot (no Cache API): the engine worker builds readers synchronously while the cache opens.
  */
-export function cachingHubReader(
-  hub: HubFileReader,
-  cache: Promise<WeightCache | null>,
-  opts: { token?: string; onBytes?: BytesListener } = {},
-): CheckpointReader {
-  const inner: Promise<CheckpointReader> = cache.then((c) => (c ? new CachedHubReader(hub, c, opts) : hub));
+export function cachingHubReader(hub: HubFileReader, cache: Promise<WeightCache | null>, opts: CachedReaderOptions = {}): CheckpointReader {
+  let opened: CheckpointReader | null = null;
+  const inner: Promise<CheckpointReader> = cache.then((c) => (opened = c ? new CachedHubReader(hub, c, opts) : hub));
   return {
     label: hub.label,
     hubRef: hub.hubRef,
@@ -118,5 +205,6 @@ export function cachingHubReader(
     size: async (file) => (await inner).size(file),
     text: async (file) => (await inner).text(file),
     range: async (file, start, end) => (await inner).range(file, start, end),
+    notices: () => opened?.notices?.() ?? [],
   };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../util/hash.ts';
 import { isStoreError, StoreError } from './errors.ts';
 import { MemoryCaches } from './test-helpers.ts';
-import { cacheKey, WEIGHT_CACHE_NAME, WeightCache, type StorageManagerLike } from './weight-cache.ts';
+import { cacheKey, HASH_BLOCK_BYTES, WEIGHT_CACHE_NAME, WeightCache, type StorageManagerLike } from './weight-cache.ts';
 
 function bytes(n: number, seed = 1): Uint8Array {
   return Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
@@ -48,7 +48,7 @@ const storage = (quota = 10e9, usage = 0): StorageManagerLike & { persistCalls: 
 });
 
 const URL_A = 'https://hub.test/org/model/resolve/main/model.safetensors';
-const ref = { repo: 'org/model', revision: 'main', file: 'model.safetensors' };
+const ref = { repo: 'org/model', commit: 'main', file: 'model.safetensors' };
 
 async function failure(p: Promise<unknown>): Promise<StoreError> {
   const e = await p.then(() => null, (err: unknown) => err);
@@ -63,12 +63,12 @@ describe('WeightCache', () => {
     const st = storage();
     const wc = await WeightCache.open({ caches: new MemoryCaches(), storage: st, fetch: fetchFn });
     const seen: number[] = [];
-    const blob = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000, onBytes: (n) => seen.push(n) });
-    expect(blob.size).toBe(5000);
+    const copy = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000, onBytes: (n) => seen.push(n) });
+    expect(copy.size).toBe(5000);
     expect(seen.at(-1)).toBe(5000);
-    expect(new Uint8Array(await blob.slice(1234, 1240).arrayBuffer())).toEqual(data.slice(1234, 1240));
+    expect(await copy.read(1234, 1240)).toEqual(data.slice(1234, 1240));
     const again = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000 });
-    expect(new Uint8Array(await again.arrayBuffer())).toEqual(data);
+    expect(await again.read(0, 5000)).toEqual(data);
     expect(calls).toHaveLength(1);
     expect(st.persistCalls).toBe(1);
   });
@@ -79,9 +79,9 @@ describe('WeightCache', () => {
     await old.getCachedOrFetch({ ...ref, url: URL_A });
     const { fetchFn, calls } = hub({ [URL_A]: bytes(4000, 9) });
     const wc = await WeightCache.open({ caches, storage: storage(), fetch: fetchFn });
-    const blob = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 4000 });
+    const copy = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 4000 });
     expect(calls).toHaveLength(1);
-    expect(new Uint8Array(await blob.arrayBuffer())).toEqual(bytes(4000, 9));
+    expect(await copy.read(0, 4000)).toEqual(bytes(4000, 9));
   });
 
   it('checks the SHA-256 as it streams and refetches a copy stored under another hash', async () => {
@@ -91,9 +91,10 @@ describe('WeightCache', () => {
     const { fetchFn, calls } = hub({ [URL_A]: data });
     const wc = await WeightCache.open({ caches, storage: storage(), fetch: fetchFn });
     const wrong = 'f'.repeat(64);
-    const e = await failure(wc.getCachedOrFetch({ ...ref, url: URL_A, sha256: wrong }));
-    expect(e.code).toBe('download-failed');
-    expect(e.message).toContain(`SHA-256 ${good}, ${wrong} expected`);
+    await expect(wc.getCachedOrFetch({ ...ref, url: URL_A, sha256: wrong })).rejects.toMatchObject({
+      code: 'integrity',
+      message: `model.safetensors of org/model@main arrived with SHA-256 ${good}, the Hub states ${wrong}`,
+    });
     expect((await caches.open(WEIGHT_CACHE_NAME)).entries.size).toBe(0);
     await wc.getCachedOrFetch({ ...ref, url: URL_A, sha256: good });
     expect((await wc.list())[0].files[0].sha256).toBe(good);
@@ -142,17 +143,17 @@ describe('WeightCache', () => {
     };
     const { fetchFn } = hub({ [urls.a1]: bytes(10), [urls.a2]: bytes(3000), [urls.b1]: bytes(700) });
     const wc = await WeightCache.open({ caches: new MemoryCaches(), storage: storage(), fetch: fetchFn });
-    await wc.getCachedOrFetch({ repo: 'org/a', revision: 'abc123', file: 'config.json', url: urls.a1 });
-    await wc.getCachedOrFetch({ repo: 'org/a', revision: 'abc123', file: 'weights/model-00001.safetensors', url: urls.a2, expectedSize: 3000 });
-    await wc.getCachedOrFetch({ repo: 'org/b', revision: 'main', file: 'model.safetensors', url: urls.b1 });
+    await wc.getCachedOrFetch({ repo: 'org/a', commit: 'abc123', file: 'config.json', url: urls.a1 });
+    await wc.getCachedOrFetch({ repo: 'org/a', commit: 'abc123', file: 'weights/model-00001.safetensors', url: urls.a2, expectedSize: 3000 });
+    await wc.getCachedOrFetch({ repo: 'org/b', commit: 'main', file: 'model.safetensors', url: urls.b1 });
     const list = await wc.list();
-    expect(list.map((m) => [m.repo, m.revision, m.totalBytes, m.files.map((f) => [f.file, f.size])])).toEqual([
+    expect(list.map((m) => [m.repo, m.commit, m.totalBytes, m.files.map((f) => [f.file, f.size])])).toEqual([
       ['org/a', 'abc123', 3010, [['config.json', 10], ['weights/model-00001.safetensors', 3000]]],
       ['org/b', 'main', 700, [['model.safetensors', 700]]],
     ]);
     expect(await wc.deleteModel('org/a', 'abc123')).toBe(2);
     expect((await wc.list()).map((m) => m.repo)).toEqual(['org/b']);
-    expect(await wc.lookup({ repo: 'org/a', revision: 'abc123', file: 'config.json' })).toBeNull();
+    expect(await wc.lookup({ repo: 'org/a', commit: 'abc123', file: 'config.json' })).toBeNull();
   });
 
   it('deletes caches of earlier layouts on open, and says when there is no Cache API', async () => {
@@ -166,7 +167,51 @@ describe('WeightCache', () => {
     expect((await failure(WeightCache.open())).code).toBe('unavailable');
   });
 
-  it('keys files by repo, revision and path', () => {
-    expect(cacheKey({ repo: 'org/m', revision: 'main', file: 'a b/c.json' })).toBe('https://reachlab.invalid/weights/org%2Fm/main/a%20b/c.json');
+  it('verifies every block of a cached copy as it is read, and names the file and bytes that do not match', async () => {
+    const data = bytes(HASH_BLOCK_BYTES * 2 + 100, 3);
+    const caches = new MemoryCaches();
+    const { fetchFn } = hub({ [URL_A]: data });
+    const wc = await WeightCache.open({ caches, storage: storage(), fetch: fetchFn });
+    const copy = await wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: data.length });
+    expect(copy.meta.blockSha256).toEqual([
+      await sha256Hex(data.subarray(0, HASH_BLOCK_BYTES)),
+      await sha256Hex(data.subarray(HASH_BLOCK_BYTES, 2 * HASH_BLOCK_BYTES)),
+      await sha256Hex(data.subarray(2 * HASH_BLOCK_BYTES)),
+    ]);
+    expect(copy.meta.sha256).toBe(await sha256Hex(data));
+    // one byte of the stored copy flipped in the second block (as a disk or another program might)
+    const entry = (await caches.open(WEIGHT_CACHE_NAME)).entries.get(cacheKey(ref))!;
+    entry.bytes[HASH_BLOCK_BYTES + 7] ^= 0xff;
+    const damaged = await wc.lookup(ref, { size: data.length });
+    expect(await damaged!.read(10, 20)).toEqual(data.slice(10, 20)); // the first block is intact
+    await expect(damaged!.read(HASH_BLOCK_BYTES - 4, HASH_BLOCK_BYTES + 4)).rejects.toMatchObject({
+      code: 'integrity',
+      message: `the cached copy of model.safetensors of org/model@main did not match its SHA-256 (bytes ${HASH_BLOCK_BYTES}–${2 * HASH_BLOCK_BYTES}, block 2 of 3)`,
+    });
+    await expect(damaged!.text()).rejects.toMatchObject({ code: 'integrity' });
+  });
+
+  it('remembers which commit a revision resolved to', async () => {
+    const wc = await WeightCache.open({ caches: new MemoryCaches(), storage: storage(), fetch: hub({}).fetchFn });
+    expect(await wc.getRef('org/a', 'main')).toBeNull();
+    await wc.setRef('org/a', 'main', 'c'.repeat(40));
+    expect(await wc.getRef('org/a', 'main')).toMatchObject({ commit: 'c'.repeat(40) });
+    await wc.setRef('org/a', 'main', 'd'.repeat(40));
+    expect((await wc.getRef('org/a', 'main'))?.commit).toBe('d'.repeat(40));
+  });
+
+  it('times out a download that stalls, and stores nothing', async () => {
+    const caches = new MemoryCaches();
+    const stalled = (async () => new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(bytes(10)) }), { status: 200 })) as unknown as typeof fetch;
+    const wc = await WeightCache.open({ caches, storage: storage(), fetch: stalled });
+    await expect(wc.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 100, timeouts: { stallMs: 100 } })).rejects.toMatchObject({
+      code: 'timeout',
+      message: 'the Hub, sending model.safetensors of org/model@main, sent no bytes for 0.1 s',
+    });
+    expect((await caches.open(WEIGHT_CACHE_NAME)).entries.size).toBe(0);
+  });
+
+  it('keys files by repo, commit and path', () => {
+    expect(cacheKey({ repo: 'org/m', commit: 'main', file: 'a b/c.json' })).toBe('https://reachlab.invalid/weights/org%2Fm/main/a%20b/c.json');
   });
 });

@@ -47,6 +47,8 @@ import {
 } from './backend';
 
 const APP_VERSION: string = import.meta.env.VITE_APP_VERSION ?? '0.0.0';
+/** The built-in models' "commit": the app build they ship with. */
+const BUILTIN_COMMIT = `build-${import.meta.env.VITE_APP_COMMIT && import.meta.env.VITE_APP_COMMIT !== 'unknown' ? import.meta.env.VITE_APP_COMMIT : APP_VERSION}`;
 
 /** The app serves its built-in model (and the reference checkpoints) in Hub layout under /hub. */
 function builtinEndpoint(): string {
@@ -56,7 +58,8 @@ function builtinEndpoint(): string {
 function sourceOf(model: ModelChoice): CheckpointSource {
   switch (model.kind) {
     case 'builtin':
-      return { kind: 'hub', repo: model.id, revision: 'main', endpoint: builtinEndpoint() };
+      // the built-in files are the build's own: cached per build, no revision lookup
+      return { kind: 'hub', repo: model.id, revision: 'main', endpoint: builtinEndpoint(), commit: BUILTIN_COMMIT };
     case 'hub':
       return { kind: 'hub', repo: model.repo, revision: model.revision || 'main', ...(model.token ? { token: model.token } : {}), ...(model.endpoint ? { endpoint: model.endpoint } : {}) };
     case 'files':

@@ -24,10 +24,10 @@ export interface CheckpointReader {
 
 export type { BytesListener } from './common.ts';
 
-export function openReader(source: CheckpointSource, onBytes?: BytesListener): CheckpointReader {
+export function openReader(source: CheckpointSource, onBytes?: BytesListener, opts: { signal?: AbortSignal } = {}): CheckpointReader {
   switch (source.kind) {
     case 'hub':
-      return new HubReader(source, onBytes);
+      return new HubReader(source, onBytes, undefined, { signal: opts.signal });
     case 'files':
       return new FilesReader(source.files, onBytes);
     case 'fs':
