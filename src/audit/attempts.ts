@@ -74,6 +74,8 @@ export type Graded = Omit<Attempt, 'index'>;
 export interface ExecOptions {
   rowsPerCall: number;
   signal?: AbortSignal;
+  /** Called after each engine call with the rows it ran. */
+  onRows?: (rows: number) => void;
 }
 
 export function throwIfAborted(signal?: AbortSignal): void {
@@ -87,6 +89,7 @@ export async function runAttempts(engine: Engine, cond: Condition, reqs: Attempt
     throwIfAborted(o.signal);
     const chunk = reqs.slice(at, at + o.rowsPerCall);
     out.push(...(cond.mcMode === 'loglik' ? await scoreChunk(engine, chunk) : await generateChunk(engine, cond, chunk)));
+    o.onRows?.(chunk.length);
   }
   return out;
 }

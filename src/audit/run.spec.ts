@@ -425,3 +425,21 @@ describe('reproducibility, skipping and cancelling', () => {
     ).toThrow(/2 conditions/);
   });
 });
+
+describe('progress within a question', () => {
+  it('reports attempts decoded after each engine call, before the record is made', async () => {
+    const engine = new FakeEngine({ numLayers: L, answer: () => '0' });
+    const probes: ProbeSpec[] = [{ probe: 'deployment' }, { probe: 'sampling', budget: 10, temperature: 0.6, topP: 0.95, seed: 1 }];
+    const seen: string[] = [];
+    await runAudit(engine, {
+      task,
+      condition: cond,
+      probes,
+      questions: 1,
+      rowsPerCall: 4,
+      onAttempts: (p) => seen.push(`${p.probe} ${p.done}/${p.of} (${p.questions})`),
+      onRecord: (r) => void seen.push(`record ${r.probe}`),
+    });
+    expect(seen).toEqual(['deployment 1/1 (1)', 'record deployment', 'sampling 4/10 (1)', 'sampling 8/10 (1)', 'sampling 10/10 (1)', 'record sampling']);
+  });
+});

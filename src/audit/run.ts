@@ -34,12 +34,25 @@ export interface AuditOptions {
   /** Rows per engine call (default 64). */
   rowsPerCall?: number;
   onRecord?: (r: QuestionRecord) => void | Promise<void>;
+  /** Progress within the questions being worked on, after each engine call: a long question
+   *  (a large budget) shows it is moving before its record is made. */
+  onAttempts?: (p: AttemptProgress) => void;
   signal?: AbortSignal;
   /** Return true for record keys already stored; those (question, probe) units are not run. */
   skip?: (key: string) => boolean;
   /** The stored record under a key `skip` accepted: a probe that depends on another (Probe.dependsOn)
    *  reads that probe's stored records through it. */
   stored?: (key: string) => QuestionRecord | undefined;
+}
+
+/** Attempts decoded for the questions one probe works on now, of the most they can make
+ *  (Probe.maxAttempts each; a search that stops early or a space exhausted makes fewer). */
+export interface AttemptProgress {
+  probe: ProbeSpec['probe'];
+  /** Questions worked on together (one group of the lockstep). */
+  questions: number;
+  done: number;
+  of: number;
 }
 
 export interface Calibration {
@@ -136,8 +149,8 @@ function runOrder(st: RunState): { spec: ProbeSpec; key: string }[] {
 async function* recordsWith(engine: Engine, o: AuditOptions, st: RunState): AsyncGenerator<QuestionRecord> {
   const onAbort = () => void engine.cancel();
   o.signal?.addEventListener('abort', onAbort);
-  const exec = async (reqs: AttemptRequest[]) => {
-    const out = await runAttempts(engine, o.condition, reqs, { rowsPerCall: o.rowsPerCall ?? 64, signal: o.signal });
+  const exec: Exec = async (reqs, onRows) => {
+    const out = await runAttempts(engine, o.condition, reqs, { rowsPerCall: o.rowsPerCall ?? 64, signal: o.signal, ...(onRows ? { onRows } : {}) });
     st.rows += reqs.length;
     return out;
   };
@@ -188,13 +201,19 @@ async function* lockstep(
   ctx: ProbeContext,
   group: number,
   o: AuditOptions,
-  exec: (reqs: AttemptRequest[]) => Promise<Graded[]>,
+  exec: Exec,
   record: (q: Question, attempts: Attempt[]) => Promise<QuestionRecord>,
 ): AsyncGenerator<QuestionRecord> {
   const attemptMajor = probe.attemptMajor?.(spec) ?? false;
   for (let at = 0; at < todo.length; at += group) {
     const qs = todo.slice(at, at + group);
     const sessions = qs.map((q) => probe.start(spec, q, ctx));
+    const progress: AttemptProgress = { probe: spec.probe, questions: qs.length, done: 0, of: qs.length * probe.maxAttempts(spec) };
+    const rows = (n: number) => {
+      // uncharged decodes (an MCTS revert to the default route) may pass the most charged
+      progress.done = Math.min(progress.of, progress.done + n);
+      o.onAttempts?.({ ...progress });
+    };
     const attempts: Attempt[][] = qs.map(() => []);
     const live = new Set(qs.map((_, i) => i));
     while (live.size) {
@@ -211,7 +230,7 @@ async function* lockstep(
       const order = attemptMajor
         ? Array.from({ length: width }, (_, j) => round.filter((r) => j < r.asks.length).map((r) => [r, j] as const)).flat()
         : round.flatMap((r) => r.asks.map((_, j) => [r, j] as const));
-      const graded = await exec(order.map(([r, j]) => requestOf(qs[r.i], r.asks[j], o.condition)));
+      const graded = await exec(order.map(([r, j]) => requestOf(qs[r.i], r.asks[j], o.condition)), rows);
       const byRound = new Map(round.map((r) => [r, [] as Graded[]]));
       order.forEach(([r, j], k) => (byRound.get(r)![j] = graded[k]));
       for (const r of round) {
@@ -237,7 +256,7 @@ const requestOf = (q: Question, ask: Ask, cond: Condition): AttemptRequest => ({
   ...(ask.sample !== undefined ? { sample: ask.sample } : {}),
 });
 
-type Exec = (reqs: AttemptRequest[]) => Promise<Graded[]>;
+type Exec = (reqs: AttemptRequest[], onRows?: (rows: number) => void) => Promise<Graded[]>;
 
 /** The answer-blind selectors' picks for one probe's records; null when none apply. majority and
  *  max-logprob are answer-blind only over attempts chosen without the gold answer; the fixed route
