@@ -1,0 +1,35 @@
+// What the orchestrator (scripts/bench-peer.ts) hands each side, and what each side prints: one
+// JSON object, the same fields from reachlab-side.ts and torch_side.py.
+
+export type Side = 'reachlab' | 'pytorch';
+
+export interface SideSpec {
+  /** The checkpoint folder (safetensors, Hugging Face layout). */
+  dir: string;
+  /** ReachLab: an engine dtype; PyTorch: 'f32' or 'int8' (dynamic, nn.Linear). */
+  mode: string;
+  threads: number;
+  /** Token ids of each timed prompt; the first is also the decode and route prompt. */
+  prompts: number[][];
+  decodeTokens: number;
+  /** Layer routes of the audit workload. */
+  routes: number[][];
+  routeTokens: number;
+  maxSeqLen: number;
+}
+
+export interface SideRun {
+  side: Side;
+  mode: string;
+  threads: number | null;
+  versions: Record<string, string | null>;
+  /** From safetensors on disk (page cache warm) to ready to generate. */
+  load_s: number;
+  /** Prompt of `tokens` through the full model into a cache, and its first token. */
+  prefill: { tokens: number; s: number }[];
+  /** Greedy: generate(1) and generate(1 + tokens) after the first prompt; ids of the longer one. */
+  decode: { tokens: number; one_s: number; many_s: number; ids: number[] };
+  /** Every route's `tokens` greedy tokens after the first prompt (ReachLab one batch, PyTorch a loop). */
+  routes: { count: number; tokens: number; s: number; ids: number[][] };
+  peak_rss_mb: number;
+}
