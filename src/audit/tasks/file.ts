@@ -2,6 +2,7 @@
 
 import Papa from 'papaparse';
 import { AuditError } from '../errors';
+import { JsonInputError, parseJsonInput } from '../../util/json-input';
 import { indexLetter, letterIndex, normalizeGold, normalizeText } from '../graders';
 import type { AnswerFormat, Doc, LoadedTask } from '../types';
 import { MC_TEMPLATE } from './builtin';
@@ -31,9 +32,9 @@ export function parseJsonl(text: string): Row[] {
     if (line.trim() === '') return;
     let v: unknown;
     try {
-      v = JSON.parse(line);
+      v = parseJsonInput(line);
     } catch (e) {
-      throw badTask(`JSONL line ${i + 1} is not valid JSON: ${(e as Error).message}`);
+      throw badTask(`JSONL line ${i + 1} ${e instanceof JsonInputError ? 'is refused' : 'is not valid JSON'}: ${(e as Error).message}`);
     }
     if (!v || typeof v !== 'object' || Array.isArray(v)) throw badTask(`JSONL line ${i + 1} is not a JSON object`);
     rows.push(v as Row);
@@ -44,7 +45,7 @@ export function parseJsonl(text: string): Row[] {
 /** RFC 4180 records (quoted fields, "" escapes, CRLF or LF), blank lines dropped; a broken quote
  *  is an error naming its row. */
 export function parseCsvRecords(text: string): string[][] {
-  const out = Papa.parse<string[]>(text.replace(/^\uFEFF/, ''), { delimiter: ',', skipEmptyLines: true });
+  const out = Papa.parse<string[]>(withoutBom(text), { delimiter: ',', skipEmptyLines: true });
   const broken = out.errors.find((e) => e.type === 'Quotes');
   if (broken) {
     const what = broken.code === 'MissingQuotes' ? 'a quoted field is never closed (a " is missing)' : 'a quoted field has text after its closing "';
@@ -57,6 +58,8 @@ export function parseCsv(text: string): Row[] {
   const nonEmpty = parseCsvRecords(text);
   if (nonEmpty.length === 0) throw badTask('the CSV file is empty');
   const [header, ...body] = nonEmpty;
+  const repeated = header.find((h, k) => header.indexOf(h) !== k);
+  if (repeated !== undefined) throw badTask(`the CSV header names the column "${repeated}" twice`);
   return body.map((r, n) => {
     if (r.length !== header.length) throw badTask(`CSV row ${n + 2} has ${r.length} fields; the header has ${header.length}`);
     return Object.fromEntries(header.map((h, k) => [h, r[k]]));
@@ -69,10 +72,13 @@ function checkText(text: string): void {
   if (head.includes('\u0000') || head.includes('\uFFFD')) throw badTask('the file is not UTF-8 text (it holds binary data): choose a .jsonl, .json or .csv file');
 }
 
+/** A leading byte-order mark dropped (the browser's File.text() drops it; Node's readFile keeps it). */
+const withoutBom = (text: string) => text.replace(/^\uFEFF/, '');
+
 /** The rows of a task file; a file without a single row is an error. */
 export function parseTaskFile(text: string, format: TaskFileFormat): Row[] {
   checkText(text);
-  const rows = parseRows(text, format);
+  const rows = parseRows(withoutBom(text), format);
   if (rows.length === 0) throw badTask(format === 'csv' ? 'the CSV file has a header but no rows' : `the ${format.toUpperCase()} file holds no rows`);
   return rows;
 }
@@ -83,9 +89,9 @@ function parseRows(text: string, format: TaskFileFormat): Row[] {
   if (format === 'json') {
     let v: unknown;
     try {
-      v = JSON.parse(text);
+      v = parseJsonInput(text);
     } catch (e) {
-      throw badTask(`JSON file is not valid JSON: ${(e as Error).message}`);
+      throw badTask(`JSON file ${e instanceof JsonInputError ? 'is refused' : 'is not valid JSON'}: ${(e as Error).message}`);
     }
     if (!Array.isArray(v) || v.some((r) => !r || typeof r !== 'object' || Array.isArray(r))) throw badTask('JSON task file must be an array of objects');
     return v as Row[];
@@ -116,7 +122,7 @@ function choicesOf(row: Row, spec: string | string[], where: string): string[] {
   let v = row[spec];
   if (typeof v === 'string') {
     try {
-      v = JSON.parse(v);
+      v = parseJsonInput(v);
     } catch {
       throw badTask(`${where} field "${spec}" is text but not a JSON list of options`);
     }
@@ -180,6 +186,7 @@ export function fileTask(o: FileTaskOptions): LoadedTask {
   rows.forEach((row, i) => {
     const where = `row ${i + 1} of "${o.name}"`;
     const id = o.mapping.id ? fieldText(row, o.mapping.id, where) : `row-${i}`;
+    if (id.trim() === '') throw badTask(`${where} has an empty id (field "${o.mapping.id}"): every question needs one`);
     if (seen.has(id)) throw badTask(`${where} repeats id "${id}"`);
     seen.add(id);
     const doc = rowToDoc(row, o.mapping, o.answerFormat, id, where);

@@ -105,6 +105,24 @@ describe('task files', () => {
       fileTask({ name: 'm.jsonl', answerFormat: 'mc-letter', text: '{"q":"x","a":"E","c":["1","2"]}', mapping: { question: 'q', answer: 'a', choices: 'c' } }),
     ).toThrow(/answer "E" is not a letter, an index or the text of one of its 2 options/);
   });
+
+  it('refuses duplicate CSV headers, repeated JSON keys, deep nesting and an empty id by name', () => {
+    const base = { name: 'x.jsonl', answerFormat: 'numeric' as const, mapping: { question: 'q', answer: 'a' } };
+    expect(() => fileTask({ ...base, name: 'x.csv', text: 'q,a,a\nx,1,2' })).toThrow(/^the CSV header names the column "a" twice$/);
+    expect(() => fileTask({ ...base, text: '{"q":"x","a":"1"}\n{"q":"y","a":"1","a":"2"}' })).toThrow(/^JSONL line 2 is refused: duplicate key "a" at the top level \(line 1\)$/);
+    expect(() => fileTask({ ...base, name: 'x.json', text: '[{"q":"x","a":"1","raw":{"k":1,"k":2}}]' })).toThrow(/^JSON file is refused: duplicate key "k" at \[0\]\.raw \(line 1\)$/);
+    const deep = `{"q":"x","a":"1","n":${'['.repeat(5000)}${']'.repeat(5000)}}`;
+    expect(() => fileTask({ ...base, text: deep })).toThrow(/^JSONL line 1 is refused: nested deeper than 64 levels/);
+    const ids = { ...base, mapping: { question: 'q', answer: 'a', id: 'id' } };
+    expect(() => fileTask({ ...ids, text: '{"id":"a","q":"x","a":"1"}\n{"id":"","q":"y","a":"2"}' })).toThrow(/^row 2 of "x\.jsonl" has an empty id \(field "id"\)/);
+  });
+
+  it('accepts a byte-order mark, as the browser does, in every format', () => {
+    const base = { answerFormat: 'numeric' as const, mapping: { question: 'q', answer: 'a' } };
+    expect(fileTask({ ...base, name: 'x.jsonl', text: '\uFEFF{"q":"x","a":"1"}' }).test[0].target).toBe('1');
+    expect(fileTask({ ...base, name: 'x.json', text: '\uFEFF[{"q":"x","a":"2"}]' }).test[0].target).toBe('2');
+    expect(fileTask({ ...base, name: 'x.csv', text: '\uFEFFq,a\nx,3' }).test[0].target).toBe('3');
+  });
 });
 
 describe('Hub dataset rows API', () => {

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { JsonInputError, MAX_JSON_DEPTH, parseJsonInput } from './json-input';
+
+describe('parseJsonInput', () => {
+  it('parses JSON as JSON.parse does, a leading byte-order mark aside', () => {
+    expect(parseJsonInput('{"a":[1,{"b":null}],"c":"\\u0061"}')).toEqual({ a: [1, { b: null }], c: 'a' });
+    expect(parseJsonInput('{"a":{"a":1}}')).toEqual({ a: { a: 1 } });
+    expect(parseJsonInput('\uFEFF[1]')).toEqual([1]);
+  });
+
+  it("keeps JSON.parse's own error for text that is not JSON", () => {
+    let native = '';
+    try {
+      JSON.parse('{"a":');
+    } catch (e) {
+      native = (e as Error).message;
+    }
+    expect(() => parseJsonInput('{"a":')).toThrow(SyntaxError);
+    expect(() => parseJsonInput('{"a":')).toThrow(native);
+  });
+
+  it('refuses a key repeated in one object, naming it and where it is', () => {
+    expect(() => parseJsonInput('{"a":1,"a":2}')).toThrow(new JsonInputError('duplicate key "a" at the top level (line 1)'));
+    expect(() => parseJsonInput('{"a":1,"\\u0061":2}')).toThrow('duplicate key "a" at the top level');
+    expect(() => parseJsonInput('{\n "s": [\n  {"m": 1},\n  {"m": 2, "m": 3}\n ]\n}')).toThrow('duplicate key "m" at s[1] (line 4)');
+  });
+
+  it(`refuses nesting deeper than ${MAX_JSON_DEPTH}, without recursing into it`, () => {
+    const nest = (n: number) => `${'['.repeat(n)}${']'.repeat(n)}`;
+    expect(() => parseJsonInput(nest(MAX_JSON_DEPTH))).not.toThrow();
+    expect(() => parseJsonInput(nest(MAX_JSON_DEPTH + 1))).toThrow(new JsonInputError('nested deeper than 64 levels (at line 1)'));
+    expect(() => parseJsonInput(nest(1_000_000))).toThrow(/nested deeper than 64 levels/);
+    expect(() => parseJsonInput('{"a":{"b":1}}', 1)).toThrow(/nested deeper than 1 levels/);
+  });
+});
