@@ -33,6 +33,16 @@ export interface RunProgress {
   storage: 'indexeddb' | 'memory';
   /** Why the run stopped, for interrupted and failed runs. */
   message?: string;
+  /** Attempts decoded for the questions being worked on now, of the most they can make (the
+   *  audit's onAttempts): a long question shows it is moving before its record. */
+  inFlight?: InFlight | null;
+}
+
+export interface InFlight {
+  probe: ProbeName;
+  questions: number;
+  attemptsDone: number;
+  attemptsOf: number;
 }
 
 export class ProgressTracker {
@@ -48,6 +58,8 @@ export class ProgressTracker {
   private sessionAttempts = 0;
   private sessionRecords = 0;
   reused = 0;
+  /** The latest progress within the questions being worked on (null between sessions). */
+  inFlight: InFlight | null = null;
 
   constructor(
     private readonly docIds: string[],
@@ -126,6 +138,7 @@ export class ProgressTracker {
       currentDocId: current?.docId ?? null,
       currentProbe: current?.probe ?? null,
       reused: this.reused,
+      inFlight: this.inFlight,
     };
   }
 }

@@ -211,6 +211,15 @@ describe('what the screens explain', () => {
     expect(render(RunScreen, { props: { app: failed } }).body).toContain('data-testid="run-retry"');
   });
 
+  it('shows progress within a long first question on the Run screen', () => {
+    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const base = { runId: 'r', manifestKey: 'k', status: 'running' as const, recordsDone: 0, recordsTotal: 2, questionsDone: 0, questionsTotal: 1, attemptsDone: 0, attemptsPerSec: null, etaSec: null, currentDocId: 'q1', currentProbe: 'random-routes' as const, reused: 0, storage: 'indexeddb' as const };
+    s.run.progress = { ...base, inFlight: { probe: 'random-routes', questions: 1, attemptsDone: 192, attemptsOf: 3000 } };
+    expect(render(RunScreen, { props: { app: s } }).body).toMatch(/data-testid="run-in-flight"[^>]*>192 of 3,000 attempts decoded for the question being worked on \(random routes\)/);
+    s.run.progress = { ...base, status: 'finished', inFlight: null };
+    expect(render(RunScreen, { props: { app: s } }).body).not.toContain('data-testid="run-in-flight"');
+  });
+
   it('shows two runs side by side in Compare, naming what differs', () => {
     const q4: StoredRun = { ...run, manifest: { ...run.manifest, id: 'q4', engine: { ep: 'wasm', dtype: 'q4' }, condition: { ...DEFAULT_CONDITION, engineDtype: 'q4' } } };
     const body = render(CompareScreen, { props: { app, pair: [run, q4] } }).body;
