@@ -53,6 +53,7 @@ import {
   type SelectorName,
 } from '../src/audit/index.ts';
 import { runProbes } from '../src/audit/run-definition.ts';
+import { answerHelp } from './lib/cli-help.ts';
 
 export class CliError extends Error {}
 
@@ -355,6 +356,7 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
 }
 
 async function main() {
+  answerHelp(process.argv.slice(2), import.meta.url);
   let cmd: Command;
   try {
     cmd = parseCli(process.argv.slice(2));

@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { createEngine } from '../src/engine/engine.ts';
 import { blocksSpace, defaultCondition, loadTask, randomRoutes, runAudit } from '../src/audit/index.ts';
 import { AUDIT_BENCH_SHAPE, writeCheckpoint } from './lib/make-checkpoint.ts';
+import { answerHelp } from './lib/cli-help.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -25,6 +26,7 @@ function intArg(name: string, v: string | undefined, dflt: number): number {
 }
 
 async function main() {
+  answerHelp(process.argv.slice(2), import.meta.url);
   let values: Record<string, string | undefined>;
   try {
     values = parseArgs({ options: { questions: { type: 'string' }, budget: { type: 'string' }, 'rows-per-call': { type: 'string' } }, strict: true }).values as Record<string, string | undefined>;

@@ -29,6 +29,7 @@ import type { EngineBenchResult, EngineBenchSpec } from '../src/selftest/engine-
 import { startHubServer } from '../test/hub-server.ts';
 import { runPage, withPreview } from './lib/chromium.ts';
 import { spanRuns } from './lib/span-runs.ts';
+import { answerHelp } from './lib/cli-help.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const REFERENCE = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'];
@@ -183,6 +184,7 @@ function argmaxOf(l: Float32Array): number {
 
 async function main() {
   const args = process.argv.slice(2);
+  answerHelp(args, import.meta.url);
   const mi = args.indexOf('--model');
   const dir = mi >= 0 ? resolve(args[mi + 1] ?? '') : ensureSyntheticCheckpoint();
   const di = args.indexOf('--dtype');

@@ -25,6 +25,7 @@ import { maxSeqLen, parsePeerArgs, PEER_USAGE, type PeerPlan } from './peer/plan
 import type { Side, SideRun, SideSpec } from './peer/side.ts';
 import { ceilingShares, measures, tokenMismatches, type Pair } from './peer/summary.ts';
 import { ensurePeerVenv, PeerSetupError } from './peer/venv.ts';
+import { answerHelp } from './lib/cli-help.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SHAPE = 'qwen2.5-0.5b' as const;
@@ -68,6 +69,7 @@ function runChild(what: string, cmd: string, args: string[], env: NodeJS.Process
 }
 
 async function main(): Promise<void> {
+  answerHelp(process.argv.slice(2), import.meta.url);
   let plan: PeerPlan;
   try {
     plan = parsePeerArgs(process.argv.slice(2));

@@ -25,6 +25,7 @@ import type { ScaleRow, ScaleRowSpec, ScaleRuntime } from '../src/selftest/scale
 import { parameterCount } from './lib/make-checkpoint.ts';
 import { ensureScaleCheckpoint, SCALE_SHAPES, type ScaleModel } from './lib/scale-models.ts';
 import { failed, runBrowserRows } from './lib/scale-browser.ts';
+import { answerHelp } from './lib/cli-help.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -47,6 +48,7 @@ const ROWS: Array<[ScaleModel, ScaleRuntime, EngineDtype]> = [
 ];
 
 function options() {
+  answerHelp(process.argv.slice(2), import.meta.url);
   const { values } = parseArgs({
     options: {
       runtime: { type: 'string' },

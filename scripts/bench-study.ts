@@ -17,6 +17,7 @@ import { chromium } from '@playwright/test';
 import { normalizePlan, plannedRuns, type StudyReport } from '../src/audit/study.ts';
 import { CHROMIUM_ARGS } from '../playwright.config.ts';
 import { withPreview } from './lib/chromium.ts';
+import { answerHelp } from './lib/cli-help.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const PORT = 4174;
@@ -61,6 +62,7 @@ async function browserStudy(): Promise<{ seconds: number }> {
 }
 
 async function main() {
+  answerHelp(process.argv.slice(2), import.meta.url);
   const { values } = parseArgs({ options: { 'skip-browser': { type: 'boolean' }, plan: { type: 'string' } }, strict: true });
   const planFile = (values.plan as string | undefined) ?? 'studies/builtin.json';
   const plan = normalizePlan(JSON.parse(readFileSync(join(root, planFile), 'utf8')));

@@ -10,6 +10,7 @@ import { createEngine } from '../src/engine/engine.ts';
 import { readAttempt } from '../src/engine/readout.ts';
 import { ENGINE_DTYPES, type EngineDtype } from '../src/engine/types.ts';
 import { isEngineError } from '../src/engine/types.ts';
+import { answerHelp } from './lib/cli-help.ts';
 
 const USAGE = 'usage: engine logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8]\n       engine readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32]';
 const OPTIONS: Record<string, { flags: string[]; required: string[] }> = {
@@ -56,6 +57,7 @@ async function readout(flags: Map<string, string>): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  answerHelp(process.argv.slice(2), import.meta.url);
   const { cmd, flags } = parseArgs(process.argv.slice(2));
   if (cmd === 'readout') return readout(flags);
   const ids = intList('--ids', flags.get('--ids')!);

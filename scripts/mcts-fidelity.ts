@@ -15,10 +15,12 @@ import { ProgramSelectionSearch } from '../src/audit/probes/program-selection-mc
 import { seedFor } from '../src/audit/seeds.ts';
 import { changedPositions, colaLandscapes, layerEdits, neighborhoodLandscapes } from '../src/audit/testing/landscapes.ts';
 import { profileSearch, type SearchProfile } from '../src/audit/testing/search-profile.ts';
+import { answerHelp } from './lib/cli-help.ts';
 
 type Report = Record<'cola' | 'program-selection', Record<string, SearchProfile>>;
 
 function main() {
+  answerHelp(process.argv.slice(2), import.meta.url);
   let v: Record<string, string | undefined>;
   try {
     v = parseArgs({ options: { questions: { type: 'string' }, layers: { type: 'string' }, released: { type: 'string' } }, strict: true }).values as Record<string, string | undefined>;
