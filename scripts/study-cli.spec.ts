@@ -5,7 +5,7 @@ import { FakeEngine } from '../src/audit/testing/fake-engine.ts';
 import { routeToString } from '../src/audit/routes.ts';
 import { studyTaskOptions } from '../src/store/study.ts';
 import { parseCli, runCli, type CliDeps } from './audit-cli.ts';
-import { modelSource, parseStudyCli, runStudy, StudyCliError, type StudyDeps } from './study-cli.ts';
+import { modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError, type StudyDeps } from './study-cli.ts';
 
 // Two 6-layer fakes. A: right under the default route when a+b is even, under any route repeating a
 // layer, and with layer 3's MLP silenced. B (the "trained" one): also right on the default route
@@ -19,6 +19,11 @@ const answer = (model: string) => (q: { prompt: string; route: number[]; silence
   const isDefault = routeToString(q.route) === '0,1,2,3,4,5';
   if (isDefault) return v % 2 === 0 || (model === 'B' && ((v % 4) + 4) % 4 === 1) ? right : String(v + 1);
   return new Set(q.route).size < q.route.length ? right : '0';
+};
+/** The value of "a+b=" / "a-b=". */
+const eval0 = (prompt: string) => {
+  const m = /(\d+)([+-])(\d+)=$/.exec(prompt)!;
+  return m[2] === '+' ? Number(m[1]) + Number(m[3]) : Number(m[1]) - Number(m[3]);
 };
 const fake = (model: string) => new FakeEngine({ numLayers: 6, fingerprint: `fake-${model}`, answer: answer(model) });
 
@@ -50,6 +55,7 @@ function deps(files: Map<string, string>): StudyDeps & { opened: string[] } {
     writeRun: (key, text) => void files.set(key, text),
     log: () => {},
     appVersion: 'test',
+    appCommit: 'test-commit',
   };
 }
 const cliDeps: CliDeps = { loadEngine: async (dir) => fake(dir), readText: async () => '' };
@@ -78,7 +84,7 @@ describe('study CLI', () => {
       expect(s.reachable_decoy).toEqual({ 'random-routes/blocks': rr.reachable_decoy, 'mcts-routes/blocks': mc.reachable_decoy, sampling: sp.reachable_decoy });
       expect(s.ceiling_decoy).toEqual({ 'random-routes/blocks': rr.ceiling_decoy, 'mcts-routes/blocks': mc.ceiling_decoy, sampling: sp.ceiling_decoy });
       expect(Object.values(s.reachable_decoy).every((x) => typeof x === 'number')).toBe(true); // numeric answers: every question has a decoy
-      expect(s.selectors['random-routes/blocks']).toEqual(Object.fromEntries(Object.entries(rr.selectors as Record<string, { accuracy: number; blind: boolean; retained_gain: number | null }>).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain }])));
+      expect(s.selectors['random-routes/blocks']).toEqual(Object.fromEntries(Object.entries(rr.selectors as Record<string, { accuracy: number; blind: boolean; retained_gain: number | null; retained_gain_ci: { lo: number; hi: number } | null; retained_gain_reason: string | null }>).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason }])));
       // random − MCTS at matched attempts: the CLI's two-probe audit compares the same records
       const both = await cli(`--model ${model} ${base} --probe random-routes,mcts-routes --space blocks`);
       const [cmp] = both.comparisons as { diff: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }; matched_attempts: number; a: { reachable_decoy: number }; b: { reachable_decoy: number } }[];
@@ -99,11 +105,10 @@ describe('study CLI', () => {
         failure_set: string[];
       };
       const c = report.f2.cases.find((x) => x.model === model)!;
-      expect(c).toMatchObject({ layer: scan.identification.layer, failures: scan.failure_set.length, evaluated: scan.evaluation.failures, repaired: scan.evaluation.repaired, rate: scan.evaluation.rate, ci: scan.evaluation.ci, collateral: scan.evaluation.collateral });
+      // 10 questions leave fewer than 10 held-out failures: no case, so no layer and no rate
+      expect(scan.evaluation.failures).toBeLessThan(10);
+      expect(c).toMatchObject({ status: 'no-case', layer: null, rate: null, ci: null, failures: scan.failure_set.length, evaluated: scan.evaluation.failures });
     }
-    // A's silencing of layer 3 repairs everything held out; B's silencing repairs nothing
-    expect(report.f2.cases.find((x) => x.model === 'A')).toMatchObject({ layer: 3, rate: 1 });
-    expect(report.f2.cases.find((x) => x.model === 'B')).toMatchObject({ layer: null, repaired: 0 });
     // the pair: the CLI's --compare on each probe
     const pair = report.f3.pairs[0];
     const cmpRoutes = (await cli(`--model A --compare B ${base} --probe random-routes --space blocks`)).compare as { comparison: { deployed: { diff: number; ci: { lo: number; hi: number } }; ceiling: { diff: number; ci: { lo: number; hi: number } } } };
@@ -119,6 +124,26 @@ describe('study CLI', () => {
     expect(pair.ceilings['random-routes/blocks'].transitions).toEqual(pair.transitions);
     // B is right on the default route on more questions than A: a positive deployed Δ
     expect(pair.deployed_delta).toBeGreaterThan(0);
+  });
+
+  it('F2 with enough held-out failures equals the audit CLI\'s --scan: A\'s layer 3 repairs every held-out failure, B\'s silencing none', async () => {
+    const plan = normalizePlan({ ...PLAN, questions: 80, probes: [{ probe: 'random-routes', space: 'blocks' }], selectors: [], pairs: [{ base: 'A', trained: 'B' }] });
+    const report = await runStudyExport(plan, null, deps(new Map()));
+    for (const model of ['A', 'B']) {
+      const scan = (await cli(`--model ${model} --task builtin:arith-2d --questions 80 --question-seed 3 --budget 6 --seed 2 --probe random-routes --space blocks --scan`)).silencing as {
+        identification: { layer: number | null };
+        evaluation: { failures: number; repaired: number; rate: number; ci: { lo: number; hi: number }; collateral: number };
+        failure_set: string[];
+      };
+      expect(scan.evaluation.failures).toBeGreaterThanOrEqual(10);
+      const c = report.f2.cases.find((x) => x.model === model)!;
+      expect(c).toMatchObject({ status: 'case', layer: scan.identification.layer, failures: scan.failure_set.length, evaluated: scan.evaluation.failures, repaired: scan.evaluation.repaired, collateral: scan.evaluation.collateral });
+      if (c.layer !== null) expect([c.rate, c.ci]).toEqual([scan.evaluation.rate, scan.evaluation.ci]);
+    }
+    expect(report.f2.cases.find((x) => x.model === 'A')).toMatchObject({ layer: 3, rate: 1 });
+    expect(report.f2.cases.find((x) => x.model === 'B')).toMatchObject({ layer: null, repaired: 0, rate: null });
+    expect(report.verdicts.f2.evidence.find((e) => e.startsWith('A ·'))).toMatch(/silencing layer 3's MLP repairs (\d+) of \1 held-out failures \(100\.0%/);
+    expect(report.verdicts.f2.evidence.find((e) => e.startsWith('B ·'))).toMatch(/no layer's silencing repairs any/);
   });
 
   it('shards compute disjoint settings; merged, they report exactly what one unsharded run does', async () => {
@@ -162,6 +187,45 @@ describe('study CLI', () => {
       expect([now.run_key, now.records]).toEqual([was.run_key, was.records]);
     }
     expect((await runStudy(one(4), null, deps(new Map(smallFiles)))).reused).toBe(1);
+  });
+
+  it('reports an empty failure set as a stated case, not an error (a model right on every question, and one right on none)', async () => {
+    for (const [kind, answerOf] of [
+      ['always right', (q: { prompt: string }) => String(eval0(q.prompt))],
+      ['never right', () => 'x'],
+    ] as const) {
+      const d = deps(new Map());
+      d.openEngine = async () => new FakeEngine({ numLayers: 6, fingerprint: `fake-${kind}`, answer: answerOf });
+      const plan = normalizePlan({ ...PLAN, pairs: [], probes: [{ probe: 'random-routes', space: 'blocks' }], scan: true });
+      const report = await runStudyExport(plan, null, d);
+      expect(report.missing).toEqual([]);
+      expect(report.f2.cases).toHaveLength(1);
+      expect(report.f2.cases[0]).toMatchObject({ status: 'no-failures', failures: 0, layer: null, rate: null, ci: null });
+      expect(report.verdicts.f2.evidence[0]).toMatch(/no failures to repair/);
+      expect(report.verdicts.f2.sentence).toMatch(/1 have no failures to repair/);
+      expect(JSON.stringify(report.verdicts)).not.toMatch(/0\/0|0\.000|NaN/);
+    }
+  });
+
+  it('exports the plan as run (read back as the same plan), both seeds, the app and each cited run\'s manifest facts', async () => {
+    const plan = normalizePlan(PLAN);
+    const report = await runStudyExport(plan, null, deps(new Map()));
+    expect(normalizePlan(JSON.parse(JSON.stringify(report.plan)))).toEqual(plan);
+    // the same report as runStudy's, with the verdicts and the provenance added
+    const { verdicts: _v, provenance: _p, ...rest } = report;
+    expect(strip(rest)).toEqual(strip(await runStudy(plan, null, deps(new Map()))));
+    expect(report.provenance.seeds).toEqual({ question_seed: 3, seed: 2, split_seed: 0 });
+    expect(report.provenance.app).toEqual({ version: 'test', commit: 'test-commit' });
+    expect(report.provenance.unavailable).toEqual([]);
+    const cited = new Set([...report.settings.flatMap((s) => s.run_keys), ...report.f2.cases.flatMap((c) => c.run_keys)]);
+    expect(new Set(report.provenance.runs.map((r) => r.run_key))).toEqual(cited);
+    for (const r of report.provenance.runs) {
+      expect(r.model.fingerprint).toMatch(/^fake-[AB]$/);
+      expect(r.condition?.engineDtype).toBe('f32');
+      expect(r.condition_key).toMatch(/^[0-9a-f]{64}$/);
+      expect(r.engine).not.toBeNull();
+    }
+    expect(report.provenance.definitions.map((x) => x.term)).toContain('retained gain');
   });
 
   it('refuses bad plans and arguments by name', () => {

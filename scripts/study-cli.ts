@@ -1,5 +1,6 @@
 // Headless studies (npm run -s study -- ...). Prints the findings report as one JSON object on
-// stdout, progress on stderr.
+// stdout (with the plan as run, each finding's verdict and the provenance of every run cited),
+// progress on stderr.
 //
 //   study --plan FILE [--shard i/n] [--records DIR] [--import DIR ...] [--endpoint URL]
 //
@@ -13,16 +14,20 @@
 // Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
 // Bad arguments exit 2 with a message on stderr; study failures exit 1.
 
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadTask, runAudit } from '../src/audit/index.ts';
+import { studyExport, type StudyExport } from '../src/audit/provenance.ts';
 import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
-import type { LoadedTask } from '../src/audit/types.ts';
+import type { LoadedTask, RunManifest } from '../src/audit/types.ts';
 import type { CheckpointSource, Engine } from '../src/engine/types.ts';
 import { checkRunFile, recordsOf, type RunFile } from '../src/store/run-file.ts';
 import { manifestKey } from '../src/store/keys.ts';
+import { parseJsonInput } from '../src/util/json-input.ts';
+import { answerHelp } from './lib/cli-help.ts';
 import { orderRecords } from '../src/store/records.ts';
 import { runFile } from '../src/store/export.ts';
 import { studyProbeRequest, studyScanRequest, studyTaskOptions, type StudyRunContext } from '../src/store/study.ts';
@@ -84,7 +89,7 @@ async function storedRunFile(key: string, text: string): Promise<{ file: RunFile
   const name = `${key}.json`;
   let file: RunFile;
   try {
-    file = checkRunFile(JSON.parse(text), name);
+    file = checkRunFile(parseJsonInput(text), name);
   } catch (e) {
     return { problem: `the stored run file ${name} cannot be read (${(e as Error).message})` };
   }
@@ -101,11 +106,28 @@ export interface StudyDeps {
   writeRun(runKey: string, text: string): void;
   log(line: string): void;
   appVersion: string;
+  /** The app's git commit (default "unknown"). */
+  appCommit?: string;
 }
 
+type Counts = { shard?: string; computed: number; reused: number };
+
 /** Runs (or reads back) the plan's runs of the settings this shard owns, then reports. */
-export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['shard'], deps: StudyDeps): Promise<StudyReport & { shard?: string; computed: number; reused: number }> {
+export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['shard'], deps: StudyDeps): Promise<StudyReport & Counts> {
+  const { report, manifests: _m, ...counts } = await studyRuns(plan, shard, deps);
+  return { ...report, ...counts };
+}
+
+/** runStudy's report as the CLI prints it: with each finding's verdict and the provenance of every
+ *  run cited (provenance.ts studyExport). */
+export async function runStudyExport(plan: NormalizedPlan, shard: StudyCliOptions['shard'], deps: StudyDeps): Promise<StudyExport & Counts> {
+  const { report, manifests, ...counts } = await studyRuns(plan, shard, deps);
+  return { ...studyExport(report, manifests, { version: deps.appVersion, commit: deps.appCommit ?? 'unknown' }), ...counts };
+}
+
+async function studyRuns(plan: NormalizedPlan, shard: StudyCliOptions['shard'], deps: StudyDeps): Promise<{ report: StudyReport; manifests: Map<string, RunManifest> } & Counts> {
   const results: StudyRunResult[] = [];
+  const manifests = new Map<string, RunManifest>();
   let computed = 0;
   let reused = 0;
   const settings = studySettings(plan);
@@ -132,6 +154,7 @@ export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['sha
           let result: StudyRunResult;
           if (stored && 'file' in stored) {
             result = { model, task: setting.task, label: run.label, run_key: key, records: recordsOf(stored.file) };
+            manifests.set(key, stored.file.manifest);
             reused++;
           } else {
             const started = performance.now();
@@ -139,7 +162,9 @@ export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['sha
             if (res.run_key !== key) throw new Error(`internal: run key ${res.run_key} differs from the request's ${key}`);
             const records = orderRecords(res.records, req.manifest.probes.map((p) => p.probe));
             const manifest = { ...req.manifest, status: 'finished' as const, finishedAt: new Date().toISOString() };
-            deps.writeRun(key, JSON.stringify(runFile({ manifest, records, run_key: key, questions: req.questions, legacy: false }), null, 1));
+            const loaded = { manifest, records, run_key: key, questions: req.questions, legacy: false, importedFrom: [] }; // every record computed here
+            deps.writeRun(key, JSON.stringify(runFile(loaded), null, 1));
+            manifests.set(key, manifest);
             result = { model, task: setting.task, label: run.label, run_key: key, records };
             computed++;
             deps.log(`${model} · ${setting.task} · ${run.label}: ${records.length} records in ${((performance.now() - started) / 1000).toFixed(1)} s (run ${key.slice(0, 12)})`);
@@ -152,18 +177,27 @@ export async function runStudy(plan: NormalizedPlan, shard: StudyCliOptions['sha
       await engine.dispose();
     }
   }
-  const report = await studyReport(plan, results);
-  return { ...report, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}), computed, reused };
+  return { report: await studyReport(plan, results), manifests, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}), computed, reused };
+}
+
+/** The checkout's commit, or "unknown" outside a git checkout. */
+function gitCommit(root: string): string {
+  try {
+    return execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
 }
 
 async function main() {
+  answerHelp(process.argv.slice(2), import.meta.url);
   let o: StudyCliOptions;
   let plan: NormalizedPlan;
   try {
     o = parseStudyCli(process.argv.slice(2));
     let raw: unknown;
     try {
-      raw = JSON.parse(readFileSync(o.plan, 'utf8'));
+      raw = parseJsonInput(readFileSync(o.plan, 'utf8'));
     } catch (e) {
       throw new StudyCliError(`cannot read the plan ${o.plan}: ${(e as Error).message}`);
     }
@@ -178,7 +212,7 @@ async function main() {
   const env = { endpoint: o.endpoint ?? process.env.HF_ENDPOINT, token: process.env.HF_TOKEN };
   try {
     process.stderr.write(`study ${plan.name}: plan ${(await planKey(plan)).slice(0, 12)}, records in ${o.records}\n`);
-    const report = await runStudy(plan, o.shard, {
+    const report = await runStudyExport(plan, o.shard, {
       openEngine: async (ref) => {
         const { createEngine } = await import('../src/engine/engine.ts');
         const engine = createEngine();
@@ -200,7 +234,8 @@ async function main() {
         renameSync(`${f}.partial`, f);
       },
       log: (line) => process.stderr.write(`${line}\n`),
-      appVersion: process.env.npm_package_version ?? '0.0.0',
+      appVersion: (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version,
+      appCommit: gitCommit(root),
     });
     process.stdout.write(JSON.stringify(report) + '\n');
   } catch (e) {

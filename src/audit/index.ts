@@ -76,12 +76,12 @@ export {
 export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext, SetupPreset } from './probes/probe';
 export { sharedRoutes, drawCount, MAX_BUDGET } from './probes/route-draws';
 export { questionRoutes } from './probes/random-routes';
-export { summarize, reachCurve, retainedGain } from './summary';
+export { summarize, reachCurve } from './summary';
 export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';
 export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick } from './selectors';
 export { silencingScan, failureSet, scanFromRecords, scanRole, silencingEffect, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';
 export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, guidanceComparisons, questionState, reachedBy, type GuidanceComparison, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type StateOptions, type CompareOptions } from './compare';
-export { passAtK, wilson, mcnemar, pairedDifference, type Interval, type McNemar, type PairedDifference } from './stats';
+export { passAtK, wilson, mcnemar, pairedDifference, formatP, holm, retainedGain, retainedGainEstimate, RETAINED_GAIN_BOOTSTRAP, type Interval, type McNemar, type PairedDifference, type RetainedGainEstimate } from './stats';
 export * from './presets';
 
 // setting up audits and studies

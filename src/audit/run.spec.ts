@@ -133,8 +133,8 @@ describe('sampling', () => {
     res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(want[k], 12));
     // no deployment records in this run: no realized to measure a gain against
     expect(res.summary.probes[0].selectors).toEqual({
-      majority: { accuracy: 0, blind: true, retained_gain: null, n: 2, correct: 0 },
-      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, n: 2, correct: 1 },
+      majority: { accuracy: 0, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', n: 2, correct: 0 },
+      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', n: 2, correct: 1 },
     });
   });
 
@@ -162,7 +162,11 @@ describe('sampling', () => {
     });
     const p = res.summary.probes[0];
     expect(p).toMatchObject({ realized: 0.25, reachable: 0.75, ceiling: 0.75, joined: 4, counts: { realized: 1, reachable: 3, ceiling: 3 } });
-    expect(p.selectors!.majority).toEqual({ accuracy: 0.5, blind: true, retained_gain: 0.5, n: 4, correct: 2 });
+    expect(p.selectors!.majority).toMatchObject({ accuracy: 0.5, blind: true, retained_gain: 0.5, retained_gain_reason: null, n: 4, correct: 2 });
+    // its paired bootstrap interval holds the estimate
+    const ci = p.selectors!.majority.retained_gain_ci!;
+    expect(ci.lo).toBeLessThanOrEqual(0.5);
+    expect(ci.hi).toBeGreaterThanOrEqual(0.5);
   });
 });
 

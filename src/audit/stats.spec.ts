@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mcnemar, pairedDifference, passAtK, wilson } from './stats';
+import { formatP, holm, mcnemar, pairedDifference, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGain, retainedGainEstimate, wilson } from './stats';
 
 describe('passAtK', () => {
   it('matches hand-computed values', () => {
@@ -86,5 +86,53 @@ describe('pairedDifference (Newcombe 1998, method 10)', () => {
     expect(r.ci.hi).toBeCloseTo(0.4344825, 6);
     expect(pairedDifference([], [])).toMatchObject({ n: 0, diff: 0, ci: { lo: -1, hi: 1 } });
     expect(() => pairedDifference([true], [])).toThrow(/as many pairs/);
+  });
+});
+
+describe('formatP', () => {
+  it('prints "< 0.001" below 0.001, never "0.000", and three decimals above', () => {
+    expect(formatP(0)).toBe('< 0.001');
+    expect(formatP(0.0004)).toBe('< 0.001');
+    expect(formatP(0.001)).toBe('0.001');
+    expect(formatP(0.04321)).toBe('0.043');
+    expect(formatP(1)).toBe('1.000');
+    expect(() => formatP(Number.NaN)).toThrow(/p-value in \[0, 1\]/);
+  });
+});
+
+describe('holm', () => {
+  it('matches the step-down adjustment worked by hand, in the order given', () => {
+    // sorted 0.01, 0.02, 0.03, 0.5 (m = 4): 0.04, max(0.04, 0.06) = 0.06, max(0.06, 0.06) = 0.06, max(0.06, 0.5) = 0.5
+    expect(holm([0.03, 0.5, 0.01, 0.02]).map((x) => +x.toFixed(12))).toEqual([0.06, 0.5, 0.04, 0.06]);
+    expect(holm([0.4, 0.9])).toEqual([0.8, 0.9]);
+    expect(holm([0.7])).toEqual([0.7]);
+    expect(holm([])).toEqual([]);
+    expect(holm([0.6, 0.6])).toEqual([1, 1]);
+  });
+});
+
+describe('retained gain', () => {
+  const outcomes = (rows: [number, number, number, number][]) =>
+    rows.flatMap(([realized, reachable, selector, n]) => Array.from({ length: n }, () => ({ realized: !!realized, reachable: !!reachable, selector: !!selector })));
+  it('is (selector − realized) / (reachable − realized), negative when the selector answers fewer than deployment', () => {
+    expect(retainedGain(0.6, 0.5, 0.9)).toBeCloseTo(0.25, 12);
+    expect(retainedGain(0.475, 0.72, 0.77)).toBeCloseTo(-4.9, 12);
+    expect(retainedGain(0.5, 0.5, 0.5)).toBeNull();
+    expect(retainedGain(0.5, 0.6, 0.4)).toBeNull();
+  });
+  it('gives a seeded paired bootstrap interval around a negative value, and a reason when there is no gain', () => {
+    // 40 questions: 20 realized and reached, 10 reached only, 10 neither; the selector is right on 12
+    const o = outcomes([[1, 1, 1, 12], [1, 1, 0, 8], [0, 1, 0, 10], [0, 0, 0, 10]]);
+    const e = retainedGainEstimate(o);
+    expect(e.value).toBeCloseTo((0.3 - 0.5) / (0.75 - 0.5), 12);
+    expect(e.ci!.lo).toBeLessThan(e.value!);
+    expect(e.ci!.hi).toBeGreaterThan(e.value!);
+    expect(e.ci!.hi).toBeLessThan(0);
+    expect([e.resamples, e.seed]).toEqual([RETAINED_GAIN_BOOTSTRAP.resamples, RETAINED_GAIN_BOOTSTRAP.seed]);
+    expect(retainedGainEstimate(o)).toEqual(e); // seeded
+    const none = retainedGainEstimate(outcomes([[1, 1, 1, 5], [0, 0, 0, 5]]));
+    expect([none.value, none.ci]).toEqual([null, null]);
+    expect(none.reason).toMatch(/reaches no more questions than deployment realizes/);
+    expect(retainedGainEstimate([]).reason).toBe('no questions');
   });
 });

@@ -1,4 +1,7 @@
-// Estimators and tests: unbiased pass@k, Wilson score interval, McNemar's test.
+// Estimators and tests: unbiased pass@k, Wilson score interval, McNemar's test, Holm's adjustment, the
+// printed p-value, and retained gain with its paired bootstrap interval.
+
+import { createPrng } from '../util/prng';
 
 /** Unbiased pass@k (Chen et al. 2021): 1 − C(n−c, k)/C(n, k) for c correct among n draws.
  *  Computed as a product so large n never overflows. */
@@ -128,4 +131,84 @@ export function pairedDifference(before: readonly boolean[], after: readonly boo
   const du = Math.sqrt(Math.max(0, (w2.hi - p2) ** 2 - 2 * phi * (w2.hi - p2) * (p1 - w1.lo) + (p1 - w1.lo) ** 2));
   const diff = p2 - p1;
   return { n, diff, ci: { lo: Math.max(-1, diff - dl), hi: Math.min(1, diff + du) }, mcnemar: test };
+}
+
+/** A p-value as printed everywhere: "< 0.001" below 0.001, else three decimals. */
+export function formatP(p: number): string {
+  if (!(p >= 0 && p <= 1)) throw new RangeError(`formatP needs a p-value in [0, 1], got ${p}`);
+  return p < 0.001 ? '< 0.001' : p.toFixed(3);
+}
+
+/** Holm's step-down adjustment (Holm 1979) of a family of p-values, in the order given: the i-th
+ *  smallest becomes max over j ≤ i of min(1, (m − j + 1)·p(j)). */
+export function holm(ps: readonly number[]): number[] {
+  for (const p of ps) if (!(p >= 0 && p <= 1)) throw new RangeError(`holm needs p-values in [0, 1], got ${p}`);
+  const m = ps.length;
+  const order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
+  const out = new Array<number>(m);
+  let running = 0;
+  order.forEach(([p, i], rank) => {
+    running = Math.max(running, Math.min(1, (m - rank) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+/** Retained gain: (selector − realized) / (reachable − realized), the share of a probe's gain over
+ *  deployment that an answer-blind selector keeps. Negative when the selector answers fewer
+ *  questions than deployment does. null when the probe reaches no more than realized (no gain to
+ *  keep). */
+export function retainedGain(selector: number, realized: number, reachable: number): number | null {
+  const gain = reachable - realized;
+  return gain <= 0 ? null : (selector - realized) / gain;
+}
+
+/** One question of a retained-gain estimate: deployment right, probe reached it, selector right. */
+export interface GainOutcome {
+  realized: boolean;
+  reachable: boolean;
+  selector: boolean;
+}
+
+export interface RetainedGainEstimate {
+  value: number | null;
+  /** Why value is null, in words; null when it is a number. */
+  reason: string | null;
+  /** Paired bootstrap 95% percentile interval (questions resampled with their three outcomes);
+   *  null with value, or when fewer than half of the resamples have a gain. */
+  ci: { lo: number; hi: number } | null;
+  resamples: number;
+  seed: number;
+}
+
+/** The resamples and seed of every retained-gain interval. */
+export const RETAINED_GAIN_BOOTSTRAP = { resamples: 2000, seed: 1 } as const;
+
+/** Retained gain over paired question outcomes, with its paired bootstrap interval. */
+export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { resamples: number; seed: number } = RETAINED_GAIN_BOOTSTRAP): RetainedGainEstimate {
+  const n = outcomes.length;
+  const base = { resamples: opts.resamples, seed: opts.seed };
+  if (n === 0) return { value: null, reason: 'no questions', ci: null, ...base };
+  const rate = (f: (o: GainOutcome) => boolean) => outcomes.filter(f).length / n;
+  const value = retainedGain(rate((o) => o.selector), rate((o) => o.realized), rate((o) => o.reachable));
+  if (value === null) return { value, reason: 'the probe reaches no more questions than deployment realizes, so there is no gain to retain', ci: null, ...base };
+  const rng = createPrng(opts.seed, 0x7e7a);
+  const draws: number[] = [];
+  for (let b = 0; b < opts.resamples; b++) {
+    let sel = 0;
+    let real = 0;
+    let reach = 0;
+    for (let i = 0; i < n; i++) {
+      const o = outcomes[rng.int(n)];
+      sel += +o.selector;
+      real += +o.realized;
+      reach += +o.reachable;
+    }
+    const g = retainedGain(sel / n, real / n, reach / n);
+    if (g !== null) draws.push(g);
+  }
+  if (draws.length < opts.resamples / 2) return { value, reason: null, ci: null, ...base };
+  draws.sort((a, b) => a - b);
+  const at = (q: number) => draws[Math.min(draws.length - 1, Math.max(0, Math.floor(q * draws.length)))];
+  return { value, reason: null, ci: { lo: at(0.025), hi: at(0.975) }, ...base };
 }

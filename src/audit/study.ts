@@ -18,6 +18,7 @@ import { baselinesOf, DEPLOYMENT, INTERVENTION, isDeployment, isIntervention, pr
 import { MAX_BUDGET } from './probes/route-draws';
 import { DEFAULT_PROBE_CHOICE, type ProbeChoice, type SpaceName } from './setup';
 import { summarize } from './summary';
+import { MIN_HELD_OUT_FAILURES } from './verdict';
 import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
 import type { EngineDtype } from '../engine/types';
 
@@ -221,7 +222,7 @@ export interface SettingReport {
       depth_matched: (PairedDelta & { matched_attempts: number; walks_reachable: number; walks_reachable_decoy: number | null; depth_profile: number[] }) | null;
     }
   >;
-  selectors: Record<string, Record<string, { accuracy: number; blind: boolean; retained_gain: number | null }>>;
+  selectors: Record<string, Record<string, { accuracy: number; blind: boolean; retained_gain: number | null; retained_gain_ci: { lo: number; hi: number } | null; retained_gain_reason: string | null }>>;
 }
 
 export interface ScanCase {
@@ -230,14 +231,20 @@ export interface ScanCase {
   run_keys: string[];
   /** The probe whose reachability defines the failure set. */
   probe: string;
+  /** "case": a layer's held-out repair rate is reported; "no-case": fewer than
+   *  MIN_HELD_OUT_FAILURES held-out failures (verdict.ts), so no rate and no layer; "no-failures":
+   *  the failure set is empty (nothing to repair). */
+  status: 'case' | 'no-case' | 'no-failures';
   failures: number;
+  /** null unless status is "case", or when no layer repairs an identification failure. */
   layer: number | null;
   identification: number;
   /** Held-out failures judged. */
   evaluated: number;
   repaired: number;
-  rate: number;
-  ci: { lo: number; hi: number };
+  /** Held-out repair rate and its Wilson interval; null unless status is "case" with a layer. */
+  rate: number | null;
+  ci: { lo: number; hi: number } | null;
   collateral: number;
   realized: number;
   in_sample: LayerRepair[];
@@ -268,15 +275,18 @@ export interface PairReport {
 
 export interface StudyReport {
   plan_key: string;
+  /** The plan as run, every default filled in (normalizePlan reads it back as the same plan). */
+  plan: NormalizedPlan;
   name: string;
   settings: SettingReport[];
   f1: {
     settings: number;
     /** (setting, MCTS probe) comparisons made. */
     comparisons: number;
-    /** Settings where random routes reach at least as much as every MCTS probe compared there. */
+    /** Settings where random routes' point estimate is at least every MCTS probe's there (before
+     *  intervals: what the findings support is verdict.ts studyVerdicts). */
     random_ge_structured: number;
-    /** Comparisons where random ≥ structured. */
+    /** Comparisons where random ≥ structured (point estimates). */
     comparisons_random_ge: number;
     /** The same with the depth-matched walks as the random side: comparisons made, and where the
      *  walks reach at least as much as the search. */
@@ -338,7 +348,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       report.reachable_decoy[label] = p.reachable_decoy;
       report.ceiling_decoy[label] = p.ceiling_decoy;
       report.attempts[label] = p.mean_attempts;
-      if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain }]));
+      if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason }]));
     }
     const randoms = runs.filter((x) => x.probe.probe === UNIFORM_BASELINE);
     const flags: boolean[] = [];
@@ -385,23 +395,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       const defining = get(s, label);
       const silencing = get(s, INTERVENTION);
       if (!defining || !silencing) continue;
-      const scan: SilencingScanResult = scanOf(defining, silencing, plan.split_seed);
-      cases.push({
-        model: s.model,
-        task: s.task,
-        run_keys: [defining.run_key, silencing.run_key],
-        probe: label,
-        failures: scan.failure_set.length,
-        layer: scan.identification.layer,
-        identification: scan.identification.doc_ids.length,
-        evaluated: scan.evaluation.failures,
-        repaired: scan.evaluation.repaired,
-        rate: scan.evaluation.rate,
-        ci: scan.evaluation.ci,
-        collateral: scan.evaluation.collateral,
-        realized: scan.evaluation.realized,
-        in_sample: scan.in_sample.layers,
-      });
+      cases.push(scanCase(s, label, defining, silencing, plan.split_seed));
     }
   }
 
@@ -436,6 +430,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
 
   return {
     plan_key: await planKey(plan),
+    plan,
     name: plan.name,
     settings,
     f1: {
@@ -449,6 +444,22 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
     f3: { pairs },
     missing,
   };
+}
+
+/** A setting's F2 case: "no-failures" when its failure set is empty (its scan run then needs no
+ *  records), "no-case" below MIN_HELD_OUT_FAILURES held-out failures, else the held-out repair. */
+export function scanCase(s: StudySetting, probe: string, defining: StudyRunResult, silencing: StudyRunResult, splitSeed: number): ScanCase {
+  const base = { model: s.model, task: s.task, run_keys: [defining.run_key, silencing.run_key], probe };
+  const set = failureSet(defining.records);
+  if (set.failures.length === 0) {
+    return { ...base, status: 'no-failures', failures: 0, layer: null, identification: 0, evaluated: 0, repaired: 0, rate: null, ci: null, collateral: 0, realized: set.realized.length, in_sample: [] };
+  }
+  const scan: SilencingScanResult = scanOf(defining, silencing, splitSeed);
+  const ev = scan.evaluation;
+  const counts = { failures: scan.failure_set.length, identification: scan.identification.doc_ids.length, evaluated: ev.failures, realized: ev.realized, in_sample: scan.in_sample.layers };
+  if (ev.failures < MIN_HELD_OUT_FAILURES) return { ...base, ...counts, status: 'no-case', layer: null, repaired: 0, rate: null, ci: null, collateral: 0 };
+  const layer = scan.identification.layer;
+  return { ...base, ...counts, status: 'case', layer, repaired: ev.repaired, rate: layer === null ? null : ev.rate, ci: layer === null ? null : ev.ci, collateral: ev.collateral };
 }
 
 /** The out-of-sample scan of a setting from its defining run and its silencing run. */

@@ -4,7 +4,7 @@ import { ceilingDecoy, decoyCount } from './decoy';
 import { AuditError } from './errors';
 import { INVALID } from './graders';
 import { isDeployment, probeOf } from './probes/registry';
-import { passAtK } from './stats';
+import { passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, type RetainedGainEstimate } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
 
 /** Reachability@k for k = 1..budget for one record, by its probe's curve (Probe.curve): the
@@ -25,13 +25,6 @@ export function reachCurve(r: QuestionRecord): number[] {
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
-
-/** (selector − realized) / (reachable − realized): the share of a probe's gain over deployment
- *  that an answer-blind selector keeps; null when the probe gains nothing. */
-export function retainedGain(selector: number, realized: number, reachable: number): number | null {
-  const gain = reachable - realized;
-  return gain === 0 ? null : (selector - realized) / gain;
-}
 
 /** Realized from deployment records, and per probe key: reachable, ceiling and realized (joined by
  *  doc_id with deployment), reachable and ceiling against the decoy answer (decoy.ts), reach@k,
@@ -81,15 +74,14 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
     };
     if (selectorNames.length) {
       const pool = joined.length ? joined : rs;
-      const reachable = mean(pool.map((r) => (r.reachable ? 1 : 0)));
       s.selectors = Object.fromEntries(
         selectorNames.map((name): [string, SelectorSummary] => {
           const picked = pool.filter((r) => r.selectors?.[name]);
           const correct = picked.filter((r) => r.selectors![name].correct).length;
           const accuracy = picked.length ? correct / picked.length : 0;
           const blind = picked.every((r) => r.selectors![name].blind);
-          const comparable = joined.length > 0 && picked.length === pool.length;
-          return [name, { accuracy, blind, retained_gain: comparable ? retainedGain(accuracy, realized, reachable) : null, n: picked.length, correct }];
+          const gain = retainedGainOf(name, pool, picked.length, realizedBy);
+          return [name, { accuracy, blind, retained_gain: gain.value, retained_gain_ci: gain.ci, retained_gain_reason: gain.reason, n: picked.length, correct }];
         }),
       );
     }
@@ -103,4 +95,13 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
     invalid: deployment.filter((r) => r.attempts[0]?.extracted === INVALID).length,
     probes,
   };
+}
+
+/** A selector's retained gain over the probe's questions joined with deployment (stats.ts
+ *  retainedGainEstimate), or the reason there is none. */
+function retainedGainOf(name: string, pool: readonly QuestionRecord[], picked: number, realizedBy: ReadonlyMap<string, boolean>): RetainedGainEstimate {
+  const none = (reason: string): RetainedGainEstimate => ({ value: null, reason, ci: null, ...RETAINED_GAIN_BOOTSTRAP });
+  if (!pool.some((r) => realizedBy.has(r.doc_id))) return none('no deployment record to compare against');
+  if (picked !== pool.length) return none(`the selector picked on ${picked} of ${pool.length} questions`);
+  return retainedGainEstimate(pool.map((r) => ({ realized: realizedBy.get(r.doc_id) === true, reachable: r.reachable === true, selector: r.selectors![name].correct })));
 }

@@ -2,7 +2,7 @@
 
 import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
-import type { StudyReport } from '../../audit/study';
+import { normalizePlan, type StudyReport } from '../../audit/study';
 import { AppState } from '../stores/app.svelte';
 import { FakeBackend } from '../testing/fake-backend';
 import ReportScreen from './ReportScreen.svelte';
@@ -15,6 +15,7 @@ const TRANSITIONS = {
 };
 const EVIL = 'x/<img src=x onerror=alert(1)>';
 const report: StudyReport = {
+  plan: normalizePlan({ models: [EVIL], tasks: ['builtin:arith-2d'] }),
   plan_key: 'f'.repeat(64),
   name: `study of ${EVIL}`,
   settings: [
@@ -119,7 +120,13 @@ describe('study screens', () => {
     for (const id of ['screen-study-report', 'table-study-f1', 'table-study-selectors', 'table-study-settings', 'study-report-missing', 'study-export-json', 'study-export-html', `study-run-${'a'.repeat(12)}`]) {
       expect(body).toContain(`data-testid="${id}"`);
     }
-    expect(body).toContain('random routes reach at least as much as every MCTS preset in 1 of 1');
+    // the verdict rule's sentences (audit/verdict.ts), one per finding, and the multiplicity sentence
+    expect(body).toContain('Random routes reach at least as much as MCTS in 1 of 1 setting ');
+    expect(body).toContain('random not worse.');
+    expect(body).toContain('No silencing scan was run');
+    expect(body).toContain('The plan has no base/trained pairs, so Finding 3 has no verdict.');
+    expect(body).toContain('This report makes 1 McNemar test; its p needs no adjustment');
+    expect(body).not.toMatch(/0\.000|0\/0/);
     expect(body).not.toContain('<img');
     expect(body).toContain('&lt;img');
   });

@@ -5,6 +5,7 @@ import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { loadTask } from '../../audit';
 import { normalizePlan, type StudyReport } from '../../audit/study';
+import { caseSentence } from '../../audit/verdict';
 import { FakeEngine } from '../../audit/testing/fake-engine';
 import { routeToString } from '../../audit/routes';
 import { studyTaskOptions } from '../../store/study';
@@ -32,7 +33,7 @@ async function report(): Promise<StudyReport> {
     tasks: ['builtin:arith-2d'],
     probes: [{ probe: 'random-routes' }, { probe: 'mcts-routes' }, { probe: 'random-routes', space: 'neighborhood' }, { probe: 'mcts-routes', space: 'neighborhood' }],
     budget: 4,
-    questions: 12,
+    questions: 48,
     scan: true,
     pairs: [{ base: 'A', trained: 'B' }],
   });
@@ -65,7 +66,9 @@ describe('findings figures', () => {
     const r = await report();
     expect(r.f2.cases).toHaveLength(2);
     const spec = f2Spec(r, { large: false });
-    for (const c of r.f2.cases) expect(spec.alt).toContain(c.layer === null ? 'no layer identified' : `layer ${c.layer} repairs ${c.repaired}/${c.evaluated}`);
+    // a case with a held-out rate is plotted; one without says why in words (verdict.ts)
+    expect(r.f2.cases.some((c) => c.rate !== null)).toBe(true);
+    for (const c of r.f2.cases) expect(spec.alt).toContain(c.rate === null ? caseSentence(c).split(': ').slice(1).join(': ') : `layer ${c.layer} repairs ${c.repaired}/${c.evaluated}`);
     expect(renderFigure(spec, document).tagName).toBe('svg');
     const layers = renderFigure(f2LayersSpec(r.f2.cases[0], { large: false }), document);
     expect(layers.querySelectorAll('g[aria-label="bar"]').length).toBeGreaterThan(0);

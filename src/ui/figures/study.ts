@@ -5,6 +5,7 @@
 
 import * as Plot from '@observablehq/plot';
 import type { ScanCase, StudyReport } from '../../audit/study';
+import { caseSentence } from '../../audit/verdict';
 import { EFFECT_COLOR, OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 
@@ -36,7 +37,7 @@ export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   return {
     id: 'f1-random-vs-structured',
     title: 'F1: random routes vs structured search, reachable at matched attempts',
-    alt: `${dots.length} comparisons (${report.f1.settings} settings); random routes reach at least as much as MCTS in ${ge} of them. Points below the diagonal favour random routes.`,
+    alt: `${dots.length} comparisons (${report.f1.settings} settings); random routes' rate is at least MCTS's in ${ge} of them (point estimates; the F1 verdict says what the intervals support). Points below the diagonal favour random routes.`,
     plot: {
       ...baseOptions(style),
       height: style.large ? 600 : 420,
@@ -57,11 +58,14 @@ export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
 }
 
 export function f2Spec(report: StudyReport, style: FigureStyle): FigureSpec {
-  const cases = report.f2.cases.map((c) => ({ ...c, name: `${short(c.model)} · ${c.task}` }));
+  // only cases with a held-out rate are plotted; the others are stated in words (verdict.ts)
+  const cases = report.f2.cases.flatMap((c) => (c.rate !== null && c.ci !== null ? [{ ...c, rate: c.rate, ci: c.ci, name: `${short(c.model)} · ${c.task}` }] : []));
+  type Plotted = (typeof cases)[number];
+  const others = report.f2.cases.filter((c) => c.rate === null).map((c) => `${short(c.model)} · ${c.task}: ${caseSentence(c).split(': ').slice(1).join(': ')}`);
   return {
     id: 'f2-repair-rates',
     title: 'F2: held-out repair rate of the identified MLP, per case',
-    alt: cases.map((c) => (c.layer === null ? `${c.name}: no layer identified` : `${c.name}: layer ${c.layer} repairs ${c.repaired}/${c.evaluated} held-out failures (${pct(c.rate)}, 95% CI ${pct(c.ci.lo)}–${pct(c.ci.hi)}), breaks ${c.collateral}/${c.realized} realized`)).join('; ') + '.',
+    alt: [...cases.map((c) => `${c.name}: layer ${c.layer} repairs ${c.repaired}/${c.evaluated} held-out failures (${pct(c.rate)}, 95% CI ${pct(c.ci.lo)}–${pct(c.ci.hi)}), breaks ${c.collateral}/${c.realized} realized`), ...others].join('; ') + '.',
     plot: {
       ...baseOptions(style),
       height: Math.max(160, cases.length * (style.large ? 70 : 50) + 80),
@@ -69,9 +73,9 @@ export function f2Spec(report: StudyReport, style: FigureStyle): FigureSpec {
       x: { domain: [0, 1], label: 'repair rate on the held-out half →', tickFormat: '%', grid: true },
       y: { domain: cases.map((c) => c.name), label: null },
       marks: [
-        Plot.ruleY(cases, { y: 'name', x1: (c: ScanCase) => c.ci.lo, x2: (c: ScanCase) => c.ci.hi, stroke: OKABE_ITO.blue, strokeWidth: style.large ? 4 : 3 }),
+        Plot.ruleY(cases, { y: 'name', x1: (c: Plotted) => c.ci.lo, x2: (c: Plotted) => c.ci.hi, stroke: OKABE_ITO.blue, strokeWidth: style.large ? 4 : 3 }),
         Plot.dot(cases, { y: 'name', x: 'rate', r: style.large ? 8 : 6, fill: OKABE_ITO.vermillion, stroke: OKABE_ITO.black }),
-        Plot.text(cases, { y: 'name', x: 'rate', text: (c: ScanCase) => (c.layer === null ? 'none identified' : `layer ${c.layer}: ${c.repaired}/${c.evaluated}`), dy: style.large ? -18 : -13 }),
+        Plot.text(cases, { y: 'name', x: 'rate', text: (c: Plotted) => `layer ${c.layer}: ${c.repaired}/${c.evaluated}`, dy: style.large ? -18 : -13 }),
       ],
     },
   };

@@ -2,12 +2,14 @@
 // written here, untrusted names escaped, no script.
 
 import { describe, expect, it } from 'vitest';
-import type { StudyReport } from '../../audit/study';
+import { normalizePlan, type StudyReport } from '../../audit/study';
+import { studyExport } from '../../audit/provenance';
 import { studyReportHtml } from './study-html';
 import { studyTables } from './study-tables';
 
 const EVIL = 'evil/<img src=x onerror=alert(1)>';
 const report: StudyReport = {
+  plan: normalizePlan({ models: [EVIL], tasks: ['builtin:arith-2d'] }),
   plan_key: 'p'.repeat(64),
   name: 'hand <b>study</b>',
   settings: [
@@ -23,11 +25,19 @@ const report: StudyReport = {
       ceiling_decoy: { 'random-routes/blocks': 0.4, 'mcts-routes/blocks': null },
       attempts: { 'random-routes/blocks': 32, 'mcts-routes/blocks': 31.5 },
       random_minus_structured: { 'mcts-routes/blocks': { diff: 0.1, ci: { lo: -0.05, hi: 0.25 }, mcnemar_p: 0.2891, random: 'random-routes/blocks', matched_attempts: 31.5, random_reachable: 0.9, structured_reachable: 0.8, random_reachable_decoy: 0.35, structured_reachable_decoy: null , depth_matched: { diff: -0.05, ci: { lo: -0.2, hi: 0.1 }, mcnemar_p: 0.5, matched_attempts: 31.5, walks_reachable: 0.75, walks_reachable_decoy: 0.3, depth_profile: [0, 20, 12] }} },
-      selectors: { 'random-routes/blocks': { majority: { accuracy: 0.6, blind: true, retained_gain: 0.25 } }, 'mcts-routes/blocks': { majority: { accuracy: 0.55, blind: false, retained_gain: null } } },
+      selectors: {
+        'random-routes/blocks': { majority: { accuracy: 0.4, blind: true, retained_gain: -0.25, retained_gain_ci: { lo: -0.6, hi: -0.05 }, retained_gain_reason: null } },
+        'mcts-routes/blocks': { majority: { accuracy: 0.55, blind: false, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'the selector picked on 19 of 20 questions' } },
+      },
     },
   ],
   f1: { settings: 1, comparisons: 1, random_ge_structured: 1, comparisons_random_ge: 1, depth_matched: { comparisons: 1, random_ge: 0 } },
-  f2: { cases: [{ model: EVIL, task: 'builtin:arith-2d', run_keys: ['a'.repeat(64), 'c'.repeat(64)], probe: 'random-routes/blocks', failures: 8, layer: 3, identification: 4, evaluated: 4, repaired: 3, rate: 0.75, ci: { lo: 0.3, hi: 0.954 }, collateral: 1, realized: 5, in_sample: [] }] },
+  f2: {
+    cases: [
+      { model: EVIL, task: 'builtin:arith-2d', run_keys: ['a'.repeat(64), 'c'.repeat(64)], probe: 'random-routes/blocks', status: 'case', failures: 24, layer: 3, identification: 12, evaluated: 12, repaired: 9, rate: 0.75, ci: { lo: 0.3, hi: 0.954 }, collateral: 1, realized: 5, in_sample: [] },
+      { model: 'C', task: 'builtin:arith-2d', run_keys: ['e'.repeat(64), 'f'.repeat(64)], probe: 'random-routes/blocks', status: 'no-case', failures: 3, layer: null, identification: 2, evaluated: 1, repaired: 0, rate: null, ci: null, collateral: 0, realized: 5, in_sample: [] },
+    ],
+  },
   f3: {
     pairs: [
       {
@@ -58,11 +68,20 @@ describe('findings tables', () => {
     // reachable against the decoy beside each reachable number; "—" where the questions have no decoy
     expect(t['study-settings'].columns.slice(4, 8)).toEqual(['random-routes/blocks', 'random-routes/blocks (decoy)', 'mcts-routes/blocks', 'mcts-routes/blocks (decoy)']);
     expect(t['study-settings'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 20, '50.0%', '90.0% (32.0)', '35.0%', '80.0% (31.5)', '—', `${'a'.repeat(12)} ${'b'.repeat(12)}`]);
-    expect(t['study-f1'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', 'random-routes/blocks', '90.0%', '80.0%', '35.0%', '—', '+10.0', '−5.0 to +25.0', 0.289, 31.5, '75.0%', '30.0%', '−5.0', '−20.0 to +10.0', 0.5, 'd1 20 · d2 12']);
-    expect(t['study-f1'].caption).toContain('random ≥ structured in 1 of 1 settings');
-    expect(t['study-selectors'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', '60.0%, retained 25.0%', '55.0%, retained — (not blind)']);
-    expect(t['study-f2'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 8, 3, 4, 3, '75.0%', '30.0% to 95.4%', '1 / 5', `${'a'.repeat(12)} ${'c'.repeat(12)}`]);
-    expect(t['study-f3'].rows[0]).toEqual(['A', 'B', 'builtin:arith-2d', 20, '50.0% → 65.0%', '+15.0', '+1.0 to +30.0', 'random-routes/blocks: 95.0% → 90.0%', '20.0% → 25.0%', '−5.0', '−20.0 to +10.0', 1, `${'a'.repeat(12)}; ${'d'.repeat(12)}`]);
+    // four McNemar tests (F1 uniform and depth-matched, F3 deployed and ceiling): Holm over the four,
+    // sorted 0.04, 0.2891, 0.5, 1 → 0.16, max(0.16, 3·0.2891) = 0.8673, max(0.8673, 2·0.5) = 1, 1;
+    // the interval's lower end, −5 points, is not above −5: inconclusive, not "random not worse"
+    expect(t['study-f1'].rows[0]).toEqual([
+      EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', 'random-routes/blocks', '90.0%', '80.0%', '35.0%', '—', '+10.0', '−5.0 to +25.0', '0.289', '0.867', 'inconclusive', 31.5,
+      '75.0%', '30.0%', '−5.0', '−20.0 to +10.0', '0.500', '1.000', 'inconclusive', 'd1 20 · d2 12',
+    ]);
+    expect(t['study-f1'].caption).toContain('Holm-adjusted');
+    expect(t['study-selectors'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', '40.0%, retained -25.0% (95% CI -60.0% to -5.0%)', '55.0%, retained — (the selector picked on 19 of 20 questions) (not blind)']);
+    expect(t['study-selectors'].caption).toContain('A negative retained gain means the selector answers fewer questions correctly than deployment does');
+    expect(t['study-f2'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 24, 3, 12, 9, '75.0%', '30.0% to 95.4%', '1 / 5', `${'a'.repeat(12)} ${'c'.repeat(12)}`]);
+    // too few held out: no layer, no rate, said in words (never 0/0 or 0.0%)
+    expect(t['study-f2'].rows[1]).toEqual(['C', 'builtin:arith-2d', 3, null, 1, null, 'no case — the failure set has 3 questions, leaving 1 held out (fewer than 10), so no layer is identified and no repair rate is stated.', null, null, `${'e'.repeat(12)} ${'f'.repeat(12)}`]);
+    expect(t['study-f3'].rows[0]).toEqual(['A', 'B', 'builtin:arith-2d', 20, '50.0% → 65.0%', '+15.0', '+1.0 to +30.0', '0.040', '0.160', 'random-routes/blocks: 95.0% → 90.0%', '20.0% → 25.0%', '−5.0', '−20.0 to +10.0', '1.000', '1.000', `${'a'.repeat(12)}; ${'d'.repeat(12)}`]);
   });
 });
 
@@ -109,7 +128,7 @@ describe('findings tables: transitions and the runs behind each row', () => {
     const k = (c: string) => c.repeat(64);
     expect(t['study-settings'].runs).toEqual([[{ label: 'random-routes/blocks', key: k('a') }, { label: 'mcts-routes/blocks', key: k('b') }]]);
     expect(t['study-f1'].runs).toEqual([[{ label: 'random-routes/blocks', key: k('a') }, { label: 'mcts-routes/blocks', key: k('b') }]]);
-    expect(t['study-f2'].runs).toEqual([[{ label: 'failure set (random-routes/blocks)', key: k('a') }, { label: 'silencing', key: k('c') }]]);
+    expect(t['study-f2'].runs![0]).toEqual([{ label: 'failure set (random-routes/blocks)', key: k('a') }, { label: 'silencing', key: k('c') }]);
     expect(t['study-f3'].runs).toEqual([
       [{ label: 'base, random-routes/blocks', key: k('a') }, { label: 'trained, random-routes/blocks', key: k('d') }],
       [{ label: 'base, sampling', key: k('e') }, { label: 'trained, sampling', key: k('f') }],
@@ -122,13 +141,21 @@ describe('findings tables: transitions and the runs behind each row', () => {
 
 describe('self-contained HTML report', () => {
   it('escapes untrusted text, inlines the figures and needs no script or network', () => {
-    const html = studyReportHtml(report, studyTables(report), [{ title: 'F1: x', alt: 'a <dot>', svg: '<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>' }], '2026-12-03');
+    const exported = studyExport(report, new Map(), { version: '1.2.3', commit: 'abc' });
+    const html = studyReportHtml(exported, studyTables(report), [{ title: 'F1: x', alt: 'a <dot>', svg: '<svg xmlns="http://www.w3.org/2000/svg"><circle r="1"/></svg>' }], '2026-12-03');
     expect(html).not.toContain('<img');
     expect(html).toContain('evil/&lt;img src=x onerror=alert(1)&gt;');
     expect(html).toContain('hand &lt;b&gt;study&lt;/b&gt;');
     expect(html).toContain('<circle r="1"/>');
     expect(html).toContain('a &lt;dot&gt;');
     expect(html).not.toMatch(/<script|<link|src="http|href="http/);
-    for (const caption of studyTables(report).map((t) => t.caption)) expect(html).toContain(caption.replace(/"/g, '&quot;').replace(/'/g, '&#39;'));
+    const esc = (x: string) => x.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+    for (const caption of studyTables(report).map((t) => t.caption)) expect(html).toContain(esc(caption));
+    // each finding's verdict, the multiplicity sentence, the plan as run, the app and the definitions
+    for (const v of [exported.verdicts.f1, exported.verdicts.f2, exported.verdicts.f3, exported.verdicts.multiplicity]) expect(html).toContain(esc(v.sentence));
+    expect(html).toContain(esc(JSON.stringify(report.plan, null, 1)));
+    expect(html).toContain('App 1.2.3, commit <code>abc</code>');
+    expect(html).toContain('<dt>retained gain</dt>');
+    expect(html).not.toMatch(/0\.000|0\/0/);
   });
 });

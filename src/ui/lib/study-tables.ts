@@ -4,7 +4,9 @@
 // screen can open the questions behind each row.
 
 import { QUESTION_STATES } from '../../audit/compare';
-import type { StudyReport } from '../../audit/study';
+import { formatP } from '../../audit/stats';
+import type { ScanCase, StudyReport } from '../../audit/study';
+import { ALPHA, caseSentence, f1Outcome, MIN_HELD_OUT_FAILURES, reportTests, testId } from '../../audit/verdict';
 
 export type Cell = string | number | null;
 
@@ -38,7 +40,24 @@ const settingRuns = (s: StudyReport['settings'][number]): RowRun[] => zipRuns(Ob
 const zipRuns = (labels: string[], keys: readonly string[], prefix = ''): RowRun[] =>
   labels.flatMap((label, i) => (typeof keys[i] === 'string' ? [{ label: `${prefix}${label}`, key: keys[i] }] : []));
 
+/** A selector's cell: accuracy and retained gain with its interval, or why there is none. */
+function selectorCell(x: StudyReport['settings'][number]['selectors'][string][string]): string {
+  const gain =
+    x.retained_gain === null
+      ? `retained — (${x.retained_gain_reason ?? 'no gain to retain'})`
+      : `retained ${pct(x.retained_gain)}${x.retained_gain_ci ? ` (95% CI ${pct(x.retained_gain_ci.lo)} to ${pct(x.retained_gain_ci.hi)})` : ''}`;
+  return `${pct(x.accuracy)}, ${gain}${x.blind ? '' : ' (not blind)'}`;
+}
+
+/** An F2 row's layer, repaired, rate, interval and collateral; a case without a rate says why. */
+function caseCells(c: ScanCase): Cell[] {
+  if (c.rate === null || c.ci === null) return [null, null, caseSentence(c).split(': ').slice(1).join(': '), null, null];
+  return [c.layer, c.repaired, pct(c.rate), `${pct(c.ci.lo)} to ${pct(c.ci.hi)}`, `${c.collateral} / ${c.realized}`];
+}
+
 export function studyTables(r: StudyReport): StudyTable[] {
+  const holmBy = new Map(reportTests(r).map((t) => [t.id, t.holm]));
+  const holmOf = (id: string) => holmBy.get(id)!;
   const labels = [...new Set(r.settings.flatMap((s) => Object.keys(s.reachable)))];
   const mcts = [...new Set(r.settings.flatMap((s) => Object.keys(s.random_minus_structured)))];
   const selectorCols = [...new Set(r.settings.flatMap((s) => Object.entries(s.selectors).flatMap(([p, sel]) => Object.keys(sel).map((n) => `${p} ${n}`))))];
@@ -60,22 +79,24 @@ export function studyTables(r: StudyReport): StudyTable[] {
     {
       id: 'study-f1',
       caption:
-        `F1: random − MCTS, reachable at matched attempts, for both baselines: uniform random routes (random ≥ structured in ${r.f1.random_ge_structured} of ${r.f1.settings} settings; ` +
-        `${r.f1.comparisons_random_ge} of ${r.f1.comparisons} comparisons) and the preset's depth-matched walks (≥ MCTS in ${r.f1.depth_matched.random_ge} of ${r.f1.depth_matched.comparisons})`,
+        'F1: random − MCTS, reachable at matched attempts, for both baselines: uniform random routes and the preset\'s depth-matched walks; ' +
+        `McNemar p raw and Holm-adjusted over the report's tests; outcome by the F1 verdict rule (distinguishable: 95% interval excludes 0 and Holm p < ${ALPHA})`,
       columns: [
-        'model', 'task', 'MCTS', 'random', 'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'Δ (points)', '95% CI', 'McNemar p', 'matched attempts',
-        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched Δ (points)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth profile',
+        'model', 'task', 'MCTS', 'random', 'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'Δ (points)', '95% CI', 'McNemar p', 'Holm p', 'outcome', 'matched attempts',
+        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched Δ (points)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth-matched outcome', 'depth profile',
       ],
       rows: r.settings.flatMap((s) =>
         mcts.filter((m) => m in s.random_minus_structured).map((m) => {
           const d = s.random_minus_structured[m];
           const w = d.depth_matched;
+          const h = holmOf(testId.f1(s.model, s.task, m));
+          const hw = w ? holmOf(testId.f1Walks(s.model, s.task, m)) : 1;
           return [
             s.model, s.task, m, d.random, pct(d.random_reachable), pct(d.structured_reachable), decoyPct(d.random_reachable_decoy), decoyPct(d.structured_reachable_decoy),
-            pts(d.diff), ci(d.ci), Number(d.mcnemar_p.toPrecision(3)), d.matched_attempts,
+            pts(d.diff), ci(d.ci), formatP(d.mcnemar_p), formatP(h), f1Outcome({ random: d.random_reachable, structured: d.structured_reachable, ci: d.ci, holm: h }), d.matched_attempts,
             ...(w
-              ? [pct(w.walks_reachable), decoyPct(w.walks_reachable_decoy), pts(w.diff), ci(w.ci), Number(w.mcnemar_p.toPrecision(3)), profileText(w.depth_profile)]
-              : [null, null, null, null, null, null]),
+              ? [pct(w.walks_reachable), decoyPct(w.walks_reachable_decoy), pts(w.diff), ci(w.ci), formatP(w.mcnemar_p), formatP(hw), f1Outcome({ random: w.walks_reachable, structured: d.structured_reachable, ci: w.ci, holm: hw }).replace('random', 'walks'), profileText(w.depth_profile)]
+              : [null, null, null, null, null, null, null, null]),
           ];
         }),
       ),
@@ -85,7 +106,9 @@ export function studyTables(r: StudyReport): StudyTable[] {
     },
     {
       id: 'study-selectors',
-      caption: 'F1: answer-blind selectors — accuracy and the share of the probe\'s gain over realized they retain ("not blind" over MCTS attempts)',
+      caption:
+        'F1: answer-blind selectors — accuracy and the share of the probe\'s gain over realized they retain, with a paired bootstrap 95% interval ("not blind" over MCTS attempts). ' +
+        'A negative retained gain means the selector answers fewer questions correctly than deployment does.',
       columns: ['model', 'task', ...selectorCols],
       rows: r.settings.map((s) => [
         s.model,
@@ -93,22 +116,24 @@ export function studyTables(r: StudyReport): StudyTable[] {
         ...selectorCols.map((col) => {
           const [probe, name] = col.split(' ');
           const x = s.selectors[probe]?.[name];
-          if (!x) return null;
-          return `${pct(x.accuracy)}, retained ${x.retained_gain === null ? '—' : pct(x.retained_gain)}${x.blind ? '' : ' (not blind)'}`;
+          return x ? selectorCell(x) : null;
         }),
       ]),
     },
     {
       id: 'study-f2',
-      caption: 'F2: silencing one MLP — layer identified on one half of the failure set, repair rate on the other half',
+      caption: `F2: silencing one MLP — layer identified on one half of the failure set, repair rate on the other half (stated only with at least ${MIN_HELD_OUT_FAILURES} held-out failures)`,
       columns: ['model', 'task', 'failure set', 'layer', 'held-out failures', 'repaired', 'repair rate', '95% CI', 'collateral (broken / held-out realized)', 'run keys'],
-      rows: r.f2.cases.map((c) => [c.model, c.task, c.failures, c.layer, c.evaluated, c.repaired, pct(c.rate), `${pct(c.ci.lo)} to ${pct(c.ci.hi)}`, `${c.collateral} / ${c.realized}`, keys(c.run_keys)]),
+      rows: r.f2.cases.map((c) => {
+        const [layer, repaired, rate, interval, collateral] = caseCells(c);
+        return [c.model, c.task, c.failures, layer, c.evaluated, repaired, rate, interval, collateral, keys(c.run_keys)];
+      }),
       runs: r.f2.cases.map((c) => zipRuns([`failure set (${c.probe})`, 'silencing'], c.run_keys)),
     },
     {
       id: 'study-f3',
-      caption: 'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals; the ceiling against the decoy answer beside it',
-      columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'ceiling', 'ceiling (decoy)', 'ceiling Δ', '95% CI', 'McNemar p', 'run keys (base; trained)'],
+      caption: 'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals and McNemar p (raw and Holm-adjusted over the report\'s tests); the ceiling against the decoy answer beside it',
+      columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'deployed McNemar p', 'deployed Holm p', 'ceiling', 'ceiling (decoy)', 'ceiling Δ', '95% CI', 'McNemar p', 'Holm p', 'run keys (base; trained)'],
       rows: r.f3.pairs.flatMap((p) =>
         Object.entries(p.ceilings).map(([label, c], i) => [
           p.base,
@@ -118,11 +143,14 @@ export function studyTables(r: StudyReport): StudyTable[] {
           i === 0 ? `${pct(p.base_realized)} → ${pct(p.trained_realized)}` : null,
           i === 0 ? pts(p.deployed_delta) : null,
           i === 0 ? ci(p.deployed_ci) : null,
+          i === 0 ? formatP(p.deployed_mcnemar_p) : null,
+          i === 0 ? formatP(holmOf(testId.deployed(p))) : null,
           `${label}: ${pct(c.base)} → ${pct(c.trained)}`,
           c.base_decoy === null || c.trained_decoy === null ? '—' : `${pct(c.base_decoy)} → ${pct(c.trained_decoy)}`,
           pts(c.diff),
           ci(c.ci),
-          Number(c.mcnemar_p.toPrecision(3)),
+          formatP(c.mcnemar_p),
+          formatP(holmOf(testId.ceiling(p, label))),
           `${keys(p.run_keys.base)}; ${keys(p.run_keys.trained)}`,
         ]),
       ),

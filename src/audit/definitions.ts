@@ -1,0 +1,42 @@
+// The definitions of the numbers a study report shows, in words, exported with every report so a
+// reader can check each number against its definition. Each names the function that computes it.
+
+import { RETAINED_GAIN_BOOTSTRAP } from './stats';
+import { ALPHA, FLOOR, MARGIN, MIN_HELD_OUT_FAILURES } from './verdict';
+
+export interface Definition {
+  term: string;
+  definition: string;
+}
+
+const pc = (x: number) => `${Math.round(100 * x)}%`;
+
+export const DEFINITIONS: readonly Definition[] = [
+  { term: 'realized', definition: 'Share of questions whose deployment attempt (default route, no silencing, the condition\'s decoding) is correct (summary.ts summarize).' },
+  { term: 'reachable@B', definition: 'Share of questions on which some attempt among a probe\'s first B distinct attempts is correct; the deployment attempt is never charged (summary.ts).' },
+  { term: 'ceiling@B', definition: 'Share of questions realized or reachable@B (summary.ts).' },
+  { term: 'decoy', definition: 'The same rates against a fixed wrong answer of the gold\'s kind: how often a probe reaches an answer it should not (decoy.ts).' },
+  { term: 'matched attempts', definition: 'Two probes compared question by question on the attempts both made (compare.ts compareProbes).' },
+  { term: 'Δ and its 95% CI', definition: 'Paired difference of two binary outcomes over the same questions, with Newcombe\'s hybrid score interval (method 10) (stats.ts pairedDifference).' },
+  { term: 'McNemar p', definition: 'Two-sided exact binomial test on the discordant pairs (stats.ts mcnemar); printed "< 0.001" below 0.001 (stats.ts formatP).' },
+  { term: 'Holm-adjusted p', definition: 'Holm\'s step-down adjustment over every McNemar test the report makes (stats.ts holm, verdict.ts reportTests).' },
+  {
+    term: 'F1 outcome',
+    definition:
+      `Per comparison of random − MCTS: "uninformative" when both rates are ≤ ${pc(FLOOR)} or ≥ ${pc(1 - FLOOR)}; "random higher" / "MCTS higher" when the 95% interval excludes 0 and the Holm-adjusted p < ${ALPHA}; ` +
+      `"random not worse" when the interval's lower end is above −${Math.round(100 * MARGIN)} points; else "inconclusive". A setting supports random ≥ MCTS when every comparison there is "random higher" or "random not worse" (verdict.ts).`,
+  },
+  {
+    term: 'retained gain',
+    definition:
+      `(selector − realized) / (reachable − realized) over the same questions (stats.ts retainedGain): the share of the probe's gain over deployment that an answer-blind selector keeps. Negative when the selector answers fewer questions correctly than deployment; ` +
+      `none when the probe reaches no more than realized. Interval: paired bootstrap over questions, ${RETAINED_GAIN_BOOTSTRAP.resamples} resamples, seed ${RETAINED_GAIN_BOOTSTRAP.seed}, 2.5th and 97.5th percentiles of the resamples that have a gain (stats.ts retainedGainEstimate).`,
+  },
+  { term: 'failure set', definition: 'Questions reachable under the scan\'s probe but not realized (silencing.ts failureSet).' },
+  {
+    term: 'repair rate',
+    definition: `The layer is identified on one half of the failure set (split by the split seed); its rate is the share of the other half it repairs, with a 95% Wilson interval. Stated only with at least ${MIN_HELD_OUT_FAILURES} held-out failures (silencing.ts scanFromRecords, verdict.ts).`,
+  },
+  { term: 'collateral', definition: 'Held-out realized questions that silencing the identified layer makes wrong (silencing.ts).' },
+  { term: 'F3 distinguishable', definition: `A deployed or ceiling Δ is distinguishable from zero when its 95% interval excludes 0 and its Holm-adjusted McNemar p < ${ALPHA} (verdict.ts).` },
+];
