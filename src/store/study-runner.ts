@@ -33,8 +33,9 @@ export interface PlannedRunState {
   model: string;
   task: string;
   label: string;
-  /** The run key the study started for it; null before it started. */
+  /** The run key the study started for it, and that run's id; null before it started. */
   run_key: string | null;
+  run_id: string | null;
   done: boolean;
 }
 
@@ -153,7 +154,7 @@ export class StudyRunner {
       const { model, task } = r.setting;
       const entry = study?.runs.find((x) => x.model === model && x.task === task && x.label === r.label);
       const done = entry ? (await store.runsByManifestKey(entry.run_key)).some((x) => x.manifest.status === 'finished') : false;
-      runs.push({ model, task, label: r.label, run_key: entry?.run_key ?? null, done });
+      runs.push({ model, task, label: r.label, run_key: entry?.run_key ?? null, run_id: entry?.run_id ?? null, done });
     }
     const runsDone = runs.filter((r) => r.done).length;
     const status: StudyStatus =

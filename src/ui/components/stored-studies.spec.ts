@@ -12,7 +12,7 @@ import StudyScreen from './StudyScreen.svelte';
 
 const EVIL = 'twin <img src=x onerror=alert(1)>';
 const plan = normalizePlan({ name: EVIL, models: ['builtin:micro-arith'], tasks: ['builtin:arith-2d'] });
-const run = (done: boolean) => ({ model: 'builtin:micro-arith', task: 'builtin:arith-2d', label: 'random-routes/blocks', run_key: done ? 'e'.repeat(64) : null, done });
+const run = (done: boolean) => ({ model: 'builtin:micro-arith', task: 'builtin:arith-2d', label: 'random-routes/blocks', run_key: done ? 'e'.repeat(64) : null, run_id: done ? 'run-e' : null, done });
 const entry = (key: string, status: StoredStudyEntry['status'], done: number, startedAt: string): StoredStudyEntry => ({
   plan_key: key,
   plan,

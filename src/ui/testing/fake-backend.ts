@@ -248,7 +248,7 @@ export class FakeBackend implements AppBackend {
 
   /** No study is stored here: every plan is new, none of its runs done. */
   async studyOverview(plan: NormalizedPlan): Promise<StudyOverview> {
-    const runs = plannedRuns(plan).map((r) => ({ model: r.setting.model, task: r.setting.task, label: r.label, run_key: null, done: false }));
+    const runs = plannedRuns(plan).map((r) => ({ model: r.setting.model, task: r.setting.task, label: r.label, run_key: null, run_id: null, done: false }));
     return { plan_key: await planKey(plan), plan, runs, runsDone: 0, runsTotal: runs.length, status: 'new' };
   }
 
