@@ -43,6 +43,10 @@ describe('permalink', () => {
     const arr = btoa('[1,2]').replace(/=+$/, '');
     expect(parsePermalink(`#cond=${arr}`).errors).toEqual(['condition in link: expected an object']);
   });
+  it('refuses a condition with a repeated key by name', () => {
+    const dup = btoa('{"graderVersion":3,"graderVersion":2}').replace(/=+$/, '');
+    expect(parsePermalink(`#cond=${dup}`).errors).toEqual(['condition in link is refused: duplicate key "graderVersion" at the top level (line 1)']);
+  });
   it('rejects unknown tasks and out-of-range counts', () => {
     expect(parsePermalink('#task=builtin:rm-rf:5:1').errors[0]).toMatch(/unknown built-in task "rm-rf"/);
     expect(parsePermalink('#task=hub:gsm8k:0').errors[0]).toMatch(/question count must be in \[1, 100000\]/);

@@ -8,6 +8,7 @@ import type { AnswerFormat, Condition, Decoding } from '../../audit/types';
 import type { EngineDtype } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
+import { JsonInputError, parseJsonInput } from '../../util/json-input';
 
 export type LinkModel = { kind: 'builtin' } | { kind: 'hub'; repo: string; revision: string };
 /** A built-in task's `seed` comes only from links written before `qseed` existed. */
@@ -86,9 +87,9 @@ export function parsePermalink(hash: string): ParsedPermalink {
   if (cond !== null) {
     let value: unknown;
     try {
-      value = JSON.parse(base64UrlDecode(cond));
-    } catch {
-      errors.push('condition in link is not valid base64url JSON');
+      value = parseJsonInput(base64UrlDecode(cond));
+    } catch (e) {
+      errors.push(e instanceof JsonInputError ? `condition in link is refused: ${e.message}` : 'condition in link is not valid base64url JSON');
     }
     if (value !== undefined) {
       const c = validateCondition(value);

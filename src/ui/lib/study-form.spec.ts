@@ -6,6 +6,7 @@ describe('study form over the plan text', () => {
   it('reads only a JSON object; anything else turns the form off', () => {
     expect(rawPlan('{"models": [')).toBeNull();
     expect(rawPlan('[1]')).toBeNull();
+    expect(rawPlan('{"models": ["a/b"], "models": []}')).toBeNull(); // a repeated key: the form is off, the editor names it
     expect(rawPlan('null')).toBeNull();
     expect(rawPlan('{"models": ["a"]}')).toEqual({ models: ['a'] });
   });

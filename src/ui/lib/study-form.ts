@@ -6,13 +6,14 @@ import { DEFAULT_PROBE_CHOICE, probeSpecOf, STANDALONE_REACH, takesSpace, titleO
 import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
 import { BUILTIN_MODELS } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
+import { parseJsonInput } from '../../util/json-input';
 
 export type RawPlan = Record<string, unknown>;
 
 /** The plan as written, or null when the text is not a JSON object (the form is then disabled). */
 export function rawPlan(text: string): RawPlan | null {
   try {
-    const v: unknown = JSON.parse(text);
+    const v: unknown = parseJsonInput(text);
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as RawPlan) : null;
   } catch {
     return null;

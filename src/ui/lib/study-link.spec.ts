@@ -45,6 +45,14 @@ describe('study link', () => {
     expect(parseStudyLink(`#study=${base64UrlEncode('alert(1)')}`)).toEqual({ problem: expect.stringMatching(/not valid JSON/) });
   });
 
+  it('refuses a plan with a repeated key or nesting past the bound, naming it', () => {
+    expect(parseStudyLink(`#study=${base64UrlEncode('{"models":["a/b"],"models":["c/d"],"tasks":["x"]}')}`)).toEqual({
+      problem: 'The study link\'s plan is refused: duplicate key "models" at the top level (line 1).',
+    });
+    const deep = `{"models":["a/b"],"tasks":["x"],"note":${'['.repeat(70)}${']'.repeat(70)}}`;
+    expect(parseStudyLink(`#study=${base64UrlEncode(deep)}`)).toEqual({ problem: expect.stringMatching(/^The study link's plan is refused: nested deeper than 64 levels/) });
+  });
+
   it('puts JSON that is not a valid plan in the editor, naming the field; markup stays data', () => {
     const evil = { models: ['<img src=x onerror=alert(1)>'], tasks: [], budget: 0 };
     const link = parseStudyLink(encodeStudyLink(evil));

@@ -7,6 +7,7 @@
 
 import { normalizePlan } from '../../audit/study';
 import { base64UrlDecode, base64UrlEncode } from './permalink';
+import { JsonInputError, parseJsonInput } from '../../util/json-input';
 
 /** The longest `study=` value read (base64url characters; about 12 KB of plan JSON). */
 export const MAX_STUDY_LINK = 16_384;
@@ -37,8 +38,9 @@ export function parseStudyLink(hash: string): StudyLink | null {
   }
   let plan: unknown;
   try {
-    plan = JSON.parse(text);
-  } catch {
+    plan = parseJsonInput(text);
+  } catch (e) {
+    if (e instanceof JsonInputError) return { problem: `The study link's plan is refused: ${e.message}.` };
     return { problem: 'The study link is corrupt: its plan is not valid JSON (was the link cut off when copied?).' };
   }
   if (typeof plan !== 'object' || plan === null || Array.isArray(plan)) return { problem: 'The study link is corrupt: its plan is not a JSON object.' };
