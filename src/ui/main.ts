@@ -2,7 +2,7 @@ import { mount } from 'svelte';
 import App from './App.svelte';
 import { createBackend } from './backend-factory';
 import { parsePermalink } from './lib/permalink';
-import { parseStudyLink } from './lib/study-link';
+import { parseStudyLink, watchStudyLinks } from './lib/study-link';
 import { registerOfflineWorker } from './offline/register.svelte';
 import { AppState } from './stores/app.svelte';
 import './styles.css';
@@ -27,6 +27,11 @@ createBackend(new URL(location.href)).then(
       app.study.applyLink(studyLink);
       app.go('study');
     } else app.linkProblems = app.setup.applyPermalink(parsePermalink(location.hash));
+    // a #study= link pasted into this open tab changes only the hash
+    watchStudyLinks(window, () => location.hash, (link) => {
+      app.study.applyLink(link);
+      app.go('study');
+    });
     void app.init();
     // A promise nobody awaited still reaches the person, as a message.
     window.addEventListener('unhandledrejection', (e) => app.fail(e.reason));
