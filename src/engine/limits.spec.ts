@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { checkTextFileSize, readTextResponse, TEXT_FILE_LIMITS, textFileLimit } from './limits.ts';
 import { FilesReader } from './sources/files.ts';
+import { HubReader } from './sources/hub.ts';
 
 const MB = 2 ** 20;
 
@@ -43,5 +44,13 @@ describe('text file limits', () => {
     const files = new FilesReader([new File([big], 'config.json')]);
     await expect(files.text('config.json')).rejects.toThrow(/config\.json in .* is 2\.0 MB, more than the 1\.0 MB/);
     expect(await new FilesReader([new File(['{"a":1}'], 'config.json')]).text('config.json')).toBe('{"a":1}');
+  });
+
+  it('HubReader.text refuses an oversized config.json from its Content-Length, and reads a small one', async () => {
+    const big = '{"a":"' + 'x'.repeat(2 * MB) + '"}';
+    const hub = new HubReader({ repo: 'org/m', endpoint: 'http://hub.invalid' }, undefined, async () => new Response(big, { headers: { 'content-length': String(big.length) } }));
+    await expect(hub.text('config.json')).rejects.toThrow(/^config\.json in org\/m@main is 2\.0 MB, more than the 1\.0 MB read for it/);
+    const small = new HubReader({ repo: 'org/m', endpoint: 'http://hub.invalid' }, undefined, async () => new Response('{"a":1}'));
+    expect(await small.text('config.json')).toBe('{"a":1}');
   });
 });
