@@ -3,7 +3,7 @@
 
 import type { EngineDtype } from '../engine/types';
 import { defaultCondition } from './condition';
-import { boxedOverrides } from './run-definition';
+import { boxedOverrides } from './boxed';
 import type { Condition, TaskSpec } from './types';
 
 export { blocksSpace, neighborhoodSpace } from './routes';

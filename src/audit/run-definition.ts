@@ -5,7 +5,9 @@
 
 import { AuditError } from './errors';
 import { DEPLOYMENT, isDeployment, probeOf } from './probes/registry';
-import type { Condition, ProbeSpec } from './types';
+import type { ProbeSpec } from './types';
+
+export { boxedOverrides } from './boxed';
 
 /** A probe spec with the name a form or a plan gives it ("MCTS (CoLa)"). */
 export interface NamedSpec {
@@ -35,12 +37,6 @@ export function runProbes(specs: readonly ProbeSpec[]): ProbeSpec[] {
 export function probeSpecText(spec: ProbeSpec): string {
   const text = probeOf(spec).describe(spec);
   return 'space' in spec ? `${text} · ${spec.space.kind}` : text;
-}
-
-/** The condition fields that ask for the answer in \boxed{} and grade only what is boxed: the CLI's
- *  --boxed, CoLa's condition and the Setup screen's CoLa preset all take them from here. */
-export function boxedOverrides(promptTemplate: string): Pick<Condition, 'promptTemplate' | 'requireBoxed'> {
-  return { promptTemplate: `${promptTemplate}\nPut the final answer in \\boxed{}.`, requireBoxed: true };
 }
 
 /** The tasks each built-in model was trained on (their model cards), by model name. */

@@ -1,10 +1,13 @@
 // Answer-blind selectors: pick one answer from a probe's attempts without the gold answer.
 // A pick is answer-blind only when the attempts it picks among were chosen without the gold
-// answer too; the audit loop stamps `blind` on each pick (run.ts).
+// answer too. Majority and max-logprob are functions of a record's attempts, computed at read time
+// (selectorPick) so that a record stored without picks answers with them; the fixed route needs
+// its calibration and is stored by the audit loop (run.ts).
 
 import { INVALID } from './graders';
+import { isDeployment, probeOf } from './probes/registry';
 import { routeToString } from './routes';
-import type { Attempt, SelectorPick } from './types';
+import type { Attempt, QuestionRecord, SelectorName, SelectorPick } from './types';
 
 type Pick = Omit<SelectorPick, 'blind'>;
 
@@ -48,4 +51,32 @@ export function fixedRoutePick(attempts: readonly Attempt[], route: readonly num
   const key = routeToString(route);
   const a = attempts.find((x) => x.route !== null && routeToString(x.route) === key && x.silence.length === 0);
   return a ? { extracted: a.extracted, correct: a.correct, attempt: a.index, route: route.slice() } : null;
+}
+
+/** The selectors computed from a record's attempts alone, at read time. */
+export const READ_TIME_SELECTORS: readonly SelectorName[] = ['majority', 'max-logprob'];
+
+/** A selector's pick over a record's attempts: majority and max-logprob computed from them (blind
+ *  unless the probe chose its attempts with the gold answer), the fixed route as stored (its
+ *  calibration is the run's); null for a deployment record or a fixed route never stored. */
+export function selectorPick(record: { probe: string; attempts: readonly Attempt[]; selectors?: QuestionRecord['selectors'] }, name: SelectorName): SelectorPick | null {
+  if (isDeployment(record)) return null;
+  const blind = !probeOf(record).sawGold;
+  if (name === 'majority') return { ...majorityVote(record.attempts), blind };
+  if (name === 'max-logprob') return { ...maxLogprob(record.attempts), blind };
+  return record.selectors?.[name] ?? null;
+}
+
+/** The records with the picks of `names` a record does not store computed at read time
+ *  (selectorPick; a stored pick was made by the same function); a record with no pick is kept. */
+export function withSelectorPicks(records: readonly QuestionRecord[], names: readonly SelectorName[] = READ_TIME_SELECTORS): QuestionRecord[] {
+  return records.map((r) => {
+    const picks: Record<string, SelectorPick> = { ...r.selectors };
+    for (const n of names) {
+      if (picks[n]) continue;
+      const p = selectorPick(r, n);
+      if (p) picks[n] = p;
+    }
+    return Object.keys(picks).length ? { ...r, selectors: picks } : r;
+  });
 }

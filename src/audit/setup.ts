@@ -5,7 +5,7 @@
 import { bindFewShotPool, defaultCondition } from './condition';
 import { blocksSpace, neighborhoodSpace } from './routes';
 import { colaSpace } from './probes/cola-mcts';
-import { boxedOverrides } from './run-definition';
+import { boxedOverrides } from './boxed';
 import type { LoadTaskOptions } from './tasks/index';
 import type { Condition, LoadedTask, RouteSpace, SelectorName } from './types';
 import type { EngineDtype } from '../engine/types';

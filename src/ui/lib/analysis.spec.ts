@@ -148,12 +148,15 @@ describe('rates (summarize)', () => {
     const rows = selectorRows(probes);
     expect(rows.map((s) => [s.probe, s.selector, s.k, s.n, s.blind])).toEqual([
       ['random routes', 'majority', 3, 5, true], // q1 q2 q3
+      // not stored: picked at read time; every attempt has log-prob −1, so the first: right on q1 q4
+      ['random routes', 'max-logprob', 2, 5, true],
       ['MCTS routes (CoLa)', 'majority', 2, 5, false], // q1 q3, chosen among gold-guided attempts
+      ['MCTS routes (CoLa)', 'max-logprob', 0, 5, false], // no MCTS first attempt is right
     ]);
     // (0.6 − 0.4) / (0.8 − 0.4): the selector keeps half of the random routes' gain over realized
     expect(rows[0].retained_gain).toBeCloseTo(0.5, 12);
     // MCTS reaches 0.4 = realized 0.4: no gain, so no retained share
-    expect(rows[1].retained_gain).toBeNull();
+    expect(rows[2].retained_gain).toBeNull();
   });
   it('reports attempts actually made and exhausted spaces', () => {
     expect(probes.map((p) => [p.label, p.summary.mean_attempts, p.summary.space_exhausted])).toEqual([

@@ -39,6 +39,7 @@ import type { CsvCell } from '../../store/export';
 import { modelLabel } from './model-label';
 import { probeSpecDiffText } from '../../audit/compare';
 import { probeSpecText } from '../../audit/run-definition';
+import { withSelectorPicks } from '../../audit/selectors';
 import { conditionFieldLabel } from './run-facts';
 
 export interface QuestionView {
@@ -85,10 +86,11 @@ export function outcomeCounts(questions: readonly QuestionView[], probeKey?: str
 // ------------------------------------------------------------------ rates (audit core: summarize)
 
 /** The core's summary over the questions whose deployment record is in, so that realized,
- *  reachable and ceiling count the same questions while a run is still going. */
+ *  reachable and ceiling count the same questions while a run is still going; the selectors
+ *  computed from attempts are picked at read time (a run stored without picks answers too). */
 export function summaryOf(records: readonly QuestionRecord[]): AuditSummary {
   const deployed = new Set(records.filter(isDeployment).map((r) => r.doc_id));
-  return summarize(records.filter((r) => deployed.has(r.doc_id)));
+  return summarize(withSelectorPicks(records.filter((r) => deployed.has(r.doc_id))));
 }
 
 /** A probe of the run as the screens name it. */
