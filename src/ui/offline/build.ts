@@ -44,8 +44,9 @@ export function precacheEntries(dir: string): PrecacheEntry[] {
   return out.sort((a, b) => a.url.localeCompare(b.url));
 }
 
-/** Vite plugin: builds `swSrc` into `<outDir>/sw.js` (one IIFE) once the app's build is written. */
-export function offlineWorker(swSrc: string): Plugin {
+/** Vite plugin: builds `swSrc` into `<outDir>/sw.js` (one IIFE) once the app's build is written;
+ *  `csp` is the Content-Security-Policy header the worker adds to what it serves. */
+export function offlineWorker(swSrc: string, csp: string): Plugin {
   let config: ResolvedConfig;
   return {
     name: 'reachlab-offline-worker',
@@ -62,13 +63,14 @@ export function offlineWorker(swSrc: string): Plugin {
         define: {
           'self.__WB_MANIFEST': JSON.stringify(precacheEntries(outDir)),
           'process.env.NODE_ENV': JSON.stringify('production'), // Workbox's dev logging off
+          __REACHLAB_CSP__: JSON.stringify(csp),
         },
         build: {
           outDir,
           emptyOutDir: false,
           copyPublicDir: false,
           target: config.build.target,
-          sourcemap: true,
+          sourcemap: false, // no public source maps
           lib: { entry: resolve(config.root, swSrc), formats: ['iife'], name: 'reachlabServiceWorker', fileName: () => 'sw.js' },
         },
       });
