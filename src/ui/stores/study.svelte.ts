@@ -6,6 +6,7 @@ import builtinPlan from '../../../studies/builtin.json';
 import finding1Plan from '../../../studies/finding1-small.json';
 import finding3Plan from '../../../studies/finding3-pairs.json';
 import { normalizePlan, plannedRuns, type NormalizedPlan, type StudyReport } from '../../audit/study';
+import { JsonInputError, parseJsonInput } from '../../util/json-input';
 import type { AppBackend, StoredStudyEntry, StudyOverview, StudyProgress } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 import { rawPlan, writePlan, type RawPlan } from '../lib/study-form';
@@ -72,8 +73,9 @@ export class StudyState {
   /** The plan, normalized, or the reason it is not a plan. */
   get parsed(): { plan: NormalizedPlan } | { problem: string } {
     try {
-      return { plan: normalizePlan(JSON.parse(this.planText)) };
+      return { plan: normalizePlan(parseJsonInput(this.planText)) };
     } catch (e) {
+      if (e instanceof JsonInputError) return { problem: `The plan is refused: ${e.message}` };
       return { problem: e instanceof SyntaxError ? `The plan is not valid JSON: ${e.message}` : (e as Error).message };
     }
   }
