@@ -66,6 +66,8 @@ describe('StudyState', () => {
     expect(s.parsed).toMatchObject({ problem: expect.stringMatching(/^The plan is not valid JSON/) });
     s.planText = '{"models": ["a"], "tasks": []}';
     expect(s.parsed).toMatchObject({ problem: expect.stringMatching(/tasks needs at least 1 entry/) });
+    s.planText = '{"models": ["a/b"], "tasks": ["builtin:arith-2d"], "tasks": []}';
+    expect(s.parsed).toEqual({ problem: 'The plan is refused: duplicate key "tasks" at the top level (line 1)' });
   });
 
   it('runs a study, showing each planned run as it is done, then its report; stored studies reopen', async () => {
