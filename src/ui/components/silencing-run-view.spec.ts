@@ -72,7 +72,7 @@ describe('a silencing scan run', () => {
     expect(odd).toBeGreaterThan(0);
     expect(even).toBeGreaterThan(0);
     expect(view.sentence).toBe(
-      `${odd + even} = the ${odd} failure questions (reachable under random routes, not realized) + ${even} realized questions of the defining run random-routes/blocks (${defEntry.run_key!.slice(0, 12)}) of the study “scan view”.`,
+      `${odd + even} = the ${odd} failure question${odd === 1 ? '' : 's'} (reachable under random routes, not realized) + ${even} realized question${even === 1 ? '' : 's'} of the defining run random-routes/blocks (${defEntry.run_key!.slice(0, 12)}) of the study “scan view”.`,
     );
     expect(view.scanned).toBe(view.total);
     for (const q of view.questions) {

@@ -92,9 +92,10 @@ export function scanRunView(scan: StoredRun, defining: { run: StoredRun; ref: De
   const probe = titleOf(defining.run.records.find((r) => r.probe_key === reachKey)!.probe_spec);
   const of = `the defining run ${defining.ref.label} (${defining.ref.run_key.slice(0, 12)}) of the study “${defining.ref.study}”`;
   const sum = failures.length + realized.length;
+  const count = (k: number, what: string) => `${k} ${what} question${k === 1 ? '' : 's'}`;
   const sentence =
     sum === total
-      ? `${total} = the ${failures.length} failure questions (reachable under ${probe}, not realized) + ${realized.length} realized questions of ${of}.`
+      ? `${total} = the ${count(failures.length, 'failure')} (reachable under ${probe}, not realized) + ${count(realized.length, 'realized')} of ${of}.`
       : `This scan ran on ${total} questions, but ${of} now gives ${failures.length} failure + ${realized.length} realized = ${sum}: its records changed after the scan ran.`;
   return { records, reachKey, questions, total, scanned: scannedIds.size, failures: failures.length, realized: realized.length, sentence };
 }
