@@ -14,9 +14,11 @@ import { compareProbes, compareRecords, guidanceComparisons, type ProbeCompariso
 import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
-import { baselinesOf, DEPLOYMENT, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
+import { baselinesOf, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
 import { MAX_BUDGET } from './probes/route-draws';
 import { DEFAULT_PROBE_CHOICE, type ProbeChoice, type SpaceName } from './setup';
+import { runProbes } from './run-definition';
+import { withSelectorPicks } from './selectors';
 import { summarize } from './summary';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
 import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
@@ -163,7 +165,7 @@ export function scanProbe(plan: NormalizedPlan): string {
  *  depth-matched baseline), for a model of L layers. */
 export function studyRunProbes(plan: NormalizedPlan, p: StudyProbe, numLayers: number): ProbeSpec[] {
   const choice: ProbeChoice = { ...DEFAULT_PROBE_CHOICE, budget: plan.budget, seed: plan.seed, space: p.space ?? 'blocks' };
-  return withBaselines([{ probe: DEPLOYMENT }, probeSpecOf(p.probe, choice, numLayers)!]);
+  return withBaselines(runProbes([probeSpecOf(p.probe, choice, numLayers)!]));
 }
 
 /** The audit CLI arguments of the single audit a study run equals (for notes and checks). */
@@ -339,7 +341,8 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
     if (runs.length === 0) continue;
     const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, ceiling: {}, reachable_decoy: {}, ceiling_decoy: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
     for (const { label, run } of runs) {
-      const sum = summarize(run!.records);
+      // the plan's selectors picked at read time: a reused record stored without picks answers too
+      const sum = summarize(withSelectorPicks(run!.records, plan.selectors));
       const p = sum.probes.find((x) => x.probe_key === mainProbeKey(run!))!;
       report.questions = sum.n;
       report.realized = sum.realized;
