@@ -87,7 +87,7 @@ describe('export and import of a run', () => {
     expect((await target.listRuns()).map((r) => r.id)).toEqual(['run-x']);
   });
 
-  it('imports a run the audit core computed elsewhere as a finished run a later start returns', async () => {
+  it('imports a run the audit core computed elsewhere as a finished run a later start returns when imported records are included', async () => {
     const source = new MemoryRunStore();
     const runId = await auditedRun(source);
     const target = await freshIdbStore();
@@ -95,9 +95,15 @@ describe('export and import of a run', () => {
     // the same audit started here: same run key, nothing to compute
     const engine = new FakeEngine({ numLayers: L, answer: () => '0' });
     const c = new RunController<CoreAuditInput>({ store: target, engine, audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
-    const run = await c.start(await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'local' }));
+    const req = await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'local' });
+    const run = await c.start({ ...req, includeImported: true });
     await c.idle();
     expect([run.id, run.manifest.status, engine.rowsRequested]).toEqual(['run-x', 'finished', 0]);
+    // by default only records computed here are reused: the audit runs here as a new run
+    const local = await c.start(req);
+    await c.idle();
+    expect([local.id, (await target.getRun('local'))?.manifest.status]).toEqual(['local', 'finished']);
+    expect(engine.rowsRequested).toBeGreaterThan(0);
   });
 
   it('refuses malformed files with the first problem named, writing nothing', async () => {

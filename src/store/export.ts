@@ -7,7 +7,7 @@ import Papa from 'papaparse';
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { StoreError } from './errors.ts';
-import { orderRecords } from './records.ts';
+import { importedSources, orderRecords, type ImportedSource } from './records.ts';
 import { LEGACY_RUN_FILE_VERSION, RUN_FILE_FORMAT, RUN_FILE_VERSION, type LegacyRunFile, type RunFile } from './run-file.ts';
 import type { RunStore } from './store.ts';
 
@@ -20,17 +20,20 @@ export interface LoadedRun {
   questions: QuestionIdentity[] | null;
   /** Made by an earlier version: viewable, exportable, deletable, never resumed nor reused. */
   legacy: boolean;
+  /** The files some of its records were read from, with how many (none: all computed here). */
+  importedFrom: ImportedSource[];
 }
 
 export async function loadRun(store: RunStore, runId: string): Promise<LoadedRun> {
   const run = await store.getRun(runId);
   if (!run) throw new StoreError('not-found', `no run ${runId} to export`);
-  const records = (await store.recordsForRun(runId)).map((s) => s.record);
-  const ordered = orderRecords(records, run.manifest.probes.map((p) => p.probe));
-  if (run.legacy) return { manifest: run.manifest, records: ordered, run_key: null, questions: null, legacy: true };
+  const stored = await store.recordsForRun(runId);
+  const importedFrom = importedSources(stored);
+  const ordered = orderRecords(stored.map((s) => s.record), run.manifest.probes.map((p) => p.probe));
+  if (run.legacy) return { manifest: run.manifest, records: ordered, run_key: null, questions: null, legacy: true, importedFrom };
   const questions = await store.getQuestions(runId);
   if (!questions) throw new StoreError('internal', `run ${runId} has no stored question list (its run key cannot be shown)`);
-  return { manifest: run.manifest, records: ordered, run_key: run.manifestKey, questions, legacy: false };
+  return { manifest: run.manifest, records: ordered, run_key: run.manifestKey, questions, legacy: false, importedFrom };
 }
 
 /** The file of a loaded run: version 2, or version 1 for a legacy run (the format it was made in). */

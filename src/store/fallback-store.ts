@@ -63,6 +63,10 @@ export class FallbackRunStore implements RunStore {
     return this.memory.keysInRange(lower, upper);
   }
 
+  recordsInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<StoredRecord[]> {
+    return this.memory.recordsInRange(lower, upper);
+  }
+
   async keysForRun(runId: string): Promise<RecordKey[]> {
     return (await this.recordsForRun(runId)).map((r) => r.key);
   }
@@ -103,7 +107,7 @@ export class FallbackRunStore implements RunStore {
     const records = await this.memory.recordsForRun(run.id);
     const questions = await this.getQuestions(run.id);
     try {
-      await this.disk.importRun(run, records.map((s) => ({ key: s.key, record: s.record })), questions);
+      await this.disk.importRun(run, records.map((s) => ({ key: s.key, record: s.record, ...(s.imported ? { imported: s.imported } : {}) })), questions);
     } catch {
       // best effort: memory holds the run; the IndexedDB copy stays as it was
     }

@@ -4,10 +4,10 @@
 
 import type { IDBPObjectStore, IDBPTransaction, StoreNames } from 'idb';
 import type { QuestionIdentity } from '../audit/condition.ts';
-import type { QuestionRecord } from '../audit/types.ts';
 import { openReachDb, type OpenOptions, type ReachDb } from './db.ts';
 import { StoreError, toStoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
+import { withoutImported } from './records.ts';
 import type { ReachDB, StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
@@ -58,13 +58,20 @@ export class IdbRunStore implements RunStore {
   deleteRun(id: string): Promise<void> {
     return this.write(`deleting run ${id}`, ['runs', 'records', 'questions'], async (tx) => {
       const records = tx.objectStore('records');
+      const lost = new Map<string, number>();
       for (let c = await records.index('by-run').openCursor(id); c; c = await c.continue()) {
-        const runIds = c.value.runIds.filter((r) => r !== id);
-        if (runIds.length === 0) await c.delete();
-        else await c.update({ ...c.value, runIds });
+        const next = afterDelete(c.value, id, lost);
+        if (next) await c.update(next);
+        else await c.delete();
+      }
+      const runs = tx.objectStore('runs');
+      const file = (await runs.get(id))?.manifest.imported?.file ?? 'the deleted import';
+      for (const [other, n] of lost) {
+        const run = await runs.get(other);
+        if (run) await runs.put(withoutImported(run, n, file));
       }
       await tx.objectStore('questions').delete(id);
-      await tx.objectStore('runs').delete(id);
+      await runs.delete(id);
     });
   }
 
@@ -94,6 +101,10 @@ export class IdbRunStore implements RunStore {
 
   keysInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<RecordKey[]> {
     return this.read('reading record keys', () => this.db.getAllKeys('records', this.keyRange.bound(lower, upper)));
+  }
+
+  recordsInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<StoredRecord[]> {
+    return this.read('reading records', () => this.db.getAll('records', this.keyRange.bound(lower, upper)));
   }
 
   keysForRun(runId: string): Promise<RecordKey[]> {
@@ -180,18 +191,35 @@ export class IdbRunStore implements RunStore {
 type RecordsStore = IDBPObjectStore<ReachDB, ArrayLike<StoreNames<ReachDB>>, 'records', 'readwrite'>;
 
 async function putOrLink(records: RecordsStore, runId: string, item: RecordItem): Promise<PutOutcome> {
-  const existing = await records.get(item.key);
-  if (!existing) {
-    await records.put(newStored(runId, item.key, item.record));
-    return 'stored';
-  }
-  if (!existing.runIds.includes(runId)) {
-    await records.put({ ...existing, runIds: [...existing.runIds, runId] });
-    return 'linked';
-  }
-  return 'present';
+  const { value, outcome } = placed(await records.get(item.key), runId, item);
+  if (value) await records.put(value);
+  return outcome;
 }
 
-export function newStored(runId: string, key: RecordKey, record: QuestionRecord): StoredRecord {
-  return { key, record, runIds: [runId], computedBy: runId, savedAt: new Date().toISOString() };
+/** What storing `item` for `runId` does to the record stored under its key: stores it, links the
+ *  stored one (first write wins), or, where the stored one was imported and this one was computed
+ *  here, replaces the imported record with the local one (kept for every run linked to it). */
+export function placed(existing: StoredRecord | undefined, runId: string, item: RecordItem): { value: StoredRecord | null; outcome: PutOutcome } {
+  if (!existing) return { value: newStored(runId, item), outcome: 'stored' };
+  const runIds = existing.runIds.includes(runId) ? existing.runIds : [...existing.runIds, runId];
+  if (existing.imported && !item.imported) {
+    return { value: { ...newStored(runId, item), runIds }, outcome: runIds === existing.runIds ? 'present' : 'linked' };
+  }
+  if (runIds === existing.runIds) return { value: null, outcome: 'present' };
+  return { value: { ...existing, runIds }, outcome: 'linked' };
+}
+
+export function newStored(runId: string, item: RecordItem): StoredRecord {
+  return { key: item.key, record: item.record, runIds: [runId], computedBy: runId, savedAt: new Date().toISOString(), ...(item.imported ? { imported: item.imported } : {}) };
+}
+
+/** What remains of a record of run `runId` when that run is deleted, or null to delete it: a record
+ *  the run imported goes from every run, each counted in `lost` (run id → records it loses). */
+export function afterDelete(rec: StoredRecord, runId: string, lost: Map<string, number>): StoredRecord | null {
+  const runIds = rec.runIds.filter((r) => r !== runId);
+  if (rec.imported?.runId === runId) {
+    for (const r of runIds) lost.set(r, (lost.get(r) ?? 0) + 1);
+    return null;
+  }
+  return runIds.length === 0 ? null : { ...rec, runIds };
 }

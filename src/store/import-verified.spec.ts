@@ -7,7 +7,7 @@ import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import type { Doc, LoadedTask, ProbeSpec } from '../audit/types.ts';
 import { coreAudit, coreRunRequest, type CoreAuditInput } from './core-audit.ts';
 import { isStoreError, type StoreError } from './errors.ts';
-import { exportRunJson } from './export.ts';
+import { exportRunJson, loadRun } from './export.ts';
 import { importRunJson } from './import.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { RunController } from './run-controller.ts';
@@ -31,10 +31,10 @@ function controller(store: RunStore, engine = new FakeEngine({ numLayers: L, ans
   return { engine, c: new RunController<CoreAuditInput>({ store, engine, audit: coreAudit, locks: new TabLocks(new InProcessLocks()) }) };
 }
 
-async function genuineFile(): Promise<any> {
+async function genuineFile(audited: CoreAuditInput = input): Promise<any> {
   const source = new MemoryRunStore();
   const { engine, c } = controller(source);
-  await c.start(await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'run-x' }));
+  await c.start(await coreRunRequest(engine, await engine.info(), audited, { appVersion: 'test', source: 'fake', id: 'run-x' }));
   await c.idle();
   expect((await source.getRun('run-x'))?.manifest.status).toBe('finished');
   return JSON.parse(await exportRunJson(source, 'run-x'));
@@ -101,10 +101,65 @@ describe('imported records are verified', () => {
     expect(run.counters).toMatchObject({ recordsTotal: 8, recordsDone: 2 });
     expect(run.counters.lastError).toBe('the imported file holds 2 of the 8 records this run asks for');
     const { engine, c } = controller(target);
-    const again = await c.start(await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'local' }));
+    const again = await c.start({ ...(await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'local' })), includeImported: true });
     await c.idle();
     expect(again.id).toBe('run-x');
     expect((await target.getRun('run-x'))!.manifest.status).toBe('finished');
     expect((await target.recordsForRun('run-x')).length).toBe(8);
+  });
+});
+
+describe('imported records keep their provenance', () => {
+  /** A local audit of all four questions, after importing the two-question genuine run. */
+  async function importThenAudit(includeImported: boolean) {
+    const file = await genuineFile({ ...input, questions: 2 });
+    const target = await freshIdbStore();
+    await importRunJson(target, JSON.stringify(file), 'genuine.json');
+    const { engine, c } = controller(target);
+    const req = await coreRunRequest(engine, await engine.info(), input, { appVersion: 'test', source: 'fake', id: 'local' });
+    await c.start({ ...req, includeImported });
+    await c.idle();
+    return { target, engine, c, req };
+  }
+
+  it('a local audit reuses none of them unless asked, then says how many came from which file', async () => {
+    const plain = await importThenAudit(false);
+    expect((await plain.target.getRun('local'))!.manifest.status).toBe('finished');
+    expect((await loadRun(plain.target, 'local')).importedFrom).toEqual([]);
+    expect((await plain.target.getRun('local'))!.counters.reused).toBe(0);
+    const rowsComputed = plain.engine.rowsRequested;
+
+    const mixed = await importThenAudit(true);
+    expect((await mixed.target.getRun('local'))!.manifest.status).toBe('finished');
+    expect((await loadRun(mixed.target, 'local')).importedFrom).toEqual([{ file: 'genuine.json', records: 4 }]);
+    expect((await mixed.target.getRun('local'))!.counters.reused).toBe(4);
+    expect(mixed.engine.rowsRequested).toBeLessThan(rowsComputed);
+    const stored = await mixed.target.recordsForRun('local');
+    expect(stored.filter((s) => s.imported).map((s) => s.imported!.file)).toEqual(Array(4).fill('genuine.json'));
+    expect(stored.filter((s) => s.imported).every((s) => s.imported!.regraded && s.imported!.runId === 'run-x')).toBe(true);
+  });
+
+  it('deleting the import removes its records from the runs that reused them, which become interrupted and resume', async () => {
+    const { target, c, req, engine } = await importThenAudit(true);
+    const rowsBefore = engine.rowsRequested;
+    await target.deleteRun('run-x');
+    const run = (await target.getRun('local'))!;
+    expect([run.manifest.status, run.counters.recordsDone, run.counters.reused]).toEqual(['interrupted', 4, 0]);
+    expect(run.counters.lastError).toBe('4 records read from genuine.json were removed with that import; start the audit again to compute them here');
+    expect((await target.recordsForRun('local')).length).toBe(4);
+    expect((await loadRun(target, 'local')).importedFrom).toEqual([]);
+    const again = await c.start(req);
+    await c.idle();
+    expect(again.id).toBe('local');
+    expect((await target.getRun('local'))!.manifest.status).toBe('finished');
+    expect((await target.recordsForRun('local')).length).toBe(8);
+    expect(engine.rowsRequested).toBeGreaterThan(rowsBefore);
+  });
+
+  it('a record computed here replaces an imported one under the same key', async () => {
+    const { target } = await importThenAudit(false);
+    // the local run computed q0 and q1 itself: the imported run now holds the local records
+    const held = await target.recordsForRun('run-x');
+    expect(held.map((s) => [s.computedBy, s.imported])).toEqual(Array(4).fill(['local', undefined]));
   });
 });

@@ -26,6 +26,7 @@ import { canRegrade, verifyRecords } from './verify.ts';
 import { checkAnyRunFile, LEGACY_RUN_FILE_VERSION, recordsOf, type LegacyRunFile, type RunFile } from './run-file.ts';
 import { LEGACY_KEY_PREFIX, type RunCounters, type StoredRun } from './schema.ts';
 import type { RecordItem, RunStore } from './store.ts';
+import { JsonInputError, parseJsonInput } from '../util/json-input.ts';
 
 export interface ImportResult {
   runId: string;
@@ -46,8 +47,9 @@ const invalid = (where: string, message: string) => new StoreError('invalid-impo
 export async function importRunJson(store: RunStore, text: string, fileName = 'the file'): Promise<ImportResult> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    parsed = parseJsonInput(text);
   } catch (e) {
+    if (e instanceof JsonInputError) throw invalid(fileName, e.message);
     throw invalid(fileName, `not JSON (${e instanceof Error ? e.message : String(e)})`);
   }
   const file = check(checkAnyRunFile, parsed, fileName);
@@ -72,9 +74,10 @@ async function importCurrentFile(store: RunStore, file: RunFile, fileName: strin
   }
   const records = recordsOf(file);
   const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
-  if (canRegrade(manifest)) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`);
+  const regraded = canRegrade(manifest);
+  if (regraded) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`);
   const run = incompleteAsInterrupted(storedRun(manifest, file.run_key, items));
-  return write(store, run, items, file.questions, fileName);
+  return write(store, run, withProvenance(items, fileName, run.id, regraded), file.questions, fileName);
 }
 
 /** A file of the previous version: a legacy run (schema.ts), its records completed where the
@@ -89,7 +92,7 @@ async function importLegacyFile(store: RunStore, file: LegacyRunFile, fileName: 
   const scope = await scopeOf(manifest, null, fileName);
   const items = itemsOf(scope, manifest, file.records.map(upgradeLegacyRecord), fileName, (i) => `records[${i}]`);
   const run: StoredRun = { ...storedRun(manifest, LEGACY_KEY_PREFIX + (await legacyManifestKey(file.manifest)), items), legacy: true };
-  return write(store, run, items, undefined, fileName);
+  return write(store, run, withProvenance(items, fileName, run.id, false), undefined, fileName);
 }
 
 /** The manifest as stored here: a run left running elsewhere is interrupted; its provenance says
@@ -132,8 +135,9 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
     const where = `${fileName} line ${n + 1}`;
     let row: unknown;
     try {
-      row = JSON.parse(line);
+      row = parseJsonInput(line);
     } catch (e) {
+      if (e instanceof JsonInputError) throw invalid(where, e.message);
       throw invalid(where, `not JSON (${e instanceof Error ? e.message : String(e)})`);
     }
     const s = check(lmEvalSample, row, where);
@@ -184,7 +188,7 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
   const questions: QuestionIdentity[] = records.map((r) => ({ doc_id: r.doc_id, doc_hash: r.doc_hash, prompt_hash: r.prompt_hash }));
   const scope = await scopeOf(manifest, questions, fileName);
   const items = itemsOf(scope, manifest, records, fileName, (i) => `line ${lineOf.get(records[i].doc_id)}`);
-  return write(store, storedRun(manifest, await manifestKey(manifest, questions), items), items, questions, fileName);
+  return write(store, storedRun(manifest, await manifestKey(manifest, questions), items), withProvenance(items, fileName, o.runId, false), questions, fileName);
 }
 
 interface LmEvalSample {
@@ -324,6 +328,12 @@ function storedRun(manifest: RunManifest, key: string, items: RecordItem[]): Sto
     interruptions: 0,
   };
   return { id: manifest.id, manifest, manifestKey: key, counters, updatedAt: new Date().toISOString() };
+}
+
+/** Records as read from `file` into run `runId`; `regraded` when verify.ts checked them. */
+function withProvenance(items: RecordItem[], file: string, runId: string, regraded: boolean): RecordItem[] {
+  const at = new Date().toISOString();
+  return items.map((it) => ({ ...it, imported: { file, runId, at, regraded } }));
 }
 
 /** A run its file calls finished but that lacks some of the records its key implies is stored as

@@ -17,7 +17,7 @@ export {
   type RunCounters,
 } from './schema.ts';
 export { manifestKey, legacyManifestKey, probeKey, runScope, type RecordKey, type RunScope } from './keys.ts';
-export { orderRecords } from './records.ts';
+export { orderRecords, type ImportedSource } from './records.ts';
 export type { RunProgress } from './progress.ts';
 export { RunController, type AuditFn, type AuditCall, type RunRequest, type RunEvent, type RunControllerOptions } from './run-controller.ts';
 export { coreAudit, coreRunRequest, type CoreAuditInput, type RunMeta } from './core-audit.ts';

@@ -6,7 +6,8 @@ import type { QuestionIdentity } from '../audit/condition.ts';
 import { StoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
 import type { StoredRecord, StoredRun, StoredStudy } from './schema.ts';
-import { newStored } from './idb-store.ts';
+import { afterDelete, placed } from './idb-store.ts';
+import { withoutImported } from './records.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
 export class MemoryRunStore implements RunStore {
@@ -67,11 +68,17 @@ export class MemoryRunStore implements RunStore {
 
   async deleteRun(id: string): Promise<void> {
     this.check();
+    const lost = new Map<string, number>();
     for (const [k, rec] of this.records) {
       if (!rec.runIds.includes(id)) continue;
-      const runIds = rec.runIds.filter((r) => r !== id);
-      if (runIds.length === 0) this.records.delete(k);
-      else this.records.set(k, { ...rec, runIds });
+      const next = afterDelete(rec, id, lost);
+      if (next) this.records.set(k, next);
+      else this.records.delete(k);
+    }
+    const file = this.runs.get(id)?.manifest.imported?.file ?? 'the deleted import';
+    for (const [other, n] of lost) {
+      const run = this.runs.get(other);
+      if (run) this.runs.set(other, withoutImported(run, n, file));
     }
     this.questions.delete(id);
     this.runs.delete(id);
@@ -80,17 +87,8 @@ export class MemoryRunStore implements RunStore {
   async putRecord(runId: string, item: RecordItem, run?: StoredRun): Promise<PutOutcome> {
     this.check();
     const k = keyString(item.key);
-    const existing = this.records.get(k);
-    let outcome: PutOutcome;
-    if (!existing) {
-      this.records.set(k, structuredClone(newStored(runId, item.key, item.record)));
-      outcome = 'stored';
-    } else if (!existing.runIds.includes(runId)) {
-      this.records.set(k, { ...existing, runIds: [...existing.runIds, runId] });
-      outcome = 'linked';
-    } else {
-      outcome = 'present';
-    }
+    const { value, outcome } = placed(this.records.get(k), runId, item);
+    if (value) this.records.set(k, structuredClone(value));
     if (run) this.runs.set(run.id, structuredClone(run));
     return outcome;
   }
@@ -115,6 +113,13 @@ export class MemoryRunStore implements RunStore {
     return this.sorted()
       .filter((r) => compareKeys(r.key, lower) >= 0 && compareKeys(r.key, upper) <= 0)
       .map((r) => structuredClone(r.key));
+  }
+
+  async recordsInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<StoredRecord[]> {
+    this.check();
+    return this.sorted()
+      .filter((r) => compareKeys(r.key, lower) >= 0 && compareKeys(r.key, upper) <= 0)
+      .map((r) => structuredClone(r));
   }
 
   async keysForRun(runId: string): Promise<RecordKey[]> {

@@ -4,7 +4,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { ProbeName, QuestionRecord } from '../audit/types.ts';
 import { identityKey, probeRange, type RecordKey, type RunScope } from './keys.ts';
-import type { StoredRecord } from './schema.ts';
+import type { StoredRecord, StoredRun } from './schema.ts';
 import type { RunStore } from './store.ts';
 
 export interface ResumePlan {
@@ -19,16 +19,18 @@ export interface ResumePlan {
  * probes and questions: id, content hash and prompt hash all equal), in one transaction, and
  * returns all of the run's records for the questions asked. A record of another question that
  * shares an id (another file, another prompt) never matches. Everything returned is finished
- * work: the audit skips those units.
+ * work: the audit skips those units. Records read from a file are reused only with
+ * `includeImported`, and only those regraded on import (schema.ts RecordProvenance).
  */
-export async function prepareResume(store: RunStore, runId: string, scope: RunScope, questions: readonly QuestionIdentity[]): Promise<ResumePlan> {
+export async function prepareResume(store: RunStore, runId: string, scope: RunScope, questions: readonly QuestionIdentity[], includeImported = false): Promise<ResumePlan> {
   const wanted = new Set(questions.map(identityKey));
   const asked = (key: RecordKey) => wanted.has(identityKey({ doc_id: key[3], doc_hash: key[4], prompt_hash: key[5] }));
   const linked = new Set((await store.keysForRun(runId)).map(keyId));
   const reusable: RecordKey[] = [];
   for (const pk of scope.probeKeys.values()) {
     const [lower, upper] = probeRange(scope, pk);
-    for (const key of await store.keysInRange(lower, upper)) {
+    for (const { key, imported } of await store.recordsInRange(lower, upper)) {
+      if (imported && !(includeImported && imported.regraded)) continue;
       if (asked(key) && !linked.has(keyId(key))) reusable.push(key);
     }
   }
@@ -50,4 +52,34 @@ const collator = new Intl.Collator('en', { numeric: true });
 export function orderRecords(records: QuestionRecord[], probeOrder: ProbeName[]): QuestionRecord[] {
   const rank = new Map(probeOrder.map((p, i) => [p, i]));
   return [...records].sort((a, b) => collator.compare(a.doc_id, b.doc_id) || (rank.get(a.probe) ?? 99) - (rank.get(b.probe) ?? 99));
+}
+
+/** A run after deleting an import took `n` of its reused records: its counts drop, and a finished
+ *  run becomes interrupted (starting it again computes them here). */
+export function withoutImported(run: StoredRun, n: number, file: string): StoredRun {
+  const status = run.manifest.status === 'finished' ? 'interrupted' : run.manifest.status;
+  return {
+    ...run,
+    manifest: { ...run.manifest, status },
+    counters: {
+      ...run.counters,
+      recordsDone: Math.max(0, run.counters.recordsDone - n),
+      reused: Math.max(0, run.counters.reused - n),
+      lastError: `${n} record${n === 1 ? '' : 's'} read from ${file} were removed with that import; start the audit again to compute them here`,
+    },
+    updatedAt: new Date().toISOString(),
+  };
+}
+
+/** A file some of a run's records were read from, and how many. */
+export interface ImportedSource {
+  file: string;
+  records: number;
+}
+
+/** The files a run's records were read from (schema.ts RecordProvenance), in first-seen order. */
+export function importedSources(stored: readonly StoredRecord[]): ImportedSource[] {
+  const counts = new Map<string, number>();
+  for (const s of stored) if (s.imported) counts.set(s.imported.file, (counts.get(s.imported.file) ?? 0) + 1);
+  return [...counts].map(([file, records]) => ({ file, records }));
 }

@@ -4,6 +4,7 @@
 // finished and reusable records skipped, never recomputed.
 
 import { recordKey, type QuestionIdentity } from '../audit/condition.ts';
+import type { AttemptProgress } from '../audit/run.ts';
 import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { isEngineError, type Engine } from '../engine/types.ts';
 import { StoreError, isStoreError } from './errors.ts';
@@ -26,6 +27,8 @@ export interface AuditCall<T> {
   stored(key: string): QuestionRecord | undefined;
   /** Persists one complete record; await it before the next so none is lost on a crash. */
   onRecord(record: QuestionRecord): Promise<void>;
+  /** Progress within the questions being worked on (the audit's onAttempts). */
+  onAttempts?(p: AttemptProgress): void;
   signal: AbortSignal;
 }
 
@@ -39,6 +42,9 @@ export interface RunRequest<T> {
   questions: QuestionIdentity[];
   /** Whatever the audit needs besides the store hooks (task, condition, probes, …). */
   input: T;
+  /** Reuse records read from files (those regraded on import) and resume an imported run with
+   *  this key; by default only records computed here are reused and a new run is started. */
+  includeImported?: boolean;
 }
 
 export type RunEvent =
@@ -107,7 +113,8 @@ export class RunController<T> {
   /**
    * Queues a run. A run with the same run key (model, condition, probes, the content of its
    * questions and prompts) is resumed under its own id rather than started twice; a finished one
-   * is returned as it is. Legacy runs never match (their keys carry LEGACY_KEY_PREFIX). Refused
+   * is returned as it is. Legacy runs never match (their keys carry LEGACY_KEY_PREFIX), imported
+   * runs only with `includeImported`. Refused
    * with StoreError 'locked' when another tab is running this audit.
    */
   async start(req: RunRequest<T>): Promise<StoredRun> {
@@ -120,7 +127,7 @@ export class RunController<T> {
       throw new StoreError('locked', 'This audit is already running in another tab; its progress shows in the Library here. Pause it there to run it in this tab.');
     }
     const previous = (await this.storeRef.runsByManifestKey(mk))
-      .filter((r) => !r.legacy)
+      .filter((r) => !r.legacy && (req.includeImported === true || !r.manifest.imported))
       .sort((a, b) => a.manifest.startedAt.localeCompare(b.manifest.startedAt))
       .at(-1);
     if (previous?.manifest.status === 'finished') return previous;
@@ -251,7 +258,7 @@ export class RunController<T> {
     let writes = Promise.resolve();
     let writeError: unknown = null;
     try {
-      const plan = await prepareResume(this.storeRef, job.run.id, job.scope, job.req.questions);
+      const plan = await prepareResume(this.storeRef, job.run.id, job.scope, job.req.questions, job.req.includeImported === true);
       for (const r of plan.records) tracker.add(r.stored.record, r.reused ? 'reused' : 'earlier');
       const earlier = new Map(plan.records.map((r) => [recordKey(r.stored.record), r.stored.record]));
       job.run = this.withTracker(withStatus(job.run, 'running'), tracker);
@@ -273,6 +280,10 @@ export class RunController<T> {
               throw e;
             });
             return writes;
+          },
+          onAttempts: (p) => {
+            tracker.inFlight = { probe: p.probe, questions: p.questions, attemptsDone: p.done, attemptsOf: p.of };
+            this.progress(job, tracker);
           },
           signal: active.abort.signal,
         });
@@ -310,6 +321,7 @@ export class RunController<T> {
       await this.save(job.run).catch(() => {});
     } finally {
       lock.release();
+      tracker.inFlight = null;
       this.emit({ type: 'status', run: job.run });
       this.progress(job, tracker);
     }

@@ -85,6 +85,21 @@ export interface StoredRecord {
   /** Run that computed it. */
   computedBy: string;
   savedAt: string;
+  /** Set when the record was read from a file (import.ts) rather than computed here. */
+  imported?: RecordProvenance;
+}
+
+/** Where an imported record came from. A local audit reuses it only when asked to
+ *  (RunRequest.includeImported) and only if it was regraded on import; deleting the imported run
+ *  removes it from every run that reused it. */
+export interface RecordProvenance {
+  /** The file's name and the imported run's id. */
+  file: string;
+  runId: string;
+  at: string;
+  /** Regraded from its attempts on import (verify.ts); false where that cannot be done (a
+   *  harness file, another grader version): such a record is never reused. */
+  regraded: boolean;
 }
 
 /** Current schema (v3). */

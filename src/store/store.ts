@@ -4,7 +4,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord } from '../audit/types.ts';
 import type { RecordKey } from './keys.ts';
-import type { StoredRecord, StoredRun, StoredStudy } from './schema.ts';
+import type { RecordProvenance, StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 
 /** What putRecord did: wrote a new record, linked an existing one to the run, or found it linked. */
 export type PutOutcome = 'stored' | 'linked' | 'present';
@@ -12,6 +12,8 @@ export type PutOutcome = 'stored' | 'linked' | 'present';
 export interface RecordItem {
   key: RecordKey;
   record: QuestionRecord;
+  /** Set on records read from a file; kept with the record when it is newly stored. */
+  imported?: RecordProvenance;
 }
 
 export interface RunStore {
@@ -24,8 +26,9 @@ export interface RunStore {
   runsByManifestKey(manifestKey: string): Promise<StoredRun[]>;
   /** A run's ordered question identities; undefined for a legacy run (or no such run). */
   getQuestions(runId: string): Promise<QuestionIdentity[] | undefined>;
-  /** Removes the run, its questions and its links; records no other run uses are
-   *  deleted. */
+  /** Removes the run, its questions and its links; records no other run uses are deleted, and
+   *  so are records this run imported, from every run that reused them (those runs lose them
+   *  from their counts and, if finished, become interrupted: resumable). */
   deleteRun(id: string): Promise<void>;
   /**
    * One transaction, the moment a record is complete: stores it, or links the record already
@@ -37,6 +40,8 @@ export interface RunStore {
   linkRecords(runId: string, keys: RecordKey[], run?: StoredRun): Promise<number>;
   /** Primary keys of the records in [lower, upper] (record-key order). */
   keysInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<RecordKey[]>;
+  /** The records in [lower, upper] (record-key order). */
+  recordsInRange(lower: IDBValidKey[], upper: IDBValidKey[]): Promise<StoredRecord[]>;
   /** Primary keys of the records linked to a run. */
   keysForRun(runId: string): Promise<RecordKey[]>;
   recordsForRun(runId: string): Promise<StoredRecord[]>;
