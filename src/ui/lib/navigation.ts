@@ -14,6 +14,7 @@ const TITLES: Record<Screen, string> = {
   help: 'How to read this',
   study: 'Study',
   'study-report': 'Study report',
+  walk: 'Guided walk',
 };
 
 /** The page title for a screen; a question's title names the question. */

@@ -8,7 +8,7 @@ import { RunState } from './run.svelte';
 import { SetupState } from './setup.svelte';
 import { StudyState } from './study.svelte';
 
-export type Screen = 'setup' | 'run' | 'results' | 'question' | 'library' | 'compare' | 'help' | 'study' | 'study-report';
+export type Screen = 'setup' | 'run' | 'results' | 'question' | 'library' | 'compare' | 'help' | 'study' | 'study-report' | 'walk';
 
 export class AppState {
   screen = $state<Screen>('setup');
