@@ -1,0 +1,83 @@
+// The findings report as a person reads it, on the production build: a small study on the task the
+// built-in model does worst on (three-digit arithmetic), where probes sit near the floor and the
+// failure set is small. Each finding says its verdict in words; no "0.000" p-value, no "0/0" or
+// "0.0% (0/0)" rate; the exported JSON carries the verdicts, the provenance and a plan the Study
+// screen reads back as the same plan.
+import { readFileSync } from 'node:fs';
+import { expect, test } from '@playwright/test';
+import { SCREENS_DIR } from './helpers/app';
+
+const PLAN = {
+  name: 'e2e verdicts at the floor',
+  models: ['builtin:micro-arith'],
+  tasks: ['builtin:arith-3d'],
+  probes: [{ probe: 'random-routes', space: 'blocks' }, { probe: 'mcts-routes', space: 'blocks' }],
+  budget: 4,
+  questions: 16,
+  question_seed: 1,
+  seed: 1,
+  scan: true,
+  pairs: [{ base: 'builtin:micro-arith', trained: 'builtin:micro-arith-rl' }],
+};
+const STUDY_TIMEOUT = 480_000;
+
+test('each finding states its verdict in words, with no 0.000 p and no 0/0 rate, and the JSON export holds the plan as run', async ({ page }) => {
+  test.setTimeout(STUDY_TIMEOUT + 60_000);
+  await page.goto('/');
+  await page.getByTestId('nav-study').click();
+  await page.getByTestId('study-plan').fill(JSON.stringify(PLAN, null, 2));
+  await page.getByTestId('study-start').click();
+  const screen = page.getByTestId('screen-study-report');
+  await expect(screen).toBeVisible({ timeout: STUDY_TIMEOUT });
+
+  const f1 = await page.getByTestId('study-f1-summary').innerText();
+  expect(f1).toMatch(/Random routes reach at least as much as MCTS in \d of 2 settings/);
+  expect(f1).toMatch(/\d uninformative \(both probes at or below 5\.0% or at or above 95\.0%\)/);
+  // every comparison is named with its outcome by the rule
+  expect(f1).toMatch(/: (uninformative|random higher|random not worse|inconclusive|MCTS higher)\./);
+  const f2 = await page.getByTestId('study-f2-summary').innerText();
+  expect(f2).toMatch(/Silencing one MLP block is evaluated out of sample in \d of 2 settings/);
+  // 16 questions cannot leave 10 held-out failures: each case is "no case" or "no failures to repair", in words
+  expect(f2).toMatch(/(no case — the failure set has \d+ questions?, leaving \d+ held out \(fewer than 10\)|no failures to repair)/);
+  const f3 = await page.getByTestId('study-f3-summary').innerText();
+  expect(f3).toMatch(/builtin:micro-arith → builtin:micro-arith-rl on builtin:arith-3d: the deployed accuracy (rises|falls|does not change distinguishably); the ceiling: /);
+  expect(f3).toMatch(/deployed .*McNemar p (< 0\.001|[01]\.\d{3}) \(Holm-adjusted (< 0\.001|[01]\.\d{3})\)/);
+  await expect(page.getByTestId('study-multiplicity')).toContainText(/This report makes \d+ McNemar tests \(F1 and F3\); each p is shown raw and Holm-adjusted/);
+  // the F3 table shows the deployed McNemar p beside the ceiling's
+  await expect(page.getByTestId('table-study-f3')).toContainText('deployed McNemar p');
+  await expect(page.getByTestId('study-retained-note')).toContainText('a negative value means the selector answers fewer questions correctly than deployment does');
+
+  const text = await screen.innerText();
+  expect(text).not.toContain('0.000');
+  expect(text).not.toMatch(/\b0\/0\b/);
+  expect(text).not.toMatch(/0\.0% \(0\/0\)/);
+  expect(text).not.toContain('NaN');
+  await page.screenshot({ path: `${SCREENS_DIR}/report-verdicts.png`, fullPage: true });
+
+  // the JSON export: verdicts as shown, provenance of every cited run, and the plan as run
+  const download = page.waitForEvent('download');
+  await page.getByTestId('study-export-json').click();
+  const exported = JSON.parse(readFileSync((await (await download).path())!, 'utf8')) as {
+    plan: Record<string, unknown>;
+    verdicts: { f1: { sentence: string }; f3: { sentence: string } };
+    provenance: { seeds: Record<string, number>; app: { version: string; commit: string }; runs: { model: { fingerprint: string }; engine: unknown; condition: unknown }[]; unavailable: string[]; definitions: unknown[] };
+  };
+  expect(f1).toContain(exported.verdicts.f1.sentence);
+  expect(f3).toContain(exported.verdicts.f3.sentence);
+  expect(exported.provenance.seeds).toEqual({ question_seed: 1, seed: 1, split_seed: 0 });
+  expect(exported.provenance.app.version).toMatch(/^\d+\.\d+\.\d+/);
+  expect(exported.provenance.unavailable).toEqual([]);
+  expect(exported.provenance.runs.length).toBeGreaterThanOrEqual(6);
+  for (const r of exported.provenance.runs) {
+    expect(r.model.fingerprint).toMatch(/\S/);
+    expect(r.engine).not.toBeNull();
+    expect(r.condition).not.toBeNull();
+  }
+  expect(exported.provenance.definitions.length).toBeGreaterThan(5);
+
+  // the exported plan loads back into the Study screen as the same plan: every run already done
+  await page.getByTestId('nav-study').click();
+  await page.getByTestId('study-plan').fill(JSON.stringify(exported.plan, null, 2));
+  await expect(page.getByTestId('study-plan-problem')).toHaveCount(0);
+  await expect(page.getByTestId('study-runs').locator('li[data-state="done"]')).toHaveCount(2 * (2 + 1), { timeout: 30_000 });
+});
