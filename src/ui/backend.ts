@@ -88,6 +88,9 @@ export interface RunSetup {
   /** Always starts with the deployment probe ({ probe: DEPLOYMENT }). */
   probes: ProbeSpec[];
   load: LoadOptions;
+  /** Reuse records imported from files (regraded on import); by default only records computed
+   *  here are reused. */
+  includeImported?: boolean;
 }
 
 /** A run's progress as the store counts it from the run's records (store/progress.ts), this tab's
@@ -118,7 +121,7 @@ export interface RunHandle {
 export type LibraryEntry = RunManifest & { legacy: boolean };
 
 /** A run as the screens read it: the store's loaded run (its records in probe order). */
-export type StoredRun = Pick<LoadedRun, 'manifest' | 'records'>;
+export type StoredRun = Pick<LoadedRun, 'manifest' | 'records'> & Partial<Pick<LoadedRun, 'importedFrom'>>;
 
 export interface AppBackend {
   environment(): Promise<EnvironmentInfo>;

@@ -46,6 +46,8 @@ export class SetupState {
   /** Which questions (built-in tasks) and which few-shot examples: the built-in task's seed and
    *  the condition's fewShot.seed. 1 is the CLI's default. */
   questionSeed = $state(1);
+  /** Reuse records imported from files in this audit (Setup's "include imported records"). */
+  includeImported = $state(false);
   /** The seed of every probe spec (route draws, MCTS, samples), independent of the questions. */
   probeSeed = $state(1);
   taskFile = $state.raw<File | null>(null);
@@ -177,6 +179,7 @@ export class SetupState {
       questionSeed: this.questionSeed,
       probes: this.probes!,
       load: { ep: this.ep, dtype: this.condition.engineDtype as EngineDtype },
+      includeImported: this.includeImported,
     };
   }
 
