@@ -6,6 +6,7 @@
 
 import type { Condition, ProbeSpec, QuestionRecord, RunManifest, AnswerFormat } from '../audit/types';
 import type { LoadOptions, LoadProgress, ModelInfo } from '../engine/types';
+import type { AttemptLook, AttemptReadout } from '../engine/readout';
 import type { NormalizedPlan, StudyReport } from '../audit/study';
 import type { LoadedRun, RunProgress } from '../store/index';
 import type { StudyOverview, StudyProgress } from '../store/study-runner';
@@ -157,6 +158,9 @@ export interface AppBackend {
   studyOverview(plan: NormalizedPlan): Promise<StudyOverview>;
   /** A stored study's report from the runs it finished. */
   studyReport(planKey: string): Promise<StudyReport>;
+  /** Runs one stored attempt again on the engine and reads it layer by layer (Look inside);
+   *  absent where no engine runs. */
+  lookInside?(manifest: RunManifest, look: AttemptLook): Promise<AttemptReadout>;
 }
 
 export type { StudyProgress, StudyOverview };

@@ -10,6 +10,7 @@ import { spawnEngine } from '../engine/spawn-worker';
 import type { RemoteEngine } from '../engine/remote';
 import { EngineError, type CheckpointSource, type LoadOptions, type LoadProgress, type ModelInfo } from '../engine/types';
 import { canonicalJson } from '../util/hash';
+import { readAttempt, type AttemptLook, type AttemptReadout } from '../engine/readout';
 import {
   coreAudit,
   coreRunRequest,
@@ -224,6 +225,18 @@ class RealBackend implements AppBackend {
     this.engine = spawnEngine();
     this.loaded = null;
     this.controller.setEngine(this.engine);
+  }
+
+  /** On the loaded model when it is the run's; a built-in model is loaded as the run ran it. */
+  async lookInside(manifest: RunManifest, look: AttemptLook): Promise<AttemptReadout> {
+    if (this.loaded?.info.fingerprint !== manifest.model.fingerprint) {
+      const builtin = /^builtin:(.+)$/.exec(manifest.model.source)?.[1];
+      if (!builtin || !(BUILTIN_MODELS as readonly string[]).includes(builtin) || !manifest.engine) {
+        throw new EngineError('not-loaded', `the run's model ${manifest.model.name} is not the one loaded: load it on Setup, then look inside`);
+      }
+      await this.loadModel({ kind: 'builtin', id: builtin as BuiltinModelId }, { ep: manifest.engine.ep, dtype: manifest.engine.dtype }, () => {});
+    }
+    return readAttempt(this.engine, look);
   }
 
   async loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo> {
