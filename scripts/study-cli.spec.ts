@@ -202,7 +202,7 @@ describe('study CLI', () => {
       expect(report.f2.cases).toHaveLength(1);
       expect(report.f2.cases[0]).toMatchObject({ status: 'no-failures', failures: 0, layer: null, rate: null, ci: null });
       expect(report.verdicts.f2.evidence[0]).toMatch(/no failures to repair/);
-      expect(report.verdicts.f2.sentence).toMatch(/1 have no failures to repair/);
+      expect(report.verdicts.f2.sentence).toMatch(/1 has no failures to repair/);
       expect(JSON.stringify(report.verdicts)).not.toMatch(/0\/0|0\.000|NaN/);
     }
   });

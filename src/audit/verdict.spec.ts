@@ -104,7 +104,7 @@ describe('study verdicts', async () => {
       expect.stringMatching(/^B · t: silencing layer 2's MLP repairs 20 of 20 held-out failures \(100\.0%, 95% CI 83\.9% to 100\.0%; its 95% interval excludes 0\) and breaks 0 of 5 held-out realized questions\.$/),
       'C · t: no failures to repair — no question is reachable under random-routes/blocks without being realized, so there is nothing for silencing to repair.',
     ]);
-    expect(v.f2.sentence).toBe('Silencing one MLP block is evaluated out of sample in 1 of 3 settings; 1 have no failures to repair, 1 too few held-out failures (fewer than 10) to state a rate.');
+    expect(v.f2.sentence).toBe('Silencing one MLP block is evaluated out of sample in 1 of 3 settings; 1 has no failures to repair, 1 has too few held-out failures (fewer than 10) to state a rate.');
     expect(JSON.stringify(v)).not.toMatch(/0\/0|0\.000|NaN|0\.0% \(/);
   });
 

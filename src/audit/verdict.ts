@@ -50,6 +50,8 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 const interval = (c: { lo: number; hi: number }) => `95% CI ${pts(c.lo)} to ${pts(c.hi)} points`;
 const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+/** "1 has", "2 have". */
+const verb = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** Test ids, shared by the tables and the verdicts. */
 export const testId = {
@@ -155,9 +157,9 @@ function f2Verdict(r: StudyReport): Verdict {
   const real = cases.filter((c) => c.status === 'case' && c.rate !== null);
   const sentence =
     real.length === cases.length && real.length > 0
-      ? `Silencing one MLP block is evaluated out of sample in ${plural(cases.length, 'setting')}; ${real.filter((c) => c.ci!.lo > 0).length} repair a share of held-out failures whose 95% interval excludes 0.`
+      ? `Silencing one MLP block is evaluated out of sample in ${plural(cases.length, 'setting')}; ${verb(real.filter((c) => c.ci!.lo > 0).length, 'repairs', 'repair')} a share of held-out failures whose 95% interval excludes 0.`
       : `Silencing one MLP block is evaluated out of sample in ${real.length} of ${plural(cases.length, 'setting')}; ` +
-        `${cases.filter((c) => c.status === 'no-failures').length} have no failures to repair, ${cases.filter((c) => c.status === 'no-case').length} too few held-out failures (fewer than ${MIN_HELD_OUT_FAILURES}) to state a rate.`;
+        `${verb(cases.filter((c) => c.status === 'no-failures').length, 'has', 'have')} no failures to repair, ${verb(cases.filter((c) => c.status === 'no-case').length, 'has', 'have')} too few held-out failures (fewer than ${MIN_HELD_OUT_FAILURES}) to state a rate.`;
   return { sentence, evidence: cases.map(caseSentence) };
 }
 
