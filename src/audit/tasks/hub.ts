@@ -2,7 +2,8 @@
 // {endpoint}?dataset=&config=&split=&offset=&length=  (length ≤ 100 per page), requested and its
 // HTTP status read by the app's one Hub client (src/engine/sources/hub.ts).
 
-import { hubFetch, hubStatusMeaning, type HubFetchOptions } from '../../engine/sources/hub';
+import { hubFetch, hubStatusMeaning, hubText, type HubFetchOptions } from '../../engine/sources/hub';
+import type { HubTimeouts } from '../../engine/sources/timeouts';
 import { isEngineError } from '../../engine/types';
 import { AuditError } from '../errors';
 import { indexLetter, normalizeGold } from '../graders';
@@ -20,6 +21,8 @@ export interface HubRowsOptions {
   endpoint?: string;
   fetch?: FetchLike;
   signal?: AbortSignal;
+  /** Headers and stall limits (default HUB_HEADERS_TIMEOUT_MS, HUB_STALL_TIMEOUT_MS). */
+  timeouts?: HubTimeouts;
 }
 
 export interface RowsPage {
@@ -38,7 +41,7 @@ export async function fetchRowsPage(dataset: string, config: string, split: stri
   const url = `${o.endpoint ?? HUB_ROWS_ENDPOINT}?${q}`;
   let res: Response;
   try {
-    res = await hubFetch(url, { fetch: o.fetch, signal: o.signal });
+    res = await hubFetch(url, { fetch: o.fetch, signal: o.signal, timeouts: o.timeouts });
   } catch (e) {
     if (isEngineError(e) && e.code === 'cancelled') throw new AuditError('cancelled', `loading ${describe(dataset, config, split)} was cancelled`);
     throw new AuditError('offline', `the Hub dataset server cannot be reached for ${describe(dataset, config, split)}: ${(e as Error).message}`);
@@ -55,9 +58,16 @@ export async function fetchRowsPage(dataset: string, config: string, split: stri
     throw new AuditError('http', `${describe(dataset, config, split)}: ${failed.reason} (HTTP ${res.status}).${detail}`);
   }
   const where = `the Hub dataset rows API page at offset ${offset} of ${describe(dataset, config, split)}`;
+  let raw: string;
+  try {
+    raw = await hubText(res, where, o);
+  } catch (e) {
+    if (isEngineError(e) && e.code === 'cancelled') throw new AuditError('cancelled', `loading ${describe(dataset, config, split)} was cancelled`);
+    throw new AuditError('offline', isEngineError(e) && e.code === 'timeout' ? e.message : `${where} broke off: ${(e as Error).message}`);
+  }
   let body: Partial<RowsPage> | null;
   try {
-    body = (await res.json()) as Partial<RowsPage> | null;
+    body = JSON.parse(raw) as Partial<RowsPage> | null;
   } catch {
     throw new AuditError('bad-task', `${where} is not JSON`);
   }

@@ -188,6 +188,24 @@ describe('Hub dataset rows API', () => {
     await expect(hubTask('gsm8k', { questions: 5, fetch: () => Promise.reject(new TypeError('Failed to fetch')) })).rejects.toMatchObject({ code: 'offline' });
   });
 
+  it('fails a rows page that stalls in words, and a cancelled one as cancelled', async () => {
+    const stalled = (async () =>
+      new Response(new ReadableStream<Uint8Array>({ start: (c) => c.enqueue(new TextEncoder().encode('{"rows": [')) }), { status: 200 })) as FetchLike;
+    await expect(fetchRowsPage('openai/gsm8k', 'main', 'test', 0, 10, { fetch: stalled, timeouts: { stallMs: 100 } })).rejects.toMatchObject({
+      code: 'offline',
+      message: 'the Hub dataset rows API page at offset 0 of openai/gsm8k (config main, split test) sent no bytes for 0.1 s',
+    });
+    const silent = ((_url: string, init: RequestInit) => new Promise<Response>((_, fail) => init.signal?.addEventListener('abort', () => fail(new DOMException('aborted', 'AbortError'))))) as FetchLike;
+    await expect(fetchRowsPage('openai/gsm8k', 'main', 'test', 0, 10, { fetch: silent, timeouts: { headersMs: 100 } })).rejects.toMatchObject({
+      code: 'offline',
+      message: expect.stringMatching(/no answer within 0\.1 s$/),
+    });
+    const ctl = new AbortController();
+    const page = fetchRowsPage('openai/gsm8k', 'main', 'test', 0, 10, { fetch: stalled, signal: ctl.signal });
+    setTimeout(() => ctl.abort(), 50);
+    await expect(page).rejects.toMatchObject({ code: 'cancelled' });
+  });
+
   it('refuses rows-API replies that would give missing or duplicate questions, naming the page', async () => {
     const row = (i: number) => ({ row_idx: i, row: { question: `q${i}`, answer: `#### ${i}` } });
     const serve = (reply: (offset: number, length: number) => unknown) => async (url: string | URL) => {
