@@ -161,3 +161,23 @@ describe('CachedHubReader', () => {
     await expect(load).rejects.toMatchObject({ code: 'cancelled' });
   });
 });
+
+describe('CachedHubReader, a damaged checkpoint', () => {
+  it('names a truncated config.json as the checkpoint problem it is', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'reachlab-cut-'));
+    try {
+      await cp(QWEN2, dir, { recursive: true });
+      const config = await readFile(join(dir, 'config.json'), 'utf8');
+      await writeFile(join(dir, 'config.json'), config.slice(0, config.length >> 1));
+      const server = await serve({ 'org/cut': dir });
+      const cache = await WeightCache.open({ caches: new MemoryCaches(), storage });
+      await expect(openCheckpoint(new CachedHubReader(new HubReader({ repo: 'org/cut', endpoint: server.url }), cache))).rejects.toMatchObject({
+        name: 'EngineError',
+        code: 'bad-checkpoint',
+        message: expect.stringMatching(/^config\.json is not JSON \(/),
+      });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
