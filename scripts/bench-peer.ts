@@ -145,10 +145,12 @@ const withoutIds = (r: SideRun) => ({ ...r, decode: { ...r.decode, ids: undefine
 function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: number }; load_average: { before: number[]; after: number[] }; comparisons: Array<{ comparison: string; measures: ReturnType<typeof measures>; ceiling: ReturnType<typeof ceilingShares>; token_check: { compared: boolean; mismatches: ReturnType<typeof tokenMismatches> } }> }): string {
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
   const gb = (x: number) => (x / 1e9).toFixed(1);
-  const lines = [`${'comparison'.padEnd(14)}${'measure'.padEnd(20)}${'ReachLab'.padStart(10)}${'PyTorch'.padStart(10)}  ratio (ReachLab speed / PyTorch's, median of pairs)`];
+  const lines = [`${'comparison'.padEnd(14)}${'measure'.padEnd(20)}${'ReachLab'.padStart(10)}${'PyTorch'.padStart(10)}  ratio (ReachLab's speed / PyTorch's, median of paired ratios)`];
   for (const c of out.comparisons) {
     for (const m of c.measures) {
-      lines.push(`${c.comparison.padEnd(14)}${`${m.measure} (${m.unit})`.padEnd(20)}${f(m.reachlab).padStart(10)}${f(m.pytorch).padStart(10)}  ${f(m.ratio)}× over ${m.pairs} pair${m.pairs === 1 ? '' : 's'}`);
+      // amounts (s, MB): the ratio is PyTorch's over ReachLab's, so the table also says it the plain way round
+      const plain = m.unit === 's' ? ` (ReachLab takes ${f(1 / m.ratio)}× PyTorch's time)` : m.unit === 'MB' ? ` (ReachLab uses ${f(1 / m.ratio)}× PyTorch's memory)` : '';
+      lines.push(`${c.comparison.padEnd(14)}${`${m.measure} (${m.unit})`.padEnd(20)}${f(m.reachlab).padStart(10)}${f(m.pytorch).padStart(10)}  ${f(m.ratio)}×${plain} over ${m.pairs} pair${m.pairs === 1 ? '' : 's'}`);
     }
     for (const s of c.ceiling) {
       lines.push(`${c.comparison.padEnd(14)}${s.side} ${s.mode} decode ${f(s.decode_tok_s)} tok/s = ${(s.share * 100).toFixed(0)}% of its ceiling ${f(s.ceiling_tok_s)} tok/s (${gb(s.bytes_per_token)} GB of weights per token)`);

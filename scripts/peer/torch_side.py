@@ -12,6 +12,7 @@ import json
 import resource
 import sys
 import time
+import warnings
 
 
 def fail(msg):
@@ -37,7 +38,9 @@ def load(spec):
     model = AutoModelForCausalLM.from_pretrained(spec["dir"], dtype=torch.float32, attn_implementation="sdpa")
     model.eval()
     if spec["mode"] == "int8":
-        model = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
+        with warnings.catch_warnings():  # torch.ao's deprecation notices: the API is still what users run
+            warnings.simplefilter("ignore")
+            model = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
     elif spec["mode"] != "f32":
         fail(f"unknown mode {spec['mode']!r} (f32 or int8)")
     return model, time.perf_counter() - t0
