@@ -81,6 +81,25 @@ describe('StudyRunner (the app\'s study)', () => {
     expect(await runner.report(report.plan_key)).toEqual(report);
   });
 
+  it('reports the current run\'s questions and seconds left, and the study\'s seconds left once a run has been timed', async () => {
+    const { runner } = setup();
+    const seen: StudyProgress[] = [];
+    await runner.run(PLAN, (p) => seen.push(structuredClone(p)));
+    const within = seen.filter((p) => p.current?.questionsTotal !== undefined);
+    expect(within.length).toBeGreaterThan(0);
+    for (const p of within) {
+      expect(p.current!.questionsTotal).toBe(PLAN.questions);
+      expect(p.current!.questionsDone).toBeGreaterThanOrEqual(0);
+      expect(p.current!.questionsDone).toBeLessThanOrEqual(PLAN.questions);
+    }
+    // before any run was timed the study's estimate is unknown; after one, a run with others after it has one
+    const first = seen.findIndex((p) => p.runsDone === 1);
+    expect(seen.slice(0, first).every((p) => p.etaSec === null || p.etaSec === undefined || p.runsDone + 1 === p.runsTotal)).toBe(true);
+    const later = seen.slice(first).filter((p) => p.current?.etaSec != null && p.runsDone + 1 < p.runsTotal);
+    expect(later.length).toBeGreaterThan(0);
+    for (const p of later) expect(p.etaSec).toBeGreaterThanOrEqual(p.current!.etaSec!);
+  });
+
   it('running a finished study again computes nothing', async () => {
     const { rows, runner } = setup();
     const first = await runner.run(PLAN);

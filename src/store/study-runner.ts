@@ -57,8 +57,11 @@ export interface StudyProgress {
   /** Planned runs done (computed or reused) of all. */
   runsDone: number;
   runsTotal: number;
-  /** The run being worked on. */
-  current: { model: string; task: string; label: string; runId: string } | null;
+  /** The run being worked on, with its questions done and its seconds left once measured. */
+  current: { model: string; task: string; label: string; runId: string; questionsDone?: number; questionsTotal?: number; etaSec?: number | null } | null;
+  /** Seconds left for the whole study: the current run's, plus the runs after it at the mean
+   *  duration of the runs this session computed; null until both are measured. */
+  etaSec?: number | null;
   status: StoredStudy['status'];
   message?: string;
 }
@@ -90,8 +93,21 @@ export class StudyRunner {
     this.active = key;
     const planned = plannedRuns(plan);
     const results: StudyRunResult[] = [];
-    const progress = (current: StudyProgress['current']) =>
-      onProgress({ plan_key: key, runsDone: results.length, runsTotal: planned.length, current, status: study.status, ...(study.lastError ? { message: study.lastError } : {}) });
+    /** Seconds each run computed in this session took (reused runs take none). */
+    const computedSec: number[] = [];
+    const progress = (current: StudyProgress['current']) => {
+      const after = planned.length - results.length - (current ? 1 : 0);
+      const mean = computedSec.length ? computedSec.reduce((a, b) => a + b, 0) / computedSec.length : null;
+      const etaSec = current?.etaSec == null ? null : after === 0 ? current.etaSec : mean === null ? null : current.etaSec + after * mean;
+      onProgress({ plan_key: key, runsDone: results.length, runsTotal: planned.length, current, etaSec, status: study.status, ...(study.lastError ? { message: study.lastError } : {}) });
+    };
+    let current: StudyProgress['current'] = null;
+    // the current run's own progress (questions done, seconds left) rides on the study's
+    const off = this.controller.subscribe((e) => {
+      if (e.type !== 'progress' || !current || e.progress.runId !== current.runId) return;
+      current = { ...current, questionsDone: e.progress.questionsDone, questionsTotal: e.progress.questionsTotal, etaSec: e.progress.etaSec };
+      progress(current);
+    });
     try {
       for (const model of [...new Set(planned.map((r) => r.setting.model))]) {
         const { engine, info, source } = await this.env.useModel(model);
@@ -103,11 +119,16 @@ export class StudyRunner {
             const defining = results.find((r) => r.model === model && r.task === task && r.label === scanProbe(plan));
             const req = run.probe === null ? await studyScanRequest(ctx, defining!.records) : await studyProbeRequest(ctx, run.probe);
             const done = this.whenDone(await manifestKey(req.manifest, req.questions));
+            const startedAt = Date.now();
             const started = await this.controller.start(req);
             this.currentRun = started.id;
-            progress({ model, task, label: run.label, runId: started.id });
-            const finished = started.manifest.status === 'finished' ? (done.cancel(), started) : await done.promise;
+            current = { model, task, label: run.label, runId: started.id };
+            progress(current);
+            const reused = started.manifest.status === 'finished';
+            const finished = reused ? (done.cancel(), started) : await done.promise;
+            if (!reused) computedSec.push((Date.now() - startedAt) / 1000);
             this.currentRun = null;
+            current = null;
             const loadedRun = await loadRun(store, finished.id);
             const result: StudyRunResult = { model, task, label: run.label, run_key: finished.manifestKey, records: loadedRun.records };
             results.push(result);
@@ -120,7 +141,9 @@ export class StudyRunner {
       }
       study.status = 'finished';
       this.active = null;
+      off();
     } catch (e) {
+      off();
       this.active = null;
       study.status = this.stopping ? 'paused' : 'failed';
       if (!this.stopping) study.lastError = e instanceof Error ? e.message : String(e);
