@@ -11,10 +11,10 @@ import type { ModelInfo } from '../engine/types.ts';
 import type { AuditFn, RunRequest } from './run-controller.ts';
 
 /** Everything runAudit takes except the hooks the controller supplies. */
-export type CoreAuditInput = Omit<AuditOptions, 'onRecord' | 'skip' | 'stored' | 'signal' | 'onProgress'>;
+export type CoreAuditInput = Omit<AuditOptions, 'onRecord' | 'skip' | 'stored' | 'signal' | 'onAttempts'>;
 
 export const coreAudit: AuditFn<CoreAuditInput> = (engine, call) =>
-  runAudit(engine, { ...call.input, onRecord: call.onRecord, skip: call.skip, stored: call.stored, signal: call.signal });
+  runAudit(engine, { ...call.input, onRecord: call.onRecord, skip: call.skip, stored: call.stored, signal: call.signal, ...(call.onAttempts ? { onAttempts: call.onAttempts } : {}) });
 
 export interface RunMeta {
   appVersion: string;

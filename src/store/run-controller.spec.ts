@@ -70,6 +70,28 @@ describe('RunController', () => {
     expect(run?.counters).toMatchObject({ recordsDone: 10, attemptsComputed: 25, reused: 0, computeMs: 10_000 });
   });
 
+  it('passes the audit progress within a question on, and clears it when the run ends', async () => {
+    const store = await freshIdbStore();
+    const engine = new CountingEngine();
+    const events: RunEvent[] = [];
+    const c = new RunController<FakeAuditInput>({
+      store,
+      engine,
+      audit: async (e, call) => {
+        for (const done of [64, 128, 192]) call.onAttempts?.({ probe: 'sampling', questions: 1, done, of: 3000 });
+        return fakeAudit(e, call);
+      },
+      now: engine.now,
+    });
+    c.subscribe((ev) => events.push(ev));
+    await c.start(request(2));
+    await c.idle();
+    const progress = events.flatMap((ev) => (ev.type === 'progress' ? [ev.progress] : []));
+    expect(progress.map((p) => p.inFlight?.attemptsDone).filter((x) => x !== undefined && x !== null)).toEqual([64, 128, 192, 192, 192, 192, 192]);
+    expect(progress.find((p) => p.inFlight)?.inFlight).toEqual({ probe: 'sampling', questions: 1, attemptsDone: 64, attemptsOf: 3000 });
+    expect(progress.at(-1)?.inFlight).toBeNull();
+  });
+
   it('marks a run interrupted on a lost device and resumes on a fresh engine with nothing recomputed', async () => {
     const store = await freshIdbStore();
     const engine = new CountingEngine();
