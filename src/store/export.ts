@@ -8,7 +8,7 @@ import type { QuestionIdentity } from '../audit/condition.ts';
 import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { StoreError } from './errors.ts';
 import { importedSources, orderRecords, type ImportedSource } from './records.ts';
-import { LEGACY_RUN_FILE_VERSION, RUN_FILE_FORMAT, RUN_FILE_VERSION, type LegacyRunFile, type RunFile } from './run-file.ts';
+import { LEGACY_RUN_FILE_VERSION, RUN_FILE_FORMAT, RUN_FILE_VERSION, type LegacyRunFile, type Producer, type RunFile } from './run-file.ts';
 import type { RunStore } from './store.ts';
 
 export interface LoadedRun {
@@ -37,16 +37,17 @@ export async function loadRun(store: RunStore, runId: string): Promise<LoadedRun
 }
 
 /** The file of a loaded run: version 2, or version 1 for a legacy run (the format it was made in). */
-export function runFile(run: LoadedRun): RunFile | LegacyRunFile {
+export function runFile(run: LoadedRun, producer?: Producer): RunFile | LegacyRunFile {
   const exportedAt = new Date().toISOString();
   if (run.legacy || run.run_key === null || run.questions === null) {
     return { format: RUN_FILE_FORMAT, version: LEGACY_RUN_FILE_VERSION, exportedAt, manifest: run.manifest, records: run.records };
   }
-  return { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, exportedAt, run_key: run.run_key, questions: run.questions, manifest: run.manifest, records: run.records };
+  return { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, exportedAt, ...(producer ? { producer } : {}), run_key: run.run_key, questions: run.questions, manifest: run.manifest, records: run.records };
 }
 
-export async function exportRunJson(store: RunStore, runId: string): Promise<string> {
-  return JSON.stringify(runFile(await loadRun(store, runId)), null, 1);
+/** A run's JSON file; `producer` (app version and commit) is written into a current-version file. */
+export async function exportRunJson(store: RunStore, runId: string, producer?: Producer): Promise<string> {
+  return JSON.stringify(runFile(await loadRun(store, runId), producer), null, 1);
 }
 
 export async function exportRunCsv(store: RunStore, runId: string): Promise<string> {

@@ -57,6 +57,16 @@ describe('imported records are verified', () => {
     expect((await target.getRun('run-x'))!.manifest.status).toBe('finished');
   });
 
+  it('writes the producer (app version and commit) into the file, which imports', async () => {
+    const source = new MemoryRunStore();
+    const { engine, c } = controller(source);
+    await c.start(await coreRunRequest(engine, await engine.info(), { ...input, questions: 1 }, { appVersion: 'test', source: 'fake', id: 'run-p' }));
+    await c.idle();
+    const text = await exportRunJson(source, 'run-p', { app: '1.2.3', commit: 'abc123' });
+    expect(JSON.parse(text).producer).toEqual({ app: '1.2.3', commit: 'abc123' });
+    expect(await importRunJson(new MemoryRunStore(), text, 'p.json')).toMatchObject({ runId: 'run-p', records: 2 });
+  });
+
   it('refuses a record whose derived fields, grades or hashes disagree with its attempts, naming run, record and field', async () => {
     const file = await genuineFile();
     const d2 = at(file, 'q2', 'deployment');

@@ -204,10 +204,18 @@ const checkRecordV1 = obj({
 
 const checkIdentity: Check<QuestionIdentity> = obj({ doc_id: id, doc_hash: id, prompt_hash: id });
 
+/** What wrote a run file: the app's version and the commit it was built from. */
+export interface Producer {
+  app: string;
+  commit: string;
+}
+
 export interface RunFile {
   format: typeof RUN_FILE_FORMAT;
   version: typeof RUN_FILE_VERSION;
   exportedAt: string;
+  /** Files written since producers were recorded say what wrote them. */
+  producer?: Producer;
   /** The run's content address (condition.ts runKey), as the CLI prints it. */
   run_key: string;
   /** The run's questions in order: what run_key is made of. */
@@ -229,6 +237,7 @@ export const checkRunFile: Check<RunFile> = obj({
   format: oneOf(RUN_FILE_FORMAT),
   version: oneOf(RUN_FILE_VERSION),
   exportedAt: text,
+  producer: opt(obj({ app: text, commit: text })),
   run_key: id,
   questions: arr(checkIdentity),
   manifest: checkManifest,
