@@ -275,7 +275,7 @@ class RealBackend implements AppBackend {
     let settle!: LiveRun['settle'];
     const done = new Promise<RunManifest>((resolve, reject) => (settle = { resolve, reject }));
     done.catch(() => {}); // observed through handle.done
-    const run = await this.controller.start(req);
+    const run = await this.controller.start({ ...req, includeImported: setup.includeImported === true });
     const texts = new Map(task.test.map((d) => [d.id, d.text]));
     // the same audit finished before: its stored run is the answer, nothing runs
     if (run.manifest.status === 'finished') return { runId: run.id, alreadyFinished: true, texts, done: Promise.resolve(run.manifest) };
@@ -305,7 +305,8 @@ class RealBackend implements AppBackend {
   }
 
   async exportRun(runId: string): Promise<Blob> {
-    return new Blob([await exportRunJson(this.controller.store, runId)], { type: 'application/json' });
+    const producer = { app: APP_VERSION, commit: import.meta.env.VITE_APP_COMMIT ?? 'unknown' };
+    return new Blob([await exportRunJson(this.controller.store, runId, producer)], { type: 'application/json' });
   }
 
   async deleteRun(runId: string): Promise<void> {
