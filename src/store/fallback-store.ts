@@ -9,7 +9,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import type { RecordKey } from './keys.ts';
 import { MemoryRunStore } from './memory-store.ts';
-import { keyId } from './records.ts';
+import { keyId, latestRun } from './records.ts';
 import type { StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
@@ -28,6 +28,11 @@ export class FallbackRunStore implements RunStore {
   async putRun(run: StoredRun, questions?: QuestionIdentity[]): Promise<void> {
     await this.memory.putRun(run, questions);
     await this.writeBack(run);
+  }
+
+  async createRun(run: StoredRun, questions: QuestionIdentity[], reuse: (r: StoredRun) => boolean): Promise<StoredRun> {
+    const stored = latestRun((await this.disk.runsByManifestKey(run.manifestKey)).filter(reuse));
+    return stored && !(await this.memory.getRun(stored.id)) ? stored : this.memory.createRun(run, questions, reuse);
   }
 
   async getRun(id: string): Promise<StoredRun | undefined> {

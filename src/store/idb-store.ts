@@ -7,7 +7,7 @@ import type { QuestionIdentity } from '../audit/condition.ts';
 import { openReachDb, type OpenOptions, type ReachDb } from './db.ts';
 import { StoreError, toStoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
-import { withoutImported } from './records.ts';
+import { latestRun, withoutImported } from './records.ts';
 import type { ReachDB, StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
@@ -36,6 +36,17 @@ export class IdbRunStore implements RunStore {
     return this.write(`saving run ${run.id}`, ['runs', 'questions'], async (tx) => {
       await tx.objectStore('questions').put({ runId: run.id, questions });
       await tx.objectStore('runs').put(run);
+    });
+  }
+
+  createRun(run: StoredRun, questions: QuestionIdentity[], reuse: (r: StoredRun) => boolean): Promise<StoredRun> {
+    return this.write(`creating run ${run.id}`, ['runs', 'questions'], async (tx) => {
+      const runs = tx.objectStore('runs');
+      const existing = latestRun((await runs.index('by-manifest-key').getAll(run.manifestKey)).filter(reuse));
+      if (existing) return existing;
+      await tx.objectStore('questions').put({ runId: run.id, questions });
+      await runs.put(run);
+      return run;
     });
   }
 

@@ -7,7 +7,7 @@ import { StoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
 import type { StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 import { afterDelete, placed } from './idb-store.ts';
-import { withoutImported } from './records.ts';
+import { latestRun, withoutImported } from './records.ts';
 import type { PutOutcome, RecordItem, RunStore } from './store.ts';
 
 export class MemoryRunStore implements RunStore {
@@ -25,6 +25,14 @@ export class MemoryRunStore implements RunStore {
     this.check();
     if (questions) this.questions.set(run.id, structuredClone(questions));
     this.runs.set(run.id, structuredClone(run));
+  }
+
+  async createRun(run: StoredRun, questions: QuestionIdentity[], reuse: (r: StoredRun) => boolean): Promise<StoredRun> {
+    this.check();
+    const existing = latestRun([...this.runs.values()].filter((r) => r.manifestKey === run.manifestKey && reuse(r)));
+    if (existing) return structuredClone(existing);
+    await this.putRun(run, questions);
+    return structuredClone(run);
   }
 
   async putStudy(study: StoredStudy): Promise<void> {

@@ -83,3 +83,8 @@ export function importedSources(stored: readonly StoredRecord[]): ImportedSource
   for (const s of stored) if (s.imported) counts.set(s.imported.file, (counts.get(s.imported.file) ?? 0) + 1);
   return [...counts].map(([file, records]) => ({ file, records }));
 }
+
+/** The run a new start of an audit resumes among the runs with its key: the latest started. */
+export function latestRun(runs: StoredRun[]): StoredRun | undefined {
+  return [...runs].sort((a, b) => a.manifest.startedAt.localeCompare(b.manifest.startedAt)).at(-1);
+}

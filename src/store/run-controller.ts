@@ -11,7 +11,7 @@ import { StoreError, isStoreError } from './errors.ts';
 import { manifestKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { FallbackRunStore } from './fallback-store.ts';
 import { ProgressTracker, type RunProgress } from './progress.ts';
-import { prepareResume } from './records.ts';
+import { latestRun, prepareResume } from './records.ts';
 import { LEGACY_RUN_MESSAGE, type RunCounters, type StoredRun } from './schema.ts';
 import type { RunStore } from './store.ts';
 import { auditLockName, TabLocks, type ProgressChannel } from './tab-lock.ts';
@@ -126,25 +126,30 @@ export class RunController<T> {
     if (await this.locks.isHeld(auditLockName(mk))) {
       throw new StoreError('locked', 'This audit is already running in another tab; its progress shows in the Library here. Pause it there to run it in this tab.');
     }
-    const previous = (await this.storeRef.runsByManifestKey(mk))
-      .filter((r) => !r.legacy && (req.includeImported === true || !r.manifest.imported))
-      .sort((a, b) => a.manifest.startedAt.localeCompare(b.manifest.startedAt))
-      .at(-1);
-    if (previous?.manifest.status === 'finished') return previous;
+    const reusable = (r: StoredRun) => !r.legacy && (req.includeImported === true || !r.manifest.imported);
+    let previous = latestRun((await this.storeRef.runsByManifestKey(mk)).filter(reusable));
     if (!previous) {
       const clash = await this.storeRef.getRun(req.manifest.id);
       if (clash) throw new StoreError('bad-input', `a run with id ${req.manifest.id} is already stored for other settings or questions; start the run under a new id`);
+      const fresh: StoredRun = {
+        id: req.manifest.id,
+        manifest: { ...req.manifest, status: 'queued' },
+        manifestKey: mk,
+        counters: zeroCounters(req.questions.length * req.manifest.probes.length),
+        updatedAt: new Date().toISOString(),
+      };
+      // another tab may have created it since: one transaction decides
+      const created = await this.storeRef.createRun(fresh, req.questions, reusable);
+      if (created.id === fresh.id) return this.enqueue(req, created, scope);
+      previous = created;
     }
-    const run: StoredRun = previous
-      ? { ...previous, manifest: { ...previous.manifest, status: 'queued' }, updatedAt: new Date().toISOString() }
-      : {
-          id: req.manifest.id,
-          manifest: { ...req.manifest, status: 'queued' },
-          manifestKey: mk,
-          counters: zeroCounters(req.questions.length * req.manifest.probes.length),
-          updatedAt: new Date().toISOString(),
-        };
-    await this.storeRef.putRun(run, previous ? undefined : req.questions);
+    if (previous.manifest.status === 'finished') return previous;
+    const run: StoredRun = { ...previous, manifest: { ...previous.manifest, status: 'queued' }, updatedAt: new Date().toISOString() };
+    await this.storeRef.putRun(run);
+    return this.enqueue(req, run, scope);
+  }
+
+  private enqueue(req: RunRequest<T>, run: StoredRun, scope: RunScope): StoredRun {
     const job: Job<T> = { run, req: { ...req, manifest: run.manifest }, scope };
     this.jobs.set(run.id, job);
     this.queue.push(job);

@@ -21,6 +21,10 @@ export interface RunStore {
   /** Writes a run; with `questions` (its ordered question identities, what its manifest key is
    *  made of) writes them too, in the same transaction. */
   putRun(run: StoredRun, questions?: QuestionIdentity[]): Promise<void>;
+  /** Creates a run with its questions unless a run with its manifest key that `reuse` accepts is
+   *  stored (the latest started is returned then), in one transaction: two tabs starting one
+   *  audit at one instant get one run. */
+  createRun(run: StoredRun, questions: QuestionIdentity[], reuse: (r: StoredRun) => boolean): Promise<StoredRun>;
   getRun(id: string): Promise<StoredRun | undefined>;
   listRuns(): Promise<StoredRun[]>;
   runsByManifestKey(manifestKey: string): Promise<StoredRun[]>;
