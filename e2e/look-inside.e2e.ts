@@ -1,0 +1,56 @@
+// The look inside on the production build: the built-in model audited on WebGPU (SwiftShader),
+// its deployment attempt read out on the question screen, equals the engine CLI's read-out (Node,
+// WASM) of the same prompt, gold answer and response within the logits' tolerance (the reference
+// checkpoints' 2e-3): the two runtimes agree, and the page reads the attempt the run made.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect, test } from '@playwright/test';
+import { readoutDiff, type AttemptReadout } from '../src/engine/readout';
+import { chooseProbes, LOAD_TIMEOUT, startRun, viewResults } from './helpers/app';
+
+const TOLERANCE = 2e-3;
+const BUILTIN_DIR = 'public/hub/reachlab/micro-arith/resolve/main';
+
+test('the look inside for the built-in model\'s deployment attempt equals the engine CLI\'s read-out', async ({ page }) => {
+  test.setTimeout(420_000);
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto('/');
+  await expect(page.getByTestId('screen-setup')).toBeVisible();
+  await page.getByTestId('model-builtin').check();
+  await page.getByTestId('engine-ep').selectOption('webgpu');
+  await page.getByTestId('load-model').click();
+  await expect(page.getByTestId('model-info')).toContainText('WebGPU', { timeout: LOAD_TIMEOUT });
+  await page.getByTestId('task-builtin').check();
+  await page.getByTestId('task-count').fill('1');
+  await chooseProbes(page, { 'uniform-routes': 2 });
+  await startRun(page);
+  await viewResults(page);
+  await page.getByTestId('question-list').locator('li button').first().click();
+  await expect(page.getByTestId('screen-question')).toBeVisible();
+
+  await page.getByTestId('look-inside-deployment').click();
+  const json = page.getByTestId('look-inside-json');
+  await expect(json).toBeAttached({ timeout: 120_000 });
+  const shown = JSON.parse((await json.textContent())!) as AttemptReadout;
+  await expect(page.getByTestId('look-inside-column').locator('svg[role="img"]')).toHaveCount(2);
+
+  const prompt = (await page.getByTestId('question-prompt').textContent())!;
+  const gold = (await page.getByTestId('question-gold').textContent())!;
+  const response = (await page.getByTestId('attempts-deployment').locator('pre.response').first().textContent())!;
+  const dir = mkdtempSync(join(tmpdir(), 'look-inside-'));
+  writeFileSync(join(dir, 'prompt.txt'), prompt);
+  const out = execFileSync('npm', ['run', '-s', 'engine', '--', 'readout', '--model', BUILTIN_DIR, '--prompt-file', join(dir, 'prompt.txt'), '--gold', gold, '--response', response, '--route', shown.route.join(',')], { encoding: 'utf8' });
+  const cli = JSON.parse(out) as AttemptReadout;
+
+  expect(shown.route).toEqual(cli.route);
+  expect(shown.silence).toEqual([]);
+  expect([shown.gold, shown.emitted, shown.goldToken, shown.emittedToken]).toEqual([cli.gold, cli.emitted, cli.goldToken, cli.emittedToken]);
+  const { maxAbsDiff, ranksEqual } = readoutDiff(shown, cli);
+  expect(maxAbsDiff, 'max |page − CLI| over lens logits, probabilities and attributions').toBeLessThanOrEqual(TOLERANCE);
+  expect(ranksEqual).toBe(true);
+  expect(shown.identityError, 'embed + Σattn + Σmlp − logit difference').toBeLessThanOrEqual(TOLERANCE);
+  expect(errors).toEqual([]);
+});
