@@ -14,7 +14,7 @@ import { ProgressTracker, type RunProgress } from './progress.ts';
 import { latestRun, prepareResume } from './records.ts';
 import { LEGACY_RUN_MESSAGE, type RunCounters, type StoredRun } from './schema.ts';
 import type { RunStore } from './store.ts';
-import { auditLockName, TabLocks, type ProgressChannel } from './tab-lock.ts';
+import { auditLockName, HEARTBEAT_MS, TabLocks, type ProgressChannel } from './tab-lock.ts';
 
 /** What the controller hands the audit: the lead's input plus the store's hooks. */
 export interface AuditCall<T> {
@@ -59,6 +59,8 @@ export interface RunControllerOptions<T> {
   locks?: TabLocks;
   /** Broadcasts progress to other tabs; omit in a single-context setting. */
   channel?: ProgressChannel;
+  /** How often the running audit's progress is repeated to other tabs (default HEARTBEAT_MS). */
+  heartbeatMs?: number;
   now?: () => number;
 }
 
@@ -70,6 +72,8 @@ interface Job<T> {
 
 interface Active<T> {
   job: Job<T>;
+  /** The run's progress now (set while it runs). */
+  snapshot?: () => RunProgress;
   abort: AbortController;
   stopAs?: 'paused' | 'cancelled';
   done: Promise<void>;
@@ -85,6 +89,7 @@ export class RunController<T> {
   private readonly locks: TabLocks;
   private readonly channel?: ProgressChannel;
   private readonly now: () => number;
+  private readonly heartbeatMs: number;
   private readonly queue: Job<T>[] = [];
   private readonly jobs = new Map<string, Job<T>>();
   private readonly listeners = new Set<(e: RunEvent) => void>();
@@ -98,6 +103,14 @@ export class RunController<T> {
     this.locks = opts.locks ?? TabLocks.fromNavigator();
     this.channel = opts.channel;
     this.now = opts.now ?? (() => performance.now());
+    this.heartbeatMs = opts.heartbeatMs ?? HEARTBEAT_MS;
+  }
+
+  /** The tab is going away (pagehide): other tabs hear at once that its running audit stopped;
+   *  the next start-up here marks it interrupted. */
+  announceClosing(): void {
+    const snapshot = this.active?.snapshot;
+    if (snapshot && this.channel) this.channel.publish({ ...snapshot(), status: 'interrupted', message: 'the tab running it closed' });
   }
 
   /** The store in use: the IndexedDB one, or the memory one after a quota failure. */
@@ -260,6 +273,8 @@ export class RunController<T> {
     const probes = job.req.manifest.probes.map((p) => p.probe);
     const tracker = new ProgressTracker(job.req.questions.map((q) => q.doc_id), probes, this.now);
     const computeMsBefore = job.run.counters.computeMs;
+    const snapshot = (active.snapshot = () => this.snapshotOf(job, tracker));
+    const beat = this.channel ? setInterval(() => this.channel!.publish(snapshot()), this.heartbeatMs) : undefined;
     let writes = Promise.resolve();
     let writeError: unknown = null;
     try {
@@ -325,6 +340,7 @@ export class RunController<T> {
       if (status === 'interrupted') job.run.counters.interruptions++;
       await this.save(job.run).catch(() => {});
     } finally {
+      clearInterval(beat);
       lock.release();
       tracker.inFlight = null;
       this.emit({ type: 'status', run: job.run });
@@ -375,14 +391,18 @@ export class RunController<T> {
     return { ...run, counters: { ...run.counters, recordsDone: tracker.recordsDone, reused: tracker.reused } };
   }
 
-  private progress(job: Job<T>, tracker: ProgressTracker): void {
-    const progress = tracker.snapshot({
+  private snapshotOf(job: Job<T>, tracker: ProgressTracker): RunProgress {
+    return tracker.snapshot({
       runId: job.run.id,
       manifestKey: job.run.manifestKey,
       status: job.run.manifest.status,
       storage: this.storeRef.kind,
       message: job.run.counters.lastError,
     });
+  }
+
+  private progress(job: Job<T>, tracker: ProgressTracker): void {
+    const progress = this.snapshotOf(job, tracker);
     this.emit({ type: 'progress', progress });
     this.channel?.publish(progress);
   }

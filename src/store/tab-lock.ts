@@ -102,7 +102,12 @@ export class ProgressChannel {
 
   publish(progress: RunProgress): void {
     const message: ProgressMessage = { type: 'reachlab-progress', progress };
-    this.channel.postMessage(message);
+    try {
+      this.channel.postMessage(message);
+    } catch (e) {
+      // a closed channel: the page is going away (pagehide), nobody is left to tell
+      if (!(e instanceof Error && e.name === 'InvalidStateError')) throw e;
+    }
   }
 
   /** Calls `listener` with each progress another tab publishes; returns the unsubscribe. */
@@ -115,7 +120,37 @@ export class ProgressChannel {
     return () => this.channel.removeEventListener('message', onMessage);
   }
 
+  /**
+   * Like subscribe, with a lease: a run another tab reported queued or running and has not
+   * reported again for `leaseMs` (its tab closed without a word, or hangs) is reported once more,
+   * as interrupted. A running tab repeats its progress every HEARTBEAT_MS (run-controller.ts).
+   */
+  watch(listener: (progress: RunProgress) => void, leaseMs = LEASE_MS): () => void {
+    const live = new Map<string, { p: RunProgress; at: number }>();
+    const unsubscribe = this.subscribe((p) => {
+      if (p.status === 'queued' || p.status === 'running') live.set(p.runId, { p, at: Date.now() });
+      else live.delete(p.runId);
+      listener(p);
+    });
+    const timer = setInterval(() => {
+      for (const [id, { p, at }] of live) {
+        if (Date.now() - at <= leaseMs) continue;
+        live.delete(id);
+        listener({ ...p, status: 'interrupted', message: 'the tab running it closed or stopped answering' });
+      }
+    }, Math.max(10, leaseMs / 4));
+    return () => {
+      clearInterval(timer);
+      unsubscribe();
+    };
+  }
+
   close(): void {
     this.channel.close();
   }
 }
+
+/** How often a tab running an audit repeats its progress, and how long another tab waits for it
+ *  before taking the run for stopped. */
+export const HEARTBEAT_MS = 2_000;
+export const LEASE_MS = 3 * HEARTBEAT_MS;

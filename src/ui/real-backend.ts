@@ -315,7 +315,8 @@ class RealBackend implements AppBackend {
 
   watchOtherTabs(listener: (p: RunProgress) => void): () => void {
     // A BroadcastChannel never hears its own messages: this tab's runs do not come back here.
-    return this.channel.subscribe(listener);
+    // A run whose tab stops beating is reported interrupted (tab-lock.ts watch).
+    return this.channel.watch(listener);
   }
 
   async importFile(file: File): Promise<RunManifest> {
@@ -351,5 +352,7 @@ export async function createRealBackend(): Promise<AppBackend> {
   );
   // Runs a closed tab or crash left "running" become interrupted: resumable, never failed.
   await controller.recoverInterrupted();
+  // other tabs hear at once that this tab's running audit stopped
+  globalThis.addEventListener?.('pagehide', () => controller.announceClosing());
   return backend;
 }
