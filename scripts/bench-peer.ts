@@ -23,7 +23,7 @@ import { createPrng } from '../src/util/prng.ts';
 import { ensureScaleCheckpoint, SCALE_SHAPES } from './lib/scale-models.ts';
 import { maxSeqLen, parsePeerArgs, PEER_USAGE, type PeerPlan } from './peer/plan.ts';
 import type { Side, SideRun, SideSpec } from './peer/side.ts';
-import { ceilingShares, measures, tokenMismatches, type Pair } from './peer/summary.ts';
+import { ceilingShares, measures, noisyDecodes, tokenMismatches, type Pair } from './peer/summary.ts';
 import { ensurePeerVenv, PeerSetupError } from './peer/venv.ts';
 import { answerHelp } from './lib/cli-help.ts';
 
@@ -123,6 +123,7 @@ async function main(): Promise<void> {
         comparison: c.name, reachlab_mode: pairs[0].reachlab.mode, pytorch_mode: c.pytorch,
         measures: measures(pairs),
         ceiling: ceilingShares(pairs, shape, bytesPerS),
+        noisy_decodes: noisyDecodes(pairs),
         token_check: c.sameTokens ? { compared: true, mismatches: tokenMismatches(pairs) } : { compared: false, mismatches: [] },
         runs: pairs.map((p) => ({ reachlab: withoutIds(p.reachlab), pytorch: withoutIds(p.pytorch) })),
       });
@@ -142,7 +143,7 @@ async function main(): Promise<void> {
 
 const withoutIds = (r: SideRun) => ({ ...r, decode: { ...r.decode, ids: undefined }, routes: { ...r.routes, ids: undefined } });
 
-function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: number }; load_average: { before: number[]; after: number[] }; comparisons: Array<{ comparison: string; measures: ReturnType<typeof measures>; ceiling: ReturnType<typeof ceilingShares>; token_check: { compared: boolean; mismatches: ReturnType<typeof tokenMismatches> } }> }): string {
+function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: number }; load_average: { before: number[]; after: number[] }; comparisons: Array<{ comparison: string; measures: ReturnType<typeof measures>; ceiling: ReturnType<typeof ceilingShares>; noisy_decodes: ReturnType<typeof noisyDecodes>; token_check: { compared: boolean; mismatches: ReturnType<typeof tokenMismatches> } }> }): string {
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
   const gb = (x: number) => (x / 1e9).toFixed(1);
   const lines = [`${'comparison'.padEnd(14)}${'measure'.padEnd(20)}${'ReachLab'.padStart(10)}${'PyTorch'.padStart(10)}  ratio (ReachLab's speed / PyTorch's, median of paired ratios)`];
@@ -154,6 +155,9 @@ function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: 
     }
     for (const s of c.ceiling) {
       lines.push(`${c.comparison.padEnd(14)}${s.side} ${s.mode} decode ${f(s.decode_tok_s)} tok/s = ${(s.share * 100).toFixed(0)}% of its ceiling ${f(s.ceiling_tok_s)} tok/s (${gb(s.bytes_per_token)} GB of weights per token)`);
+    }
+    if (c.noisy_decodes.length) {
+      lines.push(`${c.comparison.padEnd(14)}decode left out as timing noise (the longer generate was not slower): ${c.noisy_decodes.map((n) => `pair ${n.pair} ${n.side}`).join(', ')}`);
     }
     if (c.token_check.compared) {
       const mm = c.token_check.mismatches;

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { SCALE_SHAPES } from '../lib/scale-models.ts';
 import { WEIGHT_SCHEMES, weightBytesPerToken } from './plan.ts';
 import type { SideRun } from './side.ts';
-import { ceilingShares, decodeTokS, measures, tokenMismatches, type Pair } from './summary.ts';
+import { ceilingShares, decodeTokS, measures, noisyDecodes, tokenMismatches, type Pair } from './summary.ts';
 
 function run(side: SideRun['side'], o: { load: number; prefill: number; one: number; many: number; routes: number; mb: number; ids?: number[]; routeIds?: number[][] }): SideRun {
   return {
@@ -34,6 +34,7 @@ describe('measures', () => {
     expect(decodeTokS(noisy.reachlab)).toBeNull();
     const d = measures([pair, noisy]).find((x) => x.measure === 'decode 8')!;
     expect(d).toMatchObject({ pairs: 1, ratio: 0.5 });
+    expect(noisyDecodes([pair, noisy])).toEqual([{ pair: 2, side: 'reachlab' }]);
   });
 
   it('shares of the ceiling: median decode over bandwidth / bytes per token', () => {

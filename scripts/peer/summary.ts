@@ -62,6 +62,11 @@ export function measures(pairs: Pair[]): MeasureSummary[] {
   return out.filter((m): m is MeasureSummary => m !== null);
 }
 
+/** Pairs and sides whose decode is timing noise (the longer generate was not slower): left out of the medians. */
+export function noisyDecodes(pairs: Pair[]): { pair: number; side: Side }[] {
+  return pairs.flatMap((p, i) => (['reachlab', 'pytorch'] as const).filter((side) => decodeTokS(p[side]) === null).map((side) => ({ pair: i + 1, side })));
+}
+
 /** Each side's median decode speed against bandwidth / bytes of weights per token (null where the mode's bytes are unknown). */
 export function ceilingShares(pairs: Pair[], shape: CheckpointShape, bytesPerS: number): CeilingShare[] {
   const out: CeilingShare[] = [];
