@@ -3,6 +3,7 @@
 
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
+import { wilson } from '../../audit/stats';
 import { loadTask } from '../../audit';
 import { normalizePlan, type StudyReport } from '../../audit/study';
 import { caseSentence } from '../../audit/verdict';
@@ -60,6 +61,17 @@ describe('findings figures', () => {
     const svg = renderFigure(f1Spec(r, { large: false }), document);
     expect(svg.tagName).toBe('svg');
     expect(svg.querySelectorAll('g[aria-label="dot"] *').length).toBe(4);
+    // error bars: each rate's Wilson interval over the setting's questions, both ways
+    expect(svg.querySelectorAll('g[aria-label="rule"] line').length).toBe(8);
+    for (const d of dots) {
+      const s = r.settings.find((x) => d.setting.startsWith(x.model.replace(/^builtin:/, '')))!;
+      expect(d.randomCi).toEqual(wilson(Math.round(d.random * s.questions), s.questions));
+      expect(d.randomCi.lo).toBeLessThanOrEqual(d.random + 1e-12); // Wilson at 0 successes is 0 up to rounding
+      expect(d.structuredCi.hi).toBeGreaterThanOrEqual(d.structured - 1e-12);
+    }
+    // settings are labelled by number, named once in the key
+    expect([...svg.querySelectorAll('g[aria-label="text"] text')].map((t) => t.textContent)).toEqual(expect.arrayContaining(['1', '2']));
+    expect(f1Spec(r, { large: false }).alt).toMatch(/Settings are numbered: 1 = .+; 2 = .+\.$/);
   });
 
   it('F2 shows each case with its held-out rate and interval, and a case\'s per-layer scan', async () => {

@@ -4,6 +4,7 @@
 // ceilings.
 
 import * as Plot from '@observablehq/plot';
+import { wilson } from '../../audit/stats';
 import type { ScanCase, StudyReport } from '../../audit/study';
 import { caseSentence } from '../../audit/verdict';
 import { EFFECT_COLOR, OKABE_ITO } from '../lib/palette';
@@ -14,18 +15,26 @@ const short = (model: string) => model.replace(/^builtin:/, '');
 
 interface F1Dot {
   setting: string;
+  /** The setting's number in the figure's key (labels by number do not overlap as names do). */
+  n: number;
   preset: string;
   random: number;
   structured: number;
+  /** Wilson 95% intervals of the two rates over the setting's questions. */
+  randomCi: { lo: number; hi: number };
+  structuredCi: { lo: number; hi: number };
 }
 
 export function f1Dots(report: StudyReport): F1Dot[] {
-  return report.settings.flatMap((s) =>
+  return report.settings.flatMap((s, i) =>
     Object.entries(s.random_minus_structured).map(([label, d]) => ({
       setting: `${short(s.model)} · ${s.task}`,
+      n: i + 1,
       preset: label.endsWith('/blocks') ? 'CoLa MCTS (blocks)' : 'program-selection MCTS (neighborhood)',
       random: d.random_reachable,
       structured: d.structured_reachable,
+      randomCi: wilson(Math.round(d.random_reachable * s.questions), s.questions),
+      structuredCi: wilson(Math.round(d.structured_reachable * s.questions), s.questions),
     })),
   );
 }
@@ -33,11 +42,12 @@ export function f1Dots(report: StudyReport): F1Dot[] {
 export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   const dots = f1Dots(report);
   const ge = dots.filter((d) => d.random >= d.structured).length;
-  const lo = Math.max(0, Math.floor(10 * Math.min(1, ...dots.flatMap((d) => [d.random, d.structured]))) / 10 - 0.1);
+  const lo = Math.max(0, Math.floor(10 * Math.min(1, ...dots.flatMap((d) => [d.randomCi.lo, d.structuredCi.lo]))) / 10 - 0.1);
+  const key = [...new Map(dots.map((d) => [d.n, `${d.n} = ${d.setting}`])).values()].join('\n');
   return {
     id: 'f1-random-vs-structured',
     title: 'F1: random routes vs structured search, reachable at matched attempts',
-    alt: `${dots.length} comparisons (${report.f1.settings} settings); random routes' rate is at least MCTS's in ${ge} of them (point estimates; the F1 verdict says what the intervals support). Points below the diagonal favour random routes.`,
+    alt: `${dots.length} comparisons (${report.f1.settings} settings); random routes' rate is at least MCTS's in ${ge} of them (point estimates; the F1 verdict says what the intervals support). Points below the diagonal favour random routes. Bars: Wilson 95% intervals of each rate. Settings are numbered: ${key.replaceAll('\n', '; ')}.`,
     plot: {
       ...baseOptions(style),
       height: style.large ? 600 : 420,
@@ -48,8 +58,13 @@ export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
       symbol: { domain: ['CoLa MCTS (blocks)', 'program-selection MCTS (neighborhood)'], range: ['circle', 'square'] },
       marks: [
         Plot.line([[lo, lo], [1, 1]], { stroke: OKABE_ITO.grey, strokeDasharray: '4,4' }),
+        // error bars: each rate's Wilson interval, across for random routes, up for MCTS
+        Plot.ruleY(dots, { y: 'structured', x1: (d: F1Dot) => d.randomCi.lo, x2: (d: F1Dot) => d.randomCi.hi, stroke: 'preset', strokeOpacity: 0.6, strokeWidth: style.large ? 2.5 : 1.5 }),
+        Plot.ruleX(dots, { x: 'random', y1: (d: F1Dot) => d.structuredCi.lo, y2: (d: F1Dot) => d.structuredCi.hi, stroke: 'preset', strokeOpacity: 0.6, strokeWidth: style.large ? 2.5 : 1.5 }),
         Plot.dot(dots, { x: 'random', y: 'structured', fill: 'preset', symbol: 'preset', r: style.large ? 8 : 6, stroke: OKABE_ITO.black, tip: true, title: (d: F1Dot) => `${d.setting}\n${d.preset}\nrandom ${pct(d.random)} · MCTS ${pct(d.structured)}` }),
-        Plot.text(dots, { x: 'random', y: 'structured', text: (d: F1Dot) => d.setting, dx: style.large ? 14 : 10, textAnchor: 'start', fontSize: style.large ? 14 : 10 }),
+        Plot.text(dots, { x: 'random', y: 'structured', text: (d: F1Dot) => String(d.n), dx: style.large ? 13 : 10, dy: style.large ? -13 : -10, fontWeight: 700, fontSize: style.large ? 16 : 12, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' }),
+        // the settings' key, beside the plot
+        Plot.text([key], { frameAnchor: 'top-right', dx: style.large ? 210 : 150, dy: style.large ? 40 : 30, textAnchor: 'end', lineHeight: 1.3, fontSize: style.large ? 14 : 10 }),
         // the key, written in the plot (no colour-only legend): ● CoLa, ■ program selection
         Plot.text(['● CoLa MCTS (blocks)   ■ program-selection MCTS (neighborhood)   dashed: random = MCTS'], { frameAnchor: 'top-left', dx: 6, dy: 6, textAnchor: 'start' }),
       ],
