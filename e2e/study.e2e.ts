@@ -116,11 +116,12 @@ test('a reload mid-study recomputes no finished run, and the report equals the h
       plan_key: string;
       settings: { run_keys: string[]; reachable: Record<string, number> }[];
       f1: Record<string, number>;
+      verdicts: { f1: { sentence: string } };
     };
     const shown = await page.getByTestId('screen-study-report').innerText();
     expect(shown).toContain(`Plan ${cli.plan_key.slice(0, 12)}`);
     const f1Text = await page.getByTestId('study-f1-summary').innerText();
-    expect(f1Text).toContain(`${cli.f1.random_ge_structured} of ${cli.f1.settings}`);
+    expect(f1Text).toContain(cli.verdicts.f1.sentence);
     // the runs the app stored are the CLI's runs: same content-addressed keys
     const appKeys = new Set(after.runs.map((r) => r.manifestKey));
     for (const s of cli.settings) for (const k of s.run_keys) expect(appKeys.has(k)).toBe(true);
@@ -128,9 +129,14 @@ test('a reload mid-study recomputes no finished run, and the report equals the h
     const download = page.waitForEvent('download');
     await page.getByTestId('study-export-json').click();
     const path = await (await download).path();
-    const appReport = JSON.parse(execFileSync('cat', [path!], { encoding: 'utf8' })) as unknown;
-    const { computed: _c, reused: _r, ...cliReport } = cli as unknown as Record<string, unknown>;
+    type Provenance = { seeds: unknown; runs: { run_key: string; model: { fingerprint: string }; condition_key: string; engine: unknown }[]; app: { version: string } };
+    const { provenance: appProv, ...appReport } = JSON.parse(execFileSync('cat', [path!], { encoding: 'utf8' })) as { provenance: Provenance };
+    const { computed: _c, reused: _r, provenance: cliProv, ...cliReport } = cli as unknown as { provenance: Provenance };
     expect(appReport).toEqual(cliReport);
+    // the provenance names the same runs, model fingerprints, conditions and engines (the commit each was built at may differ)
+    const runsOf = (p: Provenance) => p.runs.map(({ run_key, model, condition_key, engine }) => ({ run_key, fingerprint: model.fingerprint, condition_key, engine })).sort((a, b) => a.run_key.localeCompare(b.run_key));
+    expect(runsOf(appProv)).toEqual(runsOf(cliProv));
+    expect([appProv.seeds, appProv.app.version]).toEqual([cliProv.seeds, cliProv.app.version]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
