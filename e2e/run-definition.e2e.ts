@@ -1,7 +1,7 @@
 // One definition of a run, as a person meets it on the production build: two runs that differ only
 // in their route space are told apart in the Library and refused by Compare, naming the space;
 // Setup refuses, in words, presets that cannot run together and a budget past the bound; a task the
-// built-in model was not trained on carries a warning in the Study form.
+// built-in model was not trained on carries a warning on Setup and in the Study form.
 import { expect, test, type Page } from '@playwright/test';
 import { LOAD_TIMEOUT, SCREENS_DIR } from './helpers/app';
 
@@ -47,7 +47,7 @@ test('Compare refuses two runs that differ in route space, naming the space; the
   await page.screenshot({ path: `${SCREENS_DIR}/run-definition-compare-space.png`, fullPage: true });
 });
 
-test('Setup refuses both MCTS presets and a budget past the bound in words; the Study form warns on an untrained task', async ({ page }) => {
+test('Setup refuses both MCTS presets and a budget past the bound in words, and warns on an untrained task', async ({ page }) => {
   await page.goto('/');
   await expect(page.getByTestId('screen-setup')).toBeVisible();
   await expect(page.getByTestId('model-info')).toBeVisible({ timeout: LOAD_TIMEOUT });
@@ -70,6 +70,11 @@ test('Setup refuses both MCTS presets and a budget past the bound in words; the 
   await expect(start).toBeDisabled();
   await page.getByTestId('budget-sampling-ceiling').fill('8');
   await expect(start).toBeEnabled();
+
+  await expect(page.getByTestId('untrained-warning')).toHaveCount(0);
+  await page.getByTestId('task-builtin-select').selectOption('arith-1d');
+  await expect(page.getByTestId('untrained-warning')).toContainText('reachlab/micro-arith was trained only on two-digit arithmetic (arith-2d); on arith-1d it was never trained');
+  await page.screenshot({ path: `${SCREENS_DIR}/run-definition-setup-untrained.png`, fullPage: true });
 
   await page.getByTestId('nav-study').click();
   await page.getByTestId('study-plan').fill(JSON.stringify({ models: ['builtin:micro-arith-rl'], tasks: ['builtin:arith-3d'] }));
