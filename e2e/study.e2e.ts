@@ -131,7 +131,7 @@ test('a reload mid-study recomputes no finished run, and the report equals the h
     const path = await (await download).path();
     type Provenance = { seeds: unknown; runs: { run_key: string; model: { fingerprint: string }; condition_key: string; engine: unknown }[]; app: { version: string } };
     const { provenance: appProv, ...appReport } = JSON.parse(execFileSync('cat', [path!], { encoding: 'utf8' })) as { provenance: Provenance };
-    const { computed: _c, reused: _r, provenance: cliProv, ...cliReport } = cli as unknown as { provenance: Provenance };
+    const { computed: _c, reused: _r, provenance: cliProv, ...cliReport } = cli as unknown as { provenance: Provenance; computed?: unknown; reused?: unknown };
     expect(appReport).toEqual(cliReport);
     // the provenance names the same runs, model fingerprints, conditions and engines (the commit each was built at may differ)
     const runsOf = (p: Provenance) => p.runs.map(({ run_key, model, condition_key, engine }) => ({ run_key, fingerprint: model.fingerprint, condition_key, engine })).sort((a, b) => a.run_key.localeCompare(b.run_key));

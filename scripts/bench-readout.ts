@@ -9,9 +9,11 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createEngine } from '../src/engine/engine.ts';
+import { answerHelp } from './lib/cli-help.ts';
 import { ensureScaleCheckpoint } from './lib/scale-models.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+answerHelp(process.argv.slice(2), import.meta.url);
 const { values } = parseArgs({ options: { 'prompt-tokens': { type: 'string', default: '64' }, reps: { type: 'string', default: '3' } } });
 const T = Number(values['prompt-tokens']);
 const reps = Number(values.reps);
