@@ -53,7 +53,7 @@ describe('screens', () => {
     for (const h of ['space exhausted (questions)', 'held-out failures']) expect(body).toContain(`>${h}<!--]--></th>`);
     // explained columns carry their definition
     const header = (label: string) => body.split('</th>').find((cell) => cell.includes(`<!---->${label}<!---->`));
-    for (const [h, id] of [['answer-blind', 'blind'], ['retained gain', 'retainedGain'], ['attempts made (mean)', 'attemptsMade']]) {
+    for (const [h, id] of [['answer-blind', 'blind'], ['retained gain', 'retainedGain'], ['gain CI low', 'retainedGain'], ['gain CI high', 'retainedGain'], ['attempts made (mean)', 'attemptsMade']]) {
       expect(header(h), h).toContain(`data-testid="term-${id}"`);
     }
     expect(body).toContain('Per-layer scan over the whole failure set (in-sample)');

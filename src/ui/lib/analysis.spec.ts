@@ -157,6 +157,16 @@ describe('rates (summarize)', () => {
     expect(rows[0].retained_gain).toBeCloseTo(0.5, 12);
     // MCTS reaches 0.4 = realized 0.4: no gain, so no retained share
     expect(rows[2].retained_gain).toBeNull();
+    // the interval and the reason are the summary's (stats.ts retainedGainEstimate), as the report shows them
+    const sel = summary.probes.map((p) => p.selectors!);
+    expect(rows.map((r) => [r.retained_gain_ci, r.retained_gain_reason])).toEqual([
+      [sel[0].majority.retained_gain_ci, null],
+      [sel[0]['max-logprob'].retained_gain_ci, null],
+      [null, sel[1].majority.retained_gain_reason],
+      [null, sel[1]['max-logprob'].retained_gain_reason],
+    ]);
+    expect(rows[0].retained_gain_ci!.lo).toBeLessThanOrEqual(0.5);
+    expect(rows[2].retained_gain_reason).toMatch(/no gain to retain/);
   });
   it('reports attempts actually made and exhausted spaces', () => {
     expect(probes.map((p) => [p.label, p.summary.mean_attempts, p.summary.space_exhausted])).toEqual([

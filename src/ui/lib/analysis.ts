@@ -157,9 +157,14 @@ export interface SelectorRow {
   ci: Interval;
   blind: boolean;
   retained_gain: number | null;
+  /** Its paired bootstrap 95% interval (stats.ts retainedGainEstimate); null with a reason. */
+  retained_gain_ci: { lo: number; hi: number } | null;
+  /** Why retained_gain is null, in words. */
+  retained_gain_reason: string | null;
 }
 
-/** Each selector of each reach probe: accuracy, whether it is answer-blind, retained gain. */
+/** Each selector of each reach probe: accuracy, whether it is answer-blind, retained gain with its
+ *  interval (the summary's, as the study report shows it). */
 export function selectorRows(probes: readonly RunProbe[]): SelectorRow[] {
   return probes.flatMap(({ summary: p, spec, label }) =>
     Object.entries(p.selectors ?? {}).map(([selector, x]) => ({
@@ -173,6 +178,8 @@ export function selectorRows(probes: readonly RunProbe[]): SelectorRow[] {
       ci: wilson(x.correct, x.n),
       blind: x.blind,
       retained_gain: x.retained_gain,
+      retained_gain_ci: x.retained_gain_ci,
+      retained_gain_reason: x.retained_gain_reason,
     })),
   );
 }
