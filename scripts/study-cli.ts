@@ -163,7 +163,7 @@ async function studyRuns(plan: NormalizedPlan, shard: StudyCliOptions['shard'], 
             const records = orderRecords(res.records, req.manifest.probes.map((p) => p.probe));
             const manifest = { ...req.manifest, status: 'finished' as const, finishedAt: new Date().toISOString() };
             const loaded = { manifest, records, run_key: key, questions: req.questions, legacy: false, importedFrom: [] }; // every record computed here
-            deps.writeRun(key, JSON.stringify(runFile(loaded), null, 1));
+            deps.writeRun(key, JSON.stringify(runFile(loaded, { app: deps.appVersion, commit: deps.appCommit ?? 'unknown' }), null, 1));
             manifests.set(key, manifest);
             result = { model, task: setting.task, label: run.label, run_key: key, records };
             computed++;

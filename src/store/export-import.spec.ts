@@ -5,7 +5,9 @@ import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import type { Doc, LoadedTask, ProbeSpec } from '../audit/types.ts';
 import { coreAudit, coreRunRequest, type CoreAuditInput } from './core-audit.ts';
 import { isStoreError, type StoreError } from './errors.ts';
-import { exportRunCsv, exportRunJson, toCsv, CSV_COLUMNS } from './export.ts';
+import { definitionsCsv, exportRunCsv, exportRunJson, loadRun, toCsv, CSV_COLUMNS } from './export.ts';
+import { DEFINITIONS } from '../audit/definitions.ts';
+import { runProvenance } from '../audit/provenance.ts';
 import { importLmEvalSamples, importRunJson } from './import.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { RunController } from './run-controller.ts';
@@ -224,6 +226,24 @@ describe('export and import of a run', () => {
     const q1 = rows.find((r) => r[col('doc_id')] === 'q1' && r[col('probe')] === 'deployment')!;
     expect(q1[col('realized')]).toBe('true');
     expect(q1[col('stop_reason')]).toBe('');
+  });
+
+  it("writes the tables' definitions sidecar: the run's provenance and every definition, one row each, cells defused", async () => {
+    const store = new MemoryRunStore();
+    const run = await loadRun(store, await auditedRun(store));
+    const csv = definitionsCsv(runProvenance(run.run_key!, run.manifest), { app: '1.2.3', commit: '=cmd' });
+    const rows = parseCsv(csv);
+    expect(rows[0]).toEqual(['section', 'name', 'value']);
+    const value = (section: string, name: string) => rows.find((r) => r[0] === section && r[1] === name)?.[2];
+    expect(value('exported by', 'commit')).toBe("'=cmd");
+    expect(value('run', 'run key')).toBe(run.run_key);
+    expect(value('model', 'fingerprint')).toBe(run.manifest.model.fingerprint);
+    expect(value('model', 'revision')).toBe('not recorded');
+    expect(value('condition', 'condition key')).toBe(run.manifest.condition_key);
+    expect(value('condition', 'maxNewTokens')).toBe(String(run.manifest.condition!.maxNewTokens));
+    expect(value('engine', 'dtype')).toBe(run.manifest.engine!.dtype);
+    expect(JSON.parse(value('probe', 'sampling')!)).toEqual(run.manifest.probes[1]);
+    expect(rows.filter((r) => r[0] === 'definition').map((r) => [r[1], r[2]])).toEqual(DEFINITIONS.map((d) => [d.term, d.definition]));
   });
 
   it('writes CSV per RFC 4180 with a formula guard, and reads back what it wrote', () => {

@@ -1,10 +1,14 @@
 // A run out of the store: JSON (manifest + records, the file import.ts reads back) and CSV (one
 // row per question and probe). Every CSV the app writes (these and the screens' tables) goes through
-// toCsv: PapaParse, RFC 4180, cells that a spreadsheet would run as a formula defused.
+// toCsv: PapaParse, RFC 4180, cells that a spreadsheet would run as a formula defused. A table's CSV
+// holds its rows only; its definitions and the run's provenance go in a sidecar CSV of their own
+// (definitionsCsv), since comment lines are not CSV and a spreadsheet would read them as rows.
 // Records count attempts from 0 (`index`, `first_success`); the screens count them from 1.
 
 import Papa from 'papaparse';
 import type { QuestionIdentity } from '../audit/condition.ts';
+import { DEFINITIONS } from '../audit/definitions.ts';
+import type { RunProvenance } from '../audit/provenance.ts';
 import type { QuestionRecord, RunManifest } from '../audit/types.ts';
 import { StoreError } from './errors.ts';
 import { importedSources, orderRecords, type ImportedSource } from './records.ts';
@@ -36,13 +40,17 @@ export async function loadRun(store: RunStore, runId: string): Promise<LoadedRun
   return { manifest: run.manifest, records: ordered, run_key: run.manifestKey, questions, legacy: false, importedFrom };
 }
 
-/** The file of a loaded run: version 2, or version 1 for a legacy run (the format it was made in). */
+/** The file of a loaded run: version 2, or version 1 for a legacy run (the format it was made in).
+ *  Either carries the definitions of the numbers; the manifest is its provenance (model and
+ *  fingerprint, condition and key, question seed, probe specs with their seeds, engine and dtype,
+ *  the app version that ran it). */
 export function runFile(run: LoadedRun, producer?: Producer): RunFile | LegacyRunFile {
   const exportedAt = new Date().toISOString();
+  const definitions = DEFINITIONS;
   if (run.legacy || run.run_key === null || run.questions === null) {
-    return { format: RUN_FILE_FORMAT, version: LEGACY_RUN_FILE_VERSION, exportedAt, manifest: run.manifest, records: run.records };
+    return { format: RUN_FILE_FORMAT, version: LEGACY_RUN_FILE_VERSION, exportedAt, definitions, manifest: run.manifest, records: run.records };
   }
-  return { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, exportedAt, ...(producer ? { producer } : {}), run_key: run.run_key, questions: run.questions, manifest: run.manifest, records: run.records };
+  return { format: RUN_FILE_FORMAT, version: RUN_FILE_VERSION, exportedAt, ...(producer ? { producer } : {}), definitions, run_key: run.run_key, questions: run.questions, manifest: run.manifest, records: run.records };
 }
 
 /** A run's JSON file; `producer` (app version and commit) is written into a current-version file. */
@@ -140,4 +148,31 @@ export function toCsv(header: string[], rows: CsvCell[][]): string {
   const data = rows.map((r) => r.map((v) => (typeof v === 'number' && !Number.isFinite(v) ? null : v)));
   const csv = Papa.unparse({ fields: header, data }, { newline: '\r\n', escapeFormulae: FORMULA });
   return rows.length ? `${csv}\r\n` : csv; // PapaParse ends a header-only table with its newline already
+}
+
+/** A value as one CSV cell: text, numbers and booleans as they are, null as "not recorded",
+ *  anything else as JSON. */
+const cell = (v: unknown): CsvCell => (v === null ? 'not recorded' : ['string', 'number', 'boolean'].includes(typeof v) ? (v as CsvCell) : JSON.stringify(v));
+
+/** The sidecar of a run's CSV tables: what wrote it, what the run was (audit/provenance.ts: model,
+ *  fingerprint, task and question seed, condition and key, probe specs with their seeds, engine and
+ *  dtype, the app version that ran it) and the definitions of the numbers (audit/definitions.ts),
+ *  one row each under section, name, value. */
+export function definitionsCsv(p: RunProvenance, producer: Producer): string {
+  const rows: CsvCell[][] = [
+    ['exported by', 'app version', producer.app],
+    ['exported by', 'commit', producer.commit],
+    ['run', 'run key', p.run_key],
+    ['run', 'app version', p.app_version],
+    ['run', 'status', p.status],
+    ...Object.entries(p.model).map(([k, v]): CsvCell[] => ['model', k, cell(v)]),
+    ...Object.entries(p.task).map(([k, v]): CsvCell[] => ['task', k, cell(v)]),
+    ['condition', 'condition key', p.condition_key],
+    ...(p.condition ? Object.entries(p.condition).map(([k, v]): CsvCell[] => ['condition', k, cell(v)]) : [['condition', 'condition', 'unknown (imported)']]),
+    ['engine', 'execution provider', p.engine?.ep ?? 'unknown (imported)'],
+    ['engine', 'dtype', p.engine?.dtype ?? 'unknown (imported)'],
+    ...p.probes.map((spec): CsvCell[] => ['probe', spec.probe, JSON.stringify(spec)]),
+    ...DEFINITIONS.map((d): CsvCell[] => ['definition', d.term, d.definition]),
+  ];
+  return toCsv(['section', 'name', 'value'], rows);
 }

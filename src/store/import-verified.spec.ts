@@ -3,6 +3,7 @@
 // lacks records is stored as interrupted.
 import { describe, expect, it } from 'vitest';
 import { defaultCondition } from '../audit/condition.ts';
+import { DEFINITIONS } from '../audit/definitions.ts';
 import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import type { Doc, LoadedTask, ProbeSpec } from '../audit/types.ts';
 import { coreAudit, coreRunRequest, type CoreAuditInput } from './core-audit.ts';
@@ -65,6 +66,18 @@ describe('imported records are verified', () => {
     const text = await exportRunJson(source, 'run-p', { app: '1.2.3', commit: 'abc123' });
     expect(JSON.parse(text).producer).toEqual({ app: '1.2.3', commit: 'abc123' });
     expect(await importRunJson(new MemoryRunStore(), text, 'p.json')).toMatchObject({ runId: 'run-p', records: 2 });
+  });
+
+  it('writes the definitions of the numbers into the file; a file without them (written before) imports alike', async () => {
+    const file = await genuineFile();
+    expect(file.definitions).toEqual(DEFINITIONS);
+    expect(await importRunJson(new MemoryRunStore(), JSON.stringify(file), 'with.json')).toMatchObject({ runId: 'run-x', records: 8 });
+    delete file.definitions;
+    expect(await importRunJson(new MemoryRunStore(), JSON.stringify(file), 'without.json')).toMatchObject({ runId: 'run-x', records: 8 });
+    // a malformed block is refused by name
+    const bad = await genuineFile();
+    bad.definitions = [{ term: 'realized' }];
+    expect((await refusal(importRunJson(new MemoryRunStore(), JSON.stringify(bad), 'bad.json'))).message).toMatch(/definitions\[0\]\.definition/);
   });
 
   it('refuses a record whose derived fields, grades or hashes disagree with its attempts, naming run, record and field', async () => {

@@ -6,6 +6,7 @@ import { checkProbeSpec, checkProbeSpecV1, PROBE_NAMES } from '../audit/probes/r
 import { MAX_BUDGET } from '../audit/probes/route-draws.ts';
 import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
+import type { Definition } from '../audit/definitions.ts';
 import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
@@ -17,6 +18,9 @@ export const RUN_FILE_FORMAT = 'reachlab-run';
  * were imported from and which question seed chose the questions. Records written since the
  * decoy-answer control carry its fields (decoy, decoy_first_success, realized_decoy,
  * reachable_decoy); earlier version-2 files lack them and get them on reading (recordsOf).
+ *
+ * Files written since definitions were exported carry `definitions` (audit/definitions.ts, the
+ * definitions of the numbers a run shows); import ignores them, and files without them import alike.
  *
  * Version 1 (the previous version): no run key or question list; records without stop_reason,
  * picks without `blind`, MCTS specs with `simulations` and `randomChildProb`, grader version 1.
@@ -202,6 +206,8 @@ const checkRecordV1 = obj({
   selectors: opt(dict(checkPickV1)),
 }) as unknown as Check<QuestionRecord>;
 
+const checkDefinition: Check<Definition> = obj({ term: text, definition: text });
+
 const checkIdentity: Check<QuestionIdentity> = obj({ doc_id: id, doc_hash: id, prompt_hash: id });
 
 /** What wrote a run file: the app's version and the commit it was built from. */
@@ -216,6 +222,8 @@ export interface RunFile {
   exportedAt: string;
   /** Files written since producers were recorded say what wrote them. */
   producer?: Producer;
+  /** Files written since definitions were exported define the numbers the run shows. */
+  definitions?: readonly Definition[];
   /** The run's content address (condition.ts runKey), as the CLI prints it. */
   run_key: string;
   /** The run's questions in order: what run_key is made of. */
@@ -229,6 +237,7 @@ export interface LegacyRunFile {
   format: typeof RUN_FILE_FORMAT;
   version: typeof LEGACY_RUN_FILE_VERSION;
   exportedAt: string;
+  definitions?: readonly Definition[];
   manifest: RunManifest;
   records: QuestionRecord[];
 }
@@ -238,6 +247,7 @@ export const checkRunFile: Check<RunFile> = obj({
   version: oneOf(RUN_FILE_VERSION),
   exportedAt: text,
   producer: opt(obj({ app: text, commit: text })),
+  definitions: opt(arr(checkDefinition)),
   run_key: id,
   questions: arr(checkIdentity),
   manifest: checkManifest,
@@ -248,6 +258,7 @@ export const checkLegacyRunFile: Check<LegacyRunFile> = obj({
   format: oneOf(RUN_FILE_FORMAT),
   version: oneOf(LEGACY_RUN_FILE_VERSION),
   exportedAt: text,
+  definitions: opt(arr(checkDefinition)),
   manifest: checkManifestV1,
   records: arr(checkRecordV1),
 });

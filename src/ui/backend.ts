@@ -122,7 +122,7 @@ export interface RunHandle {
 export type LibraryEntry = RunManifest & { legacy: boolean };
 
 /** A run as the screens read it: the store's loaded run (its records in probe order). */
-export type StoredRun = Pick<LoadedRun, 'manifest' | 'records'> & Partial<Pick<LoadedRun, 'importedFrom'>>;
+export type StoredRun = Pick<LoadedRun, 'manifest' | 'records'> & Partial<Pick<LoadedRun, 'importedFrom' | 'run_key'>>;
 
 export interface AppBackend {
   environment(): Promise<EnvironmentInfo>;

@@ -40,7 +40,7 @@ describe('screens', () => {
 
   it('renders results with the rate and outcome tables, and the question list', () => {
     const { body } = render(ResultsScreen, { props: { app, run } });
-    for (const id of ['screen-results', 'table-rates', 'table-realized-reachable', 'question-list', 'open-question-test-0']) expect(body).toContain(`data-testid="${id}"`);
+    for (const id of ['screen-results', 'table-rates', 'table-realized-reachable', 'question-list', 'open-question-test-0', 'export-definitions']) expect(body).toContain(`data-testid="${id}"`);
     expect(body).not.toContain('<img');
   });
 
