@@ -112,6 +112,12 @@ describe('study screens', () => {
     }
     expect(body).toContain(`aria-label="Open the questions of the trained, random-routes/blocks run (${'d'.repeat(12)})"`);
     expect(body).toContain('<th scope="col">Questions behind the row</th>');
+    // detail columns wait for 'All columns'; names may break after '/' and ':'
+    const header = (name: string) => new RegExp(`<th scope="col"( class="detail")?>(<!--[^>]*-->)*${name}(<!--[^>]*-->)*</th>`).exec(body)?.[1] ?? 'shown';
+    expect(body).toContain('<table class="stacks brief"><caption>F1:');
+    expect(body).toContain('data-testid="all-columns-study-f1"');
+    expect([header('McNemar p'), header('Holm p')]).toEqual([' class="detail"', 'shown']);
+    expect(body).toMatch(/random-routes\/(<!--[^>]*-->)*<wbr\/>/);
     expect(body).not.toContain('<img');
   });
 

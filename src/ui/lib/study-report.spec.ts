@@ -76,7 +76,17 @@ describe('findings tables', () => {
       '75.0%', '30.0%', '−5.0', '−20.0 to +10.0', '0.500', '1.000', 'inconclusive', 'd1 20 · d2 12',
     ]);
     expect(t['study-f1'].caption).toContain('Holm-adjusted');
-    expect(t['study-selectors'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', '40.0%, retained -25.0% (95% CI -60.0% to -5.0%)', '55.0%, retained — (the selector picked on 19 of 20 questions) (not blind)']);
+    // one row per probe, one column per selector: the table grows down, not sideways
+    expect(t['study-selectors'].columns).toEqual(['model', 'task', 'probe', 'majority']);
+    expect(t['study-selectors'].rows).toEqual([
+      [EVIL, 'builtin:arith-2d', 'random-routes/blocks', '40.0%, retained -25.0% (95% CI -60.0% to -5.0%)'],
+      [EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', '55.0%, retained — (the selector picked on 19 of 20 questions) (not blind)'],
+    ]);
+    // each table names its detail columns among its own, the rest fit the Report screen
+    for (const table of Object.values(t)) for (const d of table.details ?? []) expect(table.columns, table.id).toContain(d);
+    expect(t['study-f1'].columns.filter((c) => !t['study-f1'].details!.includes(c))).toEqual([
+      'model', 'task', 'MCTS', 'random', 'Δ (points)', '95% CI', 'Holm p', 'outcome', 'depth-matched Δ (points)', 'depth-matched outcome',
+    ]);
     expect(t['study-selectors'].caption).toContain('A negative retained gain means the selector answers fewer questions correctly than deployment does');
     expect(t['study-f2'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 24, 3, 12, 9, '75.0%', '30.0% to 95.4%', '1 / 5', `${'a'.repeat(12)} ${'c'.repeat(12)}`]);
     // too few held out: no layer, no rate, said in words (never 0/0 or 0.0%)
@@ -128,6 +138,7 @@ describe('findings tables: transitions and the runs behind each row', () => {
     const k = (c: string) => c.repeat(64);
     expect(t['study-settings'].runs).toEqual([[{ label: 'random-routes/blocks', key: k('a') }, { label: 'mcts-routes/blocks', key: k('b') }]]);
     expect(t['study-f1'].runs).toEqual([[{ label: 'random-routes/blocks', key: k('a') }, { label: 'mcts-routes/blocks', key: k('b') }]]);
+    expect(t['study-selectors'].runs).toEqual([[{ label: 'random-routes/blocks', key: k('a') }], [{ label: 'mcts-routes/blocks', key: k('b') }]]);
     expect(t['study-f2'].runs![0]).toEqual([{ label: 'failure set (random-routes/blocks)', key: k('a') }, { label: 'silencing', key: k('c') }]);
     expect(t['study-f3'].runs).toEqual([
       [{ label: 'base, random-routes/blocks', key: k('a') }, { label: 'trained, random-routes/blocks', key: k('d') }],

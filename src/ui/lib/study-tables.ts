@@ -14,6 +14,9 @@ export interface StudyTable {
   id: string;
   caption: string;
   columns: string[];
+  /** The columns the Report screen shows only on demand, so the table fits the screen (the CSV and
+   * the HTML report keep every column). */
+  details?: string[];
   rows: Cell[][];
   /** Per row, the runs its numbers come from (what to open; not a column of the CSV or HTML). */
   runs?: RowRun[][];
@@ -60,12 +63,13 @@ export function studyTables(r: StudyReport): StudyTable[] {
   const holmOf = (id: string) => holmBy.get(id)!;
   const labels = [...new Set(r.settings.flatMap((s) => Object.keys(s.reachable)))];
   const mcts = [...new Set(r.settings.flatMap((s) => Object.keys(s.random_minus_structured)))];
-  const selectorCols = [...new Set(r.settings.flatMap((s) => Object.entries(s.selectors).flatMap(([p, sel]) => Object.keys(sel).map((n) => `${p} ${n}`))))];
+  const selectorNames = [...new Set(r.settings.flatMap((s) => Object.values(s.selectors).flatMap((sel) => Object.keys(sel))))];
   return [
     {
       id: 'study-settings',
       caption: 'Settings: realized, reachable@B per probe (attempts actually made in brackets), and reachable@B against the decoy answer',
       columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`]), 'run keys'],
+      details: [...labels.map((l) => `${l} (decoy)`), 'run keys'],
       rows: r.settings.map((s) => [
         s.model,
         s.task,
@@ -84,6 +88,10 @@ export function studyTables(r: StudyReport): StudyTable[] {
       columns: [
         'model', 'task', 'MCTS', 'random', 'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'Δ (points)', '95% CI', 'McNemar p', 'Holm p', 'outcome', 'matched attempts',
         'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched Δ (points)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth-matched outcome', 'depth profile',
+      ],
+      details: [
+        'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'McNemar p', 'matched attempts',
+        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth profile',
       ],
       rows: r.settings.flatMap((s) =>
         mcts.filter((m) => m in s.random_minus_structured).map((m) => {
@@ -109,16 +117,12 @@ export function studyTables(r: StudyReport): StudyTable[] {
       caption:
         'F1: answer-blind selectors — accuracy and the share of the probe\'s gain over realized they retain, with a paired bootstrap 95% interval ("not blind" over MCTS attempts). ' +
         'A negative retained gain means the selector answers fewer questions correctly than deployment does.',
-      columns: ['model', 'task', ...selectorCols],
-      rows: r.settings.map((s) => [
-        s.model,
-        s.task,
-        ...selectorCols.map((col) => {
-          const [probe, name] = col.split(' ');
-          const x = s.selectors[probe]?.[name];
-          return x ? selectorCell(x) : null;
-        }),
-      ]),
+      // one row per setting and probe, one column per selector: as many columns as the plan has selectors
+      columns: ['model', 'task', 'probe', ...selectorNames],
+      rows: r.settings.flatMap((s) =>
+        Object.entries(s.selectors).map(([probe, sel]) => [s.model, s.task, probe, ...selectorNames.map((n) => (sel[n] ? selectorCell(sel[n]) : null))]),
+      ),
+      runs: r.settings.flatMap((s) => Object.keys(s.selectors).map((probe) => settingRuns(s).filter((x) => x.label === probe))),
     },
     {
       id: 'study-f2',
@@ -134,6 +138,7 @@ export function studyTables(r: StudyReport): StudyTable[] {
       id: 'study-f3',
       caption: 'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals and McNemar p (raw and Holm-adjusted over the report\'s tests); the ceiling against the decoy answer beside it',
       columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'deployed McNemar p', 'deployed Holm p', 'ceiling', 'ceiling (decoy)', 'ceiling Δ', '95% CI', 'McNemar p', 'Holm p', 'run keys (base; trained)'],
+      details: ['questions', 'deployed McNemar p', 'ceiling (decoy)', 'McNemar p', 'run keys (base; trained)'],
       rows: r.f3.pairs.flatMap((p) =>
         Object.entries(p.ceilings).map(([label, c], i) => [
           p.base,
