@@ -91,7 +91,8 @@ export interface AuditCliOptions {
   maxNewTokens?: number;
   fewShot: number;
   chat: boolean;
-  /** Ask for the answer in \boxed{} and grade only what is boxed (CoLa's condition). */
+  /** CoLa's condition, as Setup's CoLa preset sets it (boxed.ts): greedy, 50 new tokens, no stop
+   *  sequences, the answer asked for and graded only in \boxed{}. */
   boxed: boolean;
   taskFile?: { path: string; question: string; answer: string; choices?: string; answerFormat: AnswerFormat };
   rowsEndpoint?: string;

@@ -3,7 +3,7 @@
 
 import type { EngineDtype } from '../engine/types';
 import { defaultCondition } from './condition';
-import { boxedOverrides } from './boxed';
+import { colaOverrides } from './boxed';
 import type { Condition, TaskSpec } from './types';
 
 export { blocksSpace, neighborhoodSpace } from './routes';
@@ -16,12 +16,8 @@ export { depthMatchedRoutes } from './probes/depth-matched';
 export { samplingCeiling } from './probes/sampling';
 export { silencingAllLayers } from './probes/mlp-silencing';
 
-/** CoLa's condition: greedy, 50 new tokens, the answer asked for and required in \boxed{}
- *  (a response without a box is wrong, as in CoLa's released scoring). */
+/** CoLa's condition for a task (boxed.ts colaOverrides): greedy, 50 new tokens, no stop
+ *  sequences, the answer asked for and required in \boxed{}. */
 export function colaCondition(task: TaskSpec, engineDtype: EngineDtype): Condition {
-  return defaultCondition(task, engineDtype, {
-    ...boxedOverrides(task.promptTemplate),
-    maxNewTokens: 50,
-    stopSequences: [],
-  });
+  return defaultCondition(task, engineDtype, colaOverrides(task.promptTemplate));
 }

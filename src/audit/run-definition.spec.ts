@@ -5,7 +5,7 @@ import { randomRoutes } from './probes/random-routes';
 import { samplingCeiling } from './probes/sampling';
 import { blocksSpace, neighborhoodSpace } from './routes';
 import { auditCondition } from './setup';
-import { BUILTIN_TRAINED_ON, boxedOverrides, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
+import { BUILTIN_TRAINED_ON, colaOverrides, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
 import { toyTask } from './testing/toy-task';
 
 const L = 6;
@@ -38,14 +38,15 @@ describe('the probes of a run', () => {
   });
 });
 
-describe('the \\boxed{} override', () => {
-  it('is the same in the CLI --boxed condition and CoLa’s condition', async () => {
+describe('CoLa’s condition', () => {
+  it('is the CLI --boxed condition: greedy, 50 new tokens, no stop sequences, the answer in \\boxed{}', async () => {
     const task = toyTask([{ id: 'q1', text: '1+1=', target: '2' }]);
-    const cli = await auditCondition(task, { dtype: 'f32', chat: false, fewShot: 0, questionSeed: 1, boxed: true });
-    const cola = colaCondition(task.spec, 'f32');
-    const o = boxedOverrides(task.spec.promptTemplate);
-    expect({ promptTemplate: cli.promptTemplate, requireBoxed: cli.requireBoxed }).toEqual(o);
-    expect({ promptTemplate: cola.promptTemplate, requireBoxed: cola.requireBoxed }).toEqual(o);
+    const choice = { dtype: 'f32', chat: false, fewShot: 0, questionSeed: 1234, boxed: true } as const;
+    const cli = await auditCondition(task, choice);
+    expect(cli).toEqual(colaCondition(task.spec, 'f32'));
+    expect(cli).toMatchObject({ ...colaOverrides(task.spec.promptTemplate), maxNewTokens: 50, stopSequences: [], decoding: { kind: 'greedy' }, requireBoxed: true });
+    // an explicit --max-new-tokens still sets the tokens
+    expect((await auditCondition(task, { ...choice, maxNewTokens: 64 })).maxNewTokens).toBe(64);
   });
 });
 

@@ -1,13 +1,13 @@
 // One definition of a run from a setup to the store, shared by the Setup screen, the audit CLI and
 // studies: the probe list (deployment first, one spec per probe, refused in words otherwise), the
-// \boxed{} condition override, how a probe spec reads (with its route space), and which tasks the
+// CoLa condition's overrides, how a probe spec reads (with its route space), and which tasks the
 // built-in models were trained on.
 
 import { AuditError } from './errors';
 import { DEPLOYMENT, isDeployment, probeOf } from './probes/registry';
 import type { ProbeSpec } from './types';
 
-export { boxedOverrides } from './boxed';
+export { colaOverrides } from './boxed';
 
 /** A probe spec with the name a form or a plan gives it ("MCTS (CoLa)"). */
 export interface NamedSpec {

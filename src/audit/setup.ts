@@ -5,7 +5,7 @@
 import { bindFewShotPool, defaultCondition } from './condition';
 import { blocksSpace, neighborhoodSpace } from './routes';
 import { colaSpace } from './probes/cola-mcts';
-import { boxedOverrides } from './boxed';
+import { colaOverrides } from './boxed';
 import type { LoadTaskOptions } from './tasks/index';
 import type { Condition, LoadedTask, RouteSpace, SelectorName } from './types';
 import type { EngineDtype } from '../engine/types';
@@ -32,16 +32,17 @@ export interface ConditionChoice {
   fewShot: number;
   questionSeed: number;
   maxNewTokens?: number;
-  /** Ask for the answer in \boxed{} and grade only what is boxed (CoLa's condition). */
+  /** CoLa's condition (boxed.ts colaOverrides): greedy, 50 new tokens, no stop sequences, the
+   *  answer asked for and graded only in \boxed{}; a maxNewTokens given still sets the tokens. */
   boxed: boolean;
 }
 
 /** The task's default condition with these choices, its few-shot pool bound. */
 export async function auditCondition(task: LoadedTask, o: ConditionChoice): Promise<Condition> {
   const base = defaultCondition(task.spec, o.dtype, {
+    ...(o.boxed ? colaOverrides(task.spec.promptTemplate) : {}),
     chatTemplate: o.chat,
     ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
-    ...(o.boxed ? boxedOverrides(task.spec.promptTemplate) : {}),
   });
   return bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);
 }

@@ -9,8 +9,9 @@ import { hubPreset } from '../../audit/tasks/hub';
 import type { Condition, ProbeSpec, TaskSpec } from '../../audit/types';
 import type { EngineDtype } from '../../engine/types';
 
-/** The condition the audit core prescribes for a task (its template, format, decoding defaults). */
-export function taskCondition(taskId: string, engineDtype: EngineDtype = 'f32'): Condition {
+/** The condition the audit core prescribes for a task (its template, format, decoding defaults);
+ *  with `cola`, CoLa's condition for it (presets.ts colaCondition, as the CLI's --boxed sets it). */
+export function taskCondition(taskId: string, engineDtype: EngineDtype = 'f32', cola = false): Condition {
   const [kind, ...rest] = taskId.split(':');
   const name = rest.join(':');
   const spec: TaskSpec =
@@ -20,27 +21,25 @@ export function taskCondition(taskId: string, engineDtype: EngineDtype = 'f32'):
           return { id: taskId, name: p.name, answerFormat: p.answerFormat, promptTemplate: p.promptTemplate, metadata: { version: 1 }, numTest: 0, numTrain: 0 };
         })()
       : builtinTask(name, { questions: 1, trainQuestions: 0, seed: 1 }).spec;
-  return defaultCondition(spec, engineDtype);
+  return cola ? colaCondition(spec, engineDtype) : defaultCondition(spec, engineDtype);
 }
 
 /** The default audit's condition: the built-in arithmetic task as the micro model was trained on it. */
 export const DEFAULT_CONDITION: Condition = taskCondition('builtin:arith-2d');
 
 /** CoLa's condition for the built-in task: greedy, 50 new tokens, the answer in \boxed{}. */
-export const BOXED_CONDITION: Condition = colaCondition(builtinTask('arith-2d', { questions: 1, trainQuestions: 0, seed: 1 }).spec, 'f32');
+export const BOXED_CONDITION: Condition = taskCondition('builtin:arith-2d', 'f32', true);
 
 // Route spaces are the audit core's (src/audit/presets.ts), so the app and the headless runner agree.
 export { blocksSpace, neighborhoodSpace };
 
 export type PresetId = string;
 
-/** A protocol the Setup screen offers: the probe's own (its file's `presets`), with the condition
- *  it prescribes, when it prescribes one. */
-export interface ProbePreset extends SetupPreset<ProbeSpec> {
-  condition?: Condition;
-}
+/** A protocol the Setup screen offers: the probe's own (its file's `presets`); `boxed` when it
+ *  prescribes CoLa's condition (SetupState.applyProtocol sets it for the chosen task). */
+export type ProbePreset = SetupPreset<ProbeSpec>;
 
-export const PROBE_PRESETS: readonly ProbePreset[] = SETUP_PRESETS.map((p) => (p.boxed ? { ...p, condition: BOXED_CONDITION } : p));
+export const PROBE_PRESETS: readonly ProbePreset[] = SETUP_PRESETS;
 
 export function presetById(id: PresetId): ProbePreset {
   const p = PROBE_PRESETS.find((x) => x.id === id);

@@ -2,7 +2,7 @@
 // (the probe list, the attempt estimate, validation, the permalink).
 
 import { withBaselines } from '../../audit';
-import { probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
+import { colaOverrides, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
@@ -67,11 +67,14 @@ export class SetupState {
   presets = $state<PresetId[]>(['uniform-routes', 'sampling-ceiling']);
   budgets = $state<Partial<Record<PresetId, number>>>({});
 
+  /** The chosen built-in or Hub task's id ("builtin:arith-2d", "hub:gsm8k"); null for a file. */
+  private get taskId(): string | null {
+    return this.taskKind === 'file' ? null : this.taskKind === 'hub' ? `hub:${this.hubPreset}` : `builtin:${this.builtinTask}`;
+  }
+
   /** Takes the chosen task's prescribed condition (template, answer format, decoding defaults). */
   applyTaskDefaults(): void {
-    if (this.taskKind === 'file') return;
-    const id = this.taskKind === 'hub' ? `hub:${this.hubPreset}` : `builtin:${this.builtinTask}`;
-    this.condition = taskCondition(id, this.condition.engineDtype);
+    if (this.taskId !== null) this.condition = taskCondition(this.taskId, this.condition.engineDtype);
   }
 
   /** Why the model did not load or check (cleared when the model choice changes). */
@@ -189,11 +192,15 @@ export class SetupState {
     if (!on && has) this.presets = this.presets.filter((x) => x !== id);
   }
 
-  /** Apply a protocol preset: enable its probe and, when it prescribes one, its condition. */
+  /** Apply a protocol preset: enable its probe and, when it prescribes CoLa's condition, that
+   *  condition for the chosen task, as the CLI's --boxed sets it (a task file: over its current
+   *  condition, a template that already asks for the box kept as it is). */
   applyProtocol(id: PresetId): void {
-    const p = presetById(id);
     this.togglePreset(id, true);
-    if (p.condition) this.condition = structuredClone(p.condition);
+    if (!presetById(id).boxed) return;
+    const c = this.condition;
+    if (this.taskId !== null) this.condition = taskCondition(this.taskId, c.engineDtype, true);
+    else this.condition = { ...c, ...colaOverrides(c.promptTemplate), ...(c.requireBoxed ? { promptTemplate: c.promptTemplate } : {}) };
   }
 
   budgetOf(id: PresetId): number | null {

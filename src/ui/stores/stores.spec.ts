@@ -9,6 +9,11 @@ import { LibraryState } from './library.svelte';
 import { Prefs } from './prefs.svelte';
 import { RunState } from './run.svelte';
 import { SetupState } from './setup.svelte';
+import { conditionKey } from '../../audit/condition';
+import { auditCondition } from '../../audit/setup';
+import { builtinTask } from '../../audit/tasks/builtin';
+import { hubPreset } from '../../audit/tasks/hub';
+import type { LoadedTask } from '../../audit/types';
 
 function memoryStorage(init: Record<string, string> = {}) {
   const m = new Map(Object.entries(init));
@@ -90,6 +95,27 @@ describe('SetupState', () => {
     expect(s.presets).toContain('cola-mcts');
     expect(s.condition.maxNewTokens).toBe(50);
     expect(s.condition.promptTemplate).toBe(BOXED_CONDITION.promptTemplate);
+  });
+
+  it("sets CoLa's condition for the chosen task equal to the CLI's --boxed condition (same condition key)", async () => {
+    const cli = (task: LoadedTask, questionSeed: number) => auditCondition(task, { dtype: 'f16', chat: false, fewShot: 0, questionSeed, boxed: true });
+    const s = new SetupState();
+    s.condition.engineDtype = 'f16';
+    s.questionSeed = 3;
+    s.applyProtocol('cola-mcts');
+    const builtin = await cli(builtinTask('arith-2d', { questions: 1, trainQuestions: 0, seed: 3 }), 3);
+    expect(s.runCondition).toEqual(builtin);
+    expect(await conditionKey(s.runCondition)).toBe(await conditionKey(builtin));
+    s.taskKind = 'hub';
+    s.hubPreset = 'gsm8k';
+    s.applyProtocol('cola-mcts');
+    const p = hubPreset('gsm8k');
+    const gsm8k = { spec: { id: 'hub:gsm8k', name: p.name, answerFormat: p.answerFormat, promptTemplate: p.promptTemplate, metadata: { version: 1 }, numTest: 0, numTrain: 0 }, test: [], train: [] };
+    expect(s.runCondition).toEqual(await cli(gsm8k, 3));
+    // a task file keeps its condition, CoLa's fields set, the box asked for once however often applied
+    s.taskKind = 'file';
+    s.applyProtocol('cola-mcts');
+    expect(s.runCondition).toEqual(await cli(gsm8k, 3));
   });
 
   it('names what is missing for a Hub model and a task file', () => {
