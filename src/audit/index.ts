@@ -80,6 +80,7 @@ export { summarize, reachCurve } from './summary';
 export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';
 export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick } from './selectors';
 export { silencingScan, failureSet, scanFromRecords, scanRole, silencingEffect, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';
+export { meanMlpAttribution, type LayerAttribution } from './silencing-attribution';
 export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, guidanceComparisons, questionState, reachedBy, type GuidanceComparison, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type StateOptions, type CompareOptions } from './compare';
 export { passAtK, wilson, mcnemar, pairedDifference, formatP, holm, retainedGain, retainedGainEstimate, RETAINED_GAIN_BOOTSTRAP, type Interval, type McNemar, type PairedDifference, type RetainedGainEstimate } from './stats';
 export * from './presets';
