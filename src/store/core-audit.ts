@@ -28,6 +28,9 @@ export interface RunMeta {
   questionSeed?: number;
 }
 
+/** What a run request needs of a model: its identity and what it computes on (manifest only). */
+export type RunModel = Pick<ModelInfo, 'fingerprint' | 'name' | 'ep' | 'dtype'>;
+
 /**
  * The run request for auditing `input` on the model `info` describes, `engine` building the
  * prompts. The condition's few-shot pool is bound to the task's train split (bindFewShotPool), so
@@ -35,7 +38,7 @@ export interface RunMeta {
  * questions' identities (doc and prompt hashes) are the ones runAudit computes, so the manifest
  * key is the run key runAudit returns.
  */
-export async function coreRunRequest(engine: PromptEngine, info: ModelInfo, input: CoreAuditInput, meta: RunMeta): Promise<RunRequest<CoreAuditInput>> {
+export async function coreRunRequest(engine: PromptEngine, info: RunModel, input: CoreAuditInput, meta: RunMeta): Promise<RunRequest<CoreAuditInput>> {
   const condition = await bindFewShotPool(input.condition, input.task.train);
   const docs = input.docs ?? input.task.test.slice(0, input.questions ?? input.task.test.length);
   const questions = await questionIdentities(engine, condition, docs, input.task.train);

@@ -7,7 +7,7 @@ import { runStudy } from '../../scripts/study-cli.ts';
 import { coreAudit, type CoreAuditInput } from './core-audit.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { RunController } from './run-controller.ts';
-import { studyTaskOptions } from './study.ts';
+import { plannedRunKeys, studyTaskOptions } from './study.ts';
 import { StudyRunner, type StudyProgress } from './study-runner.ts';
 import { InProcessLocks, TabLocks } from './tab-lock.ts';
 
@@ -150,6 +150,26 @@ describe('StudyRunner (the app\'s study)', () => {
     const first = (await controller.store.runsByManifestKey(done.runs[0].run_key!))[0];
     await controller.store.deleteRun(first.id);
     expect(await runner.overview(PLAN)).toMatchObject({ runsDone: 5, status: 'incomplete' });
+  });
+
+  it('derives each planned run\'s key before it runs: an edited plan counts what is already stored, before Run and after a reload', async () => {
+    const { runner, controller } = setup();
+    const report = await runner.run(PLAN);
+    const [stored] = await controller.store.listStudies();
+    // the derived keys are the keys the study started, run by run (the scan's from its defining run)
+    const load = (spec: string) => loadTask(spec, studyTaskOptions(normalizePlan(PLAN)));
+    expect(await plannedRunKeys(normalizePlan(PLAN), controller.store, load)).toEqual(stored.runs.map((r) => [r.run_key]));
+    // a task added: the other task's runs are the same runs, done before Run is pressed
+    const added = { ...PLAN, tasks: ['builtin:arith-2d', 'builtin:arith-1d'] };
+    const edited = await runner.overview(added);
+    expect(edited.plan_key).not.toBe(report.plan_key);
+    expect(edited).toMatchObject({ runsDone: 6, runsTotal: 12, status: 'new' });
+    expect(edited.runs.filter((r) => r.done).map((r) => `${r.model}/${r.task}/${r.label}`)).toEqual(stored.runs.map((r) => `${r.model}/${r.task}/${r.label}`));
+    // a reload (a new runner over the same store) reads the same
+    const reloaded = new StudyRunner(controller, { useModel: async () => { throw new Error('no model loads for an overview'); }, loadTask: (spec, plan) => loadTask(spec, studyTaskOptions(plan)), appVersion: 'test' });
+    expect(await reloaded.overview(added)).toMatchObject({ runsDone: 6, runsTotal: 12 });
+    // a model no stored run knows: nothing to derive, nothing done
+    expect(await reloaded.overview({ ...PLAN, models: ['C'], pairs: [] })).toMatchObject({ runsDone: 0, runsTotal: 3 });
   });
 
   it('a study its tab left running reads as interrupted, with the runs it finished done', async () => {

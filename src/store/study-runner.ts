@@ -13,7 +13,8 @@ import { loadRun } from './export.ts';
 import type { RunController } from './run-controller.ts';
 import type { StoredRun, StoredStudy } from './schema.ts';
 import { manifestKey } from './keys.ts';
-import { studyProbeRequest, studyScanRequest } from './study.ts';
+import { plannedRunKeys, studyProbeRequest, studyScanRequest, studyTaskOptions } from './study.ts';
+import { canonicalJson } from '../util/hash.ts';
 
 export interface StudyEnv {
   /** Loads a model reference into the controller's engine; the prompt engine builds prompts. */
@@ -33,7 +34,8 @@ export interface PlannedRunState {
   model: string;
   task: string;
   label: string;
-  /** The run key the study started for it, and that run's id; null before it started. */
+  /** Its run key (derived from the plan, study.ts plannedRunKeys, or else the one the study
+   *  started), and the id of the run with that key; null while neither is known. */
   run_key: string | null;
   run_id: string | null;
   done: boolean;
@@ -73,6 +75,7 @@ export class StudyRunner {
   private currentRun: string | null = null;
   /** The plan key of the study this runner is running now (in memory only: a closed tab runs nothing). */
   private active: string | null = null;
+  private readonly tasks = new Map<string, Promise<LoadedTask>>();
 
   constructor(
     private readonly controller: RunController<CoreAuditInput>,
@@ -164,20 +167,25 @@ export class StudyRunner {
     if (this.currentRun) await this.controller.pause(this.currentRun);
   }
 
-  /** Where a plan stands, from the store: each planned run is done when the run its study started
-   *  for it (by run key) is finished; the status is derived, the stored one only telling a pause or
-   *  a failure from an interruption. */
+  /** Where a plan stands, from the store: each planned run is done when a run with its key is
+   *  finished, the key derived from the plan before anything runs (so an edited plan, or one never
+   *  run, counts what is already stored) or else the one its study started; the status is
+   *  derived, the stored one only telling a pause or a failure from an interruption. */
   async overview(raw: unknown): Promise<StudyOverview> {
     const plan = normalizePlan(raw);
     const key = await planKey(plan);
     const store = this.controller.store;
     const study = await store.getStudy(key);
+    const derived = await plannedRunKeys(plan, store, (spec) => this.taskOf(spec, plan));
     const runs: PlannedRunState[] = [];
-    for (const r of plannedRuns(plan)) {
+    for (const [i, r] of plannedRuns(plan).entries()) {
       const { model, task } = r.setting;
       const entry = study?.runs.find((x) => x.model === model && x.task === task && x.label === r.label);
-      const done = entry ? (await store.runsByManifestKey(entry.run_key)).some((x) => x.manifest.status === 'finished') : false;
-      runs.push({ model, task, label: r.label, run_key: entry?.run_key ?? null, run_id: entry?.run_id ?? null, done });
+      const keys = [...new Set([...derived[i], ...(entry ? [entry.run_key] : [])])];
+      let finished: StoredRun | undefined;
+      for (const k of keys) finished ??= (await store.runsByManifestKey(k)).find((x) => x.manifest.status === 'finished');
+      const run_key = finished?.manifestKey ?? keys[0] ?? null;
+      runs.push({ model, task, label: r.label, run_key, run_id: finished?.id ?? (entry?.run_key === run_key ? entry.run_id : null), done: finished !== undefined });
     }
     const runsDone = runs.filter((r) => r.done).length;
     const status: StudyStatus =
@@ -218,6 +226,15 @@ export class StudyRunner {
       results.push({ model: r.model, task: r.task, label: r.label, run_key: r.run_key, records: (await loadRun(store, r.run_id)).records });
     }
     return studyReport(study.plan, results);
+  }
+
+  /** A plan's task, loaded once per session for its options (the overview reads it on each edit). */
+  private taskOf(spec: string, plan: NormalizedPlan): Promise<LoadedTask> {
+    const key = canonicalJson([spec, studyTaskOptions(plan)]);
+    const loaded = this.tasks.get(key) ?? this.env.loadTask(spec, plan);
+    this.tasks.set(key, loaded);
+    loaded.catch(() => this.tasks.delete(key)); // a task that failed to load is tried again
+    return loaded;
   }
 
   /** Listens (before the run starts, so no event is missed) for the run of this manifest key to

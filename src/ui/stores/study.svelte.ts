@@ -160,14 +160,16 @@ export class StudyState {
     }
   }
 
-  /** The report of the plan on screen, from its finished runs; absent until one of them is done. */
+  /** The report of the plan on screen, from its finished runs; absent until the study is stored
+   *  (run once) and one of its runs is done. */
   get canOpenReport(): boolean {
-    return (this.shown?.runsDone ?? 0) > 0;
+    const o = this.shown;
+    return o !== null && o.startedAt !== undefined && o.runsDone > 0;
   }
 
   async openReport(): Promise<void> {
     const o = this.shown;
-    if (!o || o.runsDone === 0) return;
+    if (!o || !this.canOpenReport) return;
     if (this.report?.plan_key === o.plan_key && !this.report.missing.length) return;
     try {
       this.report = await this.backend.studyReport(o.plan_key);
