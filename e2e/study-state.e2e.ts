@@ -37,6 +37,8 @@ test('reload mid-study, resume from the Library, edit the plan, open the scan ru
   const notice = page.getByTestId('study-notice');
   await expect(notice).toContainText('The study “e2e study state”');
   await expect(notice).toContainText('stopped when its page was closed or reloaded');
+  // the plan's standing is read from the store (its run keys derived from the plan) once it shows
+  await expect(heading(page)).toContainText('interrupted');
   const done = await doneRuns(page);
   expect(done).toBeGreaterThanOrEqual(1);
   expect(done).toBeLessThan(RUNS);
