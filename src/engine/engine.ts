@@ -253,7 +253,7 @@ export class LocalEngine implements Engine {
   /** engine/readout.ts at the row's last prompt position. One prefill of 2n + 1 rows sharing their
    *  prefixes (the route cut after each position, and cut after each position's attention by
    *  silencing its MLP), so about two forward passes of layer work, then one head run over the
-   *  3n vectors (lens states before the last, and components) and one over the last state alone. */
+   *  3n + 1 vectors (lens states and components). */
   readout(row: ReadoutRow): Promise<Readout> {
     const ctl = this.control();
     return this.serial(async () => {
@@ -280,10 +280,7 @@ export class LocalEngine implements Engine {
       ctl.check();
       const logits = await model.project(fed, n + 1 + parts.length);
       const logitsOf = (i: number) => logits.subarray(i * V, (i + 1) * V);
-      // the last lens point is the row's logits as logits() computes them, one row alone: the CPU
-      // kernels round a one-row head product (a GEMV on WASM f32) differently from a many-row one
-      const last = await model.project(states[n].slice(), 1);
-      const lens = states.map((_, k) => (k === n ? last : logitsOf(k)));
+      const lens = states.map((_, k) => logitsOf(k));
       lens.forEach((l, k) => checkFinite(l, `readout, lens after route position ${k - 1}`));
       const emitted = emittedOf(lens, row.emitted);
       // the head gives u(x) · normScale(x) for each component: divide the scale out again

@@ -4,7 +4,7 @@
 // `maxPartBytes` (WebGPU's max buffer / binding size; a browser ArrayBuffer's ~2 GiB).
 //
 //   dense 'in-out'  [inF, outF] (MatMul's B: a projection y = x·Wᵀ of a Hugging Face W [outF, inF])
-//   dense 'out-in'  [outF, inF] (as stored: the LM head for Gemm transB=1 and Gather, outside WASM f32)
+//   dense 'out-in'  [outF, inF] (as stored: the LM head for Gemm transB=1 and Gather)
 //   q4              com.microsoft MatMulNBits blocks of a [outF, inF] weight (quantize.ts)
 // Dense values and q4 scales are in the activation type (f16 as bit patterns in a Uint16Array).
 

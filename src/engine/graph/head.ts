@@ -4,10 +4,8 @@
 // graph/contract.ts GRAPH.head's: a run embeds `m` ids and/or projects `n` hidden states (either
 // count may be 0), computing logits in the precision's activation type and casting them back, and
 // fetches only what it needs: greedy decoding takes (id, log-prob) per row, not V logits.
-// The head weight is in vocabulary parts when it exceeds the largest buffer; the embedding of an id
-// is looked up in the part that holds it. A dense head is a Gemm transB=1 over Hugging Face's layout
-// [V, H] ('out-in'), or, on WASM in f32 (runtime/load.ts headLayout), a MatMul over one [H, V] copy
-// ('in-out') whose embedding rows are gathered as columns and transposed back.
+// The head weight stays in Hugging Face layout [V, H] ('out-in'), in vocabulary parts when it
+// exceeds the largest buffer; the embedding of an id is looked up in the part that holds it.
 import type { ModelConfig } from '../types.ts';
 import type { FloatArray, Matrix } from '../weights.ts';
 import { GraphBuilder, MS_DOMAIN, ONNX_TYPE_CODE, type BuiltGraph, type FloatType } from './onnx.ts';
@@ -19,7 +17,7 @@ const { in: IN, out: OUT } = GRAPH.head;
 
 export interface HeadWeights {
   norm: FloatArray; // [H]
-  head: Matrix; // [V, H] 'out-in' dense or q4, or [H, V] 'in-out' dense
+  head: Matrix; // [V, H]: 'out-in' dense or q4
   /** The embedding when it is not read from `head` (untied checkpoints), 'out-in' dense. */
   embed?: Matrix; // [V, H]
 }
@@ -58,12 +56,7 @@ export function buildHeadGraph(config: ModelConfig, w: HeadWeights, opts: HeadGr
     gathers = q4.map(({ inits }) => (idx) => gatherQ4(g, inits.gatherView!, idx, inits.scales, inits.zeroPoints, H, act));
   } else {
     linear(g, x, 'lm_head', head, logitsAct); // [n, V]
-    const inOut = head.format.kind === 'dense' && head.format.layout === 'in-out';
-    gathers = head.parts.map((_part, i) => (idx) => {
-      const weight = head.parts.length > 1 ? `lm_head.part${i}.weight` : 'lm_head.weight';
-      if (!inOut) return g.op('Gather', [weight, idx], { axis: 0 }); // [k, H]
-      return g.op('Transpose', [g.op('Gather', [weight, idx], { axis: 1 })], { perm: [1, 0] }); // [H, k] -> [k, H]
-    });
+    gathers = head.parts.map((_part, i) => (idx) => g.op('Gather', [head.parts.length > 1 ? `lm_head.part${i}.weight` : 'lm_head.weight', idx], { axis: 0 }));
   }
   if (!f32) g.node('Cast', [logitsAct], { outputs: [OUT.logits], attrs: { to: ONNX_TYPE_CODE.float32 } });
 

@@ -1,8 +1,7 @@
 // A projection y = x · Wᵀ of a Hugging Face weight W [out, in], from an engine-format Matrix
 // (weights.ts): a dense MatMul over the 'in-out' (transposed) weight, a Gemm transB=1 over the
-// 'out-in' one (2-D x only: the LM head where it keeps Hugging Face's layout), or com.microsoft
-// MatMulNBits (4-bit, block 32). A matrix stored in several parts (buffer limits) runs one node per
-// part and concatenates the outputs.
+// 'out-in' one (2-D x only: the LM head), or com.microsoft MatMulNBits (4-bit, block 32). A matrix
+// stored in several parts (buffer limits) runs one node per part and concatenates the outputs.
 import type { EngineDtype } from '../types.ts';
 import type { Matrix, Q4Part } from '../weights.ts';
 import { Q4_BLOCK } from '../quantize.ts';

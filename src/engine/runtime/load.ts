@@ -109,24 +109,11 @@ export function embedFromHead(c: ModelConfig, t: Pick<LoadTarget, 'ep' | 'precis
   return !(t.precision.q4 && t.ep === 'webgpu' && Math.ceil(c.hiddenSize / Q4_BLOCK) % 2 === 1);
 }
 
-/**
- * How a dense head is stored. On WASM an f32 head the tied embedding also reads is [H, V] ('in-out',
- * one copy, transposed on load like the layers' projections; the embedding gathers its columns):
- * the CPU kernels' prepacking stays off for it (a packed copy would sit beside the original the
- * embedding's Gather reads), and unpacked, a one-row MatMul runs MLAS's GEMV kernel, where a Gemm
- * transB=1 over [V, H] transposes blocks of the weight into a local buffer on every call. Everywhere
- * else the head keeps Hugging Face's [V, H] ('out-in'): on WebGPU (this choice is WASM's alone),
- * for f16 (run through casts on the CPU) and for an untied head, which the CPU kernels prepack once.
- */
-export function headLayout(c: ModelConfig, t: Pick<LoadTarget, 'ep' | 'precision'>): 'in-out' | 'out-in' {
-  return t.ep === 'wasm' && !t.precision.q4 && t.precision.act === 'float32' && embedFromHead(c, t) ? 'in-out' : 'out-in';
-}
-
 /** The final norm, LM head and (untied) embedding in the target's formats. */
 export async function readHeadWeights(src: WeightSource, t: WeightFormat): Promise<HeadWeights> {
   const c = src.config;
   const act = t.precision.act;
-  const headFormat: MatrixFormat = t.precision.q4 ? { kind: 'q4', act } : { kind: 'dense', layout: headLayout(c, t), act };
+  const headFormat: MatrixFormat = t.precision.q4 ? { kind: 'q4', act } : { kind: 'dense', layout: 'out-in', act };
   const dense: MatrixFormat = { kind: 'dense', layout: 'out-in', act };
   const headName = c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead;
   return {
@@ -184,9 +171,9 @@ export async function createSessions(ort: Ort, src: WeightSource, t: LoadTarget)
       }
       layers = { kind: 'spans', sessions, weights };
     }
-    // The CPU MatMul (Gemm) would prepack a dense head into a second copy beside the original that
-    // the embedding's Gather reads: a dense head is read as stored (see headLayout). (A 4-bit head
-    // is declared twice on WASM, see graph/linear.ts Q4Layout: MatMulNBits prepacks its own declaration.)
+    // The CPU Gemm would prepack a dense head into a second copy beside the original that the
+    // embedding's Gather reads: a dense head is read as stored. (A 4-bit head is declared twice on
+    // WASM, see graph/linear.ts Q4Layout: MatMulNBits prepacks its own declaration.)
     const noPrepack = !t.precision.q4 && embedFromHead(c, t) ? { extra: { session: { disable_prepacking: '1' } } } : {};
     const head = await session('head', buildHeadGraph(c, await readHeadWeights(src, t), { precision: t.precision, q4Layout: q4Layout(t.ep) }), { ...noPrepack, ...headOutputs });
     return { layers, head };
