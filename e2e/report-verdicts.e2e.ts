@@ -2,10 +2,12 @@
 // built-in model does worst on (three-digit arithmetic), where probes sit near the floor and the
 // failure set is small. Each finding says its verdict in words; no "0.000" p-value, no "0/0" or
 // "0.0% (0/0)" rate; the exported JSON carries the verdicts, the provenance and a plan the Study
-// screen reads back as the same plan.
+// screen reads back as the same plan. The report fits any screen (issue 21): no sideways scrolling at
+// 390, 1280 and 1920 px, and from 1280 px every table shows its main columns without scrolling.
 import { readFileSync } from 'node:fs';
 import { expect, test } from '@playwright/test';
-import { SCREENS_DIR } from './helpers/app';
+import { screen as screenshot, SCREENS_DIR } from './helpers/app';
+import { fitProblems } from './helpers/fit';
 
 const PLAN = {
   name: 'e2e verdicts at the floor',
@@ -17,6 +19,7 @@ const PLAN = {
   question_seed: 1,
   seed: 1,
   scan: true,
+  selectors: ['majority', 'max-logprob'],
   pairs: [{ base: 'builtin:micro-arith', trained: 'builtin:micro-arith-rl' }],
 };
 const STUDY_TIMEOUT = 480_000;
@@ -53,6 +56,20 @@ test('each finding states its verdict in words, with no 0.000 p and no 0/0 rate,
   expect(text).not.toMatch(/0\.0% \(0\/0\)/);
   expect(text).not.toContain('NaN');
   await page.screenshot({ path: `${SCREENS_DIR}/report-verdicts.png`, fullPage: true });
+
+  // the report fits: from 1280 px its tables show their main columns (the rest on demand), at 390 px
+  // they are stacked cards
+  const problems: string[] = [];
+  for (const width of [390, 1280, 1920]) {
+    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
+    await page.waitForTimeout(200); // figures re-lay out at the new width
+    for (const p of await fitProblems(page, width >= 1280)) problems.push(`${width} px, report: ${p}`);
+    await screenshot(page, `fit-${width}-report`);
+  }
+  expect(problems).toEqual([]);
+  await expect(page.getByTestId('table-study-selectors')).toBeVisible();
+  await page.getByTestId('all-columns-study-f1').click();
+  await expect(page.getByTestId('table-study-f1').getByRole('columnheader', { name: 'depth profile' })).toBeVisible();
 
   // the JSON export: verdicts as shown, provenance of every cited run, and the plan as run
   const download = page.waitForEvent('download');

@@ -1,10 +1,11 @@
 // Issue 21, what a person sees on any screen, on the production build: the title follows the screen,
 // focus lands on the screen's heading, returning from a question restores the list; every input has
 // a name of its own; at 390, 1280 and 1920 px no screen scrolls sideways, no control is clipped, and
-// from 1280 px no table needs sideways scrolling, the study report's included. Screenshots go to
-// SCREENS_DIR as fit-<width>-*.png.
+// from 1280 px no table needs sideways scrolling (the study report's: e2e/report-verdicts.e2e.ts).
+// Screenshots go to SCREENS_DIR as fit-<width>-*.png.
 import { expect, test, type Page } from '@playwright/test';
 import { chooseProbes, LOAD_TIMEOUT, screen, startRun, viewResults } from './helpers/app';
+import { fitProblems } from './helpers/fit';
 
 /** A fresh profile with the built-in model's audit finished (20 questions, routes and the scan). */
 async function finishedAudit(page: Page): Promise<void> {
@@ -16,38 +17,6 @@ async function finishedAudit(page: Page): Promise<void> {
   await viewResults(page);
 }
 
-/** What does not fit the viewport: the page's own width, controls cut off or overflowing their box. */
-async function fitProblems(page: Page, tablesMustFit: boolean): Promise<string[]> {
-  return page.evaluate((tables) => {
-    const problems: string[] = [];
-    const vw = document.documentElement.clientWidth;
-    if (document.documentElement.scrollWidth > vw) problems.push(`page is ${document.documentElement.scrollWidth} px wide in a ${vw} px viewport`);
-    // shown: laid out, and not inside a box visually hidden for screen readers (1 px, overflow hidden)
-    const hiddenBox = (el: Element | null): boolean => {
-      for (let a = el; a; a = a.parentElement) {
-        const r = a.getBoundingClientRect();
-        if (getComputedStyle(a).overflow === 'hidden' && r.width <= 1 && r.height <= 1) return true;
-      }
-      return false;
-    };
-    const visible = (el: Element) => (el as HTMLElement).offsetParent !== null && !hiddenBox(el);
-    for (const el of document.querySelectorAll('button, select, input:not([type=file]), a.button-like, label.button-like')) {
-      if (!visible(el)) continue;
-      const r = el.getBoundingClientRect();
-      const name = (el.textContent ?? '').trim().slice(0, 40) || el.getAttribute('data-testid') || el.tagName;
-      if (r.right > vw + 1 || r.left < -1) problems.push(`"${name}" reaches past the viewport (${Math.round(r.left)}–${Math.round(r.right)} px)`);
-      if (el.tagName === 'BUTTON' && el.scrollWidth > el.clientWidth + 1) problems.push(`"${name}" is clipped (${el.scrollWidth} px of text in ${el.clientWidth} px)`);
-    }
-    if (tables) {
-      for (const wrap of document.querySelectorAll('.table-wrap')) {
-        if (visible(wrap) && wrap.scrollWidth > wrap.clientWidth + 1) {
-          problems.push(`table "${wrap.querySelector('caption')?.textContent?.trim().slice(0, 40) ?? '?'}" scrolls sideways (${wrap.scrollWidth} px in ${wrap.clientWidth} px)`);
-        }
-      }
-    }
-    return problems;
-  }, tablesMustFit);
-}
 
 /** Inputs without a name, and names two inputs share (check boxes and radio buttons aside). */
 async function labelProblems(page: Page): Promise<string[]> {
@@ -155,19 +124,4 @@ test('"Reproduce the paper" shows its progress at the top of the screen', async 
   const box = await progress.boundingBox();
   expect(box && box.y >= 0 && box.y + box.height <= 800, `progress at y ${box?.y}`).toBe(true);
   await screen(page, 'fit-1280-study-running');
-
-  await expect(page.getByTestId('screen-study-report')).toBeVisible({ timeout: 600_000 });
-  // the report fits: from 1280 px its tables show their main columns without sideways scrolling
-  // (the rest on demand), at 390 px they are stacked cards
-  const problems: string[] = [];
-  for (const width of [390, 1280, 1920]) {
-    await page.setViewportSize({ width, height: width === 390 ? 844 : 800 });
-    await page.waitForTimeout(200); // figures re-lay out at the new width
-    for (const p of await fitProblems(page, width >= 1280)) problems.push(`${width} px, report: ${p}`);
-    await screen(page, `fit-${width}-report`);
-  }
-  expect(problems).toEqual([]);
-  // a table's other columns on demand
-  await page.getByTestId('all-columns-study-f1').click();
-  await expect(page.getByTestId('table-study-f1').getByRole('columnheader', { name: 'depth profile' })).toBeVisible();
 });
