@@ -126,8 +126,12 @@ export class StudyState {
     this.report = null;
     try {
       this.report = await this.backend.runStudy(p.plan, (progress) => {
+        const before = this.progress;
         this.progress = progress;
-        void this.refreshOverview();
+        // the overview derives every planned run's key from the store (study.ts plannedRunKeys):
+        // read it again when the study's standing changes, not on each question's progress
+        const standing = (q: StudyProgress | null) => (q ? [q.plan_key, q.status, q.runsDone, q.current?.runId ?? ''].join('\u0000') : '');
+        if (standing(before) !== standing(progress)) void this.refreshOverview();
       });
     } catch (e) {
       if (this.progress?.status !== 'paused') this.error = toUserMessage(e, 'study');
