@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { readoutDiff, type AttemptReadout } from '../src/engine/readout';
-import { chooseProbes, LOAD_TIMEOUT, startRun, viewResults } from './helpers/app';
+import { chooseProbes, LOAD_TIMEOUT, screen, startRun, viewResults } from './helpers/app';
 
 const TOLERANCE = 2e-3;
 const BUILTIN_DIR = 'public/hub/reachlab/micro-arith/resolve/main';
@@ -53,4 +53,35 @@ test('the look inside for the built-in model\'s deployment attempt equals the en
   expect(ranksEqual).toBe(true);
   expect(shown.identityError, 'embed + Σattn + Σmlp − logit difference').toBeLessThanOrEqual(TOLERANCE);
   expect(errors).toEqual([]);
+});
+
+test('the silencing scan\'s per-layer view reads out every failure question and shows each layer\'s mean MLP attribution beside its repairs', async ({ page }) => {
+  test.setTimeout(420_000);
+  await page.goto('/');
+  await expect(page.getByTestId('model-info')).toBeVisible({ timeout: LOAD_TIMEOUT });
+  // enough questions and routes that some question is reachable without being realized
+  await page.getByTestId('task-count').fill('60');
+  await chooseProbes(page, { 'uniform-routes': 16, 'silencing-scan': true });
+  await startRun(page);
+  await viewResults(page);
+  await page.getByText('Per-layer scan over the whole failure set (in-sample)').click();
+  const table = page.getByTestId('table-silencing-in-sample');
+  await expect(table.getByRole('columnheader', { name: 'mean MLP attribution (gold − emitted)' })).toHaveCount(0);
+  await page.getByTestId('scan-attribution-start').click();
+  await expect(page.getByTestId('scan-attribution-summary')).toBeVisible({ timeout: 240_000 });
+  await expect(table.getByRole('columnheader', { name: 'mean MLP attribution (gold − emitted)' })).toBeVisible();
+  // every layer of the built-in model ran on every failure question's default route: each layer's
+  // mean is a number over all of them, and the count read out is the failure set's size
+  const failures = Number((await page.getByTestId('scan-attribution-summary').textContent())!.match(/over the (\d+) failure-set questions/)![1]);
+  expect(failures).toBeGreaterThan(0);
+  const rows = table.locator('tbody tr');
+  await expect(rows).toHaveCount(6);
+  for (let i = 0; i < 6; i++) {
+    const cells = await rows.nth(i).locator('td').allTextContents();
+    expect(cells[2], `layer ${cells[0]} mean`).toMatch(/^-?\d+(\.\d+)?$/);
+    expect(Number(cells[3]), `layer ${cells[0]} questions read out`).toBe(failures);
+    expect(Number(cells[4]), `layer ${cells[0]} failures`).toBe(failures);
+  }
+  await table.scrollIntoViewIfNeeded();
+  await screen(page, 'scan-attribution');
 });

@@ -50,6 +50,12 @@ describe('ScanAttribution', () => {
     await broken.compute(failures, layers);
     expect(broken.state).toEqual({ status: 'failed', message: "The mean attribution failed: the run's model m is not the one loaded. Load a model on the Setup screen first." });
   });
+
+  it('names an empty failure set instead of reading nothing', async () => {
+    const s = new ScanAttribution({ lookInside: async () => { throw new Error('no read-out is due'); } } as unknown as AppBackend, run);
+    await s.compute([], layers);
+    expect(s.state).toEqual({ status: 'failed', message: expect.stringMatching(/^The failure set is empty: no question was reachable without being realized/) });
+  });
 });
 
 describe('SilencingLayers', () => {
@@ -60,5 +66,14 @@ describe('SilencingLayers', () => {
     expect(body).toContain('Mean attribution over the failure set');
     expect(body).toContain('data-testid="table-silencing-in-sample"');
     expect(body).not.toContain('data-testid="scan-attribution-error"');
+  });
+
+  it('with an empty failure set: the button is off and no repair rate reads 0.0%', () => {
+    const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const empty = { ...scan, failure_set: [], in_sample: { ...scan.in_sample, layers: scan.in_sample.layers.map((l) => ({ ...l, repaired: 0, failures: 0, repair: { ...l.repair, k: 0, n: 0, rate: 0 } })) } };
+    const { body } = render(SilencingLayers, { props: { app, run, scan: empty, questions, fileStem: 'x' } });
+    expect(body).toMatch(/<button[^>]*disabled[^>]*data-testid="scan-attribution-start"/);
+    expect(body).toContain('— (no failures)');
+    expect(body).not.toContain('0.0%');
   });
 });

@@ -27,6 +27,7 @@ export class ScanAttribution {
     if (this.state.status === 'running') return;
     const read = this.backend.lookInside?.bind(this.backend);
     const looks = failures.flatMap((q) => lookTargets(q).filter((t) => t.deployment).map((t) => t.look));
+    if (failures.length === 0) return this.fail('The failure set is empty: no question was reachable without being realized, so there is no failure to read out.');
     if (!read) return this.fail('The mean attribution needs the engine, which this page has not started: load a model on the Setup screen, then try again.');
     if (looks.length === 0) return this.fail('No failure-set question has a deployment attempt whose route is known (an imported run), so there is nothing to read out.');
     this.state = { status: 'running', done: 0, total: looks.length };
