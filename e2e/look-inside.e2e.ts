@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from '@playwright/test';
 import { readoutDiff, type AttemptReadout } from '../src/engine/readout';
-import { chooseProbes, LOAD_TIMEOUT, screen, startRun, viewResults } from './helpers/app';
+import { chooseProbes, finishedAudit, LOAD_TIMEOUT, screen, startRun, viewResults } from './helpers/app';
 
 const TOLERANCE = 2e-3;
 const BUILTIN_DIR = 'public/hub/reachlab/micro-arith/resolve/main';
@@ -57,13 +57,8 @@ test('the look inside for the built-in model\'s deployment attempt equals the en
 
 test('the silencing scan\'s per-layer view reads out every failure question and shows each layer\'s mean MLP attribution beside its repairs', async ({ page }) => {
   test.setTimeout(420_000);
-  await page.goto('/');
-  await expect(page.getByTestId('model-info')).toBeVisible({ timeout: LOAD_TIMEOUT });
   // enough questions and routes that some question is reachable without being realized
-  await page.getByTestId('task-count').fill('60');
-  await chooseProbes(page, { 'uniform-routes': 16, 'silencing-scan': true });
-  await startRun(page);
-  await viewResults(page);
+  await finishedAudit(page, 60, 16);
   await page.getByText('Per-layer scan over the whole failure set (in-sample)').click();
   const table = page.getByTestId('table-silencing-in-sample');
   await expect(table.getByRole('columnheader', { name: 'mean MLP attribution (gold − emitted)' })).toHaveCount(0);

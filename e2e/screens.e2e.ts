@@ -4,19 +4,8 @@
 // from 1280 px no table needs sideways scrolling (the study report's: e2e/report-verdicts.e2e.ts).
 // Screenshots go to SCREENS_DIR as fit-<width>-*.png.
 import { expect, test, type Page } from '@playwright/test';
-import { chooseProbes, LOAD_TIMEOUT, screen, startRun, viewResults } from './helpers/app';
+import { finishedAudit, LOAD_TIMEOUT, screen } from './helpers/app';
 import { fitProblems } from './helpers/fit';
-
-/** A fresh profile with the built-in model's audit finished (20 questions, routes and the scan). */
-async function finishedAudit(page: Page): Promise<void> {
-  await page.goto('/');
-  await expect(page.getByTestId('model-info')).toBeVisible({ timeout: LOAD_TIMEOUT });
-  await page.getByTestId('task-count').fill('20');
-  await chooseProbes(page, { 'uniform-routes': 8, 'silencing-scan': true });
-  await startRun(page);
-  await viewResults(page);
-}
-
 
 /** Inputs without a name, and names two inputs share (check boxes and radio buttons aside). */
 async function labelProblems(page: Page): Promise<string[]> {

