@@ -214,26 +214,28 @@ test('6: Compare and the Library say what differs between two runs', async ({ br
   const page = await freshApp(browser);
   await runBuiltin(page, 4, { 'uniform-routes': 4 });
   await page.getByTestId('nav-setup').click();
-  await page.getByTestId('engine-dtype').selectOption('q4');
+  await page.getByTestId('engine-dtype').selectOption('q8');
+  await expect(page.getByTestId('dtype-hint')).toContainText('WebAssembly only');
   await page.getByTestId('load-model').click();
-  await expect(page.getByTestId('model-info')).toContainText('q4', { timeout: LOAD_TIMEOUT });
+  await expect(page.getByTestId('model-info')).toContainText('WebAssembly, q8', { timeout: LOAD_TIMEOUT });
+  await screen(page, 'issue22-setup-q8');
   await runBuiltin(page, 4, { 'sampling-ceiling': 4 });
 
   await page.getByTestId('nav-library').click();
   const runs = (await readStore(page)).runs;
   expect(runs).toHaveLength(2);
-  const [f32, q4] = await Promise.all(runs.map(async (r) => ({ id: r.id, engine: await page.getByTestId(`library-engine-${r.id}`).textContent() })))
-    .then((xs) => [xs.find((x) => x.engine?.startsWith('f32'))!, xs.find((x) => x.engine?.startsWith('q4'))!]);
+  const [f32, q8] = await Promise.all(runs.map(async (r) => ({ id: r.id, engine: await page.getByTestId(`library-engine-${r.id}`).textContent() })))
+    .then((xs) => [xs.find((x) => x.engine?.startsWith('f32'))!, xs.find((x) => x.engine?.startsWith('q8, WebAssembly'))!]);
   await expect(page.getByTestId(`library-probes-${f32.id}`)).toHaveText('random routes ×4 · blocks');
-  await expect(page.getByTestId(`library-probes-${q4.id}`)).toHaveText('sampling ×4');
+  await expect(page.getByTestId(`library-probes-${q8.id}`)).toHaveText('sampling ×4');
   await expect(page.getByTestId(`library-seeds-${f32.id}`)).toHaveText('1, 1');
   await screen(page, 'issue11-6-library-columns');
 
   await page.getByTestId(`library-select-${f32.id}`).check();
-  await page.getByTestId(`library-select-${q4.id}`).check();
+  await page.getByTestId(`library-select-${q8.id}`).check();
   await page.getByTestId('library-compare').click();
   await expect(page.getByTestId('compare-facts')).toContainText('they differ in dtype, probes and budgets');
-  await expect(page.getByTestId('compare-fact-dtype')).toContainText('dtype (differs)f32q4');
+  await expect(page.getByTestId('compare-fact-dtype')).toContainText('dtype (differs)f32q8');
   await expect(page.getByTestId('compare-fact-probes-and-budgets')).toContainText('random routes ×4 · blockssampling ×4');
   await expect(page.getByTestId('compare-fact-model')).not.toContainText('differs');
   await expect(page.getByTestId('compare-refused')).toHaveText('Not compared. The runs were audited under different conditions: dtype differs. A comparison needs one condition.');

@@ -4,7 +4,7 @@
 //         [--probe random-routes[,mcts-routes,depth-matched-routes,...]] [--space blocks|neighborhood|cola] [--budget 16]
 //         [--seed 1] [--radius 2] [--max-edits 3] [--max-block 4] [--min-len N] [--max-len N]
 //         [--shared] [--temperature 0.6] [--top-p 0.95] [--selectors majority,max-logprob,fixed-route]
-//         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16] [--max-new-tokens N]
+//         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
 //         [--few-shot N] [--chat] [--boxed]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
@@ -19,7 +19,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import type { Engine, EngineDtype, ModelInfo } from '../src/engine/types.ts';
+import { ENGINE_DTYPES, type Engine, type EngineDtype, type ModelInfo } from '../src/engine/types.ts';
 import {
   auditCondition,
   ceilingDecoy,
@@ -231,7 +231,7 @@ export function parseCli(argv: string[]): Command {
       selectors,
       scan: v.scan ?? false,
       splitSeed: int('split-seed', v['split-seed'], 0) ?? 0,
-      dtype: oneOf('dtype', v.dtype, ['f32', 'f16', 'q4', 'q4f16'] as const, 'f32'),
+      dtype: oneOf('dtype', v.dtype, ENGINE_DTYPES, 'f32'),
       maxNewTokens: int('max-new-tokens', v['max-new-tokens'], 1),
       fewShot: int('few-shot', v['few-shot'], 0) ?? 0,
       chat: v.chat ?? false,

@@ -1,13 +1,13 @@
 // Engine benchmark (Node, WASM EP). Prints one JSON object on stdout and a short table on stderr.
 //
-//   npm run -s bench:engine [-- --model DIR] [--dtype f32|f16|q4|q4f16] [--skip-precision] [--skip-speed] [--skip-webgpu] [--skip-spans]
+//   npm run -s bench:engine [-- --model DIR] [--dtype f32|f16|q4|q4f16|q8] [--skip-precision] [--skip-speed] [--skip-webgpu] [--skip-spans]
 //
 // Without --model it generates (once, into .cache/) a checkpoint with Qwen2.5-0.5B per-layer
 // shapes (hidden 896, 14 heads, 2 KV heads, head_dim 64, intermediate 4864, vocab 151936) and 8
 // layers of seeded random BF16 weights. It measures prefill and batch-1 decode speed, then one
 // 64-token prompt under 32 distinct routes drawn from the blocks route space, 16 new tokens each,
 // run one route at a time vs all 32 rows in one generate() (attempts/s and session runs per
-// attempt) in the --dtype mode (default f32), and a precision report of f16, q4 and q4f16 against
+// attempt) in the --dtype mode (default f32), and a precision report of f16, q4, q4f16 and q8 against
 // f32 on the three reference checkpoints and the built-in micro model (trained weights: the more
 // telling case). Then, in headless Chromium on the WebGPU EP (the app built and served by vite
 // preview: run it under the team's e2e lock), batched greedy decoding of WEBGPU_ROUTES block routes:
@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { blocksSpace } from '../src/audit/presets.ts';
 import { sampleRoutes } from '../src/audit/routes.ts';
 import { createEngine, type LocalEngine } from '../src/engine/engine.ts';
+import { dtypeRefusal } from '../src/engine/memory.ts';
 import { createPrng } from '../src/util/prng.ts';
 import { QWEN25_05B_8_LAYERS, writeCheckpoint } from './lib/make-checkpoint.ts';
 import { type EngineDtype, type ForwardRow, type GenerateRow } from '../src/engine/types.ts';
@@ -207,7 +208,9 @@ async function main() {
       `runs/attempt     single ${f(r.runs_per_attempt.single)}  batched ${f(r.runs_per_attempt.batched)}  (target batched ≤ single/8)`,
     ];
   }
-  if (!args.includes('--skip-webgpu')) {
+  const gpuRefusal = dtypeRefusal(speedDtype, 'webgpu');
+  if (!args.includes('--skip-webgpu') && gpuRefusal) table.push(`webgpu           skipped: ${gpuRefusal}`);
+  if (!args.includes('--skip-webgpu') && !gpuRefusal) {
     const w = await webgpu(dir, speedDtype);
     result.webgpu = w;
     table.push(
@@ -216,7 +219,7 @@ async function main() {
     );
   }
   if (!args.includes('--skip-precision')) {
-    const precisionReport = { f16: await precision('f16'), q4: await precision('q4'), q4f16: await precision('q4f16') };
+    const precisionReport = { f16: await precision('f16'), q4: await precision('q4'), q4f16: await precision('q4f16'), q8: await precision('q8') };
     result.precision = precisionReport;
     for (const [dtype, rep] of Object.entries(precisionReport)) {
       for (const [m, x] of Object.entries(rep)) {

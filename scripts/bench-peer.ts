@@ -10,15 +10,13 @@
 // Sets up .cache/peer-venv (torch, transformers, safetensors via pip) on first use. Not part of npm test.
 //
 //   npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
-//                         [--threads 2] [--bandwidth-gib 1] [--skip-quantized]
+//                         [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized]
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { blocksSpace, sampleRoutes } from '../src/audit/routes.ts';
-import { withF32Activations } from '../src/engine/graph/linear.ts';
-import { ENGINE_DTYPES } from '../src/engine/types.ts';
 import { createPrng } from '../src/util/prng.ts';
 import { ensureScaleCheckpoint, SCALE_SHAPES } from './lib/scale-models.ts';
 import { maxSeqLen, parsePeerArgs, PEER_USAGE, type PeerPlan } from './peer/plan.ts';
@@ -31,9 +29,6 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SHAPE = 'qwen2.5-0.5b' as const;
 const RUN_TIMEOUT_S = 3600;
 const log = (line: string) => process.stderr.write(`bench:peer: ${line}\n`);
-
-/** ReachLab's quantized modes with f32 activations (f16 activations run as f32 plus casts on WASM). */
-const reachlabQuantized = () => ENGINE_DTYPES.filter((d) => d !== 'f32' && d !== 'f16' && withF32Activations(d) === d);
 
 interface Comparison {
   name: string;
@@ -97,7 +92,7 @@ async function main(): Promise<void> {
   };
   const comparisons: Comparison[] = [
     { name: 'f32', reachlab: 'f32', pytorch: 'f32', sameTokens: true },
-    ...(plan.quantized ? reachlabQuantized().map((d) => ({ name: `${d} vs int8`, reachlab: d, pytorch: 'int8', sameTokens: false })) : []),
+    ...plan.quantized.map((d) => ({ name: `${d} vs int8`, reachlab: d, pytorch: 'int8', sameTokens: false })),
   ];
   warm(dir);
   const tmp = mkdtempSync(join(tmpdir(), 'bench-peer-'));

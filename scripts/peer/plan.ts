@@ -1,6 +1,8 @@
 // The peer benchmark's plan (its options, checked) and its arithmetic: medians of paired ratios,
 // bytes of weights streamed per decoded token, and a side's share of the memory-bandwidth ceiling.
 import { parseArgs } from 'node:util';
+import { withF32Activations } from '../../src/engine/graph/linear.ts';
+import { ENGINE_DTYPES } from '../../src/engine/types.ts';
 import type { CheckpointShape } from '../lib/make-checkpoint.ts';
 import { parameterCount } from '../lib/make-checkpoint.ts';
 
@@ -16,12 +18,15 @@ export interface PeerPlan {
   threads: number;
   /** Size of each bandwidth array, in GiB. */
   bandwidthGiB: number;
-  /** Also run PyTorch's dynamic int8 against ReachLab's quantized modes. */
-  quantized: boolean;
+  /** ReachLab's quantized modes run against PyTorch's dynamic int8 (none: f32 only). */
+  quantized: string[];
 }
 
+/** ReachLab's quantized modes with f32 activations (f16 activations run as f32 plus casts on WASM). */
+export const PEER_QUANTIZED: string[] = ENGINE_DTYPES.filter((d) => d !== 'f32' && withF32Activations(d) === d);
+
 export const PEER_USAGE = `npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
-                       [--threads 2] [--bandwidth-gib 1] [--skip-quantized]`;
+                       [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized]`;
 
 /** The longest prompt the plan accepts (the checkpoint allows more; the benchmark needs no more). */
 export const MAX_PROMPT = 4096;
@@ -44,6 +49,7 @@ export function parsePeerArgs(argv: string[]): PeerPlan {
       'route-tokens': { type: 'string', default: '16' },
       threads: { type: 'string', default: '2' },
       'bandwidth-gib': { type: 'string', default: '1' },
+      quantized: { type: 'string', default: PEER_QUANTIZED.join(',') },
       'skip-quantized': { type: 'boolean', default: false },
     },
     strict: true,
@@ -51,6 +57,9 @@ export function parsePeerArgs(argv: string[]): PeerPlan {
   });
   const prompts = values.prompt!.split(',').map((p) => positiveInt('prompt', p, MAX_PROMPT));
   if (new Set(prompts).size !== prompts.length) throw new Error(`--prompt lists a length twice: "${values.prompt}"`);
+  const quantized = values['skip-quantized'] ? [] : values.quantized!.split(',');
+  const unknown = quantized.filter((m) => !PEER_QUANTIZED.includes(m));
+  if (unknown.length) throw new Error(`--quantized takes ${PEER_QUANTIZED.join(', ')}, got "${unknown.join(',')}"`);
   const bandwidthGiB = Number(values['bandwidth-gib']);
   if (!Number.isFinite(bandwidthGiB) || bandwidthGiB <= 0 || bandwidthGiB > 8) {
     throw new Error(`--bandwidth-gib must be a number in (0, 8], got "${values['bandwidth-gib']}"`);
@@ -63,7 +72,7 @@ export function parsePeerArgs(argv: string[]): PeerPlan {
     routeTokens: positiveInt('route-tokens', values['route-tokens']!, 256),
     threads: positiveInt('threads', values.threads!, 256),
     bandwidthGiB,
-    quantized: !values['skip-quantized'],
+    quantized,
   };
 }
 
@@ -101,6 +110,8 @@ const Q4_BYTES = (16 + 4 + 0.5) / 32;
 export const WEIGHT_SCHEMES: Record<string, WeightScheme> = {
   'reachlab:f32': { linear: 4, head: 4 },
   'reachlab:q4': { linear: Q4_BYTES, head: Q4_BYTES },
+  // int8 projections (one f32 scale per output feature, negligible), the head f32 (src/engine/weights.ts headFormat)
+  'reachlab:q8': { linear: 1, head: 4 },
   'pytorch:f32': { linear: 4, head: 4 },
   // quantize_dynamic on nn.Linear: per-tensor qint8 weights (the tied head becomes one too), f32 biases
   'pytorch:int8': { linear: 1, head: 1 },

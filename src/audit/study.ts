@@ -22,7 +22,7 @@ import { withSelectorPicks } from './selectors';
 import { summarize } from './summary';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
 import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
-import type { EngineDtype } from '../engine/types';
+import { ENGINE_DTYPES, type EngineDtype } from '../engine/types';
 
 /** A reach probe a plan names on its own (registry.ts STANDALONE_REACH). */
 export type StudyProbeName = ProbeName;
@@ -72,7 +72,7 @@ export interface NormalizedPlan {
 
 const bad = (msg: string) => new AuditError('bad-input', `study plan: ${msg}`);
 const SELECTORS: SelectorName[] = ['majority', 'max-logprob', 'fixed-route'];
-const DTYPES: EngineDtype[] = ['f32', 'f16', 'q4', 'q4f16'];
+const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
 const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype'];
 
 /** The plan with every default filled in; throws naming the first bad field. */

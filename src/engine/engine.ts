@@ -4,7 +4,7 @@
 // rule for the next token. What a forward pass computes is reference.ts. The same object runs in
 // a worker behind comlink (workers/).
 import { getOrt, wasmThreads, type Ort } from './ort.ts';
-import { checkFits, MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
+import { checkFits, dtypeRefusal, MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
 import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
@@ -99,9 +99,14 @@ export class LocalEngine implements Engine {
         throw new EngineError('unsupported-dtype', `engine dtype ${JSON.stringify(wanted)} is unknown (supported: ${ENGINE_DTYPES.join(', ')})`);
       }
       const ort = await getOrt();
-      const ep = await chooseEp(ort, opts.ep ?? 'auto');
+      // q8 has no WebGPU kernels: 'auto' takes WebAssembly for it, an explicit 'webgpu' is refused below
+      const ep = wanted === 'q8' && (opts.ep ?? 'auto') === 'auto'
+        ? { ep: 'wasm' as const, f16: true, fallbackReason: 'dtype q8 runs on WebAssembly only' }
+        : await chooseEp(ort, opts.ep ?? 'auto');
       // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
       const dtype = ep.f16 ? wanted : withF32Activations(wanted);
+      const refusal = dtypeRefusal(dtype, ep.ep);
+      if (refusal) throw new EngineError('unsupported-dtype', refusal);
       const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }), { signal: abort.signal });
       const ckpt = await openCheckpoint(reader, onProgress, { checkConfig: (c) => checkFits(reader.label, c, dtype, ep.ep, maxSeqLen) });
       stopped();

@@ -7,7 +7,7 @@
 import { precisionOf, type Precision } from './graph/linear.ts';
 import { Q4_BLOCK } from './quantize.ts';
 import { EngineError, type EngineDtype, type ExecutionProvider, type ModelConfig } from './types.ts';
-import { matrixBytes, type MatrixFormat } from './weights.ts';
+import { headFormat, matrixBytes, projectionFormat } from './weights.ts';
 
 export const WASM_HEAP_BYTES = 4 * 2 ** 30;
 /** Kept free in the heap for activations, KV batches, logits and the runtime itself. */
@@ -29,7 +29,7 @@ export interface Footprint {
  *  4-bit head copy for the tied embedding, see graph/linear.ts Q4Layout). */
 export function footprint(c: ModelConfig, p: Precision, ep: ExecutionProvider, maxSeqLen: number): Footprint {
   const act = p.act === 'float16' ? 2 : 4;
-  const proj: MatrixFormat = p.q4 ? { kind: 'q4', act: p.act } : { kind: 'dense', layout: 'in-out', act: p.act };
+  const proj = projectionFormat(p);
   const H = c.hiddenSize;
   const q = c.numHeads * c.headDim;
   const kv = c.numKvHeads * c.headDim;
@@ -37,11 +37,22 @@ export function footprint(c: ModelConfig, p: Precision, ep: ExecutionProvider, m
     matrixBytes(q + 2 * kv, H, proj) + matrixBytes(H, q, proj) + matrixBytes(2 * c.intermediateSize, H, proj) + matrixBytes(H, c.intermediateSize, proj)
     + (2 * H + (c.attentionBias ? q + 2 * kv : 0) + (c.qkNorm ? 2 * c.headDim : 0)) * act
     + 2 * maxSeqLen * (c.headDim / 2) * act; // rotary cos/sin caches
-  const headFormat: MatrixFormat = p.q4 ? { kind: 'q4', act: p.act } : { kind: 'dense', layout: 'out-in', act: p.act };
-  let headBytes = matrixBytes(c.vocabSize, H, headFormat) + H * act;
+  let headBytes = matrixBytes(c.vocabSize, H, headFormat(p)) + H * act;
   if (!c.tieWordEmbeddings) headBytes += c.vocabSize * H * act;
   else if (p.q4 && ep === 'wasm') headBytes += c.vocabSize * Math.ceil(H / Q4_BLOCK) * (Q4_BLOCK / 2);
   return { weightBytes: perLayer * c.numLayers + headBytes, headBytes };
+}
+
+/** The dtypes WebGPU runs, smallest first. */
+const GPU_DTYPES = ['q4f16', 'q4', 'f16', 'f32'] as const;
+
+/** Why `dtype` cannot run on `ep`, or null when it can. */
+export function dtypeRefusal(dtype: EngineDtype, ep: ExecutionProvider): string | null {
+  if (ep === 'webgpu' && dtype === 'q8') {
+    return 'dtype q8 runs on the WebAssembly engine only: the WebGPU runtime has no integer matrix product (MatMulInteger); '
+      + `choose the WASM engine for q8, or ${GPU_DTYPES.join(', ')} on WebGPU`;
+  }
+  return null;
 }
 
 const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
@@ -55,7 +66,7 @@ export function checkFits(name: string, c: ModelConfig, dtype: EngineDtype, ep: 
   if (ep !== 'wasm') {
     const need = footprint(c, precisionOf(dtype), ep, maxSeqLen).weightBytes;
     if (need <= WEBGPU_MAX_WEIGHT_BYTES) return;
-    const fits = (['q4f16', 'q4', 'f16', 'f32'] as const)
+    const fits = GPU_DTYPES
       .map((d) => [d, footprint(c, precisionOf(d), ep, maxSeqLen).weightBytes] as const)
       .filter(([, n]) => n <= WEBGPU_MAX_WEIGHT_BYTES)
       .map(([d, n]) => `${d} (${gb(n)})`);
@@ -68,7 +79,7 @@ export function checkFits(name: string, c: ModelConfig, dtype: EngineDtype, ep: 
   }
   const need = footprint(c, precisionOf(dtype), ep, maxSeqLen).weightBytes;
   if (need + WASM_HEAP_RESERVE <= WASM_HEAP_BYTES) return;
-  const fits = (['q4f16', 'q4', 'f16', 'f32'] as const)
+  const fits = (['q4f16', 'q4', 'q8', 'f16', 'f32'] as const)
     .filter((d) => footprint(c, precisionOf(d), ep, maxSeqLen).weightBytes + WASM_HEAP_RESERVE <= WASM_HEAP_BYTES)
     .map((d) => `${d} (${gb(footprint(c, precisionOf(d), ep, maxSeqLen).weightBytes)})`);
   throw new EngineError(

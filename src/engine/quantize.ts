@@ -98,3 +98,25 @@ export function dequantizeQ4(q: Q4Weight): Float32Array {
   }
   return out;
 }
+
+// 8-bit per-output-channel quantization for ONNX MatMulInteger (the q8 dtype): each row of a weight
+// W [N, K] gets one f32 scale = max|w| / 127 and int8 values q = round(w / scale) in [-127, 127],
+// so w ≈ q · scale (symmetric: no zero point, and -128 never used, so q and -q both fit).
+
+export const Q8_MAX = 127;
+
+/** Quantizes `rows` rows of `w` ([rows, k], row-major) into `values` ([rows, k]) and `scales` ([rows]). */
+export function quantizeQ8Rows(w: Float32Array, rows: number, k: number, values: Int8Array, scales: Float32Array): void {
+  for (let r = 0; r < rows; r++) {
+    const start = r * k;
+    let max = 0;
+    for (let i = 0; i < k; i++) {
+      const a = Math.abs(w[start + i]);
+      if (a > max) max = a;
+    }
+    const scale = max / Q8_MAX || 1; // an all-zero row stays exactly zero
+    const inv = 1 / scale;
+    for (let i = 0; i < k; i++) values[start + i] = Math.round(w[start + i] * inv);
+    scales[r] = scale;
+  }
+}

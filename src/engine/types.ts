@@ -14,8 +14,10 @@ export type CheckpointSource =
 export type ExecutionProvider = 'webgpu' | 'wasm';
 /** f32: weights and activations f32. f16: f16 weights and activations (on WebGPU only with
  *  shader-f16; without it f16 runs as f32 and q4f16 as q4, ModelInfo.dtypeFallbackReason says so).
- *  q4: 4-bit MatMulNBits weights (block 32) with f32 activations. q4f16: 4-bit weights, f16 activations. */
-export const ENGINE_DTYPES = ['f32', 'f16', 'q4', 'q4f16'] as const;
+ *  q4: 4-bit MatMulNBits weights (block 32) with f32 activations. q4f16: 4-bit weights, f16 activations.
+ *  q8: int8 weights (one scale per output feature) times int8 activations (one scale per row) in
+ *  MatMulInteger, f32 elsewhere; WASM only (the WebGPU EP has no integer matrix product). */
+export const ENGINE_DTYPES = ['f32', 'f16', 'q4', 'q4f16', 'q8'] as const;
 export type EngineDtype = (typeof ENGINE_DTYPES)[number];
 export type ModelType = 'llama' | 'qwen2' | 'qwen3';
 

@@ -6,17 +6,22 @@
 //   dense 'in-out'  [inF, outF] (MatMul's B: a projection y = x·Wᵀ of a Hugging Face W [outF, inF])
 //   dense 'out-in'  [outF, inF] (as stored: the LM head for Gemm transB=1 and Gather)
 //   q4              com.microsoft MatMulNBits blocks of a [outF, inF] weight (quantize.ts)
+//   q8              int8 [inF, outF] (MatMulInteger's B) with one f32 scale per output feature
 // Dense values and q4 scales are in the activation type (f16 as bit patterns in a Uint16Array).
 
 import { f32ToF16 } from './dtype.ts';
-import { allocQ4, quantizeQ4Rows, Q4_BLOCK, type Q4Weight } from './quantize.ts';
+import { allocQ4, quantizeQ4Rows, quantizeQ8Rows, Q4_BLOCK, type Q4Weight } from './quantize.ts';
 import type { RowChunk } from './checkpoint.ts';
 import type { FloatType } from './graph/onnx.ts';
+import type { Precision } from './graph/linear.ts';
 import { EngineError } from './types.ts';
 
 export type FloatArray = Float32Array | Uint16Array;
 
-export type MatrixFormat = { kind: 'dense'; layout: 'in-out' | 'out-in'; act: FloatType } | { kind: 'q4'; act: FloatType };
+export type MatrixFormat =
+  | { kind: 'dense'; layout: 'in-out' | 'out-in'; act: FloatType }
+  | { kind: 'q4'; act: FloatType }
+  | { kind: 'q8'; act: 'float32' };
 
 export interface DensePart {
   kind: 'dense';
@@ -32,11 +37,32 @@ export interface Q4Part {
   zeroPoints: Uint8Array; // [rows, ceil(kBlocks / 2)]
 }
 
+export interface Q8Part {
+  kind: 'q8';
+  rows: number;
+  values: Int8Array; // [inF, rows]
+  scales: Float32Array; // [rows]
+}
+
+export type MatrixPart = DensePart | Q4Part | Q8Part;
+
 export interface Matrix {
   inF: number;
   outF: number;
   format: MatrixFormat;
-  parts: (DensePart | Q4Part)[];
+  parts: MatrixPart[];
+}
+
+/** How a layer's projections are stored in `p`. */
+export function projectionFormat(p: Precision): MatrixFormat {
+  return p.q8 ? { kind: 'q8', act: 'float32' } : p.q4 ? { kind: 'q4', act: p.act } : { kind: 'dense', layout: 'in-out', act: p.act };
+}
+
+/** How the LM head is stored in `p`: as Hugging Face stores it (for Gemm transB), or 4-bit. With
+ *  8-bit projections the head stays f32, as LLM.int8() keeps it: on the trained micro model an
+ *  8-bit head alone flips the top token at 6% of positions (src/engine/q8.spec.ts). */
+export function headFormat(p: Precision): MatrixFormat {
+  return p.q4 ? { kind: 'q4', act: p.act } : { kind: 'dense', layout: 'out-in', act: p.act };
 }
 
 /** What the conversion needs from a checkpoint (checkpoint.ts Checkpoint satisfies it). */
@@ -49,6 +75,7 @@ export interface RowSource {
 export function rowBytes(inF: number, format: MatrixFormat): number {
   const actBytes = format.act === 'float16' ? 2 : 4;
   if (format.kind === 'dense') return inF * actBytes;
+  if (format.kind === 'q8') return inF + 4;
   const kBlocks = Math.ceil(inF / Q4_BLOCK);
   return kBlocks * (Q4_BLOCK / 2) + kBlocks * actBytes + Math.ceil(kBlocks / 2);
 }
@@ -108,10 +135,22 @@ export async function readVector(src: RowSource, names: string[], act: FloatType
 interface PartBuilder {
   /** `n` rows ([n, inF] f32) that become rows [row, row + n) of the part. */
   put(rows: Float32Array, n: number, row: number): void;
-  done(): DensePart | Q4Part;
+  done(): MatrixPart;
 }
 
 function partBuilder(rows: number, inF: number, format: MatrixFormat): PartBuilder {
+  if (format.kind === 'q8') {
+    const values = new Int8Array(inF * rows);
+    const scales = new Float32Array(rows);
+    return {
+      put: (w, n, row) => {
+        const q = new Int8Array(n * inF); // [n, inF], then transposed into columns [row, row + n)
+        quantizeQ8Rows(w, n, inF, q, scales.subarray(row, row + n));
+        transposeInto(q, n, inF, values, rows, row);
+      },
+      done: () => ({ kind: 'q8', rows, values, scales }),
+    };
+  }
   if (format.kind === 'q4') {
     const q: Q4Weight = allocQ4(rows, inF);
     return {
@@ -134,7 +173,7 @@ function partBuilder(rows: number, inF: number, format: MatrixFormat): PartBuild
 }
 
 /** Writes src [n, cols] transposed into columns [col0, col0 + n) of dst [cols, dstCols]. */
-function transposeInto(src: FloatArray, n: number, cols: number, dst: FloatArray, dstCols: number, col0: number): void {
+function transposeInto<T extends FloatArray | Int8Array>(src: T, n: number, cols: number, dst: T, dstCols: number, col0: number): void {
   const TILE = 64; // rows of src per pass: their values for one column sit in cache together
   for (let r0 = 0; r0 < n; r0 += TILE) {
     const r1 = Math.min(n, r0 + TILE);

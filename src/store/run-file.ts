@@ -7,6 +7,7 @@ import { MAX_BUDGET } from '../audit/probes/route-draws.ts';
 import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import type { Definition } from '../audit/definitions.ts';
+import { ENGINE_DTYPES } from '../engine/types.ts';
 import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
@@ -36,7 +37,7 @@ const nat = num({ int: true, min: 0 });
 const pos = num({ int: true, min: 1 });
 const text = str();
 const id = str({ nonEmpty: true });
-const dtype = oneOf('f32', 'f16', 'q4', 'q4f16');
+const dtype = oneOf(...ENGINE_DTYPES);
 
 const decoding = tagged<Condition['decoding']>('kind', {
   greedy: obj({ kind: oneOf('greedy') }),

@@ -1,20 +1,22 @@
 // A projection y = x · Wᵀ of a Hugging Face weight W [out, in], from an engine-format Matrix
 // (weights.ts): a dense MatMul over the 'in-out' (transposed) weight, a Gemm transB=1 over the
-// 'out-in' one (2-D x only: the LM head), or com.microsoft MatMulNBits (4-bit, block 32). A matrix
-// stored in several parts (buffer limits) runs one node per part and concatenates the outputs.
+// 'out-in' one (2-D x only: the LM head), com.microsoft MatMulNBits (4-bit, block 32), or
+// MatMulInteger over int8 weights with x quantized row by row (8-bit). A matrix stored in several
+// parts (buffer limits) runs one node per part and concatenates the outputs.
 import type { EngineDtype } from '../types.ts';
-import type { Matrix, Q4Part } from '../weights.ts';
-import { Q4_BLOCK } from '../quantize.ts';
-import { MS_DOMAIN, type FloatType, type GraphBuilder } from './onnx.ts';
+import type { Matrix, Q4Part, Q8Part } from '../weights.ts';
+import { Q4_BLOCK, Q8_MAX } from '../quantize.ts';
+import { MS_DOMAIN, ONNX_TYPE_CODE, type FloatType, type GraphBuilder } from './onnx.ts';
 
-/** How an engine dtype computes: the activation type and whether projections are 4-bit. */
+/** How an engine dtype computes: the activation type and whether projections are 4- or 8-bit. */
 export interface Precision {
   act: FloatType;
   q4: boolean;
+  q8: boolean;
 }
 
 export function precisionOf(dtype: EngineDtype): Precision {
-  return { act: dtype === 'f16' || dtype === 'q4f16' ? 'float16' : 'float32', q4: dtype === 'q4' || dtype === 'q4f16' };
+  return { act: dtype === 'f16' || dtype === 'q4f16' ? 'float16' : 'float32', q4: dtype === 'q4' || dtype === 'q4f16', q8: dtype === 'q8' };
 }
 
 /** The same weights with f32 activations (where f16 cannot run). */
@@ -29,9 +31,11 @@ export type Q4Layout = '3d' | '2d';
 
 /** Adds the projection of `x` [..., m.inF] by `m`; returns the [..., m.outF] value. */
 export function linear(g: GraphBuilder, x: string, name: string, m: Matrix, output?: string): string {
+  let xq: QuantizedRows | undefined; // shared by every 8-bit part
   const ys = m.parts.map((part, i) => {
     const pname = m.parts.length > 1 ? `${name}.part${i}` : name;
     const out = m.parts.length === 1 ? output : undefined;
+    if (part.kind === 'q8') return matMulQ8(g, (xq ??= quantizeRows(g, x, name)), q8Inits(g, pname, part, m.inF), out);
     if (part.kind === 'q4') return matMulQ4(g, x, q4Inits(g, pname, part, m.inF, m.format.act, '3d'), m.inF, part.rows, out);
     if (m.format.kind === 'dense' && m.format.layout === 'out-in') {
       const w = g.weight(`${pname}.weight`, m.format.act, [part.rows, m.inF], part.data);
@@ -96,4 +100,42 @@ export function matMulQ4(g: GraphBuilder, x: string, w: Q4Inits, inF: number, ro
     attrs: { K: inF, N: rows, bits: 4, block_size: Q4_BLOCK },
     domain: MS_DOMAIN,
   })[0]; // [..., rows]
+}
+
+/** x [..., K] f32 as unsigned 8-bit rows: q = round(x / s) + 128 with s = max|row| / 127 per row.
+ *  Each row's scale depends on that row alone, and the integer product is exact, so a row computes
+ *  the same bits whatever else is in the batch (records must not depend on batching). */
+interface QuantizedRows {
+  q: string; // [..., K] u8
+  scale: string; // [..., 1] f32
+  zeroPoint: string; // [] u8: 128
+}
+
+function quantizeRows(g: GraphBuilder, x: string, name: string): QuantizedRows {
+  const f = (suffix: string, v: number) => g.init(`${name}.${suffix}`, 'float32', [], Float32Array.of(v));
+  const amax = g.op('ReduceMax', [g.op('Abs', [x])], { axes: [-1], keepdims: 1 }); // [..., 1]
+  // an all-zero row gets the smallest normal scale: its q is 128 (zero) everywhere
+  const scale = g.op('Max', [g.op('Mul', [amax, f('inv_q8_max', 1 / Q8_MAX)]), f('min_scale', 2 ** -126)]); // [..., 1]
+  const centred = g.op('Add', [g.op('Round', [g.op('Div', [x, scale])]), f('q8_offset', 128)]); // [..., K] in [1, 255]
+  const q = g.op('Cast', [centred], { to: 2 /* UINT8 */ });
+  return { q, scale, zeroPoint: g.init(`${name}.x_zero_point`, 'uint8', [], Uint8Array.of(128)) };
+}
+
+interface Q8Inits {
+  values: string; // [K, rows] i8
+  scales: string; // [rows] f32
+}
+
+export function q8Inits(g: GraphBuilder, name: string, part: Q8Part, inF: number): Q8Inits {
+  return {
+    values: g.weight(`${name}.q8`, 'int8', [inF, part.rows], part.values),
+    scales: g.weight(`${name}.q8_scales`, 'float32', [part.rows], part.scales),
+  };
+}
+
+/** (x_q − 128) · W_q, exact in int32, then times the row's and the output feature's scales: [..., rows] f32. */
+function matMulQ8(g: GraphBuilder, x: QuantizedRows, w: Q8Inits, output?: string): string {
+  const acc = g.op('MatMulInteger', [x.q, w.values, x.zeroPoint]); // [..., rows] i32
+  const rowScaled = g.op('Mul', [g.op('Cast', [acc], { to: ONNX_TYPE_CODE.float32 }), x.scale]);
+  return g.node('Mul', [rowScaled, w.scales], { outputs: output ? [output] : 1 })[0];
 }

@@ -25,7 +25,7 @@ export interface BuiltGraph {
 }
 export const MS_DOMAIN = 'com.microsoft';
 
-export type ElemType = 'float32' | 'float16' | 'int32' | 'int64' | 'bool' | 'uint8';
+export type ElemType = 'float32' | 'float16' | 'int32' | 'int64' | 'bool' | 'uint8' | 'int8';
 /** The activation (and dense weight) type of a graph. */
 export type FloatType = 'float32' | 'float16';
 const ELEM: Record<ElemType, number> = {
@@ -35,6 +35,7 @@ const ELEM: Record<ElemType, number> = {
   int64: DT.INT64,
   bool: DT.BOOL,
   uint8: DT.UINT8,
+  int8: DT.INT8,
 };
 
 /** A dimension: a fixed size or a symbolic name (batch, seq, ...). */

@@ -12,7 +12,7 @@ import type { BuiltGraph, WeightInput } from '../graph/onnx.ts';
 import { uploadWeight } from './gpu-io.ts';
 import type { Precision, Q4Layout } from '../graph/linear.ts';
 import { Q4_BLOCK } from '../quantize.ts';
-import { readMatrix, readVector, type MatrixFormat } from '../weights.ts';
+import { headFormat, projectionFormat, readMatrix, readVector, type MatrixFormat } from '../weights.ts';
 import type { LoadProgress, ModelConfig } from '../types.ts';
 
 /** What loading needs from a checkpoint (checkpoint.ts Checkpoint satisfies it). */
@@ -79,7 +79,7 @@ export async function readLayerWeights(src: WeightSource, i: number, t: WeightFo
   const c = src.config;
   const w = layerWeights(i);
   const act = t.precision.act;
-  const proj: MatrixFormat = t.precision.q4 ? { kind: 'q4', act } : { kind: 'dense', layout: 'in-out', act };
+  const proj = projectionFormat(t.precision);
   const matrix = (names: string[]) => readMatrix(src, names, proj, t.maxPartBytes);
   return {
     inputNorm: await readVector(src, [w.inputNorm], act),
@@ -113,12 +113,11 @@ export function embedFromHead(c: ModelConfig, t: Pick<LoadTarget, 'ep' | 'precis
 export async function readHeadWeights(src: WeightSource, t: WeightFormat): Promise<HeadWeights> {
   const c = src.config;
   const act = t.precision.act;
-  const headFormat: MatrixFormat = t.precision.q4 ? { kind: 'q4', act } : { kind: 'dense', layout: 'out-in', act };
   const dense: MatrixFormat = { kind: 'dense', layout: 'out-in', act };
   const headName = c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead;
   return {
     norm: await readVector(src, [MODEL_WEIGHTS.norm], act),
-    head: await readMatrix(src, [headName], headFormat, t.maxPartBytes),
+    head: await readMatrix(src, [headName], headFormat(t.precision), t.maxPartBytes),
     embed: embedFromHead(c, t) ? undefined : await readMatrix(src, [MODEL_WEIGHTS.embed], dense, t.maxPartBytes),
   };
 }

@@ -27,7 +27,7 @@ export interface PastRate {
 // estimate's magnitude (minutes vs hours). A measured attempts/s from a past run replaces them.
 const PRIOR_MS_PER_TOKEN: Record<ExecutionProvider, number> = { webgpu: 4, wasm: 40 };
 const PRIOR_BYTES = 2e9; // ~0.5B parameters in f32
-const DTYPE_SPEEDUP: Record<EngineDtype, number> = { f32: 1, f16: 1.6, q4: 2, q4f16: 2.5 };
+const DTYPE_SPEEDUP: Record<EngineDtype, number> = { f32: 1, f16: 1.6, q4: 2, q4f16: 2.5, q8: 2 };
 
 export function estimateTime(opts: {
   attempts: number;

@@ -69,7 +69,7 @@ describe('validateCondition', () => {
     expect(errs).toEqual([
       'promptTemplate must contain {{question}}',
       'maxNewTokens must be a whole number in [1, 4096]',
-      'engineDtype must be one of f32, f16, q4, q4f16',
+      'engineDtype must be one of f32, f16, q4, q4f16, q8',
     ]);
   });
   it('drops unknown members, and the few-shot pool (a run binds its own task\'s)', () => {

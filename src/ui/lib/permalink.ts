@@ -5,7 +5,7 @@
 // each problem is reported by name; a bad field is dropped, the rest still applies.
 
 import type { AnswerFormat, Condition, Decoding } from '../../audit/types';
-import type { EngineDtype } from '../../engine/types';
+import { ENGINE_DTYPES, type EngineDtype } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
@@ -146,7 +146,7 @@ function parseTask(s: string): LinkTask | string {
 }
 
 const ANSWER_FORMATS: readonly AnswerFormat[] = ['numeric', 'mc-letter', 'exact'];
-const DTYPES: readonly EngineDtype[] = ['f32', 'f16', 'q4', 'q4f16'];
+const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
 
 /** A Condition, or the list of what is wrong with the value. */
 export function validateCondition(v: unknown): Condition | string[] {

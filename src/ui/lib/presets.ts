@@ -72,3 +72,20 @@ export const SUGGESTED_MODELS = [
   'sail/Qwen2.5-Math-1.5B-Oat-Zero',
   'meta-llama/Llama-3.2-1B',
 ] as const;
+
+/** 4-bit dtypes, which WebAssembly runs but slowly (Setup does not offer them there). */
+export const WASM_SLOW_DTYPES: readonly EngineDtype[] = ['q4', 'q4f16'];
+
+/** What Setup says beside a dtype whose cost depends on the engine (README "Engine"); null: nothing. */
+export function dtypeHint(dtype: EngineDtype, ep: 'webgpu' | 'wasm', epChosen: boolean): string | null {
+  if (dtype === 'q8') {
+    return 'q8: every projection in 8 bits (int8 weights times int8 activations, exact integer products), the LM head in f32. '
+      + 'WebAssembly only: there batched audits run faster than f32 in less memory, and one sequence decodes about as fast. '
+      + 'Its numbers are an 8-bit model’s and are recorded as q8.';
+  }
+  if (WASM_SLOW_DTYPES.includes(dtype) && ep === 'wasm') {
+    return `${dtype} on WebAssembly saves memory, not time: onnxruntime-web expands 4-bit weights to f32 on every product, `
+      + `about 10× slower than f32. ${epChosen ? 'Not offered on WebAssembly; ' : ''}use q8 on the CPU, ${dtype} on WebGPU.`;
+  }
+  return null;
+}
