@@ -90,6 +90,8 @@ async function main(): Promise<void> {
     prompts: plan.prompts.map((n) => Array.from({ length: n }, () => rng.int(shape.vocab))),
     routes: sampleRoutes(blocksSpace(shape.layers, { maxEdits: 1 }), plan.routes, createPrng(11)),
   };
+  /** Each comparison's pairs, by name: a quantized mode is also set against PyTorch f32 (below). */
+  const pairsOf = new Map<string, Pair[]>();
   const comparisons: Comparison[] = [
     { name: 'f32', reachlab: 'f32', pytorch: 'f32', sameTokens: true },
     ...plan.quantized.map((d) => ({ name: `${d} vs int8`, reachlab: d, pytorch: 'int8', sameTokens: false })),
@@ -114,6 +116,7 @@ async function main(): Promise<void> {
         }
         pairs.push(pair as Pair);
       }
+      pairsOf.set(c.name, pairs);
       results.push({
         comparison: c.name, reachlab_mode: pairs[0].reachlab.mode, pytorch_mode: c.pytorch,
         measures: measures(pairs),
@@ -126,11 +129,18 @@ async function main(): Promise<void> {
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+  // A quantized mode against PyTorch f32: pair i of its own comparison beside pair i of the f32
+  // comparison (the same pair count and alternation, minutes apart rather than back to back)
+  const f32Pairs = pairsOf.get('f32');
+  const cross = f32Pairs ? plan.quantized.map((d) => {
+    const pairs = pairsOf.get(`${d} vs int8`)!.map((p, i) => ({ reachlab: p.reachlab, pytorch: f32Pairs[i].pytorch }));
+    return { comparison: `${d} vs f32`, reachlab_mode: d, pytorch_mode: 'f32', measures: measures(pairs), ceiling: [], noisy_decodes: noisyDecodes(pairs), token_check: { compared: false, mismatches: [] } };
+  }) : [];
   const out = {
     model: `${SHAPE} shape, generated (BF16 on disk, f32 compute)`, plan,
     bandwidth: { ...bw, bytes_per_s: bytesPerS },
     load_average: { before: loadBefore, after: loadavg() },
-    comparisons: results,
+    comparisons: [...results, ...cross],
   };
   process.stdout.write(JSON.stringify(out) + '\n');
   process.stderr.write(table(out) + '\n');

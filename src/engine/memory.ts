@@ -25,8 +25,8 @@ export interface Footprint {
   headBytes: number;
 }
 
-/** Bytes the engine holds for a model in `precision` (on `ep`: the CPU kernels keep a second
- *  4-bit head copy for the tied embedding, see graph/linear.ts Q4Layout). */
+/** Bytes the engine holds for a model in `precision` (on WASM a tied head is held twice: the CPU
+ *  kernel's prepacked copy, and the one the embedding reads; runtime/load.ts). */
 export function footprint(c: ModelConfig, p: Precision, ep: ExecutionProvider, maxSeqLen: number): Footprint {
   const act = p.act === 'float16' ? 2 : 4;
   const proj = projectionFormat(p);
@@ -39,7 +39,7 @@ export function footprint(c: ModelConfig, p: Precision, ep: ExecutionProvider, m
     + 2 * maxSeqLen * (c.headDim / 2) * act; // rotary cos/sin caches
   let headBytes = matrixBytes(c.vocabSize, H, headFormat(p)) + H * act;
   if (!c.tieWordEmbeddings) headBytes += c.vocabSize * H * act;
-  else if (p.q4 && ep === 'wasm') headBytes += c.vocabSize * Math.ceil(H / Q4_BLOCK) * (Q4_BLOCK / 2);
+  else if (ep === 'wasm') headBytes += p.q4 ? c.vocabSize * Math.ceil(H / Q4_BLOCK) * (Q4_BLOCK / 2) : c.vocabSize * H * act; // the kernel's own copy
   return { weightBytes: perLayer * c.numLayers + headBytes, headBytes };
 }
 

@@ -126,7 +126,7 @@ interface Q8Inits {
   scales: string; // [rows] f32
 }
 
-export function q8Inits(g: GraphBuilder, name: string, part: Q8Part, inF: number): Q8Inits {
+function q8Inits(g: GraphBuilder, name: string, part: Q8Part, inF: number): Q8Inits {
   return {
     values: g.weight(`${name}.q8`, 'int8', [inF, part.rows], part.values),
     scales: g.weight(`${name}.q8_scales`, 'float32', [part.rows], part.scales),

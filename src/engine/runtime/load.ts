@@ -170,11 +170,11 @@ export async function createSessions(ort: Ort, src: WeightSource, t: LoadTarget)
       }
       layers = { kind: 'spans', sessions, weights };
     }
-    // The CPU Gemm would prepack a dense head into a second copy beside the original that the
-    // embedding's Gather reads: a dense head is read as stored. (A 4-bit head is declared twice on
-    // WASM, see graph/linear.ts Q4Layout: MatMulNBits prepacks its own declaration.)
-    const noPrepack = !t.precision.q4 && embedFromHead(c, t) ? { extra: { session: { disable_prepacking: '1' } } } : {};
-    const head = await session('head', buildHeadGraph(c, await readHeadWeights(src, t), { precision: t.precision, q4Layout: q4Layout(t.ep) }), { ...noPrepack, ...headOutputs });
+    // On WASM the CPU Gemm prepacks a dense head into a copy of its own, beside the original that a
+    // tied embedding's Gather reads (memory.ts counts both): one row streams the packed copy about
+    // twice as fast, through the same kernel as many rows, so a row's logits do not depend on its
+    // batch. (A 4-bit head is declared twice on WASM, see graph/linear.ts Q4Layout.)
+    const head = await session('head', buildHeadGraph(c, await readHeadWeights(src, t), { precision: t.precision, q4Layout: q4Layout(t.ep) }), headOutputs);
     return { layers, head };
   } catch (e) {
     await Promise.all(created.map((s) => s.release()));

@@ -36,7 +36,7 @@ const DOING: Record<Doing, string> = {
 const ENGINE: Record<EngineErrorCode, [string, ErrorAction]> = {
   'bad-checkpoint': ['A model folder or repo needs config.json, tokenizer files and *.safetensors weights that match them.', 'none'],
   'unsupported-architecture': ['ReachLab runs dense Llama, Qwen2 and Qwen3 checkpoints: pick one of those.', 'none'],
-  'unsupported-dtype': ['Choose dtype f32 and load again.', 'none'],
+  'unsupported-dtype': ['Choose another dtype (f32 runs on every engine) or the engine the message names, and load again.', 'none'],
   gated: ['Accept the licence on the model page on huggingface.co, then paste a token that has access.', 'add-token'],
   'not-found': ['Check that every file is there (for a Hub repo: its name and revision).', 'none'],
   network: ['Check the connection and retry, or use the built-in model or a local folder, which work offline.', 'retry'],
