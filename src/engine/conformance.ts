@@ -52,6 +52,22 @@ export function argmax(xs: ArrayLike<number>): number {
   return best;
 }
 
+/** KL(softmax(a) ‖ softmax(b)) in nats, of two logit rows (what a lossy dtype costs). */
+export function klDivergence(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  const lse = (x: ArrayLike<number>) => {
+    let m = -Infinity;
+    for (let i = 0; i < x.length; i++) m = Math.max(m, x[i]);
+    let s = 0;
+    for (let i = 0; i < x.length; i++) s += Math.exp(x[i] - m);
+    return m + Math.log(s);
+  };
+  const la = lse(a);
+  const lb = lse(b);
+  let s = 0;
+  for (let i = 0; i < a.length; i++) s += Math.exp(a[i] - la) * (a[i] - la - (b[i] - lb));
+  return s;
+}
+
 export function maxAbsDiff(a: ArrayLike<number>, b: ArrayLike<number>): number {
   if (a.length !== b.length) return Infinity;
   let m = 0;

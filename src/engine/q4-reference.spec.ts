@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEngine } from './engine.ts';
-import { argmax, maxAbsDiff, type Expected } from './conformance.ts';
+import { argmax, klDivergence, maxAbsDiff, type Expected } from './conformance.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
 import { dequantizeQ4, quantizeQ4 } from './quantize.ts';
@@ -122,14 +122,3 @@ describe('what 4 bits cost the trained micro model', () => {
     expect(kl / exact.length).toBeLessThanOrEqual(0.05);
   });
 });
-
-/** KL(softmax(a) ‖ softmax(b)) in nats. */
-function klDivergence(a: Float64Array, b: Float64Array): number {
-  const lse = (x: Float64Array) => {
-    const m = Math.max(...x);
-    return m + Math.log(x.reduce((s, v) => s + Math.exp(v - m), 0));
-  };
-  const la = lse(a);
-  const lb = lse(b);
-  return a.reduce((s, v, i) => s + Math.exp(v - la) * (v - la - (b[i] - lb)), 0);
-}

@@ -12,7 +12,7 @@ import { readFileSync } from 'node:fs';
 import onnxProto from 'onnx-proto';
 import { describe, expect, it } from 'vitest';
 import { createEngine } from './engine.ts';
-import { argmax, checkConformance, type Expected } from './conformance.ts';
+import { argmax, checkConformance, klDivergence, type Expected } from './conformance.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
 import { loadReference } from './reference.ts';
@@ -123,19 +123,3 @@ describe('where q8 runs and what it holds', () => {
     expect(() => checkFits('org/big', c, 'q8', 'wasm', 512)).not.toThrow();
   });
 });
-
-/** KL(softmax(a) ‖ softmax(b)) in nats. */
-function klDivergence(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  const lse = (x: ArrayLike<number>) => {
-    let m = -Infinity;
-    for (let i = 0; i < x.length; i++) m = Math.max(m, x[i]);
-    let s = 0;
-    for (let i = 0; i < x.length; i++) s += Math.exp(x[i] - m);
-    return m + Math.log(s);
-  };
-  const la = lse(a);
-  const lb = lse(b);
-  let s = 0;
-  for (let i = 0; i < a.length; i++) s += Math.exp(a[i] - la) * (a[i] - la - (b[i] - lb));
-  return s;
-}
