@@ -20,7 +20,7 @@ import { blocksSpace, sampleRoutes } from '../src/audit/routes.ts';
 import { createPrng } from '../src/util/prng.ts';
 import { ensureScaleCheckpoint, SCALE_SHAPES } from './lib/scale-models.ts';
 import { maxSeqLen, parsePeerArgs, PEER_USAGE, type PeerPlan } from './peer/plan.ts';
-import type { Side, SideRun, SideSpec } from './peer/side.ts';
+import type { RouteWork, Side, SideRun, SideSpec } from './peer/side.ts';
 import { ceilingShares, measures, noisyDecodes, tokenMismatches, type Pair } from './peer/summary.ts';
 import { ensurePeerVenv, PeerSetupError } from './peer/venv.ts';
 import { answerHelp } from './lib/cli-help.ts';
@@ -120,6 +120,7 @@ async function main(): Promise<void> {
       results.push({
         comparison: c.name, reachlab_mode: pairs[0].reachlab.mode, pytorch_mode: c.pytorch,
         measures: measures(pairs),
+        route_work: pairs[0].reachlab.routes.work ?? null, // counts, the same in every pair
         ceiling: ceilingShares(pairs, shape, bytesPerS),
         noisy_decodes: noisyDecodes(pairs),
         token_check: c.sameTokens ? { compared: true, mismatches: tokenMismatches(pairs) } : { compared: false, mismatches: [] },
@@ -134,7 +135,7 @@ async function main(): Promise<void> {
   const f32Pairs = pairsOf.get('f32');
   const cross = f32Pairs ? plan.quantized.map((d) => {
     const pairs = pairsOf.get(`${d} vs int8`)!.map((p, i) => ({ reachlab: p.reachlab, pytorch: f32Pairs[i].pytorch }));
-    return { comparison: `${d} vs f32`, reachlab_mode: d, pytorch_mode: 'f32', measures: measures(pairs), ceiling: [], noisy_decodes: noisyDecodes(pairs), token_check: { compared: false, mismatches: [] } };
+    return { comparison: `${d} vs f32`, reachlab_mode: d, pytorch_mode: 'f32', measures: measures(pairs), route_work: null, ceiling: [], noisy_decodes: noisyDecodes(pairs), token_check: { compared: false, mismatches: [] } };
   }) : [];
   const out = {
     model: `${SHAPE} shape, generated (BF16 on disk, f32 compute)`, plan,
@@ -148,7 +149,7 @@ async function main(): Promise<void> {
 
 const withoutIds = (r: SideRun) => ({ ...r, decode: { ...r.decode, ids: undefined }, routes: { ...r.routes, ids: undefined } });
 
-function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: number }; load_average: { before: number[]; after: number[] }; comparisons: Array<{ comparison: string; measures: ReturnType<typeof measures>; ceiling: ReturnType<typeof ceilingShares>; noisy_decodes: ReturnType<typeof noisyDecodes>; token_check: { compared: boolean; mismatches: ReturnType<typeof tokenMismatches> } }> }): string {
+function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: number }; load_average: { before: number[]; after: number[] }; comparisons: Array<{ comparison: string; measures: ReturnType<typeof measures>; route_work: RouteWork | null; ceiling: ReturnType<typeof ceilingShares>; noisy_decodes: ReturnType<typeof noisyDecodes>; token_check: { compared: boolean; mismatches: ReturnType<typeof tokenMismatches> } }> }): string {
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
   const gb = (x: number) => (x / 1e9).toFixed(1);
   const lines = [`${'comparison'.padEnd(14)}${'measure'.padEnd(20)}${'ReachLab'.padStart(10)}${'PyTorch'.padStart(10)}  ratio (ReachLab's speed / PyTorch's, median of paired ratios)`];
@@ -157,6 +158,10 @@ function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: 
       // amounts (s, MB): the ratio is PyTorch's over ReachLab's, so the table also says it the plain way round
       const plain = m.unit === 's' ? ` (ReachLab takes ${f(1 / m.ratio)}× PyTorch's time)` : m.unit === 'MB' ? ` (ReachLab uses ${f(1 / m.ratio)}× PyTorch's memory)` : '';
       lines.push(`${c.comparison.padEnd(14)}${`${m.measure} (${m.unit})`.padEnd(20)}${f(m.reachlab).padStart(10)}${f(m.pytorch).padStart(10)}  ${f(m.ratio)}×${plain} over ${m.pairs} pair${m.pairs === 1 ? '' : 's'}`);
+    }
+    const w = c.route_work;
+    if (w) {
+      lines.push(`${c.comparison.padEnd(14)}routes: ${f(w.runs_per_attempt)} session runs and ${f(w.layer_tokens_per_attempt)} layer-token positions per attempt (a loop computes ${f(w.unshared_layer_tokens_per_attempt)}: ${f(w.unshared_layer_tokens_per_attempt / w.layer_tokens_per_attempt)}× more)`);
     }
     for (const s of c.ceiling) {
       lines.push(`${c.comparison.padEnd(14)}${s.side} ${s.mode} decode ${f(s.decode_tok_s)} tok/s = ${(s.share * 100).toFixed(0)}% of its ceiling ${f(s.ceiling_tok_s)} tok/s (${gb(s.bytes_per_token)} GB of weights per token)`);

@@ -28,13 +28,21 @@ async function main(): Promise<void> {
   for (const p of spec.prompts) prefill.push({ tokens: p.length, s: (await timed(() => gen([row(p)], 1)))[1] });
   const [, oneS] = await timed(() => gen([row(spec.prompts[0])], 1));
   const [many, manyS] = await timed(() => gen([row(spec.prompts[0])], 1 + spec.decodeTokens));
+  const before = await engine.stats();
   const [routed, routeS] = await timed(() => gen(spec.routes.map((r) => row(spec.prompts[0], r)), spec.routeTokens));
+  const after = await engine.stats();
+  const perRoute = (n: number) => n / spec.routes.length;
+  const work = {
+    runs_per_attempt: perRoute(after.runs - before.runs),
+    layer_tokens_per_attempt: perRoute(after.layerTokens - before.layerTokens),
+    unshared_layer_tokens_per_attempt: perRoute(spec.routes.reduce((n, r) => n + r.length * (spec.prompts[0].length + spec.routeTokens - 1), 0)),
+  };
   await engine.dispose();
   const out: SideRun = {
     side: 'reachlab', mode: info.dtype, threads: info.threads ?? null, versions: { 'onnxruntime-web': (await getOrt()).env.versions.web ?? null },
     load_s: loadS, prefill,
     decode: { tokens: spec.decodeTokens, one_s: oneS, many_s: manyS, ids: many[0].tokens },
-    routes: { count: spec.routes.length, tokens: spec.routeTokens, s: routeS, ids: routed.map((r) => r.tokens) },
+    routes: { count: spec.routes.length, tokens: spec.routeTokens, s: routeS, ids: routed.map((r) => r.tokens), work },
     peak_rss_mb: Math.round(process.resourceUsage().maxRSS / 1024),
   };
   process.stdout.write(JSON.stringify(out) + '\n');

@@ -18,6 +18,16 @@ export interface SideSpec {
   maxSeqLen: number;
 }
 
+/** What ReachLab's batched route workload computed (PyTorch's loop computes `unshared`). */
+export interface RouteWork {
+  /** session.run() calls per route (attempt). */
+  runs_per_attempt: number;
+  /** Token positions through a layer per route (EngineStats.layerTokens). */
+  layer_tokens_per_attempt: number;
+  /** The same without sharing: each route's length × (prompt + tokens − 1). */
+  unshared_layer_tokens_per_attempt: number;
+}
+
 export interface SideRun {
   side: Side;
   mode: string;
@@ -30,6 +40,6 @@ export interface SideRun {
   /** Greedy: generate(1) and generate(1 + tokens) after the first prompt; ids of the longer one. */
   decode: { tokens: number; one_s: number; many_s: number; ids: number[] };
   /** Every route's `tokens` greedy tokens after the first prompt (ReachLab one batch, PyTorch a loop). */
-  routes: { count: number; tokens: number; s: number; ids: number[][] };
+  routes: { count: number; tokens: number; s: number; ids: number[][]; work?: RouteWork };
   peak_rss_mb: number;
 }

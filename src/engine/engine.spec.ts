@@ -25,10 +25,14 @@ describe('engine (tiny-qwen2)', () => {
     const routes = [full, [0, 1, 2, 2, 3, 4, 5], [0, 1, 2, 4, 5]];
     const rows = routes.map((route) => ({ promptIds: prompt, route, silence: [], sampling: { kind: 'greedy' as const } }));
     const r0 = engine.runs;
+    const t0 = (await engine.stats()).layerTokens;
     const shared = await engine.generate(rows, { maxNewTokens: 1 });
     const sharedRuns = engine.runs - r0;
     // one embedding run; layers 0,1,2 run once for all three rows; then 2 (repeat), 3 (two rows), 4, 5, and one head run
     expect(sharedRuns).toBe(1 + 3 + 1 + 1 + 1 + 1 + 1);
+    // the prompt goes through the shared positions 0–2 once, then through each row's own 3, 4 and 2
+    // positions: 12 prompts' worth of layer work instead of 6 + 7 + 5 = 18
+    expect((await engine.stats()).layerTokens - t0).toBe(prompt.length * (3 + 3 + 4 + 2));
     for (const [i, row] of rows.entries()) {
       const [one] = await engine.generate([row], { maxNewTokens: 1 });
       expect(shared[i].tokens).toEqual(one.tokens);

@@ -73,7 +73,7 @@ export class LocalEngine implements Engine {
 
   async stats(): Promise<EngineStats> {
     const m = this.loaded?.model;
-    return { runs: m?.runs ?? 0, uploadBytes: m?.transfer.upload ?? 0, downloadBytes: m?.transfer.download ?? 0 };
+    return { runs: m?.runs ?? 0, layerTokens: m?.layerTokens ?? 0, uploadBytes: m?.transfer.upload ?? 0, downloadBytes: m?.transfer.download ?? 0 };
   }
 
   load(source: CheckpointSource, opts: LoadOptions = {}, onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {

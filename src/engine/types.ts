@@ -231,6 +231,9 @@ export interface Engine {
 export interface EngineStats {
   /** session.run() calls. */
   runs: number;
+  /** Token positions computed by layers (row × new token × route position per run): what sharing a
+   *  prompt's prefill across routes saves shows here. */
+  layerTokens: number;
   /** Bytes of CPU tensors fed to runs (uploads to the GPU on WebGPU). */
   uploadBytes: number;
   /** Bytes of run outputs read back to the CPU (downloads from the GPU on WebGPU). */

@@ -81,6 +81,8 @@ export function checkHeadDim(config: ModelConfig): void {
 export class RoutedModel {
   /** session.run() calls so far. */
   runs = 0;
+  /** Token positions pushed through a layer so far: rows × new tokens × route positions of each span run. */
+  layerTokens = 0;
   /** How many layers one run can cover, largest first (runSpan's lengths). */
   readonly spans: number[];
 
@@ -153,6 +155,7 @@ export class RoutedModel {
       return { slot, kv };
     });
     this.runs++;
+    this.layerTokens += B * seq * layers.length;
     const out = await this.spanSession(layers).run(feeds, slots[0].kv.bind ? bound : fetches);
     return {
       hidden: io.hiddenRows(out[SPAN.out.hidden], B, seq),
