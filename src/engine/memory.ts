@@ -29,7 +29,7 @@ export interface Footprint {
  *  kernel's prepacked copy, and the one the embedding reads; runtime/load.ts). */
 export function footprint(c: ModelConfig, p: Precision, ep: ExecutionProvider, maxSeqLen: number): Footprint {
   const act = p.act === 'float16' ? 2 : 4;
-  const proj = projectionFormat(p);
+  const proj = projectionFormat(p, ep);
   const H = c.hiddenSize;
   const q = c.numHeads * c.headDim;
   const kv = c.numKvHeads * c.headDim;

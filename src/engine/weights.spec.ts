@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readMatrix, type DensePart, type Q4Part } from './weights.ts';
 import { quantizeQ4 } from './quantize.ts';
+import { WeightArena } from './arena.ts';
 import { memoryRowSource } from './testing/row-source.ts';
 import { createEngine } from './engine.ts';
 import { maxAbsDiff, type Expected } from './conformance.ts';
@@ -41,6 +42,16 @@ describe('readMatrix', () => {
     const p = m.parts[0] as DensePart;
     expect(p.data).toBeInstanceOf(Uint16Array);
     expect(p.data.length).toBe(14 * 70);
+  });
+
+  it('converts into an arena exactly as into fresh arrays, the arena reused matrix after matrix', async () => {
+    const arena = new WeightArena();
+    for (const format of [{ kind: 'dense', layout: 'out-in', act: 'float32' }, { kind: 'dense', layout: 'in-out', act: 'float32' }, { kind: 'q8', act: 'float32' }] as const) {
+      arena.reset();
+      const fresh = await readMatrix(src, ['a', 'b'], format, 4 * 70 * 4);
+      const reused = await readMatrix(src, ['a', 'b'], format, 4 * 70 * 4, arena);
+      expect(reused).toEqual(fresh);
+    }
   });
 
   it('quantizes parts exactly as quantizeQ4 does the whole matrix', async () => {

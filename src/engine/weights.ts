@@ -14,6 +14,7 @@ import { allocQ4, quantizeQ4Rows, quantizeQ8Rows, Q4_BLOCK, type Q4Weight } from
 import type { RowChunk } from './checkpoint.ts';
 import type { FloatType } from './graph/onnx.ts';
 import type { Precision } from './graph/linear.ts';
+import { takeArray, type ArrayType, type WeightArena } from './arena.ts';
 import { EngineError } from './types.ts';
 
 export type FloatArray = Float32Array | Uint16Array;
@@ -53,9 +54,13 @@ export interface Matrix {
   parts: MatrixPart[];
 }
 
-/** How a layer's projections are stored in `p`. */
-export function projectionFormat(p: Precision): MatrixFormat {
-  return p.q8 ? { kind: 'q8', act: 'float32' } : p.q4 ? { kind: 'q4', act: p.act } : { kind: 'dense', layout: 'in-out', act: p.act };
+/** How a layer's projections are stored in `p` on `ep`. Dense ones stay as Hugging Face stores them
+ *  on WASM, where a transB product reads them as they are (graph/linear.ts): no transpose on load,
+ *  and onnxruntime creates the session several times faster than over a transposed copy. */
+export function projectionFormat(p: Precision, ep: 'webgpu' | 'wasm'): MatrixFormat {
+  if (p.q8) return { kind: 'q8', act: 'float32' };
+  if (p.q4) return { kind: 'q4', act: p.act };
+  return { kind: 'dense', layout: ep === 'wasm' ? 'out-in' : 'in-out', act: p.act };
 }
 
 /** How the LM head is stored in `p`: as Hugging Face stores it (for Gemm transB), or 4-bit. With
@@ -87,9 +92,9 @@ export function matrixBytes(outF: number, inF: number, format: MatrixFormat): nu
 
 /**
  * The row-wise stack of `names` (each [rows_i, inF]) as one [Σ rows_i, inF] matrix in `format`,
- * e.g. q, k and v as one fused projection.
+ * e.g. q, k and v as one fused projection. Dense and 8-bit values go into `arena` where given.
  */
-export async function readMatrix(src: RowSource, names: string[], format: MatrixFormat, maxPartBytes: number): Promise<Matrix> {
+export async function readMatrix(src: RowSource, names: string[], format: MatrixFormat, maxPartBytes: number, arena?: WeightArena): Promise<Matrix> {
   const shapes = names.map((n) => src.tensorInfo(n).shape);
   const inF = shapes[0][1];
   if (shapes.some((s) => s.length !== 2 || s[1] !== inF)) {
@@ -100,7 +105,7 @@ export async function readMatrix(src: RowSource, names: string[], format: Matrix
   if (perRow > maxPartBytes) throw new EngineError('out-of-memory', `one row of ${names[0]} (${perRow} bytes) exceeds the largest buffer (${maxPartBytes} bytes)`);
   const nParts = Math.max(1, Math.ceil((outF * perRow) / maxPartBytes));
   const partRows = Math.ceil(outF / nParts);
-  const builders = Array.from({ length: nParts }, (_, i) => partBuilder(Math.min(partRows, outF - i * partRows), inF, format));
+  const builders = Array.from({ length: nParts }, (_, i) => partBuilder(Math.min(partRows, outF - i * partRows), inF, format, arena));
   let base = 0;
   for (const [i, name] of names.entries()) {
     for await (const chunk of src.rowChunks(name)) {
@@ -138,13 +143,14 @@ interface PartBuilder {
   done(): MatrixPart;
 }
 
-function partBuilder(rows: number, inF: number, format: MatrixFormat): PartBuilder {
+function partBuilder(rows: number, inF: number, format: MatrixFormat, arena?: WeightArena): PartBuilder {
+  const take = <T extends Float32Array | Uint16Array | Int8Array>(type: ArrayType<T>, n: number) => takeArray(arena, type, n);
   if (format.kind === 'q8') {
-    const values = new Int8Array(inF * rows);
-    const scales = new Float32Array(rows);
+    const values = take(Int8Array, inF * rows);
+    const scales = take(Float32Array, rows);
     return {
       put: (w, n, row) => {
-        const q = new Int8Array(n * inF); // [n, inF], then transposed into columns [row, row + n)
+        const q = take(Int8Array, n * inF); // [n, inF], then transposed into columns [row, row + n)
         quantizeQ8Rows(w, n, inF, q, scales.subarray(row, row + n));
         transposeInto(q, n, inF, values, rows, row);
       },
@@ -159,7 +165,7 @@ function partBuilder(rows: number, inF: number, format: MatrixFormat): PartBuild
     };
   }
   const f16 = format.act === 'float16';
-  const data: FloatArray = f16 ? new Uint16Array(rows * inF) : new Float32Array(rows * inF);
+  const data: FloatArray = f16 ? take(Uint16Array, rows * inF) : take(Float32Array, rows * inF);
   if (format.layout === 'out-in') {
     return {
       put: (w, _n, row) => data.set(f16 ? f32ToF16(w) : w, row * inF),

@@ -55,7 +55,7 @@ export function buildHeadGraph(config: ModelConfig, w: HeadWeights, opts: HeadGr
     const gatherQ4 = opts.q4Layout === '2d' ? gatherQ4Contrib : gatherQ4Standard;
     gathers = q4.map(({ inits }) => (idx) => gatherQ4(g, inits.gatherView!, idx, inits.scales, inits.zeroPoints, H, act));
   } else {
-    linear(g, x, 'lm_head', head, logitsAct); // [n, V]
+    linear(g, x, 'lm_head', head, logitsAct, true); // [n, V]
     gathers = head.parts.map((_part, i) => (idx) => g.op('Gather', [head.parts.length > 1 ? `lm_head.part${i}.weight` : 'lm_head.weight', idx], { axis: 0 }));
   }
   if (!f32) g.node('Cast', [logitsAct], { outputs: [OUT.logits], attrs: { to: ONNX_TYPE_CODE.float32 } });

@@ -1,6 +1,7 @@
 // A projection y = x · Wᵀ of a Hugging Face weight W [out, in], from an engine-format Matrix
-// (weights.ts): a dense MatMul over the 'in-out' (transposed) weight, a Gemm transB=1 over the
-// 'out-in' one (2-D x only: the LM head), com.microsoft MatMulNBits (4-bit, block 32), or
+// (weights.ts): a dense MatMul over the 'in-out' (transposed) weight, over the 'out-in' one a
+// Gemm transB=1 (2-D x: the LM head, prepacked) or a com.microsoft FusedMatMul transB=1 (any x:
+// WASM projections), com.microsoft MatMulNBits (4-bit, block 32), or
 // MatMulInteger over int8 weights with x quantized row by row (8-bit). A matrix stored in several
 // parts (buffer limits) runs one node per part and concatenates the outputs.
 import type { EngineDtype } from '../types.ts';
@@ -29,8 +30,8 @@ export function withF32Activations(dtype: EngineDtype): EngineDtype {
  *  MatMulNBits takes it; the CPU kernel wants the 3-D form and prepacks its own copy anyway). */
 export type Q4Layout = '3d' | '2d';
 
-/** Adds the projection of `x` [..., m.inF] by `m`; returns the [..., m.outF] value. */
-export function linear(g: GraphBuilder, x: string, name: string, m: Matrix, output?: string): string {
+/** Adds the projection of `x` [..., m.inF] by `m` (`x2d`: x is [n, m.inF]); returns the [..., m.outF] value. */
+export function linear(g: GraphBuilder, x: string, name: string, m: Matrix, output?: string, x2d = false): string {
   let xq: QuantizedRows | undefined; // shared by every 8-bit part
   const ys = m.parts.map((part, i) => {
     const pname = m.parts.length > 1 ? `${name}.part${i}` : name;
@@ -39,7 +40,8 @@ export function linear(g: GraphBuilder, x: string, name: string, m: Matrix, outp
     if (part.kind === 'q4') return matMulQ4(g, x, q4Inits(g, pname, part, m.inF, m.format.act, '3d'), m.inF, part.rows, out);
     if (m.format.kind === 'dense' && m.format.layout === 'out-in') {
       const w = g.weight(`${pname}.weight`, m.format.act, [part.rows, m.inF], part.data);
-      return g.node('Gemm', [x, w], { outputs: out ? [out] : 1, attrs: { transB: 1 } })[0]; // [n, rows]
+      if (x2d) return g.node('Gemm', [x, w], { outputs: out ? [out] : 1, attrs: { transB: 1 } })[0]; // [n, rows]
+      return g.node('FusedMatMul', [x, w], { outputs: out ? [out] : 1, attrs: { transB: 1 }, domain: MS_DOMAIN })[0]; // [..., rows]
     }
     const w = g.weight(`${pname}.weight`, m.format.act, [m.inF, part.rows], part.data);
     return g.node('MatMul', [x, w], { outputs: out ? [out] : 1 })[0]; // [..., rows]

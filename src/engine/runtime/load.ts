@@ -14,6 +14,7 @@ import type { Precision, Q4Layout } from '../graph/linear.ts';
 import { Q4_BLOCK } from '../quantize.ts';
 import { headFormat, projectionFormat, readMatrix, readVector, type MatrixFormat } from '../weights.ts';
 import type { LoadProgress, ModelConfig } from '../types.ts';
+import { WeightArena } from '../arena.ts';
 
 /** What loading needs from a checkpoint (checkpoint.ts Checkpoint satisfies it). */
 export interface WeightSource {
@@ -74,13 +75,13 @@ function layerTensorNames(c: ModelConfig, i: number): string[] {
   ];
 }
 
-/** Layer i's weights in the target's formats. */
-export async function readLayerWeights(src: WeightSource, i: number, t: WeightFormat): Promise<LayerWeights> {
+/** Layer i's weights in the target's formats; its matrices in `arena` where given. */
+export async function readLayerWeights(src: WeightSource, i: number, t: WeightFormat, arena?: WeightArena): Promise<LayerWeights> {
   const c = src.config;
   const w = layerWeights(i);
   const act = t.precision.act;
-  const proj = projectionFormat(t.precision);
-  const matrix = (names: string[]) => readMatrix(src, names, proj, t.maxPartBytes);
+  const proj = projectionFormat(t.precision, t.ep);
+  const matrix = (names: string[]) => readMatrix(src, names, proj, t.maxPartBytes, arena);
   return {
     inputNorm: await readVector(src, [w.inputNorm], act),
     qkv: await matrix([w.q, w.k, w.v]),
@@ -145,10 +146,14 @@ export async function createSessions(ort: Ort, src: WeightSource, t: LoadTarget)
     src.prefetch(layerTensorNames(c, 0));
     let layers: LayerSet;
     if (t.layerGraphs === 'per-layer') {
+      // onnxruntime copies a layer's weights into its heap as the session is created: the next
+      // layer is converted into the same JavaScript memory (arena.ts)
       const sessions: InferenceSession[] = [];
+      const arena = new WeightArena();
       for (let i = 0; i < c.numLayers; i++) {
         src.prefetch(nextTensorNames(c, i));
-        sessions.push(await session(`layer ${i}`, buildLayerGraph(c, i, await readLayerWeights(src, i, t), graphOpts), layerOutputs));
+        arena.reset();
+        sessions.push(await session(`layer ${i}`, buildLayerGraph(c, i, await readLayerWeights(src, i, t, arena), graphOpts), layerOutputs));
       }
       layers = { kind: 'per-layer', sessions };
     } else {
