@@ -99,9 +99,9 @@ export class LocalEngine implements Engine {
         throw new EngineError('unsupported-dtype', `engine dtype ${JSON.stringify(wanted)} is unknown (supported: ${ENGINE_DTYPES.join(', ')})`);
       }
       const ort = await getOrt();
-      // q8 has no WebGPU kernels: 'auto' takes WebAssembly for it, an explicit 'webgpu' is refused below
-      const ep = wanted === 'q8' && (opts.ep ?? 'auto') === 'auto'
-        ? { ep: 'wasm' as const, f16: true, fallbackReason: 'dtype q8 runs on WebAssembly only' }
+      // a dtype WebGPU cannot run (q8): 'auto' takes WebAssembly for it, an explicit 'webgpu' is refused below
+      const ep = (opts.ep ?? 'auto') === 'auto' && dtypeRefusal(wanted, 'webgpu')
+        ? { ep: 'wasm' as const, f16: true, fallbackReason: `dtype ${wanted} runs on WebAssembly only` }
         : await chooseEp(ort, opts.ep ?? 'auto');
       // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
       const dtype = ep.f16 ? wanted : withF32Activations(wanted);

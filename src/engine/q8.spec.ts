@@ -68,7 +68,8 @@ describe.each(['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'])('q8 on %s', (m) => {
   it('a row computes the same bits alone and in a batch; cached = recomputed; a different model than f32', async () => {
     const expected = JSON.parse(readFileSync(`${fixture(m)}expected.json`, 'utf8')) as Expected;
     const engine = createEngine();
-    expect((await engine.load({ kind: 'fs', dir: fixture(m) }, { ep: 'wasm', dtype: 'q8', maxSeqLen: 64 })).dtype).toBe('q8');
+    const info = await engine.load({ kind: 'fs', dir: fixture(m) }, { ep: 'auto', dtype: 'q8', maxSeqLen: 64 });
+    expect(info).toMatchObject({ dtype: 'q8', ep: 'wasm', fallbackReason: 'dtype q8 runs on WebAssembly only' }); // engine Auto takes WASM for it
     const report = await checkConformance(engine, expected);
     await engine.dispose();
     expect(report.batchedEqualsSingle).toBe(true);
