@@ -76,6 +76,19 @@ describe('what sessions hold', () => {
     expect(built.bytes.length).toBeLessThan(external / 4);
   });
 
+  it.each([
+    ['wasm', 'FusedMatMul', [64, 176]], // as stored [out, in], multiplied transB: nothing transposed on load
+    ['webgpu', 'MatMul', [176, 64]], // transposed [in, out]
+  ] as const)('f32 projections on %s run as %s; the down projection is held as %j', async (ep, op, downDims) => {
+    const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: fixture('tiny-qwen2') }));
+    const target = { ep, precision: precisionOf('f32'), maxSeqLen: 32, maxPartBytes: Infinity };
+    const graph = onnx.ModelProto.decode(buildLayerGraph(ckpt.config, 0, await readLayerWeights(ckpt, 0, target), { precision: target.precision, maxPositions: 32 }).bytes).graph!;
+    const products = graph.node!.filter((n) => n.opType === op);
+    expect(products).toHaveLength(4); // qkv, o, gate_up, down
+    if (op === 'FusedMatMul') expect(products.every((n) => n.attribute!.some((a) => a.name === 'transB' && Number(a.i) === 1))).toBe(true);
+    expect(graph.initializer!.find((t) => t.name === 's0.down_proj.weight')!.dims!.map(Number)).toEqual(downDims);
+  });
+
   it('a span graph holds no weights: each slot takes the inputs a layer\'s weights are fed under', async () => {
     const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: fixture('tiny-qwen2') }));
     const target = { ep: 'wasm' as const, precision: precisionOf('q4'), maxSeqLen: 32, maxPartBytes: 4096 };
