@@ -14,8 +14,8 @@ import { allocQ4, quantizeQ4Rows, quantizeQ8Rows, Q4_BLOCK, type Q4Weight } from
 import type { RowChunk } from './checkpoint.ts';
 import type { FloatType } from './graph/onnx.ts';
 import type { Precision } from './graph/linear.ts';
-import { takeArray, type ArrayType, type WeightArena } from './arena.ts';
-import { EngineError } from './types.ts';
+import { takeArray, type WeightArena } from './arena.ts';
+import { EngineError, type ExecutionProvider } from './types.ts';
 
 export type FloatArray = Float32Array | Uint16Array;
 
@@ -57,7 +57,7 @@ export interface Matrix {
 /** How a layer's projections are stored in `p` on `ep`. Dense ones stay as Hugging Face stores them
  *  on WASM, where a transB product reads them as they are (graph/linear.ts): no transpose on load,
  *  and onnxruntime creates the session several times faster than over a transposed copy. */
-export function projectionFormat(p: Precision, ep: 'webgpu' | 'wasm'): MatrixFormat {
+export function projectionFormat(p: Precision, ep: ExecutionProvider): MatrixFormat {
   if (p.q8) return { kind: 'q8', act: 'float32' };
   if (p.q4) return { kind: 'q4', act: p.act };
   return { kind: 'dense', layout: ep === 'wasm' ? 'out-in' : 'in-out', act: p.act };
@@ -144,13 +144,12 @@ interface PartBuilder {
 }
 
 function partBuilder(rows: number, inF: number, format: MatrixFormat, arena?: WeightArena): PartBuilder {
-  const take = <T extends Float32Array | Uint16Array | Int8Array>(type: ArrayType<T>, n: number) => takeArray(arena, type, n);
   if (format.kind === 'q8') {
-    const values = take(Int8Array, inF * rows);
-    const scales = take(Float32Array, rows);
+    const values = takeArray(arena, Int8Array, inF * rows);
+    const scales = takeArray(arena, Float32Array, rows);
     return {
       put: (w, n, row) => {
-        const q = take(Int8Array, n * inF); // [n, inF], then transposed into columns [row, row + n)
+        const q = takeArray(arena, Int8Array, n * inF); // [n, inF], then transposed into columns [row, row + n)
         quantizeQ8Rows(w, n, inF, q, scales.subarray(row, row + n));
         transposeInto(q, n, inF, values, rows, row);
       },
@@ -165,7 +164,7 @@ function partBuilder(rows: number, inF: number, format: MatrixFormat, arena?: We
     };
   }
   const f16 = format.act === 'float16';
-  const data: FloatArray = f16 ? take(Uint16Array, rows * inF) : take(Float32Array, rows * inF);
+  const data: FloatArray = f16 ? takeArray(arena, Uint16Array, rows * inF) : takeArray(arena, Float32Array, rows * inF);
   if (format.layout === 'out-in') {
     return {
       put: (w, _n, row) => data.set(f16 ? f32ToF16(w) : w, row * inF),
