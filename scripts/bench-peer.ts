@@ -2,14 +2,15 @@
 // full-size generated Qwen2.5-0.5B-shaped checkpoint (scripts/lib/scale-models.ts; BF16 on disk,
 // f32 on both sides), each side in its own process with the same thread count, interleaved A/B
 // pairs (the order alternates pair by pair). Measures load (safetensors to ready, page cache warm),
-// prefill, greedy decode and the audit workload (block routes × tokens: ReachLab batched, PyTorch a
+// prefill (each length once untimed, its first after load, then the median of --prefill-reps timed
+// runs), greedy decode and the audit workload (block routes × tokens: ReachLab batched, PyTorch a
 // cached loop of routed layer lists, scripts/peer/torch_side.py), in f32 on both sides and then
 // ReachLab's quantized modes against PyTorch's dynamic int8; checks the f32 sides' greedy tokens
 // are identical; measures the machine's memory bandwidth (read and triad) for each side's share of
 // the decode ceiling (bytes of weights per token / bandwidth). JSON on stdout, a table on stderr.
 // Sets up .cache/peer-venv (torch, transformers, safetensors via pip) on first use. Not part of npm test.
 //
-//   npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
+//   npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--prefill-reps 3] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
 //                         [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized]
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
@@ -86,7 +87,7 @@ async function main(): Promise<void> {
 
   const rng = createPrng(7);
   const base = {
-    dir, threads: plan.threads, decodeTokens: plan.decodeTokens, routeTokens: plan.routeTokens, maxSeqLen: maxSeqLen(plan),
+    dir, threads: plan.threads, prefillReps: plan.prefillReps, decodeTokens: plan.decodeTokens, routeTokens: plan.routeTokens, maxSeqLen: maxSeqLen(plan),
     prompts: plan.prompts.map((n) => Array.from({ length: n }, () => rng.int(shape.vocab))),
     routes: sampleRoutes(blocksSpace(shape.layers, { maxEdits: 1 }), plan.routes, createPrng(11)),
   };
@@ -152,12 +153,12 @@ const withoutIds = (r: SideRun) => ({ ...r, decode: { ...r.decode, ids: undefine
 function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: number }; load_average: { before: number[]; after: number[] }; comparisons: Array<{ comparison: string; measures: ReturnType<typeof measures>; route_work: RouteWork | null; ceiling: ReturnType<typeof ceilingShares>; noisy_decodes: ReturnType<typeof noisyDecodes>; token_check: { compared: boolean; mismatches: ReturnType<typeof tokenMismatches> } }> }): string {
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
   const gb = (x: number) => (x / 1e9).toFixed(1);
-  const lines = [`${'comparison'.padEnd(14)}${'measure'.padEnd(20)}${'ReachLab'.padStart(10)}${'PyTorch'.padStart(10)}  ratio (ReachLab's speed / PyTorch's, median of paired ratios)`];
+  const lines = [`${'comparison'.padEnd(14)}${'measure'.padEnd(26)}${'ReachLab'.padStart(10)}${'PyTorch'.padStart(10)}  ratio (ReachLab's speed / PyTorch's, median of paired ratios)`];
   for (const c of out.comparisons) {
     for (const m of c.measures) {
       // amounts (s, MB): the ratio is PyTorch's over ReachLab's, so the table also says it the plain way round
       const plain = m.unit === 's' ? ` (ReachLab takes ${f(1 / m.ratio)}× PyTorch's time)` : m.unit === 'MB' ? ` (ReachLab uses ${f(1 / m.ratio)}× PyTorch's memory)` : '';
-      lines.push(`${c.comparison.padEnd(14)}${`${m.measure} (${m.unit})`.padEnd(20)}${f(m.reachlab).padStart(10)}${f(m.pytorch).padStart(10)}  ${f(m.ratio)}×${plain} over ${m.pairs} pair${m.pairs === 1 ? '' : 's'}`);
+      lines.push(`${c.comparison.padEnd(14)}${`${m.measure} (${m.unit})`.padEnd(26)}${f(m.reachlab).padStart(10)}${f(m.pytorch).padStart(10)}  ${f(m.ratio)}×${plain} over ${m.pairs} pair${m.pairs === 1 ? '' : 's'}`);
     }
     const w = c.route_work;
     if (w) {

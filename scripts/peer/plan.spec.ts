@@ -4,13 +4,13 @@ import { SCALE_SHAPES } from '../lib/scale-models.ts';
 import { ceilingTokensPerS, firstMismatch, maxSeqLen, median, pairRatios, parsePeerArgs, WEIGHT_SCHEMES, weightBytesPerToken } from './plan.ts';
 
 describe('parsePeerArgs', () => {
-  it('defaults to the issue workload: 4 pairs, prompts 64 and 512, 64 decode tokens, 32 routes × 16, 2 threads, quantized on', () => {
-    expect(parsePeerArgs([])).toEqual({ pairs: 4, prompts: [64, 512], decodeTokens: 64, routes: 32, routeTokens: 16, threads: 2, bandwidthGiB: 1, quantized: ['q4', 'q8'] });
+  it('defaults to the issue workload: 4 pairs, prompts 64 and 512 (3 timed prefills each), 64 decode tokens, 32 routes × 16, 2 threads, quantized on', () => {
+    expect(parsePeerArgs([])).toEqual({ pairs: 4, prompts: [64, 512], prefillReps: 3, decodeTokens: 64, routes: 32, routeTokens: 16, threads: 2, bandwidthGiB: 1, quantized: ['q4', 'q8'] });
   });
 
   it('takes the shrinking options', () => {
-    const p = parsePeerArgs(['--pairs', '1', '--prompt', '64', '--decode-tokens', '8', '--routes', '4', '--route-tokens', '4', '--skip-quantized', '--bandwidth-gib', '0.25']);
-    expect(p).toMatchObject({ pairs: 1, prompts: [64], decodeTokens: 8, routes: 4, routeTokens: 4, quantized: [], bandwidthGiB: 0.25 });
+    const p = parsePeerArgs(['--pairs', '1', '--prompt', '64', '--prefill-reps', '1', '--decode-tokens', '8', '--routes', '4', '--route-tokens', '4', '--skip-quantized', '--bandwidth-gib', '0.25']);
+    expect(p).toMatchObject({ pairs: 1, prompts: [64], prefillReps: 1, decodeTokens: 8, routes: 4, routeTokens: 4, quantized: [], bandwidthGiB: 0.25 });
     expect(parsePeerArgs(['--quantized', 'q8']).quantized).toEqual(['q8']);
     expect(() => parsePeerArgs(['--quantized', 'q8,f16'])).toThrow(/--quantized takes q4, q8, got "f16"/);
   });
@@ -21,6 +21,7 @@ describe('parsePeerArgs', () => {
     expect(() => parsePeerArgs(['--prompt', '64,x'])).toThrow('--prompt must be a positive integer, got "x"');
     expect(() => parsePeerArgs(['--prompt', '64,64'])).toThrow('--prompt lists a length twice');
     expect(() => parsePeerArgs(['--prompt', '5000'])).toThrow('--prompt must be at most 4096, got 5000');
+    expect(() => parsePeerArgs(['--prefill-reps', '0'])).toThrow('--prefill-reps must be a positive integer, got "0"');
     expect(() => parsePeerArgs(['--decode-tokens=-3'])).toThrow('--decode-tokens must be a positive integer');
     expect(() => parsePeerArgs(['--bandwidth-gib', '0'])).toThrow('--bandwidth-gib must be a number in (0, 8]');
     expect(() => parsePeerArgs(['--routs', '4'])).toThrow(/routs/);

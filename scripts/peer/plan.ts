@@ -11,6 +11,8 @@ export interface PeerPlan {
   pairs: number;
   /** Prompt lengths whose prefill is timed; the first is also the decode and route prompt. */
   prompts: number[];
+  /** Timed prefills per prompt length (the median counts), after one untimed first prefill. */
+  prefillReps: number;
   decodeTokens: number;
   routes: number;
   routeTokens: number;
@@ -25,7 +27,7 @@ export interface PeerPlan {
 /** ReachLab's quantized modes with f32 activations (f16 activations run as f32 plus casts on WASM). */
 export const PEER_QUANTIZED: string[] = ENGINE_DTYPES.filter((d) => d !== 'f32' && withF32Activations(d) === d);
 
-export const PEER_USAGE = `npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
+export const PEER_USAGE = `npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--prefill-reps 3] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
                        [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized]`;
 
 /** The longest prompt the plan accepts (the checkpoint allows more; the benchmark needs no more). */
@@ -44,6 +46,7 @@ export function parsePeerArgs(argv: string[]): PeerPlan {
     options: {
       pairs: { type: 'string', default: '4' },
       prompt: { type: 'string', default: '64,512' },
+      'prefill-reps': { type: 'string', default: '3' },
       'decode-tokens': { type: 'string', default: '64' },
       routes: { type: 'string', default: '32' },
       'route-tokens': { type: 'string', default: '16' },
@@ -67,6 +70,7 @@ export function parsePeerArgs(argv: string[]): PeerPlan {
   return {
     pairs: positiveInt('pairs', values.pairs!, 100),
     prompts,
+    prefillReps: positiveInt('prefill-reps', values['prefill-reps']!, 20),
     decodeTokens: positiveInt('decode-tokens', values['decode-tokens']!, 1024),
     routes: positiveInt('routes', values.routes!, 256),
     routeTokens: positiveInt('route-tokens', values['route-tokens']!, 256),

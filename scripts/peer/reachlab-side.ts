@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createEngine } from '../../src/engine/engine.ts';
 import { getOrt } from '../../src/engine/ort.ts';
 import type { EngineDtype, GenerateRow } from '../../src/engine/types.ts';
+import { median } from './plan.ts';
 import type { SideRun, SideSpec } from './side.ts';
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
@@ -25,7 +26,12 @@ async function main(): Promise<void> {
   const gen = (rows: GenerateRow[], n: number) => engine.generate(rows, { maxNewTokens: n, eosTokenIds: [] });
   await gen([row(spec.prompts[0].slice(0, 8))], 2); // warm-up
   const prefill: SideRun['prefill'] = [];
-  for (const p of spec.prompts) prefill.push({ tokens: p.length, s: (await timed(() => gen([row(p)], 1)))[1] });
+  for (const p of spec.prompts) {
+    const [, first] = await timed(() => gen([row(p)], 1));
+    const runs: number[] = [];
+    for (let i = 0; i < spec.prefillReps; i++) runs.push((await timed(() => gen([row(p)], 1)))[1]);
+    prefill.push({ tokens: p.length, s: median(runs), first_s: first });
+  }
   const [, oneS] = await timed(() => gen([row(spec.prompts[0])], 1));
   const [many, manyS] = await timed(() => gen([row(spec.prompts[0])], 1 + spec.decodeTokens));
   const before = await engine.stats();

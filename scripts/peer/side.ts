@@ -11,6 +11,8 @@ export interface SideSpec {
   threads: number;
   /** Token ids of each timed prompt; the first is also the decode and route prompt. */
   prompts: number[][];
+  /** Timed prefills of each prompt after its untimed first one. */
+  prefillReps: number;
   decodeTokens: number;
   /** Layer routes of the audit workload. */
   routes: number[][];
@@ -35,8 +37,10 @@ export interface SideRun {
   versions: Record<string, string | null>;
   /** From safetensors on disk (page cache warm) to ready to generate. */
   load_s: number;
-  /** Prompt of `tokens` through the full model into a cache, and its first token. */
-  prefill: { tokens: number; s: number }[];
+  /** Prompt of `tokens` through the full model into a cache, and its first token: `s` the median
+   *  of the timed runs, `first_s` the untimed first run of that length (after one 8-token warm-up:
+   *  what the first prompt after load pays for buffers the runtime grows once). */
+  prefill: { tokens: number; s: number; first_s: number }[];
   /** Greedy: generate(1) and generate(1 + tokens) after the first prompt; ids of the longer one. */
   decode: { tokens: number; one_s: number; many_s: number; ids: number[] };
   /** Every route's `tokens` greedy tokens after the first prompt (ReachLab one batch, PyTorch a loop). */

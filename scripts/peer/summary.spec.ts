@@ -4,10 +4,10 @@ import { WEIGHT_SCHEMES, weightBytesPerToken } from './plan.ts';
 import type { SideRun } from './side.ts';
 import { ceilingShares, decodeTokS, measures, noisyDecodes, tokenMismatches, type Pair } from './summary.ts';
 
-function run(side: SideRun['side'], o: { load: number; prefill: number; one: number; many: number; routes: number; mb: number; ids?: number[]; routeIds?: number[][] }): SideRun {
+function run(side: SideRun['side'], o: { load: number; prefill: number; first?: number; one: number; many: number; routes: number; mb: number; ids?: number[]; routeIds?: number[][] }): SideRun {
   return {
     side, mode: 'f32', threads: 2, versions: {}, load_s: o.load,
-    prefill: [{ tokens: 64, s: o.prefill }],
+    prefill: [{ tokens: 64, s: o.prefill, first_s: o.first ?? 2 * o.prefill }],
     decode: { tokens: 8, one_s: o.one, many_s: o.many, ids: o.ids ?? [1, 2, 3] },
     routes: { count: 4, tokens: 4, s: o.routes, ids: o.routeIds ?? [[1], [2], [3], [4]] },
     peak_rss_mb: o.mb,
@@ -24,6 +24,7 @@ describe('measures', () => {
     const m = Object.fromEntries(measures([pair]).map((x) => [x.measure, x]));
     expect(m['load']).toMatchObject({ unit: 's', reachlab: 10, pytorch: 2, ratio: 0.2 });
     expect(m['prefill 64']).toMatchObject({ reachlab: 64, pytorch: 128, ratio: 0.5 });
+    expect(m['first prefill 64']).toMatchObject({ reachlab: 32, pytorch: 64, ratio: 0.5 });
     expect(m['decode 8']).toMatchObject({ reachlab: 2, pytorch: 4, ratio: 0.5 });
     expect(m['4 routes × 4']).toMatchObject({ reachlab: 8, pytorch: 4, ratio: 2 });
     expect(m['peak memory']).toMatchObject({ unit: 'MB', ratio: 0.5 });

@@ -55,6 +55,8 @@ export function measures(pairs: Pair[]): MeasureSummary[] {
   const out = [
     measure(pairs, 'load', 's', (r) => r.load_s),
     ...pairs[0].reachlab.prefill.map((p, i) => measure(pairs, `prefill ${p.tokens}`, 'tok/s', (r) => r.prefill[i].tokens / r.prefill[i].s)),
+    // the first long prompt after load also pays for what each runtime allocates once
+    measure(pairs, `first prefill ${pairs[0].reachlab.prefill[0].tokens}`, 'tok/s', (r) => r.prefill[0].tokens / r.prefill[0].first_s),
     measure(pairs, `decode ${pairs[0].reachlab.decode.tokens}`, 'tok/s', decodeTokS),
     measure(pairs, `${pairs[0].reachlab.routes.count} routes × ${pairs[0].reachlab.routes.tokens}`, 'tok/s', (r) => (r.routes.count * r.routes.tokens) / r.routes.s),
     measure(pairs, 'peak memory', 'MB', (r) => r.peak_rss_mb),

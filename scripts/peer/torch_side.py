@@ -10,6 +10,7 @@ own layer_idx (its position), so a repeated layer keeps its own KV slot.
 import copy
 import json
 import resource
+import statistics
 import sys
 import time
 import warnings
@@ -98,8 +99,9 @@ def run(spec):
     greedy(model, full, spec["prompts"][0][:8], 2)  # warm-up
     prefill = []
     for p in spec["prompts"]:
-        _, s = timed(lambda: greedy(model, full, p, 1))
-        prefill.append({"tokens": len(p), "s": s})
+        _, first = timed(lambda: greedy(model, full, p, 1))
+        runs = [timed(lambda: greedy(model, full, p, 1))[1] for _ in range(spec["prefillReps"])]
+        prefill.append({"tokens": len(p), "s": statistics.median(runs), "first_s": first})
     n = spec["decodeTokens"]
     _, one = timed(lambda: greedy(model, full, spec["prompts"][0], 1))
     ids, many = timed(lambda: greedy(model, full, spec["prompts"][0], 1 + n))
