@@ -147,9 +147,11 @@ function partBuilder(rows: number, inF: number, format: MatrixFormat, arena?: We
   if (format.kind === 'q8') {
     const values = takeArray(arena, Int8Array, inF * rows);
     const scales = takeArray(arena, Float32Array, rows);
+    let scratch = new Int8Array(0); // one chunk's [n, inF] values, reused chunk after chunk
     return {
       put: (w, n, row) => {
-        const q = takeArray(arena, Int8Array, n * inF); // [n, inF], then transposed into columns [row, row + n)
+        if (scratch.length < n * inF) scratch = new Int8Array(n * inF);
+        const q = scratch.subarray(0, n * inF); // [n, inF], then transposed into columns [row, row + n)
         quantizeQ8Rows(w, n, inF, q, scales.subarray(row, row + n));
         transposeInto(q, n, inF, values, rows, row);
       },
