@@ -79,6 +79,28 @@ test('the form edits the plan text, and Copy link opens the Study screen with th
   await expect(corrupt.getByTestId('study-plan-summary')).toBeVisible();
 });
 
+test('a plan the app cannot run is shown with its error: a hostile link, then the same typed into the editor', async ({ page }) => {
+  const errors: string[] = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  const hostile = { models: ['builtin:micro-arith'], tasks: ['builtin:arith-2d'], probes: [{ probe: 'evil' }] };
+  await page.goto(`/#study=${Buffer.from(JSON.stringify(hostile)).toString('base64url')}`);
+  await expect(page.getByTestId('screen-study')).toBeVisible();
+  await expect(page.getByTestId('study-link-problem')).toContainText('probes[0].probe must be one of');
+  await expect(page.getByTestId('study-plan-problem')).toContainText('probes[0].probe must be one of');
+  await expect(page.getByTestId('study-start')).toBeDisabled();
+  for (const name of ['toString', '__proto__']) {
+    await page.getByTestId('study-plan').fill(JSON.stringify({ ...hostile, probes: [{ probe: name }], models: [`builtin:${name}`] }));
+    await expect(page.getByTestId('study-plan-problem')).toContainText('probes[0].probe must be one of');
+  }
+  // the other screens still draw, and Study again with the plan as typed
+  await page.getByTestId('nav-library').click();
+  await expect(page.getByTestId('screen-library')).toBeVisible();
+  await page.getByTestId('nav-study').click();
+  await expect(page.getByTestId('study-plan-problem')).toBeVisible();
+  await expect(page.getByTestId('screen-failed')).toHaveCount(0);
+  expect(errors).toEqual([]);
+});
+
 test('a reload mid-study recomputes no finished run, and the report equals the headless CLI on the same plan', async ({ page }) => {
   test.setTimeout(2 * STUDY_TIMEOUT);
   await page.goto('/');

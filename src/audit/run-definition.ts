@@ -48,7 +48,7 @@ export const BUILTIN_TRAINED_ON: Readonly<Record<string, { tasks: readonly strin
 /** The built-in model a reference names ("builtin:micro-arith", "reachlab/micro-arith"), or null. */
 function builtinName(model: string): string | null {
   const name = model.startsWith('builtin:') ? model.slice('builtin:'.length) : model.startsWith('reachlab/') ? model.slice('reachlab/'.length) : null;
-  return name !== null && name in BUILTIN_TRAINED_ON ? name : null;
+  return name !== null && Object.hasOwn(BUILTIN_TRAINED_ON, name) ? name : null;
 }
 
 /** A warning when a built-in model is given a task it was not trained on ("builtin:arith-1d",

@@ -10,6 +10,7 @@ describe('text file limits', () => {
     expect(TEXT_FILE_LIMITS['config.json'].bytes).toBe(MB);
     expect(textFileLimit('sub/tokenizer.json').bytes).toBe(64 * MB);
     expect(textFileLimit('chat_template.jinja').bytes).toBe(MB);
+    expect(textFileLimit('toString').bytes).toBe(MB); // a file named like an Object member gets the default bound
     expect(() => checkTextFileSize('m', 'config.json', MB)).not.toThrow();
     expect(() => checkTextFileSize('m', 'config.json', 300 * MB)).toThrow(/config\.json in m is 300\.0 MB, more than the 1\.0 MB read for it \(a model config is a few KB\)/);
   });

@@ -18,7 +18,7 @@ export const OTHER_TEXT_FILE_LIMIT = { bytes: 1 * MB, reason: 'small JSON or tem
 
 export function textFileLimit(file: string): { bytes: number; reason: string } {
   const base = file.slice(file.lastIndexOf('/') + 1);
-  return TEXT_FILE_LIMITS[base] ?? OTHER_TEXT_FILE_LIMIT;
+  return Object.hasOwn(TEXT_FILE_LIMITS, base) ? TEXT_FILE_LIMITS[base] : OTHER_TEXT_FILE_LIMIT;
 }
 
 const mb = (n: number) => `${(n / MB).toFixed(n < MB ? 3 : 1)} MB`;

@@ -110,7 +110,7 @@ function parseEntry(file: string, name: string, raw: unknown, dataStart: number,
   if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw bad(`${where} has no {dtype, shape, data_offsets} entry`);
   const { dtype, shape, data_offsets: offsets } = raw as Record<string, unknown>;
   if (typeof dtype !== 'string') throw bad(`${where} has no dtype`);
-  if (!(dtype in SAFETENSORS_DTYPE_BYTES)) {
+  if (!Object.hasOwn(SAFETENSORS_DTYPE_BYTES, dtype)) {
     throw new EngineError('unsupported-dtype', `${where} has dtype ${JSON.stringify(dtype)}, which safetensors does not define (supported: F32, F16, BF16)`);
   }
   if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {

@@ -29,7 +29,7 @@ export const PRESET_SPACE: Record<MctsPreset, 'cola' | 'neighborhood'> = { cola:
 const PRESET_NAME: Record<MctsPreset, string> = { cola: 'CoLa', 'program-selection': 'program selection' };
 
 /** "MCTS routes (CoLa)": a probe built on a preset's actions, named with the preset. */
-export const withPreset = (label: string, preset: string) => (preset in PRESET_NAME ? `${label} (${PRESET_NAME[preset as MctsPreset]})` : label);
+export const withPreset = (label: string, preset: string) => (Object.hasOwn(PRESET_NAME, preset) ? `${label} (${PRESET_NAME[preset as MctsPreset]})` : label);
 
 /** Attempts per tree depth: profile[d] = how many of `depths` equal d. */
 export function depthProfile(depths: Iterable<number>): number[] {

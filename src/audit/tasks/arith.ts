@@ -43,7 +43,7 @@ function evaluate(a: number, op: ArithOp, b: number): number {
 
 /** The problems of one split, distinct, in a seeded order; at most `count` of them. */
 export function generateArith(levelId: string, split: Split, count: number, seed: number): ArithProblem[] {
-  const level = ARITH_LEVELS[levelId];
+  const level = Object.hasOwn(ARITH_LEVELS, levelId) ? ARITH_LEVELS[levelId] : undefined;
   if (!level) throw new Error(`unknown arithmetic level "${levelId}" (known: ${Object.keys(ARITH_LEVELS).join(', ')})`);
   const rng = createPrng(seed, split === 'train' ? 1 : 2);
   const span = level.max - level.min + 1;

@@ -39,7 +39,7 @@ function mcDoc(p: ArithProblem, seed: number): Doc {
 export function builtinTask(name: string, opts: BuiltinOptions): LoadedTask {
   const mc = name.endsWith('-mc');
   const level = mc ? name.slice(0, -3) : name;
-  if (!ARITH_LEVELS[level]) {
+  if (!Object.hasOwn(ARITH_LEVELS, level)) {
     const known = Object.keys(ARITH_LEVELS).flatMap((l) => [l, `${l}-mc`]);
     throw new Error(`unknown built-in task "builtin:${name}" (known: ${known.map((k) => `builtin:${k}`).join(', ')})`);
   }

@@ -164,7 +164,7 @@ function mmluPreset(subject: string): HubPreset {
 
 export function hubPreset(name: string): HubPreset {
   if (name.startsWith('mmlu:')) return mmluPreset(name.slice(5));
-  const p = HUB_PRESETS[name];
+  const p = Object.hasOwn(HUB_PRESETS, name) ? HUB_PRESETS[name] : undefined;
   if (!p) throw new AuditError('bad-input', `unknown Hub task preset "${name}" (known: ${[...Object.keys(HUB_PRESETS), 'mmlu:<subject>'].join(', ')})`);
   return p;
 }

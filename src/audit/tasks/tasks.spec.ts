@@ -47,6 +47,11 @@ describe('built-in tasks', () => {
     await expect(loadTask('builtin:arith-7d')).rejects.toThrow(/unknown built-in task "builtin:arith-7d"/);
     await expect(loadTask('gsm8k')).rejects.toThrow(/must start with builtin:, hub: or file:/);
     await expect(loadTask('hub:squad')).rejects.toThrow(/unknown Hub task preset "squad"/);
+    // names of Object's own members are unknown names too, not the prototype's functions
+    for (const name of ['toString', '__proto__', 'constructor']) {
+      await expect(loadTask(`builtin:${name}`)).rejects.toThrow(`unknown built-in task "builtin:${name}"`);
+      await expect(loadTask(`hub:${name}`)).rejects.toThrow(`unknown Hub task preset "${name}"`);
+    }
     await expect(loadTask('file:x.jsonl')).rejects.toThrow(/needs the file's text/);
     await expect(loadTask('builtin:arith-2d', { questions: 0 })).rejects.toThrow(/questions must be a positive integer/);
   });

@@ -74,6 +74,20 @@ describe('study screens', () => {
     expect(render(StudyScreen, { props: { app } }).body).not.toContain('<img');
   });
 
+  it('a plan the app cannot run (an unknown probe, a model or task named like an Object member) is drawn with its problem', () => {
+    for (const plan of [
+      { models: ['builtin:micro-arith'], tasks: ['builtin:arith-2d'], probes: [{ probe: 'evil' }] },
+      { models: ['builtin:micro-arith'], tasks: ['builtin:arith-2d'], probes: [{ probe: '__proto__' }, { probe: 'toString' }] },
+      { models: ['builtin:toString', 'builtin:__proto__'], tasks: ['builtin:toString', 'hub:constructor'] },
+    ]) {
+      app.study.planText = JSON.stringify(plan);
+      const { body } = render(StudyScreen, { props: { app } });
+      expect(body).toContain('data-testid="study-plan"');
+      const problem = 'problem' in app.study.parsed ? app.study.parsed.problem : '';
+      if (plan.probes) expect(problem).toContain('probe must be one of');
+    }
+  });
+
   it('the Study screen has a form in step with the plan text, a Copy link button, and the link problem', () => {
     app.study.planText = JSON.stringify({ models: ['builtin:micro-arith-rl', 'Qwen/Qwen2.5-0.5B'], tasks: ['hub:gsm8k'], probes: [{ probe: 'sampling' }], budget: 12, scan: true });
     app.study.linkProblem = 'The study link is corrupt: its plan is not valid JSON.';

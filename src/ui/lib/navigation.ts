@@ -4,7 +4,8 @@
 import type { RunProgress } from '../backend';
 import type { Screen } from '../stores/app.svelte';
 
-const TITLES: Record<Screen, string> = {
+/** Each screen's name (its page title, and the heading of its error when it cannot be drawn). */
+export const SCREEN_NAMES: Record<Screen, string> = {
   setup: 'Set up an audit',
   run: 'Audit run',
   results: 'Results',
@@ -19,7 +20,7 @@ const TITLES: Record<Screen, string> = {
 
 /** The page title for a screen; a question's title names the question. */
 export function screenTitle(screen: Screen, questionId: string | null = null): string {
-  const name = screen === 'question' && questionId !== null ? `Question ${questionId}` : TITLES[screen];
+  const name = screen === 'question' && questionId !== null ? `Question ${questionId}` : SCREEN_NAMES[screen];
   return `${name} · ReachLab`;
 }
 

@@ -70,5 +70,5 @@ const CONDITION_FIELD: Record<string, string> = {
 
 /** A condition field path (audit core's conditionDiff) in the Setup form's words. */
 export function conditionFieldLabel(path: string): string {
-  return CONDITION_FIELD[path] ?? path;
+  return Object.hasOwn(CONDITION_FIELD, path) ? CONDITION_FIELD[path] : path;
 }

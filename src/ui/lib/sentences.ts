@@ -12,7 +12,7 @@ export function resultsSentence(s: AuditSummary, probes: readonly RunProbe[]): s
   const head = `${s.realized_count} of ${s.n} question${s.n === 1 ? ' was' : 's were'} answered correctly as deployed`;
   const parts = probes.map(({ summary: p, label }, i) => {
     const more = p.counts.ceiling - p.counts.realized;
-    const within = `within ${p.budget} ${UNIT[p.probe] ?? 'attempts'}`;
+    const within = `within ${p.budget} ${(Object.hasOwn(UNIT, p.probe) ? UNIT[p.probe] : 'attempts')}`;
     return i === 0 ? `${more} more ${more === 1 ? 'was' : 'were'} reachable with ${label} ${within}` : `${more} more with ${label} ${within}`;
   });
   return `${[head, parts.join(', ')].filter(Boolean).join('; ')}.`;

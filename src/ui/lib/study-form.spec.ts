@@ -74,4 +74,14 @@ describe('study form over the plan text', () => {
     const plan = normalizePlan(JSON.parse(writePlan(raw)));
     expect(plan).toMatchObject({ models: ['builtin:micro-arith'], budget: 8, scan: true, probes: [{ probe: 'random-routes', space: 'blocks' }, { probe: 'mcts-routes', space: 'blocks' }] });
   });
+
+  it('a plan naming a probe no registry has ("evil", "toString", "__proto__") shows no ticked probe; normalizePlan names the problem', () => {
+    for (const name of ['evil', 'toString', '__proto__', 'constructor']) {
+      const raw = rawPlan(JSON.stringify({ models: ['a/b'], tasks: ['builtin:arith-2d'], probes: [{ probe: name }, { probe: 'sampling' }] }))!;
+      expect(probeLabels(raw)).toEqual(['sampling']);
+      // ticking a probe keeps the unknown entry as written (the text is the source of truth)
+      expect(toggleProbe(raw, { probe: 'random-routes', space: 'blocks' }, true).probes).toEqual([{ probe: name }, { probe: 'sampling' }, { probe: 'random-routes', space: 'blocks' }]);
+      expect(() => normalizePlan(raw)).toThrow(`probes[0].probe must be one of`);
+    }
+  });
 });

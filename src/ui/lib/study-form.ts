@@ -2,7 +2,7 @@
 // the plan as written (defaults shown where a field is omitted) and each edit rewrites the text.
 // These functions only move values between fields; what a value means is normalizePlan's business.
 
-import { DEFAULT_PROBE_CHOICE, probeSpecOf, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
+import { DEFAULT_PROBE_CHOICE, isProbeName, probeSpecOf, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
 import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
 import { BUILTIN_MODELS } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
@@ -72,17 +72,21 @@ export function toggleIn(raw: RawPlan, key: string, item: string, on: boolean): 
   return { ...raw, [key]: on ? [...rest, item] : rest };
 }
 
+/** A plan's probe entry as written, when it names a probe the registry knows (an unknown name is
+ *  normalizePlan's problem to report; the form shows it as no ticked box). */
+const knownProbe = (p: unknown): p is StudyProbe => typeof p === 'object' && p !== null && typeof (p as StudyProbe).probe === 'string' && isProbeName((p as StudyProbe).probe);
+
 /** The probe labels the plan lists ("random-routes/blocks", "sampling"); omitted probes mean the default. */
 export function probeLabels(raw: RawPlan): string[] {
   const v = raw.probes === undefined ? PLAN_DEFAULTS.probes : raw.probes;
   if (!Array.isArray(v)) return [];
-  return v.filter((p): p is StudyProbe => typeof p === 'object' && p !== null && typeof p.probe === 'string').map(probeLabel);
+  return v.filter(knownProbe).map(probeLabel);
 }
 
 export function toggleProbe(raw: RawPlan, probe: StudyProbe, on: boolean): RawPlan {
   const label = probeLabel(probe);
   const list: unknown[] = raw.probes === undefined ? [...PLAN_DEFAULTS.probes] : Array.isArray(raw.probes) ? [...raw.probes] : [];
-  const isIt = (p: unknown) => typeof p === 'object' && p !== null && typeof (p as StudyProbe).probe === 'string' && probeLabel(p as StudyProbe) === label;
+  const isIt = (p: unknown) => knownProbe(p) && probeLabel(p) === label;
   const rest = list.filter((p) => !isIt(p));
   return { ...raw, probes: on ? [...rest, { ...probe }] : rest };
 }
