@@ -163,6 +163,37 @@ describe('CachedHubReader', () => {
 });
 
 describe('CachedHubReader, a damaged checkpoint', () => {
+  it('refuses a 2 MB config.json and a 65 MB tokenizer.json by their stated size, downloading and caching neither', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'reachlab-big-'));
+    try {
+      await cp(QWEN2, dir, { recursive: true });
+      const config = JSON.parse(await readFile(join(dir, 'config.json'), 'utf8'));
+      await writeFile(join(dir, 'config.json'), JSON.stringify({ ...config, padding: 'x'.repeat(2 * 2 ** 20) }));
+      const server = await serve({ 'org/big': dir });
+      const cache = await WeightCache.open({ caches: new MemoryCaches(), storage });
+      await expect(openCheckpoint(new CachedHubReader(new HubReader({ repo: 'org/big', endpoint: server.url }), cache))).rejects.toMatchObject({
+        name: 'EngineError',
+        code: 'bad-checkpoint',
+        message: expect.stringMatching(/^config\.json in org\/big@main is 2\.0 MB, more than the 1\.0 MB read for it \(a model config is a few KB\)$/),
+      });
+      // sizes came from the revision API and HEAD; no GET of the file, nothing cached
+      expect(server.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/config.json'))).toEqual([]);
+      expect(await cache.list()).toEqual([]);
+
+      await writeFile(join(dir, 'config.json'), JSON.stringify(config));
+      await writeFile(join(dir, 'tokenizer.json'), ' '.repeat(65 * 2 ** 20));
+      const server2 = await serve({ 'org/big': dir });
+      await expect(openCheckpoint(new CachedHubReader(new HubReader({ repo: 'org/big', endpoint: server2.url }), cache))).rejects.toMatchObject({
+        code: 'bad-checkpoint',
+        message: expect.stringMatching(/^tokenizer\.json in org\/big@main is 65\.0 MB, more than the 64\.0 MB read for it/),
+      });
+      expect(server2.requests.filter((r) => r.method === 'GET' && r.path.endsWith('/tokenizer.json'))).toEqual([]);
+      expect((await cache.list()).flatMap((m) => m.files.map((f) => f.file))).not.toContain('tokenizer.json');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it('names a truncated config.json as the checkpoint problem it is', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'reachlab-cut-'));
     try {

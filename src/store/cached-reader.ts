@@ -5,6 +5,7 @@
 // fails the check is dropped and downloaded again, and the load says so (notices()). Store errors
 // become EngineErrors so their meaning survives the worker boundary.
 
+import { checkTextFileSize } from '../engine/limits.ts';
 import type { BytesListener, CheckpointReader } from '../engine/sources/reader.ts';
 import type { HubRevision } from '../engine/sources/hub.ts';
 import type { HubTimeouts } from '../engine/sources/timeouts.ts';
@@ -75,11 +76,20 @@ export class CachedHubReader implements CheckpointReader {
   }
 
   async size(file: string): Promise<number> {
-    return (await this.copy(file)).size;
+    return (await this.copy(file, false)).size;
   }
 
+  /** A text file within its bound (engine/limits.ts): refused from its stated size before it is
+   *  downloaded, as its bytes pass the bound while it downloads, and as a cached copy. */
   async text(file: string): Promise<string> {
-    return this.verified(file, (c) => c.text());
+    return this.verified(
+      file,
+      (c) => {
+        checkTextFileSize(this.label, file, c.size);
+        return c.text();
+      },
+      true,
+    );
   }
 
   async range(file: string, start: number, end: number): Promise<Uint8Array> {
@@ -123,8 +133,8 @@ export class CachedHubReader implements CheckpointReader {
   }
 
   /** `use` on the file's cached copy; a copy that fails its hash check is dropped, downloaded again (once) and used. */
-  private async verified<T>(file: string, use: (c: CachedCopy) => Promise<T>): Promise<T> {
-    const c = await this.copy(file);
+  private async verified<T>(file: string, use: (c: CachedCopy) => Promise<T>, text = false): Promise<T> {
+    const c = await this.copy(file, text);
     try {
       return await use(c);
     } catch (e) {
@@ -135,14 +145,14 @@ export class CachedHubReader implements CheckpointReader {
         await this.cache.drop(c.meta);
         this.copies.delete(file);
       }
-      return use(await this.copy(file));
+      return use(await this.copy(file, text));
     }
   }
 
-  private copy(file: string): Promise<CachedCopy> {
+  private copy(file: string, text: boolean): Promise<CachedCopy> {
     let p = this.copies.get(file);
     if (!p) {
-      p = this.load(file);
+      p = this.load(file, text);
       this.copies.set(file, p);
       const mine = p;
       p.catch(() => {
@@ -152,8 +162,10 @@ export class CachedHubReader implements CheckpointReader {
     return p;
   }
 
-  /** The cached copy at the resolved commit, or the file downloaded into the cache first. */
-  private async load(file: string): Promise<CachedCopy> {
+  /** The cached copy at the resolved commit, or the file downloaded into the cache first (a text
+   *  file only within its bound). */
+  private async load(file: string, text: boolean): Promise<CachedCopy> {
+    const checkSize = text ? (bytes: number) => checkTextFileSize(this.label, file, bytes) : undefined;
     const r = await this.resolve();
     const ref = { repo: this.hubRef.repo, commit: r.commit, file };
     const stated = r.files[file];
@@ -169,9 +181,11 @@ export class CachedHubReader implements CheckpointReader {
         throw e;
       }
     }
+    if (expectedSize !== undefined) checkSize?.(expectedSize);
     const hit = await this.cache.lookup(ref, { size: expectedSize, sha256: stated?.sha256 });
     if (hit) return hit;
     expectedSize ??= await this.hub.size(file);
+    checkSize?.(expectedSize);
     try {
       return await this.cache.getCachedOrFetch({
         ...ref,
@@ -182,6 +196,7 @@ export class CachedHubReader implements CheckpointReader {
         onBytes: this.opts.onBytes ? (loaded, total) => this.opts.onBytes!(file, loaded, total) : undefined,
         signal: this.hub.signal,
         timeouts: this.opts.timeouts,
+        checkSize,
       });
     } catch (e) {
       if (!isStoreError(e)) throw e;

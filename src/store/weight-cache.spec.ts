@@ -9,7 +9,7 @@ function bytes(n: number, seed = 1): Uint8Array {
 }
 
 /** A fake Hub: serves `files` by URL, counts requests; `cut` truncates, `breakAt` errors mid-body. */
-function hub(files: Record<string, Uint8Array>, opts: { cut?: number; breakAt?: number; status?: number } = {}) {
+function hub(files: Record<string, Uint8Array>, opts: { cut?: number; breakAt?: number; status?: number; unsized?: boolean } = {}) {
   const calls: string[] = [];
   const fetchFn = (async (input: RequestInfo | URL) => {
     const url = String(input);
@@ -28,7 +28,7 @@ function hub(files: Record<string, Uint8Array>, opts: { cut?: number; breakAt?: 
         ctl.close();
       },
     });
-    return new Response(stream, { status: 200, headers: { 'content-length': String(data.length) } });
+    return new Response(stream, { status: 200, headers: opts.unsized ? {} : { 'content-length': String(data.length) } });
   }) as typeof fetch;
   return { fetchFn, calls };
 }
@@ -114,6 +114,29 @@ describe('WeightCache', () => {
     const e2 = await failure(broken.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000 }));
     expect(e2.code).toBe('download-failed');
     expect(e2.message).toMatch(/broke off/);
+    expect((await caches.open(WEIGHT_CACHE_NAME)).entries.size).toBe(0);
+  });
+
+  it('stops a download past its size check or past the stated size as the bytes arrive, storing nothing', async () => {
+    const caches = new MemoryCaches();
+    const limit = (bytes: number) => {
+      if (bytes > 2500) throw new Error(`past 2500 bytes (${bytes})`);
+    };
+    const seen: number[] = [];
+    // no Content-Length: cut off by the bytes received (chunks of 1000)
+    const unsized = await WeightCache.open({ caches, storage: storage(), fetch: hub({ [URL_A]: bytes(50_000) }, { unsized: true }).fetchFn });
+    await expect(unsized.getCachedOrFetch({ ...ref, url: URL_A, checkSize: limit, onBytes: (n) => seen.push(n) })).rejects.toThrow('past 2500 bytes (3000)');
+    expect(seen).toEqual([1000, 2000]);
+    // a stated size past the check: refused before anything is fetched
+    const { fetchFn, calls } = hub({ [URL_A]: bytes(5000) });
+    const sized = await WeightCache.open({ caches, storage: storage(), fetch: fetchFn });
+    await expect(sized.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 5000, checkSize: limit })).rejects.toThrow('past 2500 bytes (5000)');
+    expect(calls).toHaveLength(0);
+    // from its Content-Length
+    await expect(sized.getCachedOrFetch({ ...ref, url: URL_A, checkSize: limit })).rejects.toThrow('past 2500 bytes (5000)');
+    // more bytes than the source stated: refused at the first byte past it
+    const e = await failure(sized.getCachedOrFetch({ ...ref, url: URL_A, expectedSize: 1500 }));
+    expect(e.message).toBe('model.safetensors of org/model@main arrived with more than the 1500 bytes expected');
     expect((await caches.open(WEIGHT_CACHE_NAME)).entries.size).toBe(0);
   });
 

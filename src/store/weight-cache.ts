@@ -61,6 +61,9 @@ export interface CachedFileRequest extends FileRef {
   onBytes?: (loaded: number, total: number) => void;
   signal?: AbortSignal;
   timeouts?: HubTimeouts;
+  /** Throws when a file of this many bytes must not be cached (a text file past its bound): asked
+   *  of the stated size before the download and of the bytes received as they arrive. */
+  checkSize?: (bytes: number) => void;
 }
 
 export interface CachedFile extends FileRef {
@@ -305,7 +308,10 @@ export class WeightCache {
 
   private async download(req: CachedFileRequest): Promise<void> {
     const where = describe(req);
-    if (req.expectedSize !== undefined) await this.ensureSpace(req.expectedSize, where);
+    if (req.expectedSize !== undefined) {
+      req.checkSize?.(req.expectedSize);
+      await this.ensureSpace(req.expectedSize, where);
+    }
     if (!this.persistAsked) await this.requestPersistence().catch(() => false);
     let res: Response;
     try {
@@ -325,6 +331,7 @@ export class WeightCache {
     const total = req.expectedSize ?? (lengthHeader !== null ? Number(lengthHeader) : 0);
     if (req.expectedSize === undefined && total > 0) {
       try {
+        req.checkSize?.(total);
         await this.ensureSpace(total, where);
       } catch (e) {
         await res.body.cancel();
@@ -346,6 +353,15 @@ export class WeightCache {
     const check = new TransformStream<Uint8Array, Uint8Array>({
       async transform(chunk, ctl) {
         loaded += chunk.length;
+        // more bytes than stated, or than the file may have: stop now, not after caching them all
+        if (req.expectedSize !== undefined && loaded > req.expectedSize) {
+          return fail(ctl, new StoreError('download-failed', `${where} arrived with more than the ${req.expectedSize} bytes expected`));
+        }
+        try {
+          req.checkSize?.(loaded);
+        } catch (e) {
+          return fail(ctl, e);
+        }
         hash.update(chunk);
         for (let at = 0; at < chunk.length; ) {
           const n = Math.min(chunk.length - at, HASH_BLOCK_BYTES - inBlock);
