@@ -5,7 +5,7 @@
 // commit a revision is at, with each file's size and (for *.safetensors, as LFS files) SHA-256, and
 // `resolve/{commit}/…` serves that commit. Faults for tests: `moveMain` points a repo's main at
 // another folder (the old commit is still served), `stall` sends part of a file and then nothing,
-// `flip` sends a file with one byte changed.
+// `flip` sends a file with one byte changed; `noRevisionApi` answers 404 there, like a mirror.
 //
 //   import { startHubServer } from '../test/hub-server.ts';
 //   const hub = await startHubServer({ repos: { 'org/name': 'path/to/folder' } });   // port 0
@@ -33,6 +33,8 @@ export interface HubServerOptions {
   ignoreRange?: boolean;
   /** Answer the first N weight-range requests (Range other than bytes=0-0) with 503, to test retries. */
   failFirst?: number;
+  /** Answer 404 on the revision API, like a mirror without one (files are read under the name). */
+  noRevisionApi?: boolean;
 }
 
 /** A fault injected into the files served (tests of timeouts and hash checks). */
@@ -139,6 +141,7 @@ export async function startHubServer(opts: HubServerOptions): Promise<HubServer>
     };
 
     const api = /^\/api\/models\/([^/]+\/[^/]+)\/revision\/([^/]+)$/.exec(path);
+    if (api && opts.noRevisionApi) return reply(404, 'Not Found');
     if (api) {
       const repo = decodeURIComponent(api[1]);
       const dir = folderAt(repo, decodeURIComponent(api[2]));

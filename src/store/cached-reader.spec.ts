@@ -21,8 +21,8 @@ async function loadAll(reader: CheckpointReader) {
 }
 
 let servers: HubServer[] = [];
-const serve = async (repos: Record<string, string>) => {
-  const s = await startHubServer({ repos });
+const serve = async (repos: Record<string, string>, opts: { noRevisionApi?: boolean } = {}) => {
+  const s = await startHubServer({ repos, ...opts });
   servers.push(s);
   return s;
 };
@@ -127,6 +127,36 @@ describe('CachedHubReader', () => {
     // the old commit, asked for by its sha, is still the old weights
     const pinned = new CachedHubReader(new HubReader({ repo: 'org/tiny', revision: oldCommit, endpoint: server.url }), cache);
     expect((await loadAll(pinned)).fingerprint).toBe(before.fingerprint);
+  });
+
+  it('on a mirror without a revision API, a config.json changed at the same size on main is read again: a new fingerprint', async () => {
+    const changed = await mkdtemp(join(tmpdir(), 'reachlab-rope-'));
+    try {
+      await cp(QWEN2, changed, { recursive: true });
+      const config = await readFile(join(QWEN2, 'config.json'), 'utf8');
+      const edited = config.replace('"rope_theta": 1000000.0', '"rope_theta": 5000000.0');
+      expect(edited).not.toBe(config);
+      expect(edited.length).toBe(config.length);
+      await writeFile(join(changed, 'config.json'), edited);
+
+      const server = await serve({ 'org/mirror': QWEN2 }, { noRevisionApi: true });
+      const cache = await WeightCache.open({ caches: new MemoryCaches(), storage });
+      const open = () => new CachedHubReader(new HubReader({ repo: 'org/mirror', endpoint: server.url }), cache);
+      const first = await loadAll(open());
+      // the same content again: the weights (an LFS file, its SHA-256 stated) come from the cache
+      const from = server.requests.length;
+      expect(await loadAll(open())).toEqual(first);
+      expect(server.requests.slice(from).filter((r) => r.method === 'GET' && r.path.endsWith('/model.safetensors') && r.range === undefined)).toEqual([]);
+
+      server.moveMain('org/mirror', changed);
+      const second = open();
+      const after = await loadAll(second);
+      expect(JSON.parse(await second.text('config.json')).rope_theta).toBe(5000000);
+      expect(after.fingerprint).not.toBe(first.fingerprint);
+      expect(after.fingerprint).toBe((await loadAll(new HubReader({ repo: 'org/mirror', endpoint: server.url }))).fingerprint);
+    } finally {
+      await rm(changed, { recursive: true, force: true });
+    }
   });
 
   it('refuses a download whose bytes do not match the SHA-256 the Hub states, naming the file', async () => {

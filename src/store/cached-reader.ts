@@ -2,7 +2,9 @@
 // resolved to its commit first (the Hub's revision API) and files are cached and read at that commit;
 // the first load downloads each file whole into the Cache API, later loads (also offline) read byte
 // ranges of the cached Blob, each checked against its stored hashes as it is read. A cached copy that
-// fails the check is dropped and downloaded again, and the load says so (notices()). Store errors
+// fails the check is dropped and downloaded again, and the load says so (notices()). An endpoint
+// without a revision API has no commit: files cached under the revision name are revalidated against
+// the server's entity tags on each load, and one it states no tag for is downloaded again. Store errors
 // become EngineErrors so their meaning survives the worker boundary.
 
 import { checkTextFileSize } from '../engine/limits.ts';
@@ -11,7 +13,7 @@ import type { HubRevision } from '../engine/sources/hub.ts';
 import type { HubTimeouts } from '../engine/sources/timeouts.ts';
 import { EngineError, isEngineError } from '../engine/types.ts';
 import { isStoreError } from './errors.ts';
-import { shortCommit, type CachedCopy, type WeightCache } from './weight-cache.ts';
+import { SHA256_HEX, shortCommit, type CachedCopy, type WeightCache } from './weight-cache.ts';
 
 /** What the Hub reader offers beyond CheckpointReader (src/engine/sources/hub.ts HubReader). */
 export interface HubFileReader extends CheckpointReader {
@@ -19,6 +21,8 @@ export interface HubFileReader extends CheckpointReader {
   readonly signal?: AbortSignal;
   url(file: string): string;
   resolveRevision(): Promise<HubRevision | null>;
+  /** A file's size and the entity tag the server states for it (revalidates a copy cached under a revision name). */
+  validator(file: string): Promise<{ size: number; etag?: string }>;
   pin(commit: string): void;
 }
 
@@ -170,19 +174,30 @@ export class CachedHubReader implements CheckpointReader {
     const ref = { repo: this.hubRef.repo, commit: r.commit, file };
     const stated = r.files[file];
     let expectedSize = stated?.size;
+    let sha256 = stated?.sha256;
     if (r.how === 'name') {
-      // no commit to key by: the Hub's size tells a changed file (offline, a cached copy is the file)
+      // No commit to key by: a copy cached under the name is reused only while the server's
+      // validator says it is the same content (an LFS SHA-256, else the ETag it was cached with);
+      // a file the server states none for is downloaded again. Offline, a cached copy is the file.
+      let v: { size: number; etag?: string };
       try {
-        expectedSize = await this.hub.size(file);
+        v = await this.hub.validator(file);
       } catch (e) {
         if (!unreachable(e)) throw e;
         const hit = await this.cache.lookup(ref);
         if (hit) return hit;
         throw e;
       }
+      expectedSize = v.size;
+      if (v.etag !== undefined && SHA256_HEX.test(v.etag)) sha256 = v.etag;
+      else {
+        const old = await this.cache.lookup(ref, { size: expectedSize });
+        if (old && v.etag !== undefined && old.meta.etag === v.etag) return old;
+        if (old) await this.cache.drop(ref);
+      }
     }
     if (expectedSize !== undefined) checkSize?.(expectedSize);
-    const hit = await this.cache.lookup(ref, { size: expectedSize, sha256: stated?.sha256 });
+    const hit = await this.cache.lookup(ref, { size: expectedSize, sha256 });
     if (hit) return hit;
     expectedSize ??= await this.hub.size(file);
     checkSize?.(expectedSize);
@@ -191,7 +206,7 @@ export class CachedHubReader implements CheckpointReader {
         ...ref,
         url: this.hub.url(file),
         expectedSize,
-        sha256: stated?.sha256,
+        sha256,
         headers: this.opts.token ? { Authorization: `Bearer ${this.opts.token}` } : undefined,
         onBytes: this.opts.onBytes ? (loaded, total) => this.opts.onBytes!(file, loaded, total) : undefined,
         signal: this.hub.signal,

@@ -20,7 +20,7 @@ const CACHE_PREFIX = 'reachlab-weights-';
 const KEY_ORIGIN = 'https://reachlab.invalid/weights';
 const META_ORIGIN = 'https://reachlab.invalid/weights-meta';
 const REF_ORIGIN = 'https://reachlab.invalid/weights-refs';
-const SHA256_HEX = /^[0-9a-f]{64}$/;
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** The parts of CacheStorage / Cache / StorageManager used here (injectable for tests). */
 export interface CacheLike {

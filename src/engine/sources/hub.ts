@@ -184,6 +184,8 @@ export class HubReader implements CheckpointReader {
   /** The revision in file URLs: the name given, or the commit once pinned. */
   private urlRevision: string;
   private readonly sizes = new Map<string, Promise<number | null>>();
+  /** Each file's entity tag, as its size was read (an LFS file's is its SHA-256). */
+  private readonly etags = new Map<string, string>();
   private readonly counter: ByteCounter;
   private readonly timeouts: HubTimeouts;
 
@@ -242,6 +244,7 @@ export class HubReader implements CheckpointReader {
     if (!COMMIT_SHA.test(commit)) throw new EngineError('internal', `cannot pin ${this.label} to ${JSON.stringify(commit)}: not a commit sha`);
     this.urlRevision = commit;
     this.sizes.clear();
+    this.etags.clear();
   }
 
   async exists(file: string): Promise<boolean> {
@@ -252,6 +255,14 @@ export class HubReader implements CheckpointReader {
     const n = await this.sizeOrNull(file);
     if (n === null) throw this.notFound(file);
     return n;
+  }
+
+  /** A file's size and the entity tag the server states for it (X-Linked-Etag, else ETag; an LFS
+   *  file's is its SHA-256), to tell whether a copy read under a revision name is still current. */
+  async validator(file: string): Promise<{ size: number; etag?: string }> {
+    const size = await this.size(file);
+    const etag = this.etags.get(file);
+    return etag === undefined ? { size } : { size, etag };
   }
 
   async text(file: string): Promise<string> {
@@ -319,6 +330,7 @@ export class HubReader implements CheckpointReader {
       return 0;
     }
     this.checkStatus(res, file);
+    this.noteEtag(file, res);
     const total = /\/(\d+)\s*$/.exec(res.headers.get('content-range') ?? '')?.[1];
     const length = res.status === 200 ? res.headers.get('content-length') : null;
     await res.body?.cancel();
@@ -326,11 +338,17 @@ export class HubReader implements CheckpointReader {
     if (length !== null) return Number(length);
     const head = await this.fetch(file, {}, 'HEAD');
     this.checkStatus(head, file);
+    this.noteEtag(file, head);
     const headLength = head.headers.get('content-length');
     if (headLength === null) {
       throw new EngineError('network', `the Hub gave no size for ${file} in ${this.label} (no Content-Range or Content-Length)`);
     }
     return Number(headLength);
+  }
+
+  private noteEtag(file: string, res: Response): void {
+    const raw = res.headers.get('x-linked-etag') ?? res.headers.get('etag');
+    if (raw) this.etags.set(file, raw.replace(/^W\//, '').replace(/^"|"$/g, ''));
   }
 
   private async fetch(file: string, headers: Record<string, string>, method = 'GET'): Promise<Response> {
