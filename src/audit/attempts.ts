@@ -2,7 +2,8 @@
 // many rows per engine call. Generate mode decodes and extracts; log-likelihood mode scores the
 // option letters and picks the most likely one.
 
-import type { Engine, Sampling } from '../engine/types';
+import { EngineError, isEngineError, type Engine, type Sampling } from '../engine/types';
+import { quote } from '../util/clip';
 import { canonicalJson, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
 import { grade, indexLetter, INVALID } from './graders';
@@ -45,6 +46,23 @@ export async function prepareQuestion(engine: Engine, cond: Condition, doc: Doc,
     for (let i = 0; i < doc.choices.length; i++) q.letterIds.push(await continuationIds(engine, prompt, promptIds, letterContinuation(prompt, cond.chatTemplate, indexLetter(i))));
   }
   return q;
+}
+
+/** Refuses a question the model cannot take, naming it (`where`: its id and file row) and what is
+ *  wrong: a prompt that encodes to no tokens, or one that with the condition's new tokens (or the
+ *  longest option letter) needs more positions than the model's maxSeqLen. */
+export function checkQuestionFits(q: Question, cond: Condition, maxSeqLen: number, where: string): void {
+  const n = q.promptIds.length;
+  if (n === 0) throw new AuditError('bad-task', `${where}: its prompt encodes to no tokens (the question is empty or holds only text the tokenizer drops)`);
+  const extra = cond.mcMode === 'loglik' ? Math.max(1, ...(q.letterIds ?? []).map((ids) => ids.length)) : cond.maxNewTokens;
+  const needed = n + extra - 1;
+  if (needed > maxSeqLen) {
+    const what = cond.mcMode === 'loglik' ? 'its option letters' : `the ${cond.maxNewTokens} new tokens the condition allows`;
+    throw new AuditError(
+      'bad-task',
+      `${where}: its prompt is ${n.toLocaleString('en-US')} tokens, and with ${what} it needs ${needed.toLocaleString('en-US')} positions; the model takes at most ${maxSeqLen.toLocaleString('en-US')} (maxSeqLen). Shorten the question (or the few-shot examples), or lower max new tokens`,
+    );
+  }
 }
 
 /** Ids of `cont` as it tokenizes after the prompt: the tail of encode(prompt + cont) when that
@@ -94,11 +112,21 @@ export async function runAttempts(engine: Engine, cond: Condition, reqs: Attempt
   return out;
 }
 
+/** An engine error about one row of a chunk, named by its question and route instead of the row. */
+function namedRow(e: unknown, chunk: AttemptRequest[]): unknown {
+  if (!isEngineError(e) || e.row === undefined || !chunk[e.row]) return e;
+  const r = chunk[e.row];
+  const silenced = r.silence.length ? `, MLP silenced at [${r.silence.join(', ')}]` : '';
+  return new EngineError(e.code, `question ${quote(r.q.doc.id)} on route [${r.route.join(', ')}]${silenced}, ${e.message.replace(/^row \d+, /, '')}`);
+}
+
 async function generateChunk(engine: Engine, cond: Condition, chunk: AttemptRequest[]): Promise<Graded[]> {
-  const results = await engine.generate(
-    chunk.map((r) => ({ promptIds: r.q.promptIds, route: r.route, silence: r.silence, sampling: r.sampling })),
-    { maxNewTokens: cond.maxNewTokens, stopStrings: cond.stopSequences },
-  );
+  const results = await engine
+    .generate(
+      chunk.map((r) => ({ promptIds: r.q.promptIds, route: r.route, silence: r.silence, sampling: r.sampling })),
+      { maxNewTokens: cond.maxNewTokens, stopStrings: cond.stopSequences },
+    )
+    .catch((e: unknown) => Promise.reject(namedRow(e, chunk)));
   if (results.length !== chunk.length) throw new Error(`engine returned ${results.length} results for ${chunk.length} rows`);
   return chunk.map((r, i) => {
     const res = results[i];
@@ -117,7 +145,9 @@ async function generateChunk(engine: Engine, cond: Condition, chunk: AttemptRequ
 }
 
 async function scoreChunk(engine: Engine, chunk: AttemptRequest[]): Promise<Graded[]> {
-  const results = await engine.score(chunk.map((r) => ({ promptIds: r.q.promptIds, route: r.route, silence: r.silence, continuations: r.q.letterIds! })));
+  const results = await engine
+    .score(chunk.map((r) => ({ promptIds: r.q.promptIds, route: r.route, silence: r.silence, continuations: r.q.letterIds! })))
+    .catch((e: unknown) => Promise.reject(namedRow(e, chunk)));
   if (results.length !== chunk.length) throw new Error(`engine returned ${results.length} score rows for ${chunk.length} rows`);
   return chunk.map((r, i) => {
     const lps = results[i];

@@ -9,6 +9,7 @@ import { sharedRoutes } from './probes/route-draws';
 import { seedFor } from './seeds';
 import { summarize } from './summary';
 import { FakeEngine, type FakeQuery } from './testing/fake-engine';
+import { EngineError } from '../engine/types';
 import type { Doc, LoadedTask, ProbeSpec, RouteSpace } from './types';
 
 const L = 4;
@@ -445,5 +446,43 @@ describe('progress within a question', () => {
       onRecord: (r) => void seen.push(`record ${r.probe}`),
     });
     expect(seen).toEqual(['deployment 1/1 (1)', 'record deployment', 'sampling 4/10 (1)', 'sampling 8/10 (1)', 'sampling 10/10 (1)', 'record sampling']);
+  });
+});
+
+describe('a question the model cannot take is named as an input problem', () => {
+  const hostile: LoadedTask = {
+    spec: { ...task.spec, id: 'file:mine.jsonl', name: 'mine.jsonl' },
+    test: [docs[0], { id: 'empty', text: '', target: '1' }, { id: 'newlines', text: '\n'.repeat(100_000), target: '1' }],
+    train,
+    rows: new Map([['q1', 1], ['empty', 3], ['newlines', 4]]),
+  };
+  const probes: ProbeSpec[] = [{ probe: 'deployment' }];
+  const answer = () => '2';
+
+  it('a prompt that encodes to no tokens: the question, its file row and what is wrong', async () => {
+    const run = runAudit(new FakeEngine({ numLayers: L, answer }), { task: hostile, condition: cond, probes, docs: hostile.test.slice(0, 2) });
+    await expect(run).rejects.toMatchObject({ name: 'AuditError', code: 'bad-task', message: 'question "empty" (row 3 of "mine.jsonl"): its prompt encodes to no tokens (the question is empty or holds only text the tokenizer drops)' });
+  });
+
+  it('a prompt longer than the model takes: its length, the model\'s and what to do', async () => {
+    const run = runAudit(new FakeEngine({ numLayers: L, answer }), { task: hostile, condition: cond, probes, docs: [hostile.test[0], hostile.test[2]] });
+    await expect(run).rejects.toMatchObject({
+      code: 'bad-task',
+      message: expect.stringMatching(/^question "newlines" \(row 4 of "mine\.jsonl"\): its prompt is 100,000 tokens, and with the \d+ new tokens the condition allows it needs [\d,]+ positions; the model takes at most 4,096 \(maxSeqLen\)/),
+    });
+  });
+
+  it('NaN or Inf logits in one row of a batch name that row\'s question and route, not the batch row', async () => {
+    class NanEngine extends FakeEngine {
+      override async generate(rows: Parameters<FakeEngine['generate']>[0], o: Parameters<FakeEngine['generate']>[1]) {
+        if (rows.length > 1) throw new EngineError('nan-logits', 'row 1, step 0: the logits hold NaN or Inf (greedy token 0) in fake: the hidden state first holds NaN or Inf after layer 2', 1);
+        return super.generate(rows, o);
+      }
+    }
+    const run = runAudit(new NanEngine({ numLayers: L, answer }), { task, condition: cond, probes, questions: 2 });
+    await expect(run).rejects.toMatchObject({
+      code: 'nan-logits',
+      message: 'question "q2" on route [0, 1, 2, 3], step 0: the logits hold NaN or Inf (greedy token 0) in fake: the hidden state first holds NaN or Inf after layer 2',
+    });
   });
 });

@@ -8,7 +8,7 @@
 // every random choice is seeded from (probe seed, question id).
 
 import type { Engine, ModelInfo } from '../engine/types';
-import { conditionSampling, prepareQuestion, runAttempts, throwIfAborted, type AttemptRequest, type Graded, type Question } from './attempts';
+import { checkQuestionFits, conditionSampling, prepareQuestion, runAttempts, throwIfAborted, type AttemptRequest, type Graded, type Question } from './attempts';
 import { conditionKey, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition, type QuestionIdentity } from './condition';
 import { AuditError } from './errors';
 import type { Ask, Probe, ProbeContext } from './probes/probe';
@@ -18,6 +18,7 @@ import { routeToString } from './routes';
 import { chooseFixedRoute, fixedRoutePick, selectorPick } from './selectors';
 import { summarize } from './summary';
 import type { Attempt, AuditSummary, Condition, Doc, LoadedTask, ProbeSpec, QuestionRecord, SelectorName, SelectorPick } from './types';
+import { quote } from '../util/clip';
 
 export interface AuditOptions {
   task: LoadedTask;
@@ -122,7 +123,9 @@ async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
   const questions: Question[] = [];
   for (const d of docs) {
     throwIfAborted(o.signal);
-    questions.push(await prepareQuestion(engine, o.condition, d, o.task.train));
+    const q = await prepareQuestion(engine, o.condition, d, o.task.train);
+    checkQuestionFits(q, o.condition, info.maxSeqLen, questionWhere(o.task, d.id));
+    questions.push(q);
   }
   const condition_key = await conditionKey(o.condition);
   const probes = await bindProbes(o.probes, questions.map(identityOf));
@@ -286,12 +289,23 @@ async function selectorsFor(engine: Engine, o: AuditOptions, st: RunState, spec:
   };
 }
 
+/** A question as a message names it: its id, and its row in the task file it came from. */
+function questionWhere(task: LoadedTask, id: string): string {
+  const row = task.rows?.get(id);
+  return `question ${quote(id)}${row !== undefined ? ` (row ${row} of ${quote(task.spec.name)})` : ''}`;
+}
+
 /** Fixed-route calibration: the probe's candidate routes on train questions, gold used there. */
 async function calibrate(engine: Engine, o: AuditOptions, routes: number[][], exec: Exec): Promise<Calibration> {
   const train = o.task.train.slice(0, o.calibrationQuestions ?? 20);
   if (train.length === 0) throw new AuditError('bad-input', 'the fixed-route selector calibrates on train questions; the task has none loaded');
   const qs: Question[] = [];
-  for (const d of train) qs.push(await prepareQuestion(engine, o.condition, d, o.task.train.filter((t) => t.id !== d.id)));
+  const { maxSeqLen } = (await engine.info())!;
+  for (const d of train) {
+    const q = await prepareQuestion(engine, o.condition, d, o.task.train.filter((t) => t.id !== d.id));
+    checkQuestionFits(q, o.condition, maxSeqLen, `calibration ${questionWhere(o.task, d.id)}`);
+    qs.push(q);
+  }
   const reqs = routes.flatMap((route) => qs.map((q) => ({ q, route, silence: [], sampling: conditionSampling(o.condition, q.doc.id) })));
   const graded = await exec(reqs);
   const correct = new Map<string, number>();

@@ -49,6 +49,8 @@ export interface LoadedTask {
   test: Doc[];
   /** Few-shot examples and calibration questions (the fixed-route selector) come from here. */
   train: Doc[];
+  /** For a task file: each question's row in it (1-based), so a problem with one names where it is. */
+  rows?: Map<string, number>;
 }
 
 // ---------------------------------------------------------------- condition

@@ -122,11 +122,38 @@ describe('NaN detection', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('fails with nan-logits naming the row and step instead of decoding', async () => {
+  it('fails with nan-logits naming the row and step, the checkpoint, and where the NaN or Inf first appears', async () => {
     const engine = createEngine();
-    await engine.load({ kind: 'fs', dir }, { ep: 'wasm', maxSeqLen: 32 });
+    const info = await engine.load({ kind: 'fs', dir }, { ep: 'wasm', maxSeqLen: 32 });
     const row = { promptIds: [5, 6, 7], route: [0, 1, 2, 3], silence: [], sampling: { kind: 'greedy' as const } };
-    await expect(engine.generate([row, row], { maxNewTokens: 3 })).rejects.toMatchObject({ code: 'nan-logits', message: expect.stringMatching(/row 0, step 0/) });
+    await expect(engine.generate([row, row], { maxNewTokens: 3 })).rejects.toMatchObject({
+      code: 'nan-logits',
+      row: 0,
+      message: expect.stringMatching(new RegExp(`^row 0, step 0: .* in ${info.name}: the prompt's hidden state is finite after every layer of the route, so the final norm or the head makes them`)),
+    });
     await engine.dispose();
+  });
+
+  it('names the layer whose weights hold Inf, for generate and score alike', async () => {
+    const layered = mkdtempSync(join(tmpdir(), 'reachlab-nan-layer-'));
+    try {
+      for (const f of readdirSync(fixture('tiny-qwen3'))) copyFileSync(join(fixture('tiny-qwen3'), f), join(layered, f));
+      const bytes = readFileSync(join(layered, 'model.safetensors'));
+      const headerLen = Number(bytes.readBigUInt64LE(0));
+      const header = JSON.parse(bytes.subarray(8, 8 + headerLen).toString('utf8')) as Record<string, { data_offsets: [number, number] }>;
+      const at = 8 + headerLen + header['model.layers.2.mlp.down_proj.weight'].data_offsets[0];
+      for (let i = 0; i < 64; i++) bytes.writeFloatLE(Infinity, at + 4 * i);
+      writeFileSync(join(layered, 'model.safetensors'), bytes);
+      const engine = createEngine();
+      await engine.load({ kind: 'fs', dir: layered }, { ep: 'wasm', maxSeqLen: 32 });
+      const ok = { promptIds: [5, 6, 7], route: [0, 1], silence: [], sampling: { kind: 'greedy' as const } };
+      const bad = { ...ok, route: [0, 1, 2, 3] };
+      const where = /after layer 2 \(blocks\.2, route position 2\)/;
+      await expect(engine.generate([ok, bad], { maxNewTokens: 2 })).rejects.toMatchObject({ code: 'nan-logits', row: 1, message: expect.stringMatching(where) });
+      await expect(engine.score([{ ...bad, continuations: [[1]] }])).rejects.toMatchObject({ code: 'nan-logits', row: 0, message: expect.stringMatching(where) });
+      await engine.dispose();
+    } finally {
+      rmSync(layered, { recursive: true, force: true });
+    }
   });
 });

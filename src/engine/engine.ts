@@ -199,8 +199,8 @@ export class LocalEngine implements Engine {
       const samplers = rows.map((r) => createSampler(r.sampling));
       const results: GenerateResult[] = rows.map(() => ({ tokens: [], text: '', tokenLogprobs: [], stop: 'max-tokens' }));
       // one stream per row; it goes on until eos, a stop string or maxNew tokens
-      await decodeLoop(model, rows.map((r) => r.promptIds), plans, rows.map((_, i) => i), cap, ctl, want, (row, head, step) => {
-        const { id, logprob } = choose(head, samplers[row], rows[row].sampling.kind === 'greedy', `row ${row}, step ${step}`);
+      await this.diagnosed(rows, plans, ctl, decodeLoop(model, rows.map((r) => r.promptIds), plans, rows.map((_, i) => i), cap, ctl, want, (row, head, step) => {
+        const { id, logprob } = choose(head, samplers[row], rows[row].sampling.kind === 'greedy', row, `step ${step}`);
         const res = results[row];
         res.tokens.push(id);
         res.tokenLogprobs.push(logprob);
@@ -218,7 +218,7 @@ export class LocalEngine implements Engine {
           }
         }
         return res.tokens.length < maxNew ? id : null;
-      });
+      }));
       for (const res of results) {
         if (res.stop !== 'stop-string') res.text = tokenizer.decode(res.tokens, { skipSpecialTokens: true });
       }
@@ -241,16 +241,16 @@ export class LocalEngine implements Engine {
       const jobs = rows.flatMap((r, row) => r.continuations.map((ids, c) => ({ row, c, ids })));
       const totals = rows.map((r) => r.continuations.map(() => 0));
       const V = model.config.vocabSize;
-      await decodeLoop(model, rows.map((r) => r.promptIds), plans, jobs.map((j) => j.row), cap, ctl, LOGITS, (k, head, t) => {
+      await this.diagnosed(rows, plans, ctl, decodeLoop(model, rows.map((r) => r.promptIds), plans, jobs.map((j) => j.row), cap, ctl, LOGITS, (k, head, t) => {
         const { row, c, ids } = jobs[k];
         const logits = head.logits!; // [1, V]
-        checkFinite(logits, `row ${row}, continuation ${c}, token ${t}`);
+        finiteIn(logits, row, `continuation ${c}, token ${t}`);
         if (!Number.isInteger(ids[t]) || ids[t] < 0 || ids[t] >= V) {
           throw new EngineError('bad-input', `row ${row}, continuation ${c}: token id ${ids[t]} is outside the vocabulary [0, ${V})`);
         }
         totals[row][c] += logSoftmaxAt(logits, ids[t]);
         return t + 1 < ids.length ? ids[t] : null;
-      });
+      }));
       return totals;
     });
   }
@@ -346,6 +346,41 @@ export class LocalEngine implements Engine {
     };
   }
 
+  /** `work`, where NaN or Inf logits (nan-logits, naming a row) are named with the checkpoint and
+   *  the layer where the row's hidden state first holds them: a diagnosis pass runs the row's prompt
+   *  through its route, cut after each position. */
+  private async diagnosed(rows: ForwardRow[], plans: RoutePlan[], ctl: RunControl, work: Promise<void>): Promise<void> {
+    try {
+      await work;
+    } catch (e) {
+      if (!isEngineError(e) || e.code !== 'nan-logits' || e.row === undefined) throw e;
+      let site: string;
+      try {
+        site = await this.nanSite(rows[e.row].promptIds, plans[e.row], ctl);
+      } catch {
+        site = 'the diagnosis pass that looks for the layer did not finish';
+      }
+      throw new EngineError('nan-logits', `${e.message} in ${this.need().info.name}: ${site}`, e.row);
+    }
+  }
+
+  /** Where a prompt's hidden state (at its last position) first holds NaN or Inf along a route. */
+  private async nanSite(promptIds: number[], plan: RoutePlan, ctl: RunControl): Promise<string> {
+    const { model } = this.need();
+    const H = model.config.hiddenSize;
+    const n = plan.route.length;
+    const plans = Array.from({ length: n + 1 }, (_, k) => ({ route: plan.route.slice(0, k), keep: plan.keep.slice(0, k) }));
+    const flat = await prefillStates(model, plans.map(() => promptIds), plans, this.capacity(promptIds.length), ctl); // [n + 1, H]
+    for (let k = 0; k <= n; k++) {
+      const h = flat.subarray(k * H, (k + 1) * H);
+      if (h.every(Number.isFinite)) continue;
+      if (k === 0) return 'the token embedding already holds NaN or Inf (the embedding weights hold them)';
+      const layer = plan.route[k - 1];
+      return `the hidden state first holds NaN or Inf after layer ${layer} (blocks.${layer}, route position ${k - 1}${plan.keep[k - 1] ? '' : ', MLP silenced'}): its weights hold NaN or Inf, or its activations overflow`;
+    }
+    return "the prompt's hidden state is finite after every layer of the route, so the final norm or the head makes them (or a later decoded token)";
+  }
+
   private need(): Loaded {
     if (!this.loaded) throw new EngineError('not-loaded', 'no model is loaded; call load() first');
     return this.loaded;
@@ -386,16 +421,26 @@ const LOGITS = { logits: true, greedy: false };
 
 /** The next token of a row and its log-prob: the graph's argmax for greedy rows, the sampler's draw
  *  over the logits otherwise; non-finite logits are an error either way. */
-function choose(head: HeadRow, sampler: Sampler, greedy: boolean, where: string): TokenChoice {
+function choose(head: HeadRow, sampler: Sampler, greedy: boolean, row: number, at: string): TokenChoice {
   if (greedy) {
     const { id, logprob } = head.greedy!;
-    if (!Number.isFinite(logprob)) throw new EngineError('nan-logits', `${where}: the logits hold NaN or Inf (greedy token ${id})`);
+    if (!Number.isFinite(logprob)) throw new EngineError('nan-logits', `row ${row}, ${at}: the logits hold NaN or Inf (greedy token ${id})`, row);
     return { id, logprob };
   }
   const l = head.logits!;
-  checkFinite(l, where);
+  finiteIn(l, row, at);
   const id = sampler(l);
   return { id, logprob: logSoftmaxAt(l, id) };
+}
+
+/** checkFinite for one row's logits; the error names the row. */
+function finiteIn(logits: Float32Array, row: number, at: string): void {
+  try {
+    checkFinite(logits, `row ${row}, ${at}`);
+  } catch (e) {
+    if (isEngineError(e)) throw new EngineError(e.code, e.message, row);
+    throw e;
+  }
 }
 
 function checkRows(rows: ForwardRow[]): void {

@@ -9,6 +9,7 @@ interface SerializedError {
   name: string;
   message: string;
   code?: EngineErrorCode;
+  row?: number;
   stack?: string;
 }
 
@@ -23,12 +24,12 @@ function installErrorHandler(): void {
       const v = thrown.value;
       const out: SerializedError =
         v instanceof Error
-          ? { name: v.name, message: v.message, stack: v.stack, code: isEngineError(v) ? v.code : undefined }
+          ? { name: v.name, message: v.message, stack: v.stack, code: isEngineError(v) ? v.code : undefined, row: isEngineError(v) ? v.row : undefined }
           : { name: 'Error', message: String(v) };
       return [out, []];
     },
     deserialize(s: SerializedError): never {
-      if (s.code) throw Object.assign(new EngineError(s.code, s.message), { stack: s.stack });
+      if (s.code) throw Object.assign(new EngineError(s.code, s.message, s.row), { stack: s.stack });
       throw Object.assign(new Error(s.message), { name: s.name, stack: s.stack });
     },
   } as Comlink.TransferHandler<unknown, SerializedError>);

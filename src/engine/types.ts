@@ -261,10 +261,13 @@ export type EngineErrorCode =
 /** The one error type the engine throws. `code` survives the worker boundary (see workers/). */
 export class EngineError extends Error {
   readonly code: EngineErrorCode;
-  constructor(code: EngineErrorCode, message: string) {
+  /** The row of the engine call it concerns (an index into that call's rows), when it is one row's. */
+  readonly row?: number;
+  constructor(code: EngineErrorCode, message: string, row?: number) {
     super(message);
     this.name = 'EngineError';
     this.code = code;
+    if (row !== undefined) this.row = row;
   }
 }
 

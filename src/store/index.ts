@@ -19,6 +19,7 @@ export {
 export { manifestKey, legacyManifestKey, probeKey, runScope, type RecordKey, type RunScope } from './keys.ts';
 export { orderRecords, type ImportedSource } from './records.ts';
 export type { RunProgress } from './progress.ts';
+export { errorOfRunFailure, runFailureOf, type RunFailure } from './run-failure.ts';
 export { RunController, type AuditFn, type AuditCall, type RunRequest, type RunEvent, type RunControllerOptions } from './run-controller.ts';
 export { coreAudit, coreRunRequest, type CoreAuditInput, type RunMeta } from './core-audit.ts';
 export { TabLocks, InProcessLocks, ProgressChannel, auditLockName, PROGRESS_CHANNEL, type LockManagerLike, type ChannelLike, type HeldLock } from './tab-lock.ts';

@@ -6,6 +6,7 @@
 import type { ProbeName, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { recordKey } from '../audit/condition.ts';
 import { unitKey } from './keys.ts';
+import type { RunFailure } from './run-failure.ts';
 
 export interface RunProgress {
   runId: string;
@@ -33,6 +34,8 @@ export interface RunProgress {
   storage: 'indexeddb' | 'memory';
   /** Why the run stopped, for interrupted and failed runs. */
   message?: string;
+  /** What kind of error stopped a failed run (this session's; a stored run keeps only the message). */
+  failure?: RunFailure;
   /** Attempts decoded for the questions being worked on now, of the most they can make (the
    *  audit's onAttempts): a long question shows it is moving before its record. */
   inFlight?: InFlight | null;
@@ -118,7 +121,7 @@ export class ProgressTracker {
     return this.done.size;
   }
 
-  snapshot(base: Pick<RunProgress, 'runId' | 'manifestKey' | 'status' | 'storage' | 'message'>): RunProgress {
+  snapshot(base: Pick<RunProgress, 'runId' | 'manifestKey' | 'status' | 'storage' | 'message' | 'failure'>): RunProgress {
     const total = this.docIds.length * this.probes.length;
     const sec = this.sessionMs() / 1000;
     const rate = this.sessionRecords > 0 && sec > 0 ? this.sessionAttempts / sec : null;

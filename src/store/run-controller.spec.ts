@@ -13,6 +13,8 @@ import { legacyRun } from './legacy.ts';
 import { legacyManifestKey, recordKeyOfRecord } from './keys.ts';
 import { LEGACY_RUN_MESSAGE } from './schema.ts';
 import { CountingEngine, fakeAudit, freshIdbStore, identity, makeManifest, makeRecord, questionsOf, type FakeAuditInput } from './test-helpers.ts';
+import { AuditError } from '../audit/errors.ts';
+import { errorOfRunFailure } from './run-failure.ts';
 
 /** A run of `questions` questions q0.. whose content is `content` (another content: other hashes). */
 function request(questions = 5, over: Parameters<typeof makeManifest>[0] = {}, content = 'a'): RunRequest<FakeAuditInput> {
@@ -332,6 +334,29 @@ describe('RunController', () => {
     expect(run2?.manifest.status).toBe('failed');
     expect(run2?.counters.lastError).toMatch(/does not belong to this run/);
     expect(await store.recordsForRun('r2')).toEqual([]);
+  });
+
+  it('a failed run says what kind of error stopped it, so an input problem stays one', async () => {
+    const store = await freshIdbStore();
+    const events: RunEvent[] = [];
+    const c = new RunController<FakeAuditInput>({
+      store,
+      engine: new CountingEngine(),
+      locks: new TabLocks(new InProcessLocks()),
+      audit: async () => {
+        throw new AuditError('bad-task', 'question "q1" (row 3 of "mine.jsonl"): its prompt encodes to no tokens');
+      },
+    });
+    c.subscribe((e) => events.push(e));
+    const req = request(2);
+    await c.start(req);
+    await c.idle();
+    const last = events.filter((e) => e.type === 'progress').at(-1);
+    expect(last?.type === 'progress' && last.progress).toMatchObject({ status: 'failed', failure: { kind: 'audit', code: 'bad-task' } });
+    expect(events.find((e) => e.type === 'status' && e.run.manifest.status === 'failed')).toMatchObject({ failure: { kind: 'audit', code: 'bad-task' } });
+    const again = errorOfRunFailure({ kind: 'audit', code: 'bad-task' }, 'm');
+    expect(again).toBeInstanceOf(AuditError);
+    expect(again).toMatchObject({ code: 'bad-task', message: 'm' });
   });
 
   it('rejects a request whose question count disagrees with the manifest, or that lacks hashes', async () => {

@@ -11,6 +11,7 @@ import { StoreError, isStoreError } from './errors.ts';
 import { manifestKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { FallbackRunStore } from './fallback-store.ts';
 import { ProgressTracker, type RunProgress } from './progress.ts';
+import { runFailureOf, type RunFailure } from './run-failure.ts';
 import { latestRun, prepareResume } from './records.ts';
 import { LEGACY_RUN_MESSAGE, type RunCounters, type StoredRun } from './schema.ts';
 import type { RunStore } from './store.ts';
@@ -49,7 +50,7 @@ export interface RunRequest<T> {
 
 export type RunEvent =
   | { type: 'progress'; progress: RunProgress }
-  | { type: 'status'; run: StoredRun }
+  | { type: 'status'; run: StoredRun; failure?: RunFailure }
   | { type: 'storage-fallback'; message: string };
 
 export interface RunControllerOptions<T> {
@@ -68,6 +69,8 @@ interface Job<T> {
   run: StoredRun;
   req: RunRequest<T>;
   scope: RunScope;
+  /** What stopped it, when it failed in this session. */
+  failure?: RunFailure;
 }
 
 interface Active<T> {
@@ -334,6 +337,7 @@ export class RunController<T> {
       } else {
         status = 'failed';
         message = cause instanceof Error ? cause.message : String(cause);
+        job.failure = runFailureOf(cause);
       }
       job.run = this.withTracker(withStatus(job.run, status, message), tracker);
       job.run.counters.computeMs = computeMsBefore + tracker.sessionMs();
@@ -343,7 +347,7 @@ export class RunController<T> {
       clearInterval(beat);
       lock.release();
       tracker.inFlight = null;
-      this.emit({ type: 'status', run: job.run });
+      this.emit({ type: 'status', run: job.run, ...(job.failure ? { failure: job.failure } : {}) });
       this.progress(job, tracker);
     }
   }
@@ -398,6 +402,7 @@ export class RunController<T> {
       status: job.run.manifest.status,
       storage: this.storeRef.kind,
       message: job.run.counters.lastError,
+      ...(job.failure ? { failure: job.failure } : {}),
     });
   }
 

@@ -15,6 +15,7 @@ import type { StoredRun, StoredStudy } from './schema.ts';
 import { manifestKey } from './keys.ts';
 import { plannedRunKeys, studyProbeRequest, studyScanRequest, studyTaskOptions } from './study.ts';
 import { canonicalJson } from '../util/hash.ts';
+import { errorOfRunFailure } from './run-failure.ts';
 
 export interface StudyEnv {
   /** Loads a model reference into the controller's engine; the prompt engine builds prompts. */
@@ -246,6 +247,7 @@ export class StudyRunner {
         if (e.type !== 'status' || e.run.manifestKey !== key || !TERMINAL.includes(e.run.manifest.status)) return;
         off();
         if (e.run.manifest.status === 'finished') resolve(e.run);
+        else if (e.failure) reject(errorOfRunFailure(e.failure, `run ${e.run.id} failed: ${e.run.counters.lastError ?? 'no reason given'}`));
         else reject(new StoreError('internal', `run ${e.run.id} ${e.run.manifest.status}${e.run.counters.lastError ? `: ${e.run.counters.lastError}` : ''}`));
       });
     });

@@ -14,6 +14,7 @@ import { readAttempt, type AttemptLook, type AttemptReadout } from '../engine/re
 import {
   coreAudit,
   coreRunRequest,
+  errorOfRunFailure,
   exportRunJson,
   importLmEvalSamples,
   importRunJson,
@@ -186,7 +187,9 @@ class RealBackend implements AppBackend {
     if (!live) return;
     live.listener.progress(p);
     if (p.status === 'finished' || p.status === 'cancelled') live.settle.resolve(live.manifest);
-    else if (p.status === 'failed' || p.status === 'interrupted') live.settle.reject(new EngineError(p.status === 'interrupted' ? 'worker-crashed' : 'internal', p.message ?? live.lastError ?? `run ${p.status}`));
+    else if (p.status === 'interrupted') live.settle.reject(new EngineError('worker-crashed', p.message ?? live.lastError ?? 'run interrupted'));
+    // a failure keeps its kind (an input problem is named as one); a failure of unknown kind is a bug
+    else if (p.status === 'failed') live.settle.reject(p.failure ? errorOfRunFailure(p.failure, p.message ?? 'run failed') : new EngineError('internal', p.message ?? live.lastError ?? 'run failed'));
     else return;
     this.live.delete(p.runId);
   }

@@ -183,12 +183,14 @@ export function fileTask(o: FileTaskOptions): LoadedTask {
   const test: Doc[] = [];
   const train: Doc[] = [];
   const seen = new Set<string>();
+  const at = new Map<string, number>();
   rows.forEach((row, i) => {
     const where = `row ${i + 1} of "${o.name}"`;
     const id = o.mapping.id ? fieldText(row, o.mapping.id, where) : `row-${i}`;
     if (id.trim() === '') throw badTask(`${where} has an empty id (field "${o.mapping.id}"): every question needs one`);
     if (seen.has(id)) throw badTask(`${where} repeats id "${id}"`);
     seen.add(id);
+    at.set(id, i + 1);
     const doc = rowToDoc(row, o.mapping, o.answerFormat, id, where);
     const isTrain = o.mapping.split !== undefined && fieldText(row, o.mapping.split, where).trim().toLowerCase() === 'train';
     (isTrain ? train : test).push(doc);
@@ -207,5 +209,6 @@ export function fileTask(o: FileTaskOptions): LoadedTask {
     },
     test: capped,
     train,
+    rows: at,
   };
 }

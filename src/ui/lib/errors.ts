@@ -44,7 +44,7 @@ const ENGINE: Record<EngineErrorCode, [string, ErrorAction]> = {
   integrity: ['The file arrived different from what the Hub states: retry; if it happens again, the repo or a mirror serves damaged files.', 'retry'],
   'bad-input': ['Correct the setup and try again.', 'none'],
   'not-loaded': ['Load a model on the Setup screen first.', 'none'],
-  'nan-logits': ['This often is f16 overflow: choose dtype f32 and start again.', 'none'],
+  'nan-logits': ['With f16 this often is overflow: choose dtype f32 and start again. In f32 the checkpoint\'s weights at the layer named hold NaN or Inf: use another copy of the model.', 'none'],
   'device-lost': ['Finished records are kept: reload the engine to go on where the run stopped.', 'reload-engine'],
   'worker-crashed': ['Often the browser ran out of memory. Finished records are kept: reload the engine to go on where the run stopped.', 'reload-engine'],
   'out-of-memory': ['Try a smaller model, dtype q4, or fewer questions.', 'none'],
