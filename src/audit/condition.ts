@@ -5,25 +5,26 @@ import { AuditError } from './errors';
 import { GRADER_VERSION } from './graders';
 import type { Condition, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
 import type { EngineDtype } from '../engine/types';
+import { quote } from '../util/clip';
 
 const bad = (msg: string) => new AuditError('bad-input', msg);
 
 export function validateCondition(c: Condition): void {
   if (typeof c.promptTemplate !== 'string' || !c.promptTemplate.includes('{{question}}')) {
-    throw bad(`condition promptTemplate must contain {{question}}, got ${JSON.stringify(c.promptTemplate)}`);
+    throw bad(`condition promptTemplate must contain {{question}}, got ${quote(c.promptTemplate)}`);
   }
   if (typeof c.chatTemplate !== 'boolean') throw bad('condition chatTemplate must be true or false');
   if (!Number.isInteger(c.fewShot?.n) || c.fewShot.n < 0) throw bad(`condition fewShot.n must be a non-negative integer, got ${c.fewShot?.n}`);
   if (!Number.isInteger(c.fewShot.seed)) throw bad(`condition fewShot.seed must be an integer, got ${c.fewShot.seed}`);
   if (c.fewShot.n === 0 && c.fewShot.pool !== undefined) throw bad('condition fewShot.pool is set but fewShot.n is 0 (a 0-shot prompt has no pool)');
-  if (c.fewShot.pool !== undefined && !/^[0-9a-f]{64}$/.test(c.fewShot.pool)) throw bad(`condition fewShot.pool must be a SHA-256 hex digest, got ${JSON.stringify(c.fewShot.pool)}`);
+  if (c.fewShot.pool !== undefined && !/^[0-9a-f]{64}$/.test(c.fewShot.pool)) throw bad(`condition fewShot.pool must be a SHA-256 hex digest, got ${quote(c.fewShot.pool)}`);
   const d = c.decoding;
   if (d?.kind === 'sample') {
     if (!(d.temperature > 0)) throw bad(`condition decoding temperature must be > 0, got ${d.temperature}`);
     if (!(d.topP > 0 && d.topP <= 1)) throw bad(`condition decoding topP must be in (0, 1], got ${d.topP}`);
     if (!Number.isInteger(d.seed)) throw bad(`condition decoding seed must be an integer, got ${d.seed}`);
   } else if (d?.kind !== 'greedy') {
-    throw bad(`condition decoding must be greedy or sample, got ${JSON.stringify(d)}`);
+    throw bad(`condition decoding must be greedy or sample, got ${quote(d)}`);
   }
   if (!Number.isInteger(c.maxNewTokens) || c.maxNewTokens < 1) throw bad(`condition maxNewTokens must be a positive integer, got ${c.maxNewTokens}`);
   if (!Array.isArray(c.stopSequences) || c.stopSequences.some((s) => typeof s !== 'string' || s === '')) {

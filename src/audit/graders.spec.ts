@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { extractBoxed, extractExact, extractLetter, extractNumeric, grade, INVALID, MAX_EXPONENT, normalizeGold, parseNumber } from './graders';
+import { extractBoxed, extractExact, extractLetter, extractNumeric, grade, INVALID, MAX_DIGITS, MAX_EXPONENT, normalizeGold, parseNumber } from './graders';
 
 describe('numeric extraction', () => {
   const cases: [string, string][] = [
@@ -98,6 +98,18 @@ describe('numeric extraction', () => {
     expect(parseNumber('1e999999999')).toBeNull();
     expect(parseNumber(`1e${MAX_EXPONENT}`)).toBe(`1${'0'.repeat(MAX_EXPONENT)}`);
     expect(() => normalizeGold('numeric', '1e999999999')).toThrow(/holds no number/);
+  });
+
+  it('reads no number longer than MAX_DIGITS, so a 50 MB numeric response grades in moments', () => {
+    expect(parseNumber('9'.repeat(MAX_DIGITS))).toBe('9'.repeat(MAX_DIGITS));
+    expect(parseNumber('9'.repeat(MAX_DIGITS + 1))).toBeNull();
+    expect(parseNumber(`1/${'3'.repeat(MAX_DIGITS + 1)}`)).toBeNull();
+    const huge = '1'.repeat(50_000_000);
+    const t = performance.now();
+    expect(extractNumeric(`The answer is 42. ${huge}`)).toBe('42');
+    expect(extractNumeric(huge)).toBe(INVALID);
+    expect(grade('numeric', '42', huge).correct).toBe(false);
+    expect(performance.now() - t).toBeLessThan(10_000);
   });
 
   const gold: [string, string][] = [

@@ -7,6 +7,7 @@
 // v3: an exponent ("1e3" → 1000, "2.5E-2" → 0.025), with |exponent| ≤ MAX_EXPONENT.
 
 import type { AnswerFormat } from './types';
+import { quote } from '../util/clip';
 
 export const GRADER_VERSION = 3;
 export const INVALID = '[invalid]';
@@ -56,20 +57,20 @@ export function normalizeGold(format: AnswerFormat, gold: string): string {
     const hash = gold.lastIndexOf('####');
     const text = hash >= 0 ? gold.slice(hash + 4) : gold;
     const v = parseNumber(text.trim()) ?? numbersIn(text)[0] ?? null;
-    if (v === null) throw new Error(`numeric gold answer "${gold}" holds no number`);
+    if (v === null) throw new Error(`numeric gold answer ${quote(gold)} holds no number`);
     return v;
   }
   if (format === 'mc-letter') {
     const m = /^\s*[([]?\s*([A-Za-z])\s*[)\]]?\s*\.?\s*$/.exec(gold);
-    if (!m) throw new Error(`multiple-choice gold answer "${gold}" is not a single letter`);
+    if (!m) throw new Error(`multiple-choice gold answer ${quote(gold)} is not a single letter`);
     return m[1].toUpperCase();
   }
   if (format === 'exact') {
     const g = normalizeText(gold);
-    if (g === '') throw new Error(`exact-match gold answer "${gold}" is empty after normalization`);
+    if (g === '') throw new Error(`exact-match gold answer ${quote(gold)} is empty after normalization`);
     return g;
   }
-  throw new Error(`unknown answer format "${format as string}" (known: numeric, mc-letter, exact)`);
+  throw new Error(`unknown answer format ${quote(format)} (known: numeric, mc-letter, exact)`);
 }
 
 /** The answer read only from the last \boxed{...} (GradeOptions.requireBoxed); n bounds the valid letters. */
@@ -88,6 +89,9 @@ export function extractBoxed(format: AnswerFormat, response: string, n: number):
 
 /** The largest exponent read ("1e1000"): a bound on the digits a number may expand to. */
 export const MAX_EXPONENT = 1000;
+/** The most digits a number may have (integer and fraction, or denominator) to be read as one: no
+ *  answer is that long, and exact arithmetic on a 50-million-digit run takes minutes. */
+export const MAX_DIGITS = 1000;
 
 /** One number token: optional sign, optional $, digits with optional thousands groups and decimals
  *  (or a bare ".5"), optional exponent, optional /denominator. The sign counts only when not glued to a preceding word
@@ -124,11 +128,13 @@ function gcd(a: bigint, b: bigint): bigint {
 }
 
 /** Canonical text of sign·int.frac·10^exp/den: an integer, an exact terminating decimal, or "p/q";
- *  null when the exponent is beyond MAX_EXPONENT or the denominator is 0. */
+ *  null when the exponent is beyond MAX_EXPONENT, a part has more than MAX_DIGITS digits or the
+ *  denominator is 0. */
 function rationalString(sign: string, int: string, frac: string | undefined, den: string | undefined, exp?: string): string | null {
   const f = frac ?? '';
   const e = exp === undefined ? 0 : Number(exp);
   if (!(Math.abs(e) <= MAX_EXPONENT)) return null;
+  if (int.length + f.length > MAX_DIGITS || (den?.length ?? 0) > MAX_DIGITS) return null;
   let p = BigInt(int.replace(/,/g, '') + f);
   let q = 10n ** BigInt(f.length);
   if (e > 0) p *= 10n ** BigInt(e);

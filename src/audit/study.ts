@@ -23,6 +23,7 @@ import { summarize } from './summary';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
 import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
 import { ENGINE_DTYPES, type EngineDtype } from '../engine/types';
+import { quote } from '../util/clip';
 
 /** A reach probe a plan names on its own (registry.ts STANDALONE_REACH). */
 export type StudyProbeName = ProbeName;
@@ -89,7 +90,7 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
   };
   const int = (k: string, dflt: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
     const v = p[k] ?? dflt;
-    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw bad(`${k} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${JSON.stringify(p[k])}`);
+    if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw bad(`${k} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${quote(p[k])}`);
     return v;
   };
   const probes = (p.probes ?? [{ probe: UNIFORM_BASELINE, space: 'blocks' }]) as unknown;

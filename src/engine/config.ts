@@ -3,6 +3,7 @@
 // Anything else is refused with a message naming the field.
 
 import { EngineError, type ModelConfig, type ModelType } from './types.ts';
+import { quote } from '../util/clip.ts';
 
 export const SUPPORTED_MODEL_TYPES: readonly ModelType[] = ['llama', 'qwen2', 'qwen3'];
 
@@ -60,7 +61,7 @@ function positiveNumber(c: Record<string, unknown>, field: string, fallback: num
 function tokenIds(v: unknown, field: string): number[] {
   if (v === undefined || v === null) return [];
   const list = Array.isArray(v) ? v : [v];
-  for (const id of list) if (!Number.isSafeInteger(id) || id < 0) throw bad(`${field} holds ${JSON.stringify(id)}, not a token id`);
+  for (const id of list) if (!Number.isSafeInteger(id) || id < 0) throw bad(`${field} holds ${quote(id)}, not a token id`);
   return list as number[];
 }
 
@@ -115,7 +116,7 @@ export function parseConfig(json: unknown, generationConfig: unknown = {}): Mode
   }
 
   const tie = c.tie_word_embeddings ?? false;
-  if (typeof tie !== 'boolean') throw bad(`tie_word_embeddings is ${JSON.stringify(tie)}, not a boolean`);
+  if (typeof tie !== 'boolean') throw bad(`tie_word_embeddings is ${quote(tie)}, not a boolean`);
 
   const bos = tokenIds(c.bos_token_id, 'bos_token_id');
   const gen = isObject(generationConfig) ? generationConfig : {};
@@ -157,14 +158,14 @@ function checkSlidingWindow(c: Record<string, unknown>, type: ModelType, numLaye
 
 function parseRopeScaling(raw: unknown): ModelConfig['ropeScaling'] {
   if (raw === undefined || raw === null) return null;
-  if (!isObject(raw)) throw bad(`rope_scaling is ${JSON.stringify(raw)}, not an object`);
+  if (!isObject(raw)) throw bad(`rope_scaling is ${quote(raw)}, not an object`);
   const kind = raw.rope_type ?? raw.type ?? 'default';
   if (kind === 'default') return null;
   if (kind !== 'llama3') throw unsupported(`rope_scaling.rope_type ${JSON.stringify(kind)} is not supported (supported: llama3, default)`);
   const num = (field: string): number => {
     const v = raw[field];
     if (typeof v === 'number' && !Number.isFinite(v)) throw bad(`rope_scaling.${field} is not a finite number`);
-    if (typeof v !== 'number' || v <= 0) throw bad(`rope_scaling.${field} is ${JSON.stringify(v)}, not a positive number`);
+    if (typeof v !== 'number' || v <= 0) throw bad(`rope_scaling.${field} is ${quote(v)}, not a positive number`);
     return v;
   };
   const scaling = {

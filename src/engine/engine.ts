@@ -34,6 +34,7 @@ import {
   ENGINE_DTYPES,
   type ScoreRow,
 } from './types.ts';
+import { quote } from '../util/clip.ts';
 
 const DEFAULT_MAX_SEQ_LEN = 512;
 /** KV capacity per call is the needed length rounded up to this (bounded by maxSeqLen). */
@@ -92,11 +93,11 @@ export class LocalEngine implements Engine {
         throw new EngineError('bad-input', `maxWeightPartBytes must be an integer ≥ 1024, got ${opts.maxWeightPartBytes}`);
       }
       if (opts.layerGraphs !== undefined && opts.layerGraphs !== 'per-layer' && opts.layerGraphs !== 'spans') {
-        throw new EngineError('bad-input', `layerGraphs must be 'per-layer' or 'spans', got ${JSON.stringify(opts.layerGraphs)}`);
+        throw new EngineError('bad-input', `layerGraphs must be 'per-layer' or 'spans', got ${quote(opts.layerGraphs)}`);
       }
       const wanted = opts.dtype ?? 'f32';
       if (!ENGINE_DTYPES.includes(wanted)) {
-        throw new EngineError('unsupported-dtype', `engine dtype ${JSON.stringify(wanted)} is unknown (supported: ${ENGINE_DTYPES.join(', ')})`);
+        throw new EngineError('unsupported-dtype', `engine dtype ${quote(wanted)} is unknown (supported: ${ENGINE_DTYPES.join(', ')})`);
       }
       const ort = await getOrt();
       // a dtype WebGPU cannot run (q8): 'auto' takes WebAssembly for it, an explicit 'webgpu' is refused below
@@ -472,7 +473,7 @@ interface EpChoice {
 /** 'auto' (or 'webgpu') uses WebGPU when this build has it and navigator.gpu gives an adapter. */
 async function chooseEp(ort: Ort, wanted: ExecutionProvider | 'auto'): Promise<EpChoice> {
   if (wanted === 'wasm') return { ep: 'wasm', f16: true };
-  if (wanted !== 'auto' && wanted !== 'webgpu') throw new EngineError('bad-input', `unknown execution provider ${JSON.stringify(wanted)}`);
+  if (wanted !== 'auto' && wanted !== 'webgpu') throw new EngineError('bad-input', `unknown execution provider ${quote(wanted)}`);
   const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
   if (!gpu || typeof window === 'undefined' && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined') {
     return { ep: 'wasm', f16: true, fallbackReason: 'WebGPU unavailable in this environment' };

@@ -13,6 +13,7 @@
 //   difference: `identityError` is how far rounding leaves them from it.
 import { argmax } from './conformance.ts';
 import { EngineError, type AttributionPoint, type Engine, type LensPoint, type Readout, type ReadoutRow, type TokenStanding } from './types.ts';
+import { quote } from '../util/clip.ts';
 
 type Vector = ArrayLike<number>;
 
@@ -56,8 +57,8 @@ export function standing(logits: Vector, id: number): TokenStanding {
 /** Checks a read-out's token ids against a vocabulary of V. */
 export function checkReadoutTokens(gold: unknown, emitted: unknown, V: number): void {
   const bad = (t: unknown) => !Number.isInteger(t) || (t as number) < 0 || (t as number) >= V;
-  if (bad(gold)) throw new EngineError('bad-input', `readout: gold token ${JSON.stringify(gold)} is not a token id in [0, ${V})`);
-  if (emitted !== undefined && bad(emitted)) throw new EngineError('bad-input', `readout: emitted token ${JSON.stringify(emitted)} is not a token id in [0, ${V})`);
+  if (bad(gold)) throw new EngineError('bad-input', `readout: gold token ${quote(gold)} is not a token id in [0, ${V})`);
+  if (emitted !== undefined && bad(emitted)) throw new EngineError('bad-input', `readout: emitted token ${quote(emitted)} is not a token id in [0, ${V})`);
 }
 
 export interface ReadoutParts {
@@ -141,7 +142,7 @@ async function firstTokenAfter(engine: Pick<Engine, 'encode'>, prompt: string, p
   const joint = await engine.encode(prompt + cont);
   const extends_ = joint.length > promptIds.length && promptIds.every((t, i) => joint[i] === t);
   const ids = extends_ ? joint.slice(promptIds.length) : await engine.encode(cont);
-  if (ids.length === 0) throw new EngineError('bad-input', `readout: ${JSON.stringify(cont)} has no tokens`);
+  if (ids.length === 0) throw new EngineError('bad-input', `readout: ${quote(cont)} has no tokens`);
   return ids[0];
 }
 

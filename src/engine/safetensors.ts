@@ -5,6 +5,7 @@
 
 import { EngineError } from './types.ts';
 import type { CheckpointReader } from './sources/reader.ts';
+import { quote } from '../util/clip.ts';
 
 /** Bytes per element of every dtype the safetensors format defines. */
 export const SAFETENSORS_DTYPE_BYTES = {
@@ -78,7 +79,7 @@ export function parseSafetensorsHeader(file: string, fileSize: number, headerByt
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) throw bad(`${file}: header is not a JSON object`);
   const dup = firstDuplicateTopLevelKey(text);
-  if (dup !== null) throw bad(`${file}: tensor ${JSON.stringify(dup)} is listed twice in the header`);
+  if (dup !== null) throw bad(`${file}: tensor ${quote(dup)} is listed twice in the header`);
 
   const tensors = new Map<string, TensorEntry>();
   let metadata: Record<string, unknown> | null = null;
@@ -111,13 +112,13 @@ function parseEntry(file: string, name: string, raw: unknown, dataStart: number,
   const { dtype, shape, data_offsets: offsets } = raw as Record<string, unknown>;
   if (typeof dtype !== 'string') throw bad(`${where} has no dtype`);
   if (!Object.hasOwn(SAFETENSORS_DTYPE_BYTES, dtype)) {
-    throw new EngineError('unsupported-dtype', `${where} has dtype ${JSON.stringify(dtype)}, which safetensors does not define (supported: F32, F16, BF16)`);
+    throw new EngineError('unsupported-dtype', `${where} has dtype ${quote(dtype)}, which safetensors does not define (supported: F32, F16, BF16)`);
   }
   if (!Array.isArray(shape) || !shape.every((d) => Number.isSafeInteger(d) && d >= 0)) {
-    throw bad(`${where} has shape ${JSON.stringify(shape)}, not a list of non-negative integers`);
+    throw bad(`${where} has shape ${quote(shape)}, not a list of non-negative integers`);
   }
   if (!Array.isArray(offsets) || offsets.length !== 2 || !offsets.every((o) => Number.isSafeInteger(o) && o >= 0) || offsets[0] > offsets[1]) {
-    throw bad(`${where} has data_offsets ${JSON.stringify(offsets)}, not [begin, end] with 0 <= begin <= end`);
+    throw bad(`${where} has data_offsets ${quote(offsets)}, not [begin, end] with 0 <= begin <= end`);
   }
   const [begin, end] = offsets as [number, number];
   if (end > dataSize) {
@@ -126,7 +127,7 @@ function parseEntry(file: string, name: string, raw: unknown, dataStart: number,
   const elements = (shape as number[]).reduce((a, b) => a * b, 1);
   const bytes = elements * SAFETENSORS_DTYPE_BYTES[dtype as SafetensorsDtype];
   if (bytes !== end - begin) {
-    throw bad(`${where}: shape ${JSON.stringify(shape)} × ${dtype} is ${bytes} bytes but data_offsets [${begin}, ${end}] span ${end - begin}`);
+    throw bad(`${where}: shape ${quote(shape)} × ${dtype} is ${bytes} bytes but data_offsets [${begin}, ${end}] span ${end - begin}`);
   }
   return { name, dtype: dtype as SafetensorsDtype, shape: shape as number[], file, start: dataStart + begin, end: dataStart + end };
 }
@@ -175,9 +176,9 @@ export function parseShardIndex(text: string, indexFile = 'model.safetensors.ind
   if (!weightMap || typeof weightMap !== 'object' || Array.isArray(weightMap)) throw bad(`${indexFile} has no weight_map object`);
   const map = new Map<string, string>();
   for (const [tensor, shard] of Object.entries(weightMap as Record<string, unknown>)) {
-    if (typeof shard !== 'string' || shard.length === 0) throw bad(`${indexFile}: tensor ${tensor} maps to ${JSON.stringify(shard)}, not a file name`);
+    if (typeof shard !== 'string' || shard.length === 0) throw bad(`${indexFile}: tensor ${tensor} maps to ${quote(shard)}, not a file name`);
     if (shard.includes('..') || shard.includes('/') || shard.includes('\\') || shard.includes('://')) {
-      throw bad(`${indexFile}: refusing shard name ${JSON.stringify(shard)} (for tensor ${tensor}): shard names may not contain "..", "/", "\\" or "://"`);
+      throw bad(`${indexFile}: refusing shard name ${quote(shard)} (for tensor ${tensor}): shard names may not contain "..", "/", "\\" or "://"`);
     }
     map.set(tensor, shard);
   }

@@ -11,6 +11,7 @@
 // logprob: the untempered log-softmax of the chosen token, in float64.
 import { createPrng, type Prng } from '../util/prng.ts';
 import { EngineError, type Sampling } from './types.ts';
+import { quote } from '../util/clip.ts';
 
 export function argmax(logits: ArrayLike<number>): number {
   let best = 0;
@@ -38,7 +39,7 @@ export function checkFinite(logits: ArrayLike<number>, where: string): void {
 
 export function validateSampling(s: Sampling, where: string): void {
   if (s.kind === 'greedy') return;
-  if (s.kind !== 'sample') throw new EngineError('bad-input', `${where}: unknown sampling kind ${JSON.stringify((s as { kind: unknown }).kind)}`);
+  if (s.kind !== 'sample') throw new EngineError('bad-input', `${where}: unknown sampling kind ${quote((s as { kind: unknown }).kind)}`);
   if (!(s.temperature > 0) || !Number.isFinite(s.temperature)) throw new EngineError('bad-input', `${where}: temperature must be > 0, got ${s.temperature}`);
   if (!(s.topP > 0 && s.topP <= 1)) throw new EngineError('bad-input', `${where}: topP must be in (0, 1], got ${s.topP}`);
   if (!Number.isInteger(s.seed)) throw new EngineError('bad-input', `${where}: seed must be an integer, got ${s.seed}`);

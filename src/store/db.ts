@@ -8,6 +8,7 @@ import { StoreError } from './errors.ts';
 import { recordKeyOfRecord } from './keys.ts';
 import { legacyRun, upgradeLegacyRecord } from './legacy.ts';
 import { DB_NAME, DB_VERSION, type ReachDB, type ReachDBV5, type StoredRecord, type StoredRecordV1, type StoredRecordV2, type StoredRunV2 } from './schema.ts';
+import { quote } from '../util/clip.ts';
 
 export type ReachDb = IDBPDatabase<ReachDB>;
 // Migrations run against the widest schema (v5's, with summaries); v6 drops that store.
@@ -60,7 +61,7 @@ const migrations: ((db: UpgradeDb, tx: UpgradeTx) => void | Promise<void>)[] = [
     for (const o of old) {
       const record = upgradeLegacyRecord(o.record);
       const key = recordKeyOfRecord(record);
-      if (!key.every((part) => typeof part === 'string')) throw new Error(`record ${JSON.stringify(o.key)} lacks a model, condition, probe, doc id or hash`);
+      if (!key.every((part) => typeof part === 'string')) throw new Error(`record ${quote(o.key)} lacks a model, condition, probe, doc id or hash`);
       const id = JSON.stringify(key);
       const seen = merged.get(id);
       if (seen) seen.runIds = [...new Set([...seen.runIds, ...o.runIds])];

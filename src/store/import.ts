@@ -27,6 +27,7 @@ import { checkAnyRunFile, LEGACY_RUN_FILE_VERSION, recordsOf, type LegacyRunFile
 import { LEGACY_KEY_PREFIX, type RunCounters, type StoredRun } from './schema.ts';
 import type { RecordItem, RunStore } from './store.ts';
 import { JsonInputError, parseJsonInput } from '../util/json-input.ts';
+import { clip } from '../util/clip.ts';
 
 export interface ImportResult {
   runId: string;
@@ -143,11 +144,11 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
     const s = check(lmEvalSample, row, where);
     const docId = String(s.doc_id);
     const seen = lineOf.get(docId);
-    if (seen !== undefined) throw invalid(where, `doc_id ${docId} repeats line ${seen}`);
+    if (seen !== undefined) throw invalid(where, `doc_id ${clip(String(docId))} repeats line ${seen}`);
     lineOf.set(docId, n + 1);
     const metric = o.metric ?? DEFAULT_METRICS.find((m) => m in s.metrics);
     if (metric === undefined || !(metric in s.metrics)) {
-      throw invalid(where, `expected a metric (${o.metric ?? DEFAULT_METRICS.join(', ')}) with a number or true/false, found ${Object.keys(s.metrics).join(', ') || 'none'}`);
+      throw invalid(where, `expected a metric (${o.metric ?? DEFAULT_METRICS.join(', ')}) with a number or true/false, found ${clip(Object.keys(s.metrics).join(', ')) || 'none'}`);
     }
     const correct = s.metrics[metric] === true || s.metrics[metric] === 1;
     const response = s.resps[0] ?? '';

@@ -16,6 +16,7 @@ import { majorityVote, maxLogprob } from '../audit/selectors.ts';
 import type { Condition, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { canonicalJson, sha256Hex } from '../util/hash.ts';
 import { StoreError } from './errors.ts';
+import { clip } from '../util/clip.ts';
 
 /** Whether a run's records can be regraded here: its condition is known and graded by this
  *  version's grader. */
@@ -47,7 +48,7 @@ interface Disagreement {
 const differ = (field: string, stated: unknown, computed: unknown): Disagreement | null =>
   canonicalJson(stated ?? null) === canonicalJson(computed ?? null)
     ? null
-    : { field, why: `says ${canonicalJson(stated ?? null)}, but this version computes ${canonicalJson(computed ?? null)} from the record` };
+    : { field, why: `says ${clip(canonicalJson(stated ?? null))}, but this version computes ${clip(canonicalJson(computed ?? null))} from the record` };
 
 async function disagreement(manifest: RunManifest & { condition: Condition }, r: QuestionRecord): Promise<Disagreement | null> {
   const cond = manifest.condition;

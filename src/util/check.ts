@@ -2,6 +2,8 @@
 // known fields only (unknown fields are dropped, nothing is evaluated) or throws the first
 // problem as "path: expected …, got …".
 
+import { quote } from './clip';
+
 export class CheckError extends Error {
   constructor(
     readonly path: string,
@@ -108,7 +110,7 @@ export const dict =
   (v, p) => {
     if (!isPlainObject(v)) return fail(p, 'an object', v);
     const out: Record<string, T> = Object.create(null);
-    for (const [k, x] of Object.entries(v)) out[k] = value(x, `${p}[${JSON.stringify(k)}]`);
+    for (const [k, x] of Object.entries(v)) out[k] = value(x, `${p}[${quote(k)}]`);
     return out;
   };
 
@@ -119,7 +121,7 @@ export const json: Check<unknown> = (v, p) => {
   if (Array.isArray(v)) return v.map((x, i) => json(x, `${p}[${i}]`));
   if (isPlainObject(v)) {
     const out: Record<string, unknown> = Object.create(null);
-    for (const [k, x] of Object.entries(v)) out[k] = json(x, `${p}[${JSON.stringify(k)}]`);
+    for (const [k, x] of Object.entries(v)) out[k] = json(x, `${p}[${quote(k)}]`);
     return out;
   }
   return fail(p, 'a JSON value', v);

@@ -32,4 +32,21 @@ describe('parseJsonInput', () => {
     expect(() => parseJsonInput(nest(1_000_000))).toThrow(/nested deeper than 64 levels/);
     expect(() => parseJsonInput('{"a":{"b":1}}', 1)).toThrow(/nested deeper than 1 levels/);
   });
+
+  it('reads keys and strings holding quotes, backslashes and brackets as JSON does', () => {
+    const tricky = { 'a\\': '}"\\', b: '[{"', c: { 'a\\': 1, 'a\\"': 2, ',': [',', '"'] } };
+    expect(parseJsonInput(JSON.stringify(tricky, null, 1))).toEqual(tricky);
+    expect(() => parseJsonInput('{"x":[1,{"k\\"":1,"k\\"":2}]}')).toThrow('duplicate key "k\\"" at x[1] (line 1)');
+    // a value equal to a key is not a key
+    expect(parseJsonInput('{"a":"a","b":["a","a"]}')).toEqual({ a: 'a', b: ['a', 'a'] });
+  });
+
+  it('reads 20 MB of whitespace and a 20 MB string in well under the seconds a per-character parser took', () => {
+    let t = performance.now();
+    expect(parseJsonInput(`${' '.repeat(20_000_000)}{"a":1}`)).toEqual({ a: 1 });
+    expect(performance.now() - t).toBeLessThan(2000);
+    t = performance.now();
+    expect((parseJsonInput(JSON.stringify({ a: '1'.repeat(20_000_000) })) as { a: string }).a).toHaveLength(20_000_000);
+    expect(performance.now() - t).toBeLessThan(2000);
+  });
 });

@@ -6,6 +6,7 @@ import { JsonInputError, parseJsonInput } from '../../util/json-input';
 import { indexLetter, letterIndex, normalizeGold, normalizeText } from '../graders';
 import type { AnswerFormat, Doc, LoadedTask } from '../types';
 import { MC_TEMPLATE } from './builtin';
+import { clip, quote } from '../../util/clip';
 
 export const FILE_TASK_VERSION = 1;
 
@@ -109,7 +110,7 @@ export function formatFromName(name: string): TaskFileFormat {
 }
 
 function fieldText(row: Row, field: string, where: string): string {
-  if (!(field in row)) throw badTask(`${where} has no field "${field}" (fields: ${Object.keys(row).join(', ')})`);
+  if (!Object.hasOwn(row, field)) throw badTask(`${where} has no field "${field}" (fields: ${clip(Object.keys(row).join(', '))})`);
   const v = row[field];
   if (typeof v === 'string') return v;
   if (typeof v === 'number' || typeof v === 'boolean') return String(v);
@@ -118,7 +119,7 @@ function fieldText(row: Row, field: string, where: string): string {
 
 function choicesOf(row: Row, spec: string | string[], where: string): string[] {
   if (Array.isArray(spec)) return spec.map((f) => fieldText(row, f, where));
-  if (!(spec in row)) throw badTask(`${where} has no field "${spec}" (fields: ${Object.keys(row).join(', ')})`);
+  if (!Object.hasOwn(row, spec)) throw badTask(`${where} has no field "${spec}" (fields: ${clip(Object.keys(row).join(', '))})`);
   let v = row[spec];
   if (typeof v === 'string') {
     try {
@@ -145,7 +146,7 @@ export function goldLetter(answer: string, choices: string[], labels: string[] |
   if (/^\d+$/.test(a) && Number(a) < choices.length) return indexLetter(Number(a));
   const byText = choices.findIndex((c) => normalizeText(c) === normalizeText(a));
   if (byText >= 0) return indexLetter(byText);
-  throw badTask(`${where} answer "${answer}" is not a letter, an index or the text of one of its ${choices.length} options`);
+  throw badTask(`${where} answer ${quote(answer)} is not a letter, an index or the text of one of its ${choices.length} options`);
 }
 
 /** One row → one Doc; every problem is named with the row. */

@@ -10,6 +10,7 @@ import { indexLetter, normalizeGold } from '../graders';
 import type { AnswerFormat, Doc, LoadedTask } from '../types';
 import { MC_TEMPLATE } from './builtin';
 import { goldLetter, type Row } from './file';
+import { quote } from '../../util/clip';
 
 export const HUB_ROWS_ENDPOINT = 'https://datasets-server.huggingface.co/rows';
 export const HUB_TASK_VERSION = 1;
@@ -79,7 +80,7 @@ export async function fetchRowsPage(dataset: string, config: string, split: stri
   // row, would otherwise give duplicate or missing questions
   body.rows.forEach((r, i) => {
     if (!r || typeof r !== 'object' || !r.row || typeof r.row !== 'object') throw new AuditError('bad-task', `${where}: row ${i} is not an object with a row`);
-    if (r.row_idx !== offset + i) throw new AuditError('bad-task', `${where}: row ${i} has row_idx ${JSON.stringify(r.row_idx)}, expected ${offset + i} (the server did not honour the offset, or repeated or skipped a row)`);
+    if (r.row_idx !== offset + i) throw new AuditError('bad-task', `${where}: row ${i} has row_idx ${quote(r.row_idx)}, expected ${offset + i} (the server did not honour the offset, or repeated or skipped a row)`);
   });
   return body as RowsPage;
 }

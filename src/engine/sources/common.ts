@@ -1,6 +1,7 @@
 // Helpers shared by the checkpoint readers.
 
 import { EngineError } from '../types.ts';
+import { quote } from '../../util/clip.ts';
 
 /** Called as bytes arrive: `loaded` bytes of `file` delivered so far (all reads together), of `total`. */
 export type BytesListener = (file: string, loaded: number, total: number) => void;
@@ -14,7 +15,7 @@ export function checkFileName(file: string): void {
     file.includes('://') ||
     file.split('/').some((seg) => seg === '..' || seg === '.' || seg === '')
   ) {
-    throw new EngineError('bad-checkpoint', `refusing file name ${JSON.stringify(file)}: not a plain relative path`);
+    throw new EngineError('bad-checkpoint', `refusing file name ${quote(file)}: not a plain relative path`);
   }
 }
 

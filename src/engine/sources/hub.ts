@@ -9,6 +9,7 @@ import { readTextResponse } from '../limits.ts';
 import type { CheckpointReader } from './reader.ts';
 import { ByteCounter, checkFileName, checkRange, type BytesListener } from './common.ts';
 import { fetchWithin, guardStream, HUB_HEADERS_TIMEOUT_MS, HUB_STALL_TIMEOUT_MS, readAllWithin, readWithin, type HubTimeouts } from './timeouts.ts';
+import { quote } from '../../util/clip.ts';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 const RANGE_ATTEMPTS = 3;
@@ -31,7 +32,7 @@ const REPO_ID = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 /** Throws 'bad-input' unless `repo` looks like a Hub repo id ("owner/name"). */
 export function checkRepoId(repo: string): void {
   if (typeof repo !== 'string' || !REPO_ID.test(repo) || repo.includes('..')) {
-    throw new EngineError('bad-input', `${JSON.stringify(repo)} is not a Hub repo id: expected "owner/name"`);
+    throw new EngineError('bad-input', `${quote(repo)} is not a Hub repo id: expected "owner/name"`);
   }
 }
 
@@ -140,7 +141,7 @@ export async function fetchRepoInfo(source: HubSource, o: Pick<HubFetchOptions, 
     throw new EngineError('network', `the revision API for ${what} answered with JSON that is not a model description`);
   }
   if (meta.sha !== undefined && (typeof meta.sha !== 'string' || !COMMIT_SHA.test(meta.sha))) {
-    throw new EngineError('network', `the revision API for ${what} gave ${JSON.stringify(meta.sha)} as the commit, not a 40-digit hex sha`);
+    throw new EngineError('network', `the revision API for ${what} gave ${quote(meta.sha)} as the commit, not a 40-digit hex sha`);
   }
   const siblings = (meta.siblings ?? []).filter((s) => s && typeof s.rfilename === 'string');
   const files: HubRepoInfo['files'] = {};
@@ -199,7 +200,7 @@ export class HubReader implements CheckpointReader {
     checkRepoId(source.repo);
     const revision = source.revision ?? 'main';
     if (revision.length === 0 || revision.split('/').includes('..')) {
-      throw new EngineError('bad-input', `${JSON.stringify(revision)} is not a revision`);
+      throw new EngineError('bad-input', `${quote(revision)} is not a revision`);
     }
     this.hubRef = { repo: source.repo, revision };
     this.label = `${source.repo}@${revision}`;
@@ -210,7 +211,7 @@ export class HubReader implements CheckpointReader {
     this.timeouts = opts.timeouts ?? {};
     this.urlRevision = revision;
     if (source.commit !== undefined) {
-      if (!/^[\w.-]{1,96}$/.test(source.commit)) throw new EngineError('bad-input', `${JSON.stringify(source.commit)} is not a commit`);
+      if (!/^[\w.-]{1,96}$/.test(source.commit)) throw new EngineError('bad-input', `${quote(source.commit)} is not a commit`);
       this.statedCommit = source.commit;
     }
   }
@@ -241,7 +242,7 @@ export class HubReader implements CheckpointReader {
   /** Reads files at `commit` from now on (a resolved revision), so a moving branch cannot mix files. */
   pin(commit: string): void {
     if (this.statedCommit !== undefined) return;
-    if (!COMMIT_SHA.test(commit)) throw new EngineError('internal', `cannot pin ${this.label} to ${JSON.stringify(commit)}: not a commit sha`);
+    if (!COMMIT_SHA.test(commit)) throw new EngineError('internal', `cannot pin ${this.label} to ${quote(commit)}: not a commit sha`);
     this.urlRevision = commit;
     this.sizes.clear();
     this.etags.clear();

@@ -7,6 +7,7 @@ import type { BytesListener } from './common.ts';
 import { FilesReader } from './files.ts';
 import { FsReader } from './fs.ts';
 import { HubReader } from './hub.ts';
+import { quote } from '../../util/clip.ts';
 
 export interface CheckpointReader {
   /** Human label: "org/name@rev" for the Hub, the folder name otherwise. */
@@ -33,6 +34,6 @@ export function openReader(source: CheckpointSource, onBytes?: BytesListener, op
     case 'fs':
       return new FsReader(source.dir, onBytes);
     default:
-      throw new EngineError('bad-input', `unknown checkpoint source kind ${JSON.stringify((source as { kind?: unknown }).kind)}`);
+      throw new EngineError('bad-input', `unknown checkpoint source kind ${quote((source as { kind?: unknown }).kind)}`);
   }
 }
