@@ -294,4 +294,19 @@ describe('bad checkpoints', () => {
     await expect(openCheckpoint(new MemoryReader('none', {}))).rejects.toMatchObject({ code: 'not-found', message: expect.stringMatching(/config\.json not found in none/) });
     await expect(openCheckpoint(new MemoryReader('junk', { 'config.json': '{"model_type": ' }))).rejects.toThrow(/config\.json is not JSON/);
   });
+
+  it('refuses a config.json, generation_config.json or tokenizer_config.json with a repeated key, naming it', async () => {
+    const base = fixtureFiles('tiny-qwen3');
+    const text = (f: string) => new TextDecoder().decode(base[f]);
+    for (const file of ['config.json', 'generation_config.json', 'tokenizer_config.json']) {
+      if (!base[file]) continue;
+      // the repeated key first, so the value JSON.parse would keep is the file's own
+      const repeated = text(file).replace('{', '{"rope_theta": 1,');
+      const files = { ...base, [file]: new TextEncoder().encode(file === 'config.json' ? repeated : repeated.replace('{"rope_theta": 1,', '{"x": 1, "x": 2,')) };
+      await expect(openCheckpoint(new MemoryReader('dup', files))).rejects.toMatchObject({
+        code: 'bad-checkpoint',
+        message: expect.stringMatching(new RegExp(`^${file.replace('.', '\\.')} is refused: duplicate key "(rope_theta|x)" at the top level \\(line \\d+\\)$`)),
+      });
+    }
+  });
 });

@@ -39,6 +39,7 @@ import { MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
 import type { CheckpointReader } from './sources/reader.ts';
 import { EngineError, type LoadProgress, type ModelConfig } from './types.ts';
 import { canonicalJson, sha256Hex } from '../util/hash.ts';
+import { JsonInputError, parseJsonInput } from '../util/json-input.ts';
 
 export interface TensorInfo {
   dtype: SafetensorsDtype;
@@ -321,11 +322,15 @@ function toF32(dtype: SafetensorsDtype, bytes: Uint8Array, out: Float32Array<Arr
   }
 }
 
+/** A checkpoint's JSON file as an object. The small files a person may have edited (configs) are
+ *  read as external JSON (util/json-input.ts: a repeated key or deep nesting refused by name);
+ *  tokenizer.json, written by the tokenizers library, with JSON.parse. */
 function parseJsonObject(text: string, file: string): Record<string, unknown> {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = file === 'tokenizer.json' ? JSON.parse(text) : parseJsonInput(text);
   } catch (e) {
+    if (e instanceof JsonInputError) throw new EngineError('bad-checkpoint', `${file} is refused: ${e.message}`);
     throw new EngineError('bad-checkpoint', `${file} is not JSON (${(e as Error).message})`);
   }
   if (!json || typeof json !== 'object' || Array.isArray(json)) throw new EngineError('bad-checkpoint', `${file} is not a JSON object`);
