@@ -254,6 +254,9 @@ describe('export and import of a run', () => {
       `${header.join(',')}\r\nplain,"a,b","say ""hi""","two\nlines","'=1+1","'+1+2","'@SUM(A1)","'=HYPERLINK(""x"",""y"")","'\tcmd",-3,+1e3,-2.5,,,,false\r\n`,
     );
     expect(parseCsv(csv)[1]).toEqual(['plain', 'a,b', 'say "hi"', 'two\nlines', "'=1+1", "'+1+2", "'@SUM(A1)", '\'=HYPERLINK("x","y")', "'\tcmd", '-3', '+1e3', '-2.5', '', '', '', 'false']);
+    // leading whitespace before the formula character
+    const spaced = [' =1+1', '\n=cmd', '  @SUM(A1)', ' \t+1', ' -3', '\n4', ' text'];
+    expect(parseCsv(toCsv(spaced.map((_, i) => `c${i}`), [spaced]))[1]).toEqual(["' =1+1", "'\n=cmd", "'  @SUM(A1)", "' \t+1", ' -3', '\n4', ' text']);
     expect(toCsv(['a'], [])).toBe('a\r\n');
     expect(() => toCsv(['a', 'b'], [['1']])).toThrow(/row 0 has 1 cells, header has 2/);
   });

@@ -136,8 +136,10 @@ export function recordsToCsv(manifest: RunManifest, records: QuestionRecord[]): 
   return toCsv([...CSV_COLUMNS], rows);
 }
 
-/** Text a spreadsheet would run as a formula (= + - @ tab CR first), unless it is a plain number such as "-3". */
-const FORMULA = /^(?![-+]?\d+(\.\d+)?([eE][-+]?\d+)?$)[=+\-@\t\r]/;
+/** Text a spreadsheet would run as a formula: = + - @ tab or CR first, after any leading whitespace
+ *  (" =cmd", "\n=cmd": spreadsheets drop it), unless it is a plain number such as "-3" or " 4"
+ *  (a tab or CR before it is never plain). */
+const FORMULA = /^(?![ \n]*[-+]?\d+(\.\d+)?([eE][-+]?\d+)?\s*$)\s*[=+\-@\t\r]/;
 
 /** CSV with a header row: CRLF line ends (the last line too), quotes where needed, formulas defused
  *  with a leading apostrophe, empty cells for null, undefined and non-finite numbers. */
