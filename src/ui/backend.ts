@@ -132,6 +132,8 @@ export interface AppBackend {
   resetEngine(): Promise<void>;
   /** Loads (or checks) a model without running; the UI shows ModelInfo (layers, EP, dtype). */
   loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo>;
+  /** Stops a loadModel in flight (it rejects with EngineError 'cancelled'); does nothing when none is. */
+  cancelLoad(): Promise<void>;
   previewTaskFile(file: File): Promise<TaskFilePreview>;
   /** Starts a run; its load, progress and records stream back through the listener. */
   startRun(setup: RunSetup, listener: RunListener): Promise<RunHandle>;

@@ -111,6 +111,8 @@ interface LiveRun {
 
 class RealBackend implements AppBackend {
   private engine: RemoteEngine = spawnEngine();
+  /** Model loads not settled yet (cancelLoad stops the engine's work only while there is one). */
+  private loadsInFlight = 0;
   private loaded: { key: string; info: ModelInfo } | null = null;
   private readonly live = new Map<string, LiveRun>();
   private readonly controller: RunController<CoreAuditInput>;
@@ -246,9 +248,18 @@ class RealBackend implements AppBackend {
     const key = canonicalJson({ source: model.kind === 'files' ? { files: model.name } : sourceOf(model), opts });
     if (this.loaded?.key === key) return this.loaded.info;
     this.loaded = null;
-    const info = await this.engine.load(sourceOf(model), opts, onProgress);
-    this.loaded = { key, info };
-    return info;
+    this.loadsInFlight++;
+    try {
+      const info = await this.engine.load(sourceOf(model), opts, onProgress);
+      this.loaded = { key, info };
+      return info;
+    } finally {
+      this.loadsInFlight--;
+    }
+  }
+
+  async cancelLoad(): Promise<void> {
+    if (this.loadsInFlight > 0) await this.engine.cancel();
   }
 
   async previewTaskFile(file: File): Promise<TaskFilePreview> {

@@ -14,6 +14,7 @@ import { auditCondition } from '../../audit/setup';
 import { builtinTask } from '../../audit/tasks/builtin';
 import { hubPreset } from '../../audit/tasks/hub';
 import type { LoadedTask } from '../../audit/types';
+import { toUserMessage } from '../lib/errors';
 
 function memoryStorage(init: Record<string, string> = {}) {
   const m = new Map(Object.entries(init));
@@ -87,6 +88,19 @@ describe('SetupState', () => {
     expect(s.condition.engineDtype).toBe('f32');
     expect(s.modelInfo?.dtypeFallbackReason).toMatch(/shader-f16/);
     expect(s.setup().load.dtype).toBe('f32');
+  });
+
+  it('a model load can be cancelled: it rejects as cancelled, and the next load goes through', async () => {
+    const backend = new FakeBackend({ delayMs: 20, seedLibrary: false });
+    const model = { kind: 'hub' as const, repo: 'Qwen/Qwen2.5-0.5B', revision: 'main' };
+    const phases: string[] = [];
+    const load = backend.loadModel(model, { ep: 'auto', dtype: 'f32' }, (p) => phases.push(p.phase));
+    await backend.cancelLoad();
+    const e = await load.then(() => null, (err: unknown) => err);
+    expect(e).toMatchObject({ name: 'EngineError', code: 'cancelled', message: 'loading Qwen/Qwen2.5-0.5B was cancelled' });
+    expect(phases).toEqual(['config']);
+    expect(toUserMessage(e, 'load-model')).toMatchObject({ title: 'The model did not load: loading Qwen/Qwen2.5-0.5B was cancelled.', hint: 'Start it again when you are ready.' });
+    await expect(backend.loadModel(model, { ep: 'auto', dtype: 'f32' }, () => {})).resolves.toMatchObject({ numLayers: expect.any(Number) });
   });
 
   it('applies a protocol with its prescribed condition', () => {

@@ -48,6 +48,9 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 export class FakeBackend implements AppBackend {
   readonly options: FakeOptions;
   private runs = new Map<string, LiveRun>();
+  /** The latest load started, and the latest one cancelLoad stopped. */
+  private loadEpoch = 0;
+  private cancelledLoad = 0;
   private nextId = 1;
   /** How many times resetEngine was called (tests read it). */
   resets = 0;
@@ -81,11 +84,17 @@ export class FakeBackend implements AppBackend {
       throw new EngineError('not-found', `folder "${model.name}" has no config.json`);
     }
     const total = 1_000_000;
+    const epoch = ++this.loadEpoch;
     for (const [i, phase] of (['config', 'download', 'weights', 'graph', 'session'] as const).entries()) {
       onProgress({ phase, loadedBytes: (total * (i + 1)) / 5, totalBytes: total });
       await sleep(this.options.delayMs);
+      if (this.cancelledLoad >= epoch) throw new EngineError('cancelled', `loading ${model.kind === 'hub' ? model.repo : 'the model'} was cancelled`);
     }
     return this.modelInfo(model, opts);
+  }
+
+  async cancelLoad(): Promise<void> {
+    this.cancelledLoad = this.loadEpoch;
   }
 
   async previewTaskFile(file: File): Promise<TaskFilePreview> {
