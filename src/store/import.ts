@@ -57,6 +57,29 @@ export async function importRunJson(store: RunStore, text: string, fileName = 't
 }
 
 async function importCurrentFile(store: RunStore, file: RunFile, fileName: string): Promise<ImportResult> {
+  const { manifest, items, regraded } = await verifyRunFile(file, fileName);
+  const run = incompleteAsInterrupted(storedRun(manifest, file.run_key, items));
+  return write(store, run, withProvenance(items, fileName, run.id, regraded), file.questions, fileName);
+}
+
+/** A current run file as the library would hold it, after every check an import makes. */
+export interface VerifiedRunFile {
+  manifest: RunManifest;
+  /** Its records with their keys: each belongs to the run, none repeats. */
+  items: RecordItem[];
+  /** Every record was recomputed from its attempts (verify.ts); false when its condition is
+   *  unknown or graded by another grader version. */
+  regraded: boolean;
+}
+
+/**
+ * Checks a current run file whole, as importing it does (and the study CLI does before reusing a
+ * stored run file): the condition key is its condition's, the question list is the manifest's
+ * length and makes the run key, every record belongs to the run (model, condition, probe spec,
+ * question content and prompt) and appears once, and each regradable record equals what this
+ * version computes from its attempts. Throws StoreError 'invalid-import' naming the first problem.
+ */
+export async function verifyRunFile(file: RunFile, fileName: string): Promise<VerifiedRunFile> {
   const manifest = imported(file.manifest, fileName);
   if (manifest.condition) {
     if (manifest.condition_key !== (await conditionKey(manifest.condition))) {
@@ -76,8 +99,7 @@ async function importCurrentFile(store: RunStore, file: RunFile, fileName: strin
   const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
   const regraded = canRegrade(manifest);
   if (regraded) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`);
-  const run = incompleteAsInterrupted(storedRun(manifest, file.run_key, items));
-  return write(store, run, withProvenance(items, fileName, run.id, regraded), file.questions, fileName);
+  return { manifest, items, regraded };
 }
 
 /** A file of the previous version: a legacy run (schema.ts), its records completed where the

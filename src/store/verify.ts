@@ -33,7 +33,7 @@ export async function verifyRecords(manifest: RunManifest & { condition: Conditi
     if (problem) {
       throw new StoreError(
         'invalid-import',
-        `${where}: run ${manifest.id}, ${label(i)} (question ${r.doc_id}, probe ${r.probe}): ${problem.field} ${problem.why} (the file was altered, or written by a version that graded differently); nothing was imported`,
+        `${where}: run ${manifest.id}, ${label(i)} (question ${r.doc_id}, probe ${r.probe}): ${problem.field} ${problem.why} (the file was altered, or written by a version that graded differently)`,
       );
     }
   }
