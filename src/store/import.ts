@@ -22,7 +22,7 @@ import { StoreError, isStoreError } from './errors.ts';
 import { legacyManifestKey, manifestKey, probeKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { upgradeLegacyRecord } from './legacy.ts';
 import { keyId } from './records.ts';
-import { canRegrade, verifyRecords } from './verify.ts';
+import { canRegrade, unverifiablePicksDropped, verifyRecords } from './verify.ts';
 import { checkAnyRunFile, LEGACY_RUN_FILE_VERSION, recordsOf, type LegacyRunFile, type RunFile } from './run-file.ts';
 import { LEGACY_KEY_PREFIX, type RunCounters, type StoredRun } from './schema.ts';
 import type { RecordItem, RunStore } from './store.ts';
@@ -95,9 +95,9 @@ export async function verifyRunFile(file: RunFile, fileName: string): Promise<Ve
   if (file.run_key !== (await manifestKey(manifest, file.questions))) {
     throw invalid(fileName, "run_key: not the key of the run's model, condition, probes and questions (the file was altered)");
   }
-  const records = recordsOf(file);
-  const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
   const regraded = canRegrade(manifest);
+  const records = regraded ? unverifiablePicksDropped(recordsOf(file)).records : recordsOf(file);
+  const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
   if (regraded) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`);
   return { manifest, items, regraded };
 }
