@@ -91,8 +91,9 @@ function runContext(manifest: RunManifest, records: readonly QuestionRecord[]): 
     byProbeKey.set(r.probe_key, [...(byProbeKey.get(r.probe_key) ?? []), r]);
   }
   // the model's depth: a route space states it; else the default route a deployment attempt ran
+  // (or, in a run without one, a silencing scan's attempts, which all run the default route)
   const space = manifest.probes.map((p) => (p as { space?: { numLayers?: number } }).space?.numLayers).find((n) => n !== undefined);
-  const route = records.find((r) => isDeployment(r) && r.attempts[0]?.route)?.attempts[0].route;
+  const route = (records.find((r) => isDeployment(r) && r.attempts[0]?.route) ?? records.find((r) => r.attempts[0]?.route))?.attempts[0].route;
   return { numLayers: space ?? route?.length ?? 0, questions: manifest.task.questions, deployment, byProbeKey };
 }
 
