@@ -246,6 +246,45 @@ describe('imported records keep their provenance', () => {
     expect(engine.rowsRequested).toBeGreaterThan(rowsBefore);
   });
 
+  it('two imports of one question set own their shared records each: deleting one leaves the other whole (memory and IndexedDB)', async () => {
+    const fileA = await genuineFile();
+    const sourceB = new MemoryRunStore();
+    const { engine, c } = controller(sourceB);
+    const inputB: CoreAuditInput = { ...input, probes: [{ probe: 'deployment' }, { probe: 'sampling', budget: 3, temperature: 0.8, topP: 0.9, seed: 5 }] };
+    await c.start(await coreRunRequest(engine, await engine.info(), inputB, { appVersion: 'test', source: 'fake', id: 'run-y' }));
+    await c.idle();
+    const textB = await exportRunJson(sourceB, 'run-y');
+    for (const target of [new MemoryRunStore(), await freshIdbStore()] as RunStore[]) {
+      await importRunJson(target, JSON.stringify(fileA), 'a.json');
+      // B's deployment records are A's, under the same keys: linked, not stored twice
+      expect(await importRunJson(target, textB, 'b.json')).toMatchObject({ runId: 'run-y', records: 8, stored: 4, linked: 4 });
+      await target.deleteRun('run-x');
+      const b = (await target.getRun('run-y'))!;
+      expect([b.manifest.status, b.counters.recordsDone, b.counters.lastError], target.kind).toEqual(['finished', 8, undefined]);
+      const held = await target.recordsForRun('run-y');
+      expect(held.length, target.kind).toBe(8);
+      expect(held.every((s) => s.imported?.runId === 'run-y' && s.imported.file === 'b.json'), target.kind).toBe(true);
+      expect((await loadRun(target, 'run-y')).records.length).toBe(8);
+      // and deleting B then leaves nothing behind
+      await target.deleteRun('run-y');
+      expect(await target.recordsInRange([''], [[]]), target.kind).toEqual([]);
+    }
+  });
+
+  it('an imported run that lacks records takes them back from its file; a whole one is still refused as already in the library', async () => {
+    const file = await genuineFile();
+    for (const target of [new MemoryRunStore(), await freshIdbStore()] as RunStore[]) {
+      await importRunJson(target, JSON.stringify({ ...file, records: file.records.slice(0, 5) }), 'part.json');
+      expect((await target.getRun('run-x'))!.manifest.status).toBe('interrupted');
+      expect(await importRunJson(target, JSON.stringify(file), 'whole.json')).toMatchObject({ runId: 'run-x', records: 8, stored: 3 });
+      const run = (await target.getRun('run-x'))!;
+      expect([run.manifest.status, run.counters.recordsDone, run.counters.lastError], target.kind).toEqual(['finished', 8, undefined]);
+      expect((await target.recordsForRun('run-x')).length).toBe(8);
+      const e = await importRunJson(target, JSON.stringify(file), 'again.json').then(() => null, (err: StoreError) => err);
+      expect([e?.code, e?.message], target.kind).toEqual(['duplicate', 'again.json: this run is already in your library (run run-x); delete it there first to import this file again']);
+    }
+  });
+
   it('a record computed here replaces an imported one under the same key', async () => {
     const { target } = await importThenAudit(false);
     // the local run computed q0 and q1 itself: the imported run now holds the local records

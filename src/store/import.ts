@@ -371,16 +371,37 @@ function incompleteAsInterrupted(run: StoredRun): StoredRun {
 }
 
 /** Writes the run unless the library has it already (same id or same run key): that is said
- *  plainly, not as an invalid file. */
+ *  plainly, not as an invalid file. An imported run of the same run key that holds fewer records
+ *  than the file (a deletion took some) takes the file's records back instead. */
 async function write(store: RunStore, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined, where: string): Promise<ImportResult> {
   const again = 'delete it there first to import this file again';
-  if (await store.getRun(run.id)) {
+  const byId = await store.getRun(run.id);
+  const same = byId ?? (await store.runsByManifestKey(run.manifestKey))[0];
+  if (same && same.manifestKey === run.manifestKey && same.manifest.imported && !same.legacy && same.counters.recordsDone < items.length) {
+    return refill(store, same, run, items, questions);
+  }
+  if (byId) {
     throw new StoreError('duplicate', `${where}: this run is already in your library (run ${run.id}); ${again}`);
   }
-  const same = (await store.runsByManifestKey(run.manifestKey))[0];
   if (same) {
     throw new StoreError('duplicate', `${where}: this run is already in your library as run ${same.id} (same model, condition, probes and questions); ${again}`);
   }
   const { stored, linked } = await store.importRun(run, items, questions);
   return { runId: run.id, records: items.length, stored, linked, legacy: run.legacy === true };
+}
+
+/** The file's records back into the imported run `held` of the same run key, which lacks some. */
+async function refill(store: RunStore, held: StoredRun, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined): Promise<ImportResult> {
+  const have = new Set((await store.keysForRun(held.id)).map(keyId));
+  const done = have.size + items.filter((it) => !have.has(keyId(it.key))).length;
+  const { lastError: _e, ...counters } = held.counters;
+  const back = incompleteAsInterrupted({
+    ...held,
+    manifest: { ...held.manifest, status: run.manifest.status },
+    counters: { ...counters, recordsDone: done },
+    updatedAt: new Date().toISOString(),
+  });
+  const mine = items.map((it) => (it.imported ? { ...it, imported: { ...it.imported, runId: held.id } } : it));
+  const { stored, linked } = await store.importRun(back, mine, questions);
+  return { runId: held.id, records: items.length, stored, linked, legacy: false };
 }
