@@ -5,7 +5,10 @@ import { FakeEngine } from '../src/audit/testing/fake-engine.ts';
 import { routeToString } from '../src/audit/routes.ts';
 import { studyTaskOptions } from '../src/store/study.ts';
 import { parseCli, runCli, type CliDeps } from './audit-cli.ts';
-import { modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError, type StudyDeps } from './study-cli.ts';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { checkFolders, modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError, type StudyDeps } from './study-cli.ts';
 
 // Two 6-layer fakes. A: right under the default route when a+b is even, under any route repeating a
 // layer, and with layer 3's MLP silenced. B (the "trained" one): also right on the default route
@@ -286,5 +289,23 @@ describe('study CLI', () => {
     expect(modelSource('builtin:micro-arith', '/r')).toEqual({ kind: 'fs', dir: '/r/public/hub/reachlab/micro-arith/resolve/main' });
     expect(modelSource('Qwen/Qwen2.5-0.5B@abc', '/r', { endpoint: 'http://x' })).toEqual({ kind: 'hub', repo: 'Qwen/Qwen2.5-0.5B', revision: 'abc', endpoint: 'http://x' });
     expect(() => modelSource('not a model', '/r')).toThrow(/neither builtin:<name>, a folder with config.json, nor a Hub id/);
+  });
+
+  it('refuses record folders that are not folders, and a plan asking more questions than its task holds, by name', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'study-cli-'));
+    try {
+      const file = path.join(dir, 'a-file');
+      writeFileSync(file, 'x');
+      expect(() => checkFolders({ records: file, imports: [] })).toThrow(new StudyCliError(`--records ${file}: not a directory`));
+      expect(() => checkFolders({ records: path.join(file, 'below'), imports: [] })).toThrow(/^--records .*below: cannot create the folder \(ENOTDIR\)$/);
+      expect(() => checkFolders({ records: dir, imports: [path.join(dir, 'nonexistent')] })).toThrow(new StudyCliError(`--import ${path.join(dir, 'nonexistent')}: no such directory`));
+      expect(() => checkFolders({ records: dir, imports: [file] })).toThrow(new StudyCliError(`--import ${file}: not a directory`));
+      checkFolders({ records: path.join(dir, 'made'), imports: [dir] });
+      expect(existsSync(path.join(dir, 'made'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+    const plan = normalizePlan({ ...PLAN, pairs: [], scan: false, probes: [{ probe: 'sampling' }], questions: 1e15 });
+    await expect(runStudy(plan, null, deps(new Map()))).rejects.toThrow('the plan asks for 1000000000000000 questions, but builtin:arith-2d has 3219 test questions: set "questions" to at most 3219');
   });
 });

@@ -13,10 +13,11 @@
 //
 // Models: "builtin:<name>" (the built-in models shipped under public/hub/reachlab), a folder, or a
 // Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
-// Bad arguments exit 2 with a message on stderr; study failures exit 1.
+// Bad arguments (a record folder that is not one, a plan asking more questions than its task holds)
+// exit 2 with a message on stderr; study failures exit 1.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -73,6 +74,21 @@ export function parseStudyCli(argv: string[]): StudyCliOptions {
     imports: (values.import as string[] | undefined) ?? [],
     ...(values.endpoint ? { endpoint: values.endpoint as string } : {}),
   };
+}
+
+/** The record folders, before anything runs: --records is a folder (made when missing), each
+ *  --import an existing folder; else a StudyCliError naming the flag and the path. */
+export function checkFolders(o: Pick<StudyCliOptions, 'records' | 'imports'>): void {
+  for (const d of o.imports) {
+    if (!existsSync(d)) throw new StudyCliError(`--import ${d}: no such directory`);
+    if (!statSync(d).isDirectory()) throw new StudyCliError(`--import ${d}: not a directory`);
+  }
+  if (existsSync(o.records) && !statSync(o.records).isDirectory()) throw new StudyCliError(`--records ${o.records}: not a directory`);
+  try {
+    mkdirSync(o.records, { recursive: true });
+  } catch (e) {
+    throw new StudyCliError(`--records ${o.records}: cannot create the folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
 }
 
 /** Where a plan's model reference loads from in Node. */
@@ -217,13 +233,13 @@ async function main() {
       throw new StudyCliError(`cannot read the plan ${o.plan}: ${(e as Error).message}`);
     }
     plan = normalizePlan(raw);
+    checkFolders(o);
   } catch (e) {
     process.stderr.write(`study: ${(e as Error).message}\n`);
     process.exit(2);
   }
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
   const dirs = [o.records, ...o.imports];
-  mkdirSync(o.records, { recursive: true });
   const env = { endpoint: o.endpoint ?? process.env.HF_ENDPOINT, token: process.env.HF_TOKEN };
   try {
     process.stderr.write(`study ${plan.name}: plan ${(await planKey(plan)).slice(0, 12)}, records in ${o.records}\n`);
@@ -255,7 +271,8 @@ async function main() {
     process.stdout.write(JSON.stringify(report) + '\n');
   } catch (e) {
     process.stderr.write(`study: ${(e as Error).message}\n`);
-    process.exit(e instanceof StudyCliError ? 2 : 1);
+    // a plan the task cannot hold (more questions than it has) is bad input too
+    process.exit(e instanceof StudyCliError || (isStoreError(e) && e.code === 'bad-input') ? 2 : 1);
   }
 }
 
