@@ -39,7 +39,7 @@ export async function verifyRecords(manifest: RunManifest & { condition: Conditi
   const refuse = (i: number, problem: Disagreement) =>
     new StoreError(
       'invalid-import',
-      `${where}: run ${manifest.id}, ${label(i)} (question ${records[i].doc_id}, probe ${records[i].probe}): ${problem.field} ${problem.why} (the file was altered, or written by a version that graded differently)`,
+      `${where}: run ${manifest.id}, ${label(i)} (question ${records[i].doc_id}, probe ${records[i].probe}): ${problem.field} ${problem.why} (the file was altered, or written by a version that computes it differently)`,
     );
   for (const [i, r] of records.entries()) {
     const problem = await disagreement(manifest, r, run).catch((e: unknown) => ({ field: 'target', why: `cannot be graded (${e instanceof Error ? e.message : String(e)})` }));
