@@ -159,6 +159,7 @@ describe('imported records are verified', () => {
       ['a fixed route no candidate', (f) => of(f, 'random-routes').forEach((r: any) => (r.selectors['fixed-route'].route = [5, 4, 3, 2, 1, 0])), /selectors\.fixed-route\.route says \[5,4,3,2,1,0\], which is not one of the probe's candidate routes/],
       ['an attempt\'s depth', (f) => (deep(f).attempts.find((a: any) => a.depth > 1).depth = 1), /probe mcts-routes\): attempts\[\d+\] says .*"depth":1.*session under this spec asks for/],
       ['an MCTS route', (f) => (of(f, 'mcts-routes')[0].attempts[0].route = [0, 0, 1, 2, 3, 4, 5]), /attempts\[0\] says .*"route":\[0,0,1,2,3,4,5\]/],
+      ['every MCTS depth 0 (a profile no walk can follow)', (f) => of(f, 'mcts-routes').forEach((r: any) => r.attempts.forEach((a: any) => (a.depth = 0))), /probe (mcts-routes|depth-matched-routes)\): (attempts\[0\] says .*"depth":0|depth_profile says|attempts cannot be replayed)/],
       ['a depth profile', (f) => (of(f, 'depth-matched-routes')[0].depth_profile = [0, 24]), /probe depth-matched-routes\): depth_profile says \[0,24\]/],
       ['a pick on a deployment record', (f) => (of(f, 'deployment')[0].selectors = { majority: of(f, 'mcts-routes')[0].selectors.majority }), /selectors\.majority is a pick on a deployment record/],
       ['a selector named toString', (f) => (of(f, 'random-routes')[0].selectors.toString = of(f, 'random-routes')[0].selectors.majority), /records\[\d+\]\.selectors\["toString"\]: expected a key among "majority", "max-logprob", "fixed-route"/],

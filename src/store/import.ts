@@ -96,7 +96,7 @@ export async function verifyRunFile(file: RunFile, fileName: string): Promise<Ve
     throw invalid(fileName, "run_key: not the key of the run's model, condition, probes and questions (the file was altered)");
   }
   const regraded = canRegrade(manifest);
-  const records = regraded ? unverifiablePicksDropped(recordsOf(file)).records : recordsOf(file);
+  const records = regraded ? unverifiablePicksDropped(recordsOf(file)) : recordsOf(file);
   const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
   if (regraded) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`);
   return { manifest, items, regraded };

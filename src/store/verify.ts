@@ -58,18 +58,15 @@ export async function verifyRecords(manifest: RunManifest & { condition: Conditi
 }
 
 /** The records with every fixed-route pick that cannot be regraded removed: an extra decode
- *  (attempt null) written before picks kept its response. Returns how many were dropped. */
-export function unverifiablePicksDropped(records: readonly QuestionRecord[]): { records: QuestionRecord[]; dropped: number } {
-  let dropped = 0;
-  const out = records.map((r) => {
+ *  (attempt null) written before picks kept its response. */
+export function unverifiablePicksDropped(records: readonly QuestionRecord[]): QuestionRecord[] {
+  return records.map((r) => {
     const pick = r.selectors?.['fixed-route'];
     if (!pick || pick.attempt !== null || pick.response !== undefined) return r;
-    dropped++;
     const { 'fixed-route': _f, ...rest } = r.selectors!;
     const { selectors: _s, ...bare } = r;
     return Object.keys(rest).length ? { ...bare, selectors: rest } : bare;
   });
-  return { records: out, dropped };
 }
 
 /** What a record's replay needs from the rest of its run. */
@@ -88,7 +85,9 @@ function runContext(manifest: RunManifest, records: readonly QuestionRecord[]): 
   const byProbeKey = new Map<string, QuestionRecord[]>();
   for (const r of records) {
     if (isDeployment(r) && r.attempts[0]) deployment.set(r.doc_id, r.attempts[0].correct);
-    byProbeKey.set(r.probe_key, [...(byProbeKey.get(r.probe_key) ?? []), r]);
+    const same = byProbeKey.get(r.probe_key);
+    if (same) same.push(r);
+    else byProbeKey.set(r.probe_key, [r]);
   }
   // the model's depth: a route space states it; else the default route a deployment attempt ran
   // (or, in a run without one, a silencing scan's attempts, which all run the default route)
@@ -167,14 +166,19 @@ function replayDisagreement(cond: Condition, spec: ProbeSpec, r: QuestionRecord,
     return { field: 'probe_spec', why: `cannot be checked: this probe follows the run's ${dep} records, which the file does not hold for every question` };
   }
   const ctx = { numLayers: run.numLayers, condition: cond, dependency };
-  const own = probe.recordFields?.(spec, ctx) ?? {};
-  for (const k of PROBE_FIELDS) {
-    if (r[k] === undefined && own[k] === undefined) continue;
-    // a record written before a probe stated its own fields lacks them
-    const bad = r[k] === undefined ? null : differ(k, r[k], own[k]);
-    if (bad) return bad;
+  try {
+    const own = probe.recordFields?.(spec, ctx) ?? {};
+    for (const k of PROBE_FIELDS) {
+      if (r[k] === undefined && own[k] === undefined) continue;
+      // a record written before a probe stated its own fields lacks them
+      const bad = r[k] === undefined ? null : differ(k, r[k], own[k]);
+      if (bad) return bad;
+    }
+    return replayProblem(spec, r, ctx, run.deployment.get(r.doc_id) ?? null);
+  } catch (e) {
+    // a session that cannot start on what the run states (a depth profile its MCTS records cannot make)
+    return { field: 'attempts', why: `cannot be replayed (${e instanceof Error ? e.message : String(e)})` };
   }
-  return replayProblem(spec, r, ctx, run.deployment.get(r.doc_id) ?? null);
 }
 
 /** Record fields a probe may add of its own (Probe.recordFields). */
