@@ -170,6 +170,7 @@ describe('audit CLI', () => {
       ['--model A --probe mlp-silencing --budget 3', /does not apply to mlp-silencing/],
       ['--model A --probe random-routes,random-routes', /lists a probe twice/],
       ['--model A --question-seed x', /--question-seed must be an integer ≥ 0/],
+      ['--model A --seed 99999999999999999999', /--seed must be at most 9007199254740991 \(larger integers are not exact in JSON\), got "99999999999999999999"/],
       ['--model A --top-p 2', /--top-p must be a number in \(0, 1\]/],
       ['--model A --selectors best', /--selectors must be one of majority, max-logprob, fixed-route/],
       ['--model A --frobnicate', /Unknown option '--frobnicate'/],

@@ -102,6 +102,7 @@ export interface AuditCliOptions {
 function int(name: string, v: string | undefined, min: number): number | undefined {
   if (v === undefined) return undefined;
   if (!/^-?\d+$/.test(v) || Number(v) < min) throw new CliError(`--${name} must be an integer ≥ ${min}, got "${v}"`);
+  if (!Number.isSafeInteger(Number(v))) throw new CliError(`--${name} must be at most ${Number.MAX_SAFE_INTEGER} (larger integers are not exact in JSON), got "${v}"`);
   return Number(v);
 }
 

@@ -5,7 +5,10 @@ import { FakeEngine } from '../src/audit/testing/fake-engine.ts';
 import { routeToString } from '../src/audit/routes.ts';
 import { studyTaskOptions } from '../src/store/study.ts';
 import { parseCli, runCli, type CliDeps } from './audit-cli.ts';
-import { modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError, type StudyDeps } from './study-cli.ts';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { checkFolders, modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError, type StudyDeps } from './study-cli.ts';
 
 // Two 6-layer fakes. A: right under the default route when a+b is even, under any route repeating a
 // layer, and with layer 3's MLP silenced. B (the "trained" one): also right on the default route
@@ -189,6 +192,53 @@ describe('study CLI', () => {
     expect((await runStudy(one(4), null, deps(new Map(smallFiles)))).reused).toBe(1);
   });
 
+  it('verifies a stored run file as the app\'s import does: a tampered or incomplete file is named in a warning and recomputed, never reused', async () => {
+    const plan = normalizePlan({ ...PLAN, models: ['A'], pairs: [], scan: false, probes: [{ probe: 'random-routes', space: 'blocks' }], budget: 4, questions: 6, selectors: ['majority'] });
+    const files = new Map<string, string>();
+    const genuine = await runStudy(plan, null, deps(files));
+    const [key] = genuine.settings[0].run_keys;
+    const text = files.get(key)!;
+    type R = { doc_id: string; probe: string; realized: boolean | null; reachable: boolean | null; model_fingerprint: string; condition_key: string; doc_hash: string; target: string; attempts: { response: string; extracted: string }[] };
+    const tamper = (edit: (f: { records: R[] }) => void) => {
+      const f = JSON.parse(text) as { records: R[] };
+      edit(f);
+      return JSON.stringify(f);
+    };
+    const deployment = (f: { records: R[] }) => f.records.filter((r) => r.probe === 'deployment');
+    const cases: [string, string, RegExp][] = [
+      ['one realized flipped', tamper((f) => void (deployment(f)[0].realized = !deployment(f)[0].realized)), /realized says/],
+      ['every deployment answer "999"', tamper((f) => deployment(f).forEach((r) => r.attempts.forEach((a) => Object.assign(a, { response: '999', extracted: '999' })))), /attempts\[0\]\.correct says|resps says/],
+      ['reachable: true on every record', tamper((f) => f.records.forEach((r) => (r.reachable = true))), /reachable says true/],
+      ['a duplicated record', tamper((f) => void f.records.push(f.records[1])), /the same question and probe as records\[1\]/],
+      ['another fingerprint', tamper((f) => void (f.records[2].model_fingerprint = 'fake-B')), /model or condition key differ/],
+      ['another condition key', tamper((f) => void (f.records[2].condition_key = 'c'.repeat(64))), /model or condition key differ/],
+      ['another doc hash', tamper((f) => void (f.records[2].doc_hash = 'd'.repeat(64))), /question content or prompt/],
+      ['another target', tamper((f) => void (f.records[2].target = '12345')), /target says "12345"/],
+      ['a moved doc id', tamper((f) => void (deployment(f)[0].doc_id = deployment(f)[1].doc_id)), /question content or prompt|doc_id says/],
+      ['records dropped', tamper((f) => void f.records.splice(3, 2)), /holds 10 of the 12 records its run asks for/],
+      ['records: []', tamper((f) => void (f.records = [])), /holds 0 of the 12 records/],
+    ];
+    for (const [what, bad, why] of cases) {
+      for (const dir of ['records', 'import']) {
+        // --records: the file is read where it is rewritten; --import: read from a second folder
+        const stored = new Map([[key, bad]]);
+        const written = new Map<string, string>();
+        const d = deps(stored);
+        if (dir === 'import') d.writeRun = (k, t) => void written.set(k, t);
+        const logged: string[] = [];
+        d.log = (line) => void logged.push(line);
+        const report = await runStudy(plan, null, d);
+        const warning = logged.find((l) => l.startsWith('warning:'));
+        expect(warning, `${what} (${dir}): ${logged.join('\n')}`).toContain(`${key}.json`);
+        expect(warning, what).toMatch(why);
+        expect([report.computed, report.reused], what).toEqual([1, 0]);
+        expect(strip(report), what).toEqual(strip(genuine));
+        expect(JSON.parse((dir === 'import' ? written : stored).get(key)!).records, what).toEqual(JSON.parse(text).records);
+      }
+    }
+    expect((await runStudy(plan, null, deps(new Map(files)))).reused).toBe(1);
+  });
+
   it('reports an empty failure set as a stated case, not an error (a model right on every question, and one right on none)', async () => {
     for (const [kind, answerOf] of [
       ['always right', (q: { prompt: string }) => String(eval0(q.prompt))],
@@ -239,5 +289,23 @@ describe('study CLI', () => {
     expect(modelSource('builtin:micro-arith', '/r')).toEqual({ kind: 'fs', dir: '/r/public/hub/reachlab/micro-arith/resolve/main' });
     expect(modelSource('Qwen/Qwen2.5-0.5B@abc', '/r', { endpoint: 'http://x' })).toEqual({ kind: 'hub', repo: 'Qwen/Qwen2.5-0.5B', revision: 'abc', endpoint: 'http://x' });
     expect(() => modelSource('not a model', '/r')).toThrow(/neither builtin:<name>, a folder with config.json, nor a Hub id/);
+  });
+
+  it('refuses record folders that are not folders, and a plan asking more questions than its task holds, by name', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'study-cli-'));
+    try {
+      const file = path.join(dir, 'a-file');
+      writeFileSync(file, 'x');
+      expect(() => checkFolders({ records: file, imports: [] })).toThrow(new StudyCliError(`--records ${file}: not a directory`));
+      expect(() => checkFolders({ records: path.join(file, 'below'), imports: [] })).toThrow(/^--records .*below: cannot create the folder \(ENOTDIR\)$/);
+      expect(() => checkFolders({ records: dir, imports: [path.join(dir, 'nonexistent')] })).toThrow(new StudyCliError(`--import ${path.join(dir, 'nonexistent')}: no such directory`));
+      expect(() => checkFolders({ records: dir, imports: [file] })).toThrow(new StudyCliError(`--import ${file}: not a directory`));
+      checkFolders({ records: path.join(dir, 'made'), imports: [dir] });
+      expect(existsSync(path.join(dir, 'made'))).toBe(true);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
+    const plan = normalizePlan({ ...PLAN, pairs: [], scan: false, probes: [{ probe: 'sampling' }], questions: 1e15 });
+    await expect(runStudy(plan, null, deps(new Map()))).rejects.toThrow('the plan asks for 1000000000000000 questions, but builtin:arith-2d has 3219 test questions: set "questions" to at most 3219');
   });
 });

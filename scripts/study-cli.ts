@@ -6,25 +6,29 @@
 //
 // Every run of the plan is the single audit `npm run -s audit` with the same choices; each is
 // written to the records folder as a ReachLab run file named by its run key (importable in the
-// app's Library) and read back instead of recomputed when present. --shard i/n computes only the
+// app's Library) and read back instead of recomputed when present, whole and passing the app's
+// import checks (storedRunFile). --shard i/n computes only the
 // settings whose index ≡ i − 1 (mod n); running the plan again over the shards' files (copied into
 // --records or named with --import) computes nothing and reports the whole study.
 //
 // Models: "builtin:<name>" (the built-in models shipped under public/hub/reachlab), a folder, or a
 // Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
-// Bad arguments exit 2 with a message on stderr; study failures exit 1.
+// Bad arguments (a record folder that is not one, a plan asking more questions than its task holds)
+// exit 2 with a message on stderr; study failures exit 1.
 
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadTask, runAudit } from '../src/audit/index.ts';
 import { studyExport, type StudyExport } from '../src/audit/provenance.ts';
 import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
-import type { LoadedTask, RunManifest } from '../src/audit/types.ts';
+import type { LoadedTask, QuestionRecord, RunManifest } from '../src/audit/types.ts';
 import type { CheckpointSource, Engine } from '../src/engine/types.ts';
-import { checkRunFile, recordsOf, type RunFile } from '../src/store/run-file.ts';
+import { checkRunFile, type RunFile } from '../src/store/run-file.ts';
+import { verifyRunFile, type VerifiedRunFile } from '../src/store/import.ts';
+import { isStoreError } from '../src/store/errors.ts';
 import { manifestKey } from '../src/store/keys.ts';
 import { parseJsonInput } from '../src/util/json-input.ts';
 import { answerHelp } from './lib/cli-help.ts';
@@ -72,6 +76,21 @@ export function parseStudyCli(argv: string[]): StudyCliOptions {
   };
 }
 
+/** The record folders, before anything runs: --records is a folder (made when missing), each
+ *  --import an existing folder; else a StudyCliError naming the flag and the path. */
+export function checkFolders(o: Pick<StudyCliOptions, 'records' | 'imports'>): void {
+  for (const d of o.imports) {
+    if (!existsSync(d)) throw new StudyCliError(`--import ${d}: no such directory`);
+    if (!statSync(d).isDirectory()) throw new StudyCliError(`--import ${d}: not a directory`);
+  }
+  if (existsSync(o.records) && !statSync(o.records).isDirectory()) throw new StudyCliError(`--records ${o.records}: not a directory`);
+  try {
+    mkdirSync(o.records, { recursive: true });
+  } catch (e) {
+    throw new StudyCliError(`--records ${o.records}: cannot create the folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
 /** Where a plan's model reference loads from in Node. */
 export function modelSource(ref: string, root: string, env: { endpoint?: string; token?: string } = {}): CheckpointSource {
   if (ref.startsWith('builtin:')) return { kind: 'fs', dir: path.join(root, 'public/hub/reachlab', ref.slice('builtin:'.length), 'resolve/main') };
@@ -81,11 +100,13 @@ export function modelSource(ref: string, root: string, env: { endpoint?: string;
   return { kind: 'hub', repo: m[1], revision: m[2] ?? 'main', ...(env.endpoint ? { endpoint: env.endpoint } : {}), ...(env.token ? { token: env.token } : {}) };
 }
 
-/** The run file stored under `key` if it is that run: its stated run key and the key its own
- *  manifest and questions make must both be `key` (a file copied under another run's name states
- *  another model, condition, budget or question list). Else the reason it is not: the run is then
- *  computed again and its file rewritten. */
-async function storedRunFile(key: string, text: string): Promise<{ file: RunFile } | { problem: string }> {
+/** The run file stored under `key` if it is that run, whole and as this version computes it: its
+ *  stated run key and the key its own manifest and questions make are both `key` (a file copied
+ *  under another run's name states another model, condition, budget or question list), it passes
+ *  every check the app's import makes (import.ts verifyRunFile: each record the run's, once, and
+ *  regraded from its attempts), and it holds every record its run asks for. Else the reason it is
+ *  not: the run is then computed again and its file rewritten. */
+async function storedRunFile(key: string, text: string): Promise<{ file: RunFile; records: QuestionRecord[] } | { problem: string }> {
   const name = `${key}.json`;
   let file: RunFile;
   try {
@@ -95,7 +116,17 @@ async function storedRunFile(key: string, text: string): Promise<{ file: RunFile
   }
   const made = await manifestKey(file.manifest, file.questions);
   if (file.run_key !== key || made !== key) return { problem: `the stored run file ${name} is another run (its manifest and questions make run ${made.slice(0, 12)})` };
-  return { file };
+  let verified: VerifiedRunFile;
+  try {
+    verified = await verifyRunFile(file, name);
+  } catch (e) {
+    if (!isStoreError(e)) throw e;
+    return { problem: `the stored run file ${e.message}` };
+  }
+  if (!verified.regraded) return { problem: `the stored run file ${name} cannot be regraded by this version (its condition is unknown or graded by another grader version)` };
+  const total = file.manifest.task.questions * file.manifest.probes.length;
+  if (verified.items.length !== total) return { problem: `the stored run file ${name} holds ${verified.items.length} of the ${total} records its run asks for` };
+  return { file, records: verified.items.map((it) => it.record) };
 }
 
 export interface StudyDeps {
@@ -153,7 +184,7 @@ async function studyRuns(plan: NormalizedPlan, shard: StudyCliOptions['shard'], 
           if (stored && 'problem' in stored) deps.log(`warning: ${stored.problem}; computing the run again`);
           let result: StudyRunResult;
           if (stored && 'file' in stored) {
-            result = { model, task: setting.task, label: run.label, run_key: key, records: recordsOf(stored.file) };
+            result = { model, task: setting.task, label: run.label, run_key: key, records: stored.records };
             manifests.set(key, stored.file.manifest);
             reused++;
           } else {
@@ -202,13 +233,13 @@ async function main() {
       throw new StudyCliError(`cannot read the plan ${o.plan}: ${(e as Error).message}`);
     }
     plan = normalizePlan(raw);
+    checkFolders(o);
   } catch (e) {
     process.stderr.write(`study: ${(e as Error).message}\n`);
     process.exit(2);
   }
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
   const dirs = [o.records, ...o.imports];
-  mkdirSync(o.records, { recursive: true });
   const env = { endpoint: o.endpoint ?? process.env.HF_ENDPOINT, token: process.env.HF_TOKEN };
   try {
     process.stderr.write(`study ${plan.name}: plan ${(await planKey(plan)).slice(0, 12)}, records in ${o.records}\n`);
@@ -240,7 +271,8 @@ async function main() {
     process.stdout.write(JSON.stringify(report) + '\n');
   } catch (e) {
     process.stderr.write(`study: ${(e as Error).message}\n`);
-    process.exit(e instanceof StudyCliError ? 2 : 1);
+    // a plan the task cannot hold (more questions than it has) is bad input too
+    process.exit(e instanceof StudyCliError || (isStoreError(e) && e.code === 'bad-input') ? 2 : 1);
   }
 }
 

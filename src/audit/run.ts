@@ -15,7 +15,7 @@ import type { Ask, Probe, ProbeContext } from './probes/probe';
 import { bindProbes, isDeployment, probeOf, validateProbeSpec } from './probes/registry';
 import { makeRecord } from './record';
 import { routeToString } from './routes';
-import { chooseFixedRoute, fixedRoutePick, selectorPick } from './selectors';
+import { chooseFixedRoute, fixedRoutePick, SELECTOR_NAMES, selectorPick } from './selectors';
 import { summarize } from './summary';
 import type { Attempt, AuditSummary, Condition, Doc, LoadedTask, ProbeSpec, QuestionRecord, SelectorName, SelectorPick } from './types';
 import { quote } from '../util/clip';
@@ -108,7 +108,7 @@ async function checkSetup(engine: Engine, o: AuditOptions): Promise<RunState> {
     names.add(spec.probe);
     if (probeOf(spec).needsGeneration && o.condition.mcMode === 'loglik') throw new AuditError('bad-input', `the ${spec.probe} probe needs generated answers; the condition scores letters (mcMode loglik)`);
   }
-  for (const s of o.selectors ?? []) if (!['majority', 'max-logprob', 'fixed-route'].includes(s)) throw new AuditError('bad-input', `unknown selector "${s}" (known: majority, max-logprob, fixed-route)`);
+  for (const s of o.selectors ?? []) if (!SELECTOR_NAMES.includes(s)) throw new AuditError('bad-input', `unknown selector "${s}" (known: ${SELECTOR_NAMES.join(', ')})`);
   const rpc = o.rowsPerCall ?? 64;
   if (!Number.isInteger(rpc) || rpc < 1) throw new AuditError('bad-input', `rowsPerCall must be a positive integer, got ${rpc}`);
   if (o.condition.fewShot.n > 0 && o.condition.fewShot.pool !== (await fewShotPoolHash(o.task.train))) {
@@ -279,9 +279,10 @@ async function selectorsFor(engine: Engine, o: AuditOptions, st: RunState, spec:
         const hit = fixedRoutePick(attempts, fixed.route);
         if (hit) out[s] = { ...hit, blind: true };
         else {
-          // the fixed route was not among this question's draws: one extra, uncharged decode
+          // the fixed route was not among this question's draws: one extra, uncharged decode, kept
+          // with its response so that an import can regrade it
           const [g] = await exec([{ q, route: fixed.route, silence: [], sampling: conditionSampling(o.condition, q.doc.id) }]);
-          out[s] = { extracted: g.extracted, correct: g.correct, blind: true, attempt: null, route: fixed.route.slice() };
+          out[s] = { extracted: g.extracted, correct: g.correct, blind: true, attempt: null, route: fixed.route.slice(), response: g.response };
         }
       }
     }

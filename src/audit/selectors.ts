@@ -53,6 +53,9 @@ export function fixedRoutePick(attempts: readonly Attempt[], route: readonly num
   return a ? { extracted: a.extracted, correct: a.correct, attempt: a.index, route: route.slice() } : null;
 }
 
+/** Every selector, by name. */
+export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'max-logprob', 'fixed-route'];
+
 /** The selectors computed from a record's attempts alone, at read time. */
 export const READ_TIME_SELECTORS: readonly SelectorName[] = ['majority', 'max-logprob'];
 

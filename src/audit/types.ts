@@ -198,6 +198,8 @@ export interface SelectorPick {
   attempt: number | null;
   /** fixed-route: the route chosen on the train split. */
   route?: number[];
+  /** An extra decode's response (attempt null), from which its pick is regraded on import. */
+  response?: string;
 }
 
 export interface SelectorSummary {

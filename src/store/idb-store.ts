@@ -216,21 +216,32 @@ export function placed(existing: StoredRecord | undefined, runId: string, item: 
   if (existing.imported && !item.imported) {
     return { value: { ...newStored(runId, item), runIds }, outcome: runIds === existing.runIds ? 'present' : 'linked' };
   }
-  if (runIds === existing.runIds) return { value: null, outcome: 'present' };
-  return { value: { ...existing, runIds }, outcome: 'linked' };
+  const outcome = runIds === existing.runIds ? 'present' : 'linked';
+  // another import whose own file holds the record owns it too
+  const owner = item.imported && existing.imported && ![existing.imported, ...(existing.alsoImported ?? [])].some((p) => p.runId === item.imported!.runId);
+  if (owner) return { value: { ...existing, runIds, alsoImported: [...(existing.alsoImported ?? []), item.imported!] }, outcome };
+  if (runIds === existing.runIds) return { value: null, outcome };
+  return { value: { ...existing, runIds }, outcome };
 }
 
 export function newStored(runId: string, item: RecordItem): StoredRecord {
   return { key: item.key, record: item.record, runIds: [runId], computedBy: runId, savedAt: new Date().toISOString(), ...(item.imported ? { imported: item.imported } : {}) };
 }
 
-/** What remains of a record of run `runId` when that run is deleted, or null to delete it: a record
- *  the run imported goes from every run, each counted in `lost` (run id → records it loses). */
+/** What remains of a record of run `runId` when that run is deleted, or null to delete it. A
+ *  record the run imported passes to another import whose own file held it (alsoImported) and that
+ *  still holds it; with none, it goes from every run, each counted in `lost` (run id → records it
+ *  loses). */
 export function afterDelete(rec: StoredRecord, runId: string, lost: Map<string, number>): StoredRecord | null {
   const runIds = rec.runIds.filter((r) => r !== runId);
+  const others = (rec.alsoImported ?? []).filter((p) => p.runId !== runId && runIds.includes(p.runId));
+  const { alsoImported: _a, ...bare } = rec;
+  const owned = (imported: StoredRecord['imported'], also: typeof others): StoredRecord => ({ ...bare, runIds, ...(imported ? { imported } : {}), ...(also.length ? { alsoImported: also } : {}) });
   if (rec.imported?.runId === runId) {
+    const [heir, ...rest] = others;
+    if (heir) return owned(heir, rest);
     for (const r of runIds) lost.set(r, (lost.get(r) ?? 0) + 1);
     return null;
   }
-  return runIds.length === 0 ? null : { ...rec, runIds };
+  return runIds.length === 0 ? null : owned(rec.imported, others);
 }

@@ -6,6 +6,12 @@ import { defaultCondition } from '../audit/condition.ts';
 import { DEFINITIONS } from '../audit/definitions.ts';
 import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import type { Doc, LoadedTask, ProbeSpec } from '../audit/types.ts';
+import { colaMcts } from '../audit/probes/mcts.ts';
+import { depthMatchedRoutes } from '../audit/probes/depth-matched.ts';
+import { randomRoutes, type RandomRoutesSpec } from '../audit/probes/random-routes.ts';
+import { sharedRoutes } from '../audit/probes/route-draws.ts';
+import { canonicalJson } from '../util/hash.ts';
+import { blocksSpace } from '../audit/routes.ts';
 import { coreAudit, coreRunRequest, type CoreAuditInput } from './core-audit.ts';
 import { isStoreError, type StoreError } from './errors.ts';
 import { exportRunJson, loadRun } from './export.ts';
@@ -114,6 +120,68 @@ describe('imported records are verified', () => {
     }
   });
 
+  it('replays each record\'s attempts and checks its picks: blindness, the fixed route and its extra decode, depths, depth profiles, selector names', async () => {
+    const L6 = 6;
+    // right on the default route for even n, and on any route that repeats a layer for n ≥ 3 (the
+    // calibration questions have n ≥ 10: the fixed route repeats a layer and is wrong on q1)
+    const routed = (q: { prompt: string; route: number[] }) => {
+      const n = Number(/What is (\d+)/.exec(q.prompt)![1]);
+      return n % 2 === 0 || (n >= 3 && new Set(q.route).size < q.route.length) ? String(2 * n) : '1';
+    };
+    const many: Doc[] = Array.from({ length: 6 }, (_, i) => ({ id: `q${i}`, text: `What is ${i} + ${i}?`, target: String(2 * i) }));
+    const routedTask: LoadedTask = { ...task, spec: { ...task.spec, numTest: 6, numTrain: 4 }, test: many, train: Array.from({ length: 4 }, (_, i) => ({ id: `t${i}`, text: `What is ${10 + i} + ${10 + i}?`, target: String(20 + 2 * i) })) };
+    const routedInput: CoreAuditInput = {
+      task: routedTask,
+      condition: defaultCondition(routedTask.spec, 'f32'),
+      probes: [{ probe: 'deployment' }, randomRoutes(blocksSpace(L6), 2, 5), colaMcts(L6, 4, 3), depthMatchedRoutes(colaMcts(L6, 4, 3))],
+      selectors: ['majority', 'fixed-route'],
+    };
+    const source = new MemoryRunStore();
+    const { engine, c } = controller(source, new FakeEngine({ numLayers: L6, answer: routed }));
+    await c.start(await coreRunRequest(engine, await engine.info(), routedInput, { appVersion: 'test', source: 'fake', id: 'run-r' }));
+    await c.idle();
+    const file = JSON.parse(await exportRunJson(source, 'run-r'));
+    expect(await importRunJson(new MemoryRunStore(), JSON.stringify(file), 'genuine.json')).toMatchObject({ records: 24 });
+
+    const of = (f: any, probe: string) => f.records.filter((r: any) => r.probe === probe);
+    const extra = (f: any) => of(f, 'random-routes').find((r: any) => r.selectors['fixed-route'].attempt === null && !r.selectors['fixed-route'].correct);
+    expect(extra(file), 'a question whose draws miss the fixed route, wrong on it').toBeDefined();
+    const deep = (f: any) => of(f, 'mcts-routes').find((r: any) => r.attempts.some((a: any) => a.depth > 1));
+    const cases: [string, (f: any) => void, RegExp][] = [
+      ['MCTS majority marked blind', (f) => (of(f, 'mcts-routes')[0].selectors.majority.blind = true), /probe mcts-routes\): selectors\.majority says .*"blind":true.*this version computes .*"blind":false/],
+      ['an extra decode set to the gold', (f) => Object.assign(extra(f).selectors['fixed-route'], { extracted: extra(f).target, correct: true }), /selectors\.fixed-route says .*"correct":true/],
+      ['the fixed route of one record changed', (f) => (of(f, 'random-routes')[1].selectors['fixed-route'].route = [0, 1, 2, 3, 4, 5, 5]), /selectors\.fixed-route/],
+      [
+        'the fixed route of one record changed to another candidate',
+        (f) => (extra(f).selectors['fixed-route'].route = sharedRoutes(routedInput.probes[1] as RandomRoutesSpec).find((r) => canonicalJson(r) !== canonicalJson(extra(f).selectors['fixed-route'].route))),
+        /selectors\.fixed-route/,
+      ],
+      ['a fixed route no candidate', (f) => of(f, 'random-routes').forEach((r: any) => (r.selectors['fixed-route'].route = [5, 4, 3, 2, 1, 0])), /selectors\.fixed-route\.route says \[5,4,3,2,1,0\], which is not one of the probe's candidate routes/],
+      ['an attempt\'s depth', (f) => (deep(f).attempts.find((a: any) => a.depth > 1).depth = 1), /probe mcts-routes\): attempts\[\d+\] says .*"depth":1.*session under this spec asks for/],
+      ['an MCTS route', (f) => (of(f, 'mcts-routes')[0].attempts[0].route = [0, 0, 1, 2, 3, 4, 5]), /attempts\[0\] says .*"route":\[0,0,1,2,3,4,5\]/],
+      ['every MCTS depth 0 (a profile no walk can follow)', (f) => of(f, 'mcts-routes').forEach((r: any) => r.attempts.forEach((a: any) => (a.depth = 0))), /probe (mcts-routes|depth-matched-routes)\): (attempts\[0\] says .*"depth":0|depth_profile says|attempts cannot be replayed)/],
+      ['a depth profile', (f) => (of(f, 'depth-matched-routes')[0].depth_profile = [0, 24]), /probe depth-matched-routes\): depth_profile says \[0,24\]/],
+      ['a pick on a deployment record', (f) => (of(f, 'deployment')[0].selectors = { majority: of(f, 'mcts-routes')[0].selectors.majority }), /selectors\.majority is a pick on a deployment record/],
+      ['a selector named toString', (f) => (of(f, 'random-routes')[0].selectors.toString = of(f, 'random-routes')[0].selectors.majority), /records\[\d+\]\.selectors\["toString"\]: expected a key among "majority", "max-logprob", "fixed-route"/],
+    ];
+    for (const [name, tamper, message] of cases) {
+      const f = structuredClone(file);
+      tamper(f);
+      const target = new MemoryRunStore();
+      const e = await refusal(importRunJson(target, JSON.stringify(f), 'tampered.json'));
+      expect(e.message, name).toMatch(message);
+      expect(await target.listRuns(), name).toEqual([]);
+    }
+    // an extra decode written before picks kept its response cannot be regraded: that pick alone is dropped
+    const older = structuredClone(file);
+    delete extra(older).selectors['fixed-route'].response;
+    const doc = extra(older).doc_id;
+    const target = new MemoryRunStore();
+    await importRunJson(target, JSON.stringify(older), 'older.json');
+    const kept = (await loadRun(target, 'run-r')).records.find((r) => r.probe === 'random-routes' && r.doc_id === doc)!;
+    expect(Object.keys(kept.selectors ?? {})).toEqual(['majority']);
+  });
+
   it('stores a "finished" file that lacks records as interrupted, and a later start computes the rest', async () => {
     const file = await genuineFile();
     file.records = file.records.slice(0, 2);
@@ -177,6 +245,45 @@ describe('imported records keep their provenance', () => {
     expect((await target.getRun('local'))!.manifest.status).toBe('finished');
     expect((await target.recordsForRun('local')).length).toBe(8);
     expect(engine.rowsRequested).toBeGreaterThan(rowsBefore);
+  });
+
+  it('two imports of one question set own their shared records each: deleting one leaves the other whole (memory and IndexedDB)', async () => {
+    const fileA = await genuineFile();
+    const sourceB = new MemoryRunStore();
+    const { engine, c } = controller(sourceB);
+    const inputB: CoreAuditInput = { ...input, probes: [{ probe: 'deployment' }, { probe: 'sampling', budget: 3, temperature: 0.8, topP: 0.9, seed: 5 }] };
+    await c.start(await coreRunRequest(engine, await engine.info(), inputB, { appVersion: 'test', source: 'fake', id: 'run-y' }));
+    await c.idle();
+    const textB = await exportRunJson(sourceB, 'run-y');
+    for (const target of [new MemoryRunStore(), await freshIdbStore()] as RunStore[]) {
+      await importRunJson(target, JSON.stringify(fileA), 'a.json');
+      // B's deployment records are A's, under the same keys: linked, not stored twice
+      expect(await importRunJson(target, textB, 'b.json')).toMatchObject({ runId: 'run-y', records: 8, stored: 4, linked: 4 });
+      await target.deleteRun('run-x');
+      const b = (await target.getRun('run-y'))!;
+      expect([b.manifest.status, b.counters.recordsDone, b.counters.lastError], target.kind).toEqual(['finished', 8, undefined]);
+      const held = await target.recordsForRun('run-y');
+      expect(held.length, target.kind).toBe(8);
+      expect(held.every((s) => s.imported?.runId === 'run-y' && s.imported.file === 'b.json'), target.kind).toBe(true);
+      expect((await loadRun(target, 'run-y')).records.length).toBe(8);
+      // and deleting B then leaves nothing behind
+      await target.deleteRun('run-y');
+      expect(await target.recordsInRange([''], [[]]), target.kind).toEqual([]);
+    }
+  });
+
+  it('an imported run that lacks records takes them back from its file; a whole one is still refused as already in the library', async () => {
+    const file = await genuineFile();
+    for (const target of [new MemoryRunStore(), await freshIdbStore()] as RunStore[]) {
+      await importRunJson(target, JSON.stringify({ ...file, records: file.records.slice(0, 5) }), 'part.json');
+      expect((await target.getRun('run-x'))!.manifest.status).toBe('interrupted');
+      expect(await importRunJson(target, JSON.stringify(file), 'whole.json')).toMatchObject({ runId: 'run-x', records: 8, stored: 3 });
+      const run = (await target.getRun('run-x'))!;
+      expect([run.manifest.status, run.counters.recordsDone, run.counters.lastError], target.kind).toEqual(['finished', 8, undefined]);
+      expect((await target.recordsForRun('run-x')).length).toBe(8);
+      const e = await importRunJson(target, JSON.stringify(file), 'again.json').then(() => null, (err: StoreError) => err);
+      expect([e?.code, e?.message], target.kind).toEqual(['duplicate', 'again.json: this run is already in your library (run run-x); delete it there first to import this file again']);
+    }
   });
 
   it('a record computed here replaces an imported one under the same key', async () => {

@@ -22,7 +22,7 @@ import { StoreError, isStoreError } from './errors.ts';
 import { legacyManifestKey, manifestKey, probeKey, recordKeyIn, runScope, type RunScope } from './keys.ts';
 import { upgradeLegacyRecord } from './legacy.ts';
 import { keyId } from './records.ts';
-import { canRegrade, verifyRecords } from './verify.ts';
+import { canRegrade, unverifiablePicksDropped, verifyRecords } from './verify.ts';
 import { checkAnyRunFile, LEGACY_RUN_FILE_VERSION, recordsOf, type LegacyRunFile, type RunFile } from './run-file.ts';
 import { LEGACY_KEY_PREFIX, type RunCounters, type StoredRun } from './schema.ts';
 import type { RecordItem, RunStore } from './store.ts';
@@ -58,6 +58,29 @@ export async function importRunJson(store: RunStore, text: string, fileName = 't
 }
 
 async function importCurrentFile(store: RunStore, file: RunFile, fileName: string): Promise<ImportResult> {
+  const { manifest, items, regraded } = await verifyRunFile(file, fileName);
+  const run = incompleteAsInterrupted(storedRun(manifest, file.run_key, items));
+  return write(store, run, withProvenance(items, fileName, run.id, regraded), file.questions, fileName);
+}
+
+/** A current run file as the library would hold it, after every check an import makes. */
+export interface VerifiedRunFile {
+  manifest: RunManifest;
+  /** Its records with their keys: each belongs to the run, none repeats. */
+  items: RecordItem[];
+  /** Every record was recomputed from its attempts (verify.ts); false when its condition is
+   *  unknown or graded by another grader version. */
+  regraded: boolean;
+}
+
+/**
+ * Checks a current run file whole, as importing it does (and the study CLI does before reusing a
+ * stored run file): the condition key is its condition's, the question list is the manifest's
+ * length and makes the run key, every record belongs to the run (model, condition, probe spec,
+ * question content and prompt) and appears once, and each regradable record equals what this
+ * version computes from its attempts. Throws StoreError 'invalid-import' naming the first problem.
+ */
+export async function verifyRunFile(file: RunFile, fileName: string): Promise<VerifiedRunFile> {
   const manifest = imported(file.manifest, fileName);
   if (manifest.condition) {
     if (manifest.condition_key !== (await conditionKey(manifest.condition))) {
@@ -73,12 +96,11 @@ async function importCurrentFile(store: RunStore, file: RunFile, fileName: strin
   if (file.run_key !== (await manifestKey(manifest, file.questions))) {
     throw invalid(fileName, "run_key: not the key of the run's model, condition, probes and questions (the file was altered)");
   }
-  const records = recordsOf(file);
-  const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
   const regraded = canRegrade(manifest);
+  const records = regraded ? unverifiablePicksDropped(recordsOf(file)) : recordsOf(file);
+  const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
   if (regraded) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`);
-  const run = incompleteAsInterrupted(storedRun(manifest, file.run_key, items));
-  return write(store, run, withProvenance(items, fileName, run.id, regraded), file.questions, fileName);
+  return { manifest, items, regraded };
 }
 
 /** A file of the previous version: a legacy run (schema.ts), its records completed where the
@@ -350,16 +372,37 @@ function incompleteAsInterrupted(run: StoredRun): StoredRun {
 }
 
 /** Writes the run unless the library has it already (same id or same run key): that is said
- *  plainly, not as an invalid file. */
+ *  plainly, not as an invalid file. An imported run of the same run key that holds fewer records
+ *  than the file (a deletion took some) takes the file's records back instead. */
 async function write(store: RunStore, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined, where: string): Promise<ImportResult> {
   const again = 'delete it there first to import this file again';
-  if (await store.getRun(run.id)) {
+  const byId = await store.getRun(run.id);
+  const same = byId ?? (await store.runsByManifestKey(run.manifestKey))[0];
+  if (same && same.manifestKey === run.manifestKey && same.manifest.imported && !same.legacy && same.counters.recordsDone < items.length) {
+    return refill(store, same, run, items, questions);
+  }
+  if (byId) {
     throw new StoreError('duplicate', `${where}: this run is already in your library (run ${run.id}); ${again}`);
   }
-  const same = (await store.runsByManifestKey(run.manifestKey))[0];
   if (same) {
     throw new StoreError('duplicate', `${where}: this run is already in your library as run ${same.id} (same model, condition, probes and questions); ${again}`);
   }
   const { stored, linked } = await store.importRun(run, items, questions);
   return { runId: run.id, records: items.length, stored, linked, legacy: run.legacy === true };
+}
+
+/** The file's records back into the imported run `held` of the same run key, which lacks some. */
+async function refill(store: RunStore, held: StoredRun, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined): Promise<ImportResult> {
+  const have = new Set((await store.keysForRun(held.id)).map(keyId));
+  const done = have.size + items.filter((it) => !have.has(keyId(it.key))).length;
+  const { lastError: _e, ...counters } = held.counters;
+  const back = incompleteAsInterrupted({
+    ...held,
+    manifest: { ...held.manifest, status: run.manifest.status },
+    counters: { ...counters, recordsDone: done },
+    updatedAt: new Date().toISOString(),
+  });
+  const mine = items.map((it) => (it.imported ? { ...it, imported: { ...it.imported, runId: held.id } } : it));
+  const { stored, linked } = await store.importRun(back, mine, questions);
+  return { runId: held.id, records: items.length, stored, linked, legacy: false };
 }

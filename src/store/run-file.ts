@@ -4,6 +4,7 @@
 import type { QuestionIdentity } from '../audit/condition.ts';
 import { checkProbeSpec, checkProbeSpecV1, PROBE_NAMES } from '../audit/probes/registry.ts';
 import { MAX_BUDGET } from '../audit/probes/route-draws.ts';
+import { SELECTOR_NAMES } from '../audit/selectors.ts';
 import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import type { Definition } from '../audit/definitions.ts';
@@ -145,7 +146,7 @@ const checkAttemptV1: Check<Attempt> = obj({
   meanLogprob: logprob,
 });
 
-const checkPick: Check<SelectorPick> = obj({ extracted: text, correct: bool, blind: bool, attempt: nullable(nat), route: opt(arr(nat)) });
+const checkPick: Check<SelectorPick> = obj({ extracted: text, correct: bool, blind: bool, attempt: nullable(nat), route: opt(arr(nat)), response: opt(text) });
 const checkPickV1 = obj({ extracted: text, correct: bool, attempt: nullable(nat), route: opt(arr(nat)) }) as unknown as Check<SelectorPick>;
 
 const recordFields = {
@@ -186,7 +187,7 @@ export const checkRecord: Check<FileRecord> = obj({
   decoy_first_success: opt(nullable(nat)),
   realized_decoy: opt(nullable(bool)),
   reachable_decoy: opt(nullable(bool)),
-  selectors: opt(dict(checkPick)),
+  selectors: opt(dict(checkPick, SELECTOR_NAMES)),
 });
 
 /** A run file's records, each with its decoy fields: as the file states them, or (a file written
@@ -204,7 +205,7 @@ const checkRecordV1 = obj({
   prompt_hash: text,
   probe_spec: checkProbeSpecV1,
   attempts: arr(checkAttemptV1),
-  selectors: opt(dict(checkPickV1)),
+  selectors: opt(dict(checkPickV1, SELECTOR_NAMES)),
 }) as unknown as Check<QuestionRecord>;
 
 const checkDefinition: Check<Definition> = obj({ term: text, definition: text });

@@ -87,11 +87,15 @@ export interface StoredRecord {
   savedAt: string;
   /** Set when the record was read from a file (import.ts) rather than computed here. */
   imported?: RecordProvenance;
+  /** Other imported runs whose own file held this record (linked to it rather than stored twice):
+   *  each of them owns it too, and keeps it when the import it was stored from is deleted. */
+  alsoImported?: RecordProvenance[];
 }
 
 /** Where an imported record came from. A local audit reuses it only when asked to
  *  (RunRequest.includeImported) and only if it was regraded on import; deleting the imported run
- *  removes it from every run that reused it. */
+ *  removes it from every run that reused it, unless another import's own file held it too
+ *  (StoredRecord.alsoImported), which then owns it. */
 export interface RecordProvenance {
   /** The file's name and the imported run's id. */
   file: string;

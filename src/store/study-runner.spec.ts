@@ -5,6 +5,8 @@ import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import { routeToString } from '../audit/routes.ts';
 import { runStudy } from '../../scripts/study-cli.ts';
 import { coreAudit, type CoreAuditInput } from './core-audit.ts';
+import { exportRunJson } from './export.ts';
+import { importRunJson } from './import.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { RunController } from './run-controller.ts';
 import { plannedRunKeys, studyTaskOptions } from './study.ts';
@@ -150,6 +152,20 @@ describe('StudyRunner (the app\'s study)', () => {
     const first = (await controller.store.runsByManifestKey(done.runs[0].run_key!))[0];
     await controller.store.deleteRun(first.id);
     expect(await runner.overview(PLAN)).toMatchObject({ runsDone: 5, status: 'incomplete' });
+  });
+
+  it('does not count an imported run of a planned key as done: the study computes it here', async () => {
+    const elsewhere = setup();
+    await elsewhere.runner.run(PLAN);
+    const { runner, controller } = setup();
+    const key = (await elsewhere.runner.overview(PLAN)).runs[0].run_key!;
+    const [run] = await elsewhere.controller.store.runsByManifestKey(key);
+    await importRunJson(controller.store, await exportRunJson(elsewhere.controller.store, run.id), 'elsewhere.json');
+    expect(await runner.overview(PLAN)).toMatchObject({ runsDone: 0, runsTotal: 6, status: 'new' });
+    await runner.run(PLAN);
+    const done = await runner.overview(PLAN);
+    expect(done).toMatchObject({ runsDone: 6, status: 'finished' });
+    expect((await controller.store.getRun(done.runs[0].run_id!))!.manifest.imported).toBeUndefined();
   });
 
   it('derives each planned run\'s key before it runs: an edited plan counts what is already stored, before Run and after a reload', async () => {

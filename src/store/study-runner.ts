@@ -169,7 +169,7 @@ export class StudyRunner {
   }
 
   /** Where a plan stands, from the store: each planned run is done when a run with its key is
-   *  finished, the key derived from the plan before anything runs (so an edited plan, or one never
+   *  finished here (not imported), the key derived from the plan before anything runs (so an edited plan, or one never
    *  run, counts what is already stored) or else the one its study started; the status is
    *  derived, the stored one only telling a pause or a failure from an interruption. */
   async overview(raw: unknown): Promise<StudyOverview> {
@@ -184,7 +184,9 @@ export class StudyRunner {
       const entry = study?.runs.find((x) => x.model === model && x.task === task && x.label === r.label);
       const keys = [...new Set([...derived[i], ...(entry ? [entry.run_key] : [])])];
       let finished: StoredRun | undefined;
-      for (const k of keys) finished ??= (await store.runsByManifestKey(k)).find((x) => x.manifest.status === 'finished');
+      // a study reuses only runs computed here (it never includes imported records): an imported
+      // run of the same key is not done
+      for (const k of keys) finished ??= (await store.runsByManifestKey(k)).find((x) => x.manifest.status === 'finished' && !x.manifest.imported && !x.legacy);
       const run_key = finished?.manifestKey ?? keys[0] ?? null;
       runs.push({ model, task, label: r.label, run_key, run_id: finished?.id ?? (entry?.run_key === run_key ? entry.run_id : null), done: finished !== undefined });
     }

@@ -11,6 +11,7 @@ import type { LoadTaskOptions } from '../audit/tasks/index.ts';
 import type { Condition, LoadedTask, QuestionRecord, RunManifest } from '../audit/types.ts';
 import type { ModelInfo } from '../engine/types.ts';
 import { coreRunRequest, type CoreAuditInput, type RunModel } from './core-audit.ts';
+import { StoreError } from './errors.ts';
 import { loadRun } from './export.ts';
 import { manifestKey } from './keys.ts';
 import type { RunStore } from './store.ts';
@@ -37,8 +38,12 @@ export interface StudyRunContext {
   source: string;
 }
 
-/** A probe run of a setting: deployment and the study probe over the plan's questions. */
+/** A probe run of a setting: deployment and the study probe over the plan's questions (all of
+ *  them: a task holding fewer is refused by name, never audited short). */
 export async function studyProbeRequest(c: StudyRunContext, probe: StudyProbe): Promise<RunRequest<CoreAuditInput>> {
+  if (c.task.test.length < c.plan.questions) {
+    throw new StoreError('bad-input', `the plan asks for ${c.plan.questions} questions, but ${c.setting.task} has ${c.task.test.length} test questions: set "questions" to at most ${c.task.test.length}`);
+  }
   const input: CoreAuditInput = {
     task: c.task,
     condition: await studyCondition(c.plan, c.task),

@@ -104,13 +104,17 @@ export const tagged =
     return c(v, p);
   };
 
-/** A string-keyed map of checked values (keys kept as data in a null-prototype object). */
+/** A string-keyed map of checked values (keys kept as data in a null-prototype object); with
+ *  `keys`, a key outside them is refused. */
 export const dict =
-  <T>(value: Check<T>): Check<Record<string, T>> =>
+  <T>(value: Check<T>, keys?: readonly string[]): Check<Record<string, T>> =>
   (v, p) => {
     if (!isPlainObject(v)) return fail(p, 'an object', v);
     const out: Record<string, T> = Object.create(null);
-    for (const [k, x] of Object.entries(v)) out[k] = value(x, `${p}[${quote(k)}]`);
+    for (const [k, x] of Object.entries(v)) {
+      if (keys && !keys.includes(k)) fail(`${p}[${quote(k)}]`, `a key among ${keys.map((n) => JSON.stringify(n)).join(', ')}`, k);
+      out[k] = value(x, `${p}[${quote(k)}]`);
+    }
     return out;
   };
 
