@@ -47,6 +47,9 @@ const decoding = tagged<Condition['decoding']>('kind', {
 export const checkCondition: Check<Condition> = obj({
   promptTemplate: text,
   chatTemplate: bool,
+  // absent on conditions made before they were recorded (condition.ts validateCondition)
+  templateVars: opt(obj({ add_generation_prompt: bool, date_string: text, enable_thinking: opt(bool) })),
+  decodeRule: opt(oneOf('tokenizers')),
   systemPrompt: opt(text),
   fewShot: obj({ n: nat, seed: int, delimiter: opt(text), targetDelimiter: opt(text), pool: opt(id) }),
   decoding,
