@@ -3,13 +3,13 @@
 // test/fixtures/tokenizers/expected.json, made by scripts/peer/expected_tokenizers.py.
 
 import { readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
 import { DEFAULT_DATE_STRING } from './template-date.ts';
 import type { ChatMessage, Engine, TemplateVars } from './types.ts';
-import { defaultCondition } from '../audit/condition.ts';
-import { prepareQuestion } from '../audit/attempts.ts';
-import { fewShotExamples } from '../audit/prompt.ts';
+import { conditionKey, defaultCondition, runKey } from '../audit/condition.ts';
+import { prepareQuestion, questionIdentities } from '../audit/attempts.ts';
+import { buildPrompt, fewShotExamples } from '../audit/prompt.ts';
 import type { Doc, TaskSpec } from '../audit/types.ts';
 import { sha256Hex } from '../util/hash.ts';
 
@@ -121,5 +121,29 @@ describe('template variables on the real templates', () => {
   it('Qwen3 with thinking off ends its prompt with the empty think block', () => {
     const p = load('qwen3').applyChatTemplate([{ role: 'user', content: 'What is 2+2?' }], vars({ enable_thinking: false }, true));
     expect(p.endsWith('<|im_start|>assistant\n<think>\n\n</think>\n\n')).toBe(true);
+  });
+});
+
+describe('the same condition on any date', () => {
+  afterEach(() => vi.useRealTimers());
+
+  it('renders the same Llama prompt, prompt hash and run key on two dates (the clock never enters)', async () => {
+    const pkg = expected.models.llama3_2.package;
+    const tok = createTokenizer(JSON.parse(packageFile(pkg, 'tokenizer.json')), JSON.parse(packageFile(pkg, 'tokenizer_config.json')) as Record<string, unknown>);
+    const cond = defaultCondition(taskSpec(false), 'f32', { chatTemplate: true });
+    const docs = expected.docs.test.filter((d) => d.choices === undefined);
+    const atDate = async (iso: string) => {
+      vi.useFakeTimers({ toFake: ['Date'] });
+      vi.setSystemTime(new Date(iso));
+      const prompt = await buildPrompt(tokenizerEngine(tok), cond, docs[0], []);
+      const questions = await questionIdentities(tokenizerEngine(tok), cond, docs, []);
+      const key = await runKey({ model_fingerprint: 'fp', condition_key: await conditionKey(cond), probe_keys: [], questions });
+      vi.useRealTimers();
+      return { prompt, prompt_hash: questions[0].prompt_hash, key };
+    };
+    const a = await atDate('2026-12-06T12:00:00Z');
+    const b = await atDate('2031-03-01T00:30:00Z');
+    expect(a.prompt).toContain('Today Date: 26 Jul 2024');
+    expect(b).toEqual(a);
   });
 });
