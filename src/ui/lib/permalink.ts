@@ -6,6 +6,7 @@
 
 import type { AnswerFormat, Condition, DecodeRule, Decoding } from '../../audit/types';
 import { ENGINE_DTYPES, type EngineDtype, type TemplateVars } from '../../engine/types';
+import { parseDateString } from '../../engine/template-date';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
@@ -175,7 +176,7 @@ export function validateCondition(v: unknown): Condition | string[] {
   if (v.mcMode !== undefined && v.mcMode !== 'generate' && v.mcMode !== 'loglik') errs.push('mcMode must be generate or loglik');
   if (v.requireBoxed !== undefined && typeof v.requireBoxed !== 'boolean') errs.push('requireBoxed must be true or false');
   const tv = v.templateVars;
-  if (tv !== undefined && !(isObject(tv) && typeof tv.add_generation_prompt === 'boolean' && typeof tv.date_string === 'string' && tv.date_string.length <= 32
+  if (tv !== undefined && !(isObject(tv) && typeof tv.add_generation_prompt === 'boolean' && typeof tv.date_string === 'string' && parseDateString(tv.date_string) !== null
     && (tv.enable_thinking === undefined || typeof tv.enable_thinking === 'boolean') && Object.keys(tv).every((k) => ['add_generation_prompt', 'date_string', 'enable_thinking'].includes(k)))) {
     errs.push('templateVars must be { add_generation_prompt: true/false, date_string: "DD Mon YYYY", enable_thinking?: true/false }');
   }
