@@ -2,7 +2,7 @@
 // Records are shaped like lm-evaluation-harness's SampleResult plus our fields, and are the unit
 // the store persists: one record per (model fingerprint, task + version, question, condition key, probe).
 
-import type { EngineDtype, ExecutionProvider, TemplateVars } from '../engine/types';
+import type { ChatTemplateFile, EngineDtype, ExecutionProvider, TemplateVars } from '../engine/types';
 import type { MctsPreset } from './probes/mcts';
 import type { ProbeName, ProbeSpec } from './probes/registry';
 
@@ -284,7 +284,8 @@ export interface AuditSummary {
 export interface RunManifest {
   id: string;
   appVersion: string;
-  model: { fingerprint: string; name: string; source: string; revision?: string };
+  /** chatTemplate: the file the chat template was read from, when the condition applied one. */
+  model: { fingerprint: string; name: string; source: string; revision?: string; chatTemplate?: ChatTemplateFile };
   /** question_seed: which questions (built-in generators) and which few-shot examples. */
   task: { id: string; version: number; questions: number; question_seed?: number };
   /** null for an imported run whose file does not state its condition ("imported, condition

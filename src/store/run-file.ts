@@ -7,7 +7,7 @@ import { MAX_BUDGET } from '../audit/probes/route-draws.ts';
 import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import type { Definition } from '../audit/definitions.ts';
-import { ENGINE_DTYPES } from '../engine/types.ts';
+import { CHAT_TEMPLATE_FILES, ENGINE_DTYPES } from '../engine/types.ts';
 import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
@@ -80,7 +80,7 @@ const checkConditionV1: Check<Condition> = obj({
 
 const probeName = oneOf(...PROBE_NAMES);
 const status = oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed');
-const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text) });
+const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text), chatTemplate: opt(oneOf(...CHAT_TEMPLATE_FILES)) });
 
 export const checkManifest: Check<RunManifest> = obj({
   id,
