@@ -10,6 +10,7 @@ import { colaOverrides } from './boxed';
 import type { LoadTaskOptions } from './tasks/index';
 import type { Condition, LoadedTask, RouteSpace, SelectorName } from './types';
 import type { EngineDtype, TemplateVars } from '../engine/types';
+import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
 
 export interface QuestionChoice {
   questions: number;
@@ -50,7 +51,10 @@ export function parseTemplateVars(settings: readonly string[]): Partial<Template
     if (name === 'add_generation_prompt' || name === 'enable_thinking') {
       if (value !== 'true' && value !== 'false') throw new AuditError('bad-input', `template variable ${name} must be true or false, got ${JSON.stringify(value)}`);
       out[name] = value === 'true';
-    } else if (name === 'date_string') out.date_string = value;
+    } else if (name === 'date_string') {
+      if (!parseDateString(value)) throw new AuditError('bad-input', `template variable date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${JSON.stringify(value)}`);
+      out.date_string = value;
+    }
     else throw new AuditError('bad-input', `unknown template variable "${name}" (known: add_generation_prompt, date_string, enable_thinking; set as NAME=VALUE)`);
   }
   return out;
