@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bindFewShotPool, conditionKey, DEFAULT_TEMPLATE_VARS, defaultCondition, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition } from './condition';
 import { GRADER_VERSION } from './graders';
+import { checkCondition } from '../store/run-file';
 import { buildPrompt, fewShotExamples, letterContinuation, renderQuestion } from './prompt';
 import { FakeEngine } from './testing/fake-engine';
 import type { Condition, Doc, TaskSpec } from './types';
@@ -105,6 +106,15 @@ describe('conditions and keys', () => {
     expect(() => validateCondition({ ...base, stopSequences: [''] })).toThrow(/stopSequences/);
     expect(() => validateCondition({ ...base, mcMode: 'loglik' })).toThrow(/loglik needs answerFormat mc-letter/);
     expect(() => validateCondition({ ...base, graderVersion: 0 })).toThrow(/graderVersion 0/);
+  });
+
+  it('a condition from before the decode rule and template variables still reads from a run file, under another key', async () => {
+    const { decodeRule: _, ...older } = defaultCondition(spec, 'f32', { chatTemplate: true });
+    delete older.templateVars;
+    expect(checkCondition(older, 'condition')).toEqual(older);
+    const now = defaultCondition(spec, 'f32', { chatTemplate: true });
+    expect(checkCondition(now, 'condition')).toEqual(now);
+    expect(await conditionKey(older)).not.toBe(await conditionKey(now));
   });
 
   it('a chat condition sets its template variables; a condition from before them is refused, named', () => {
