@@ -5,8 +5,9 @@ import { routeToString } from '../src/audit/routes.ts';
 import { CliError, parseCli, runCli, type CliDeps } from './audit-cli.ts';
 
 // a 6-layer fake: right under the default route when a+b is even, and under any route repeating a layer
+// (the question raw, or as the fake's chat template renders it)
 const answerOf = (prompt: string, route: number[], silence: number[]) => {
-  const m = /^(\d+)([+-])(\d+)=$/.exec(prompt)!;
+  const m = /^(?:<\|im_start\|>user\n)?(\d+)([+-])(\d+)=(?:<\|im_end\|>\n<\|im_start\|>assistant\n)?$/.exec(prompt)!;
   const v = m[2] === '+' ? Number(m[1]) + Number(m[3]) : Number(m[1]) - Number(m[3]);
   const isDefault = routeToString(route) === '0,1,2,3,4,5';
   if (silence[0] === 3) return String(v);
@@ -181,6 +182,19 @@ describe('audit CLI', () => {
       expect(() => parseCli(argv(args))).toThrow(CliError);
       expect(() => parseCli(argv(args))).toThrow(re);
     }
+  });
+
+  it('sets the chat template variables of the condition (--chat --template-var), each in the key', async () => {
+    const run = async (extra: string[]) => (await runCli(parseCli(['--model', 'A', '--questions', '3', '--chat', ...extra]), deps())) as Record<string, unknown>;
+    const plain = await run([]);
+    expect(plain.template_vars).toEqual({ add_generation_prompt: true, date_string: '26 Jul 2024' });
+    const set = await run(['--template-var', 'enable_thinking=false', '--template-var', 'date_string=06 Dec 2026']);
+    expect(set.template_vars).toEqual({ add_generation_prompt: true, date_string: '06 Dec 2026', enable_thinking: false });
+    expect(set.condition_key).not.toBe(plain.condition_key);
+    expect(() => parseCli(['--model', 'A', '--chat', '--template-var', 'tools=1'])).toThrow(/^--template-var: unknown template variable "tools"/);
+    expect(() => parseCli(['--model', 'A', '--chat', '--template-var', 'enable_thinking=no'])).toThrow('--template-var: template variable enable_thinking must be true or false, got "no"');
+    await expect(runCli(parseCli(['--model', 'A', '--template-var', 'enable_thinking=false']), deps())).rejects.toThrow('template variables need the chat template');
+    await expect(run(['--template-var', 'date_string=tomorrow'])).rejects.toThrow(/date_string must be a day as "%d %b %Y"/);
   });
 
   it('grades one response', async () => {

@@ -5,7 +5,7 @@
 //         [--seed 1] [--radius 2] [--max-edits 3] [--max-block 4] [--min-len N] [--max-len N]
 //         [--shared] [--temperature 0.6] [--top-p 0.95] [--selectors majority,max-logprob,fixed-route]
 //         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
-//         [--few-shot N] [--chat] [--boxed]
+//         [--few-shot N] [--chat [--template-var enable_thinking=false|date_string="26 Jul 2024"|...]] [--boxed]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
 //
@@ -19,9 +19,10 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ENGINE_DTYPES, type Engine, type EngineDtype, type ModelInfo } from '../src/engine/types.ts';
+import { ENGINE_DTYPES, type Engine, type EngineDtype, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
 import {
   auditCondition,
+  parseTemplateVars,
   ceilingDecoy,
   compareProbes,
   guidanceComparisons,
@@ -91,12 +92,22 @@ export interface AuditCliOptions {
   maxNewTokens?: number;
   fewShot: number;
   chat: boolean;
+  /** --template-var NAME=VALUE, repeatable: the chat condition's template variables. */
+  templateVars?: Partial<TemplateVars>;
   /** CoLa's condition, as Setup's CoLa preset sets it (boxed.ts): greedy, 50 new tokens, no stop
    *  sequences, the answer asked for and graded only in \boxed{}. */
   boxed: boolean;
   taskFile?: { path: string; question: string; answer: string; choices?: string; answerFormat: AnswerFormat };
   rowsEndpoint?: string;
   rowsPerCall?: number;
+}
+
+function cliTemplateVars(settings: string[]): Partial<TemplateVars> {
+  try {
+    return parseTemplateVars(settings);
+  } catch (e) {
+    throw new CliError(`--template-var: ${(e as Error).message}`);
+  }
 }
 
 function int(name: string, v: string | undefined, min: number): number | undefined {
@@ -142,7 +153,7 @@ export function parseCli(argv: string[]): Command {
       ...(v.choices !== undefined ? { choices: v.choices.split(',') } : {}),
     };
   }
-  let values: Record<string, string | boolean | undefined>;
+  let values: Record<string, string | boolean | string[] | undefined>;
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -172,6 +183,7 @@ export function parseCli(argv: string[]): Command {
         'max-new-tokens': { type: 'string' },
         'few-shot': { type: 'string' },
         chat: { type: 'boolean' },
+        'template-var': { type: 'string', multiple: true },
         boxed: { type: 'boolean' },
         'task-file': { type: 'string' },
         'question-field': { type: 'string' },
@@ -236,6 +248,7 @@ export function parseCli(argv: string[]): Command {
       maxNewTokens: int('max-new-tokens', v['max-new-tokens'], 1),
       fewShot: int('few-shot', v['few-shot'], 0) ?? 0,
       chat: v.chat ?? false,
+      ...(values['template-var'] ? { templateVars: cliTemplateVars(values['template-var'] as string[]) } : {}),
       boxed: v.boxed ?? false,
       ...(taskFile ? { taskFile } : {}),
       ...(v['rows-endpoint'] ? { rowsEndpoint: v['rows-endpoint'] } : {}),
@@ -332,9 +345,10 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
   const keys = [...new Set(probeRecords.map((r) => r.probe_key))];
   const out: Record<string, unknown> = {
     condition_key: a.res.condition_key,
+    ...(condition.templateVars ? { template_vars: condition.templateVars } : {}),
     question_seed: o.questionSeed,
     seed: o.seed,
-    model: { dir: o.model, fingerprint: a.info.fingerprint, name: a.info.name, numLayers: a.info.numLayers },
+    model: { dir: o.model, fingerprint: a.info.fingerprint, name: a.info.name, numLayers: a.info.numLayers, chatTemplateFile: a.info.chatTemplateFile ?? null },
     task: { id: task.spec.id, version: task.spec.metadata.version, questions: task.test.length },
     probe: probeRecords[0]?.probe_spec ?? { probe: DEPLOYMENT },
     ...headline(a.res),

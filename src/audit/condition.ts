@@ -3,17 +3,49 @@
 import { canonicalJson, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
 import { GRADER_VERSION } from './graders';
-import type { Condition, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
-import type { EngineDtype } from '../engine/types';
+import type { Condition, DecodeRule, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
+import type { EngineDtype, TemplateVars } from '../engine/types';
+import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
 import { quote } from '../util/clip';
 
 const bad = (msg: string) => new AuditError('bad-input', msg);
+
+/** The decode rule of every condition made now: generated ids become text through the
+ *  tokenizer.json decoder alone, as `tokenizers` and transformers 5 decode them; the tokenizer
+ *  config's clean_up_tokenization_spaces (which drops the space in "1 ,000", and transformers 4
+ *  applied) is never applied. It can change a grade, so it is part of the condition key. */
+export const DECODE_RULE: DecodeRule = 'tokenizers';
+
+/** The template variables of a chat condition unless set: the generation prompt on, Llama 3.x
+ *  templates' own fallback date, enable_thinking not passed (the template's default). */
+export const DEFAULT_TEMPLATE_VARS: TemplateVars = { add_generation_prompt: true, date_string: DEFAULT_DATE_STRING };
+
+const TEMPLATE_VAR_KEYS = ['add_generation_prompt', 'date_string', 'enable_thinking'];
+
+function validateTemplateVars(c: Condition): void {
+  const v = c.templateVars;
+  if (!c.chatTemplate) {
+    if (v !== undefined) throw bad('condition templateVars is set but chatTemplate is false (a raw prompt renders no chat template)');
+    return;
+  }
+  if (v === undefined || typeof v !== 'object' || v === null) {
+    throw bad('condition templateVars must be set with chatTemplate (add_generation_prompt, date_string, optional enable_thinking); a chat condition without them was made before they were recorded and is not run again');
+  }
+  for (const k of Object.keys(v)) if (!TEMPLATE_VAR_KEYS.includes(k)) throw bad(`condition templateVars has an unknown variable "${k}" (known: ${TEMPLATE_VAR_KEYS.join(', ')})`);
+  if (typeof v.add_generation_prompt !== 'boolean') throw bad('condition templateVars.add_generation_prompt must be true or false');
+  if (typeof v.date_string !== 'string' || !parseDateString(v.date_string)) throw bad(`condition templateVars.date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${JSON.stringify(v.date_string)}`);
+  if (v.enable_thinking !== undefined && typeof v.enable_thinking !== 'boolean') throw bad('condition templateVars.enable_thinking must be true, false or absent');
+}
 
 export function validateCondition(c: Condition): void {
   if (typeof c.promptTemplate !== 'string' || !c.promptTemplate.includes('{{question}}')) {
     throw bad(`condition promptTemplate must contain {{question}}, got ${quote(c.promptTemplate)}`);
   }
   if (typeof c.chatTemplate !== 'boolean') throw bad('condition chatTemplate must be true or false');
+  validateTemplateVars(c);
+  if (c.decodeRule !== DECODE_RULE) {
+    throw bad(`condition decodeRule must be "${DECODE_RULE}", got ${JSON.stringify(c.decodeRule)}${c.decodeRule === undefined ? ' (a condition made before the decode rule was recorded is not run again)' : ''}`);
+  }
   if (!Number.isInteger(c.fewShot?.n) || c.fewShot.n < 0) throw bad(`condition fewShot.n must be a non-negative integer, got ${c.fewShot?.n}`);
   if (!Number.isInteger(c.fewShot.seed)) throw bad(`condition fewShot.seed must be an integer, got ${c.fewShot.seed}`);
   if (c.fewShot.n === 0 && c.fewShot.pool !== undefined) throw bad('condition fewShot.pool is set but fewShot.n is 0 (a 0-shot prompt has no pool)');
@@ -59,12 +91,14 @@ export async function conditionKey(c: Condition): Promise<string> {
 }
 
 /** The condition a task suggests: its prompt template, raw (no chat template), 0-shot, greedy,
- *  its answer format; short answers (numeric built-ins) get 8 new tokens and stop at a newline. */
+ *  its answer format; short answers (numeric built-ins) get 8 new tokens and stop at a newline.
+ *  An override chatTemplate true without templateVars gets DEFAULT_TEMPLATE_VARS. */
 export function defaultCondition(task: TaskSpec, engineDtype: EngineDtype, overrides: Partial<Condition> = {}): Condition {
   const builtin = task.id.startsWith('builtin:');
   const c: Condition = {
     promptTemplate: task.promptTemplate,
     chatTemplate: false,
+    decodeRule: DECODE_RULE,
     // "Answer:" templates put a space before each example's target
     fewShot: { n: 0, seed: 1234, ...(task.promptTemplate.endsWith(':') ? { targetDelimiter: ' ' } : {}) },
     decoding: { kind: 'greedy' },
@@ -76,6 +110,7 @@ export function defaultCondition(task: TaskSpec, engineDtype: EngineDtype, overr
     engineDtype,
     ...overrides,
   };
+  if (c.chatTemplate && c.templateVars === undefined) c.templateVars = { ...DEFAULT_TEMPLATE_VARS };
   validateCondition(c);
   return c;
 }

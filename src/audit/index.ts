@@ -86,4 +86,4 @@ export { passAtK, wilson, mcnemar, pairedDifference, formatP, holm, retainedGain
 export * from './presets';
 
 // setting up audits and studies
-export { auditCondition, routeSpaceOf, taskLoadOptions, DEFAULT_PROBE_CHOICE, type ConditionChoice, type ProbeChoice, type QuestionChoice, type SpaceName } from './setup';
+export { auditCondition, parseTemplateVars, routeSpaceOf, taskLoadOptions, DEFAULT_PROBE_CHOICE, type ConditionChoice, type ProbeChoice, type QuestionChoice, type SpaceName } from './setup';

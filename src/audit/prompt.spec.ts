@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { bindFewShotPool, conditionKey, defaultCondition, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition } from './condition';
+import { bindFewShotPool, conditionKey, DEFAULT_TEMPLATE_VARS, defaultCondition, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition } from './condition';
 import { GRADER_VERSION } from './graders';
+import { checkCondition } from '../store/run-file';
 import { buildPrompt, fewShotExamples, letterContinuation, renderQuestion } from './prompt';
 import { FakeEngine } from './testing/fake-engine';
 import type { Condition, Doc, TaskSpec } from './types';
@@ -65,6 +66,7 @@ describe('conditions and keys', () => {
     expect(base).toEqual({
       promptTemplate: '{{question}}',
       chatTemplate: false,
+      decodeRule: 'tokenizers',
       fewShot: { n: 0, seed: 1234 },
       decoding: { kind: 'greedy' },
       maxNewTokens: 8,
@@ -82,7 +84,11 @@ describe('conditions and keys', () => {
     expect(await conditionKey(reordered)).toBe(k);
     const variants: Partial<Condition>[] = [
       { promptTemplate: 'Q: {{question}}' },
-      { chatTemplate: true },
+      { chatTemplate: true, templateVars: DEFAULT_TEMPLATE_VARS },
+      { chatTemplate: true, templateVars: { ...DEFAULT_TEMPLATE_VARS, add_generation_prompt: false } },
+      { chatTemplate: true, templateVars: { ...DEFAULT_TEMPLATE_VARS, date_string: '06 Dec 2026' } },
+      { chatTemplate: true, templateVars: { ...DEFAULT_TEMPLATE_VARS, enable_thinking: false } },
+      { chatTemplate: true, templateVars: { ...DEFAULT_TEMPLATE_VARS, enable_thinking: true } },
       { fewShot: { n: 1, seed: 1234 } },
       { fewShot: { n: 0, seed: 1 } },
       { decoding: { kind: 'sample', temperature: 0.6, topP: 0.95, seed: 1 } },
@@ -100,6 +106,27 @@ describe('conditions and keys', () => {
     expect(() => validateCondition({ ...base, stopSequences: [''] })).toThrow(/stopSequences/);
     expect(() => validateCondition({ ...base, mcMode: 'loglik' })).toThrow(/loglik needs answerFormat mc-letter/);
     expect(() => validateCondition({ ...base, graderVersion: 0 })).toThrow(/graderVersion 0/);
+  });
+
+  it('a condition from before the decode rule and template variables still reads from a run file, under another key', async () => {
+    const { decodeRule: _, ...older } = defaultCondition(spec, 'f32', { chatTemplate: true });
+    delete older.templateVars;
+    expect(checkCondition(older, 'condition')).toEqual(older);
+    const now = defaultCondition(spec, 'f32', { chatTemplate: true });
+    expect(checkCondition(now, 'condition')).toEqual(now);
+    expect(await conditionKey(older)).not.toBe(await conditionKey(now));
+  });
+
+  it('a chat condition sets its template variables; a condition from before them is refused, named', () => {
+    const chat = defaultCondition(spec, 'f32', { chatTemplate: true });
+    expect(chat.templateVars).toEqual({ add_generation_prompt: true, date_string: '26 Jul 2024' });
+    const { templateVars: _, ...older } = chat;
+    expect(() => validateCondition(older)).toThrow(/templateVars must be set with chatTemplate .* made before they were recorded/);
+    const { decodeRule: __, ...olderDecode } = base;
+    expect(() => validateCondition(olderDecode)).toThrow('condition decodeRule must be "tokenizers", got undefined (a condition made before the decode rule was recorded is not run again)');
+    expect(() => validateCondition({ ...base, templateVars: DEFAULT_TEMPLATE_VARS })).toThrow(/templateVars is set but chatTemplate is false/);
+    expect(() => validateCondition({ ...chat, templateVars: { ...DEFAULT_TEMPLATE_VARS, date_string: '2026-12-06' } })).toThrow(/date_string must be a day as "%d %b %Y"/);
+    expect(() => validateCondition({ ...chat, templateVars: { ...DEFAULT_TEMPLATE_VARS, tools: [] } as never })).toThrow(/unknown variable "tools"/);
   });
 
   it('probe keys are name + hash prefix; record keys join the six parts', async () => {

@@ -2,7 +2,7 @@
 // with a seed from the train split.
 
 import { createPrng } from '../util/prng';
-import type { ChatMessage } from '../engine/types';
+import type { ChatMessage, TemplateVars } from '../engine/types';
 import { AuditError } from './errors';
 import { indexLetter } from './graders';
 import { seedFor } from './seeds';
@@ -39,7 +39,7 @@ export function fewShotExamples(train: readonly Doc[], n: number, seed: number, 
 }
 
 export interface PromptEngine {
-  applyChatTemplate(messages: ChatMessage[], addGenerationPrompt: boolean): Promise<string>;
+  applyChatTemplate(messages: ChatMessage[], vars: TemplateVars): Promise<string>;
 }
 
 /** The prompt text for one question under a condition. */
@@ -59,7 +59,8 @@ export async function buildPrompt(engine: PromptEngine, cond: Condition, doc: Do
     messages.push({ role: 'assistant', content: exampleTarget(ex) });
   }
   messages.push({ role: 'user', content: renderQuestion(cond.promptTemplate, doc) });
-  return engine.applyChatTemplate(messages, true);
+  if (!cond.templateVars) throw new AuditError('bad-input', 'a chat condition needs its templateVars (condition.ts validateCondition)');
+  return engine.applyChatTemplate(messages, cond.templateVars);
 }
 
 /** The continuation scored for option `letter` in log-likelihood mode: " B" after a raw prompt

@@ -4,13 +4,13 @@
 
 import { DEFINITIONS, type Definition } from './definitions';
 import type { StudyReport } from './study';
-import type { EngineDtype, ExecutionProvider } from '../engine/types';
+import type { ChatTemplateFile, EngineDtype, ExecutionProvider } from '../engine/types';
 import type { Condition, ProbeSpec, RunManifest } from './types';
 import { studyVerdicts, type StudyVerdicts } from './verdict';
 
 export interface RunProvenance {
   run_key: string;
-  model: { name: string; source: string; revision: string | null; fingerprint: string };
+  model: { name: string; source: string; revision: string | null; fingerprint: string; chat_template: ChatTemplateFile | null };
   task: { id: string; version: number; questions: number; question_seed: number | null };
   condition_key: string;
   condition: Condition | null;
@@ -43,7 +43,7 @@ export function citedRunKeys(r: StudyReport): string[] {
 export function runProvenance(run_key: string, m: RunManifest): RunProvenance {
   return {
     run_key,
-    model: { name: m.model.name, source: m.model.source, revision: m.model.revision ?? null, fingerprint: m.model.fingerprint },
+    model: { name: m.model.name, source: m.model.source, revision: m.model.revision ?? null, fingerprint: m.model.fingerprint, chat_template: m.model.chatTemplate ?? null },
     task: { id: m.task.id, version: m.task.version, questions: m.task.questions, question_seed: m.task.question_seed ?? null },
     condition_key: m.condition_key,
     condition: m.condition,

@@ -2,13 +2,15 @@
 // condition, which probe specs — shared by the audit CLI and studies, so a study's setting and the
 // single audit with the same choices are the same run (same run key, same numbers).
 
-import { bindFewShotPool, defaultCondition } from './condition';
+import { AuditError } from './errors';
+import { bindFewShotPool, DEFAULT_TEMPLATE_VARS, defaultCondition } from './condition';
 import { blocksSpace, neighborhoodSpace } from './routes';
 import { colaSpace } from './probes/cola-mcts';
 import { colaOverrides } from './boxed';
 import type { LoadTaskOptions } from './tasks/index';
 import type { Condition, LoadedTask, RouteSpace, SelectorName } from './types';
-import type { EngineDtype } from '../engine/types';
+import type { EngineDtype, TemplateVars } from '../engine/types';
+import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
 
 export interface QuestionChoice {
   questions: number;
@@ -35,13 +37,36 @@ export interface ConditionChoice {
   /** CoLa's condition (boxed.ts colaOverrides): greedy, 50 new tokens, no stop sequences, the
    *  answer asked for and graded only in \boxed{}; a maxNewTokens given still sets the tokens. */
   boxed: boolean;
+  /** Chat template variables set (chat only); the others keep DEFAULT_TEMPLATE_VARS. */
+  templateVars?: Partial<TemplateVars>;
+}
+
+/** Template variables from "NAME=VALUE" settings (the CLI's --template-var): add_generation_prompt
+ *  and enable_thinking take true or false, date_string a day as "%d %b %Y". */
+export function parseTemplateVars(settings: readonly string[]): Partial<TemplateVars> {
+  const out: Partial<TemplateVars> = {};
+  for (const s of settings) {
+    const eq = s.indexOf('=');
+    const [name, value] = eq < 0 ? [s, ''] : [s.slice(0, eq), s.slice(eq + 1)];
+    if (name === 'add_generation_prompt' || name === 'enable_thinking') {
+      if (value !== 'true' && value !== 'false') throw new AuditError('bad-input', `template variable ${name} must be true or false, got ${JSON.stringify(value)}`);
+      out[name] = value === 'true';
+    } else if (name === 'date_string') {
+      if (!parseDateString(value)) throw new AuditError('bad-input', `template variable date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${JSON.stringify(value)}`);
+      out.date_string = value;
+    }
+    else throw new AuditError('bad-input', `unknown template variable "${name}" (known: add_generation_prompt, date_string, enable_thinking; set as NAME=VALUE)`);
+  }
+  return out;
 }
 
 /** The task's default condition with these choices, its few-shot pool bound. */
 export async function auditCondition(task: LoadedTask, o: ConditionChoice): Promise<Condition> {
+  if (!o.chat && o.templateVars && Object.keys(o.templateVars).length) throw new AuditError('bad-input', 'template variables need the chat template (a raw prompt renders none)');
   const base = defaultCondition(task.spec, o.dtype, {
     ...(o.boxed ? colaOverrides(task.spec.promptTemplate) : {}),
     chatTemplate: o.chat,
+    ...(o.chat ? { templateVars: { ...DEFAULT_TEMPLATE_VARS, ...o.templateVars } } : {}),
     ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
   });
   return bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);

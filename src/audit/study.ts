@@ -16,13 +16,13 @@ import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
 import { baselinesOf, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
 import { MAX_BUDGET } from './probes/route-draws';
-import { DEFAULT_PROBE_CHOICE, type ProbeChoice, type SpaceName } from './setup';
+import { DEFAULT_PROBE_CHOICE, parseTemplateVars, type ProbeChoice, type SpaceName } from './setup';
 import { runProbes } from './run-definition';
 import { withSelectorPicks } from './selectors';
 import { summarize } from './summary';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
 import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
-import { ENGINE_DTYPES, type EngineDtype } from '../engine/types';
+import { ENGINE_DTYPES, type EngineDtype, type TemplateVars } from '../engine/types';
 import { quote } from '../util/clip';
 
 /** A reach probe a plan names on its own (registry.ts STANDALONE_REACH). */
@@ -52,6 +52,10 @@ export interface StudyPlan {
   selectors?: SelectorName[];
   pairs?: { base: string; trained: string }[];
   dtype?: EngineDtype;
+  /** Apply each model's chat template (default false), with these template variables set (the
+   *  rest keep condition.ts DEFAULT_TEMPLATE_VARS), as the audit CLI's --chat --template-var. */
+  chat?: boolean;
+  template_vars?: Partial<TemplateVars>;
 }
 
 /** A plan with every default filled in. */
@@ -69,12 +73,29 @@ export interface NormalizedPlan {
   selectors: SelectorName[];
   pairs: { base: string; trained: string }[];
   dtype: EngineDtype;
+  /** Present only on chat plans, so the keys of plans without them are what they were. */
+  chat?: true;
+  template_vars?: Partial<TemplateVars>;
 }
 
 const bad = (msg: string) => new AuditError('bad-input', `study plan: ${msg}`);
 const SELECTORS: SelectorName[] = ['majority', 'max-logprob', 'fixed-route'];
 const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
-const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype'];
+const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype', 'chat', 'template_vars'];
+
+/** A plan's chat fields: template_vars only with chat, each variable as the CLI's --template-var takes it. */
+function planChat(p: Record<string, unknown>): Pick<NormalizedPlan, 'chat' | 'template_vars'> {
+  if (p.chat !== undefined && typeof p.chat !== 'boolean') throw bad('chat must be true or false');
+  const tv = p.template_vars;
+  if (tv === undefined) return p.chat ? { chat: true } : {};
+  if (!p.chat) throw bad('template_vars needs "chat": true (a raw prompt renders no chat template)');
+  if (typeof tv !== 'object' || tv === null || Array.isArray(tv)) throw bad('template_vars must be an object like {"enable_thinking": false}');
+  try {
+    return { chat: true, template_vars: parseTemplateVars(Object.entries(tv).map(([k, v]) => `${k}=${String(v)}`)) };
+  } catch (e) {
+    throw bad(`template_vars: ${(e as Error).message}`);
+  }
+}
 
 /** The plan with every default filled in; throws naming the first bad field. */
 export function normalizePlan(raw: unknown): NormalizedPlan {
@@ -127,6 +148,7 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     selectors: selectors as SelectorName[],
     pairs: (pairs as { base: string; trained: string }[]).map(({ base, trained }) => ({ base, trained })),
     dtype,
+    ...planChat(p),
   };
 }
 
@@ -174,7 +196,8 @@ export function auditArgs(plan: NormalizedPlan, s: StudySetting, p: StudyProbe):
   const space = takesSpace(p.probe) ? ` --space ${p.space ?? 'blocks'}` : '';
   const sel = plan.selectors.length ? ` --selectors ${plan.selectors.join(',')}` : '';
   const probes = [p.probe, ...baselinesOf(p.probe).map((b) => b.name)].join(',');
-  return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${probes}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}`;
+  const chat = plan.chat ? ' --chat' + Object.entries(plan.template_vars ?? {}).map(([k, v]) => ` --template-var ${JSON.stringify(`${k}=${v}`)}`).join('') : '';
+  return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${probes}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}${chat}`;
 }
 
 // ------------------------------------------------------------------ the report

@@ -2,7 +2,7 @@
 // Records are shaped like lm-evaluation-harness's SampleResult plus our fields, and are the unit
 // the store persists: one record per (model fingerprint, task + version, question, condition key, probe).
 
-import type { EngineDtype, ExecutionProvider } from '../engine/types';
+import type { ChatTemplateFile, EngineDtype, ExecutionProvider, TemplateVars } from '../engine/types';
 import type { MctsPreset } from './probes/mcts';
 import type { ProbeName, ProbeSpec } from './probes/registry';
 
@@ -55,6 +55,10 @@ export interface LoadedTask {
 
 // ---------------------------------------------------------------- condition
 
+/** 'tokenizers': the tokenizer.json decoder alone, never clean_up_tokenization_spaces (as the
+ *  `tokenizers` library and transformers 5 decode BPE tokenizers). */
+export type DecodeRule = 'tokenizers';
+
 export type Decoding =
   | { kind: 'greedy' }
   | { kind: 'sample'; temperature: number; topP: number; seed: number };
@@ -64,6 +68,14 @@ export interface Condition {
   /** Raw prompt template with {{question}} (and optionally {{choices}}), applied to doc.text. */
   promptTemplate: string;
   chatTemplate: boolean;
+  /** With chatTemplate (and only then): every variable the chat template's render receives beyond
+   *  the messages and the model's special tokens, date included (strftime_now formats
+   *  date_string, never the clock). Absent on a chat condition made before it was recorded: such
+   *  records stay readable, their keys never equal a new condition's, and they are not run again. */
+  templateVars?: TemplateVars;
+  /** How generated ids become the graded text; required on conditions made now (absent on older
+   *  ones, whose keys so never equal a new one's). DECODE_RULE (condition.ts) says what it is. */
+  decodeRule?: DecodeRule;
   systemPrompt?: string;
   /** n examples drawn per question with the seed from the train split (the pool), joined by
    *  delimiter (default "\n\n"); each example is its prompt, targetDelimiter (default "") and its
@@ -276,7 +288,8 @@ export interface AuditSummary {
 export interface RunManifest {
   id: string;
   appVersion: string;
-  model: { fingerprint: string; name: string; source: string; revision?: string };
+  /** chatTemplate: the file the chat template was read from, when the condition applied one. */
+  model: { fingerprint: string; name: string; source: string; revision?: string; chatTemplate?: ChatTemplateFile };
   /** question_seed: which questions (built-in generators) and which few-shot examples. */
   task: { id: string; version: number; questions: number; question_seed?: number };
   /** null for an imported run whose file does not state its condition ("imported, condition

@@ -2,16 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { compileChatTemplate, TEMPLATE_LIMITS } from './chat-template.ts';
 
 const msgs = [{ role: 'user', content: 'hi' }];
+const tv = { add_generation_prompt: true, date_string: '26 Jul 2024' };
 
 describe('chat templates under bounds', () => {
   it('renders an ordinary template, range() and macros included', () => {
     const t = compileChatTemplate('{% macro turn(m) %}<{{ m.role }}>{{ m.content }}{% endmacro %}{% for m in messages %}{{ turn(m) }}{% endfor %}{% for i in range(3) %}{{ i }}{% endfor %}{% for i in range(4, 0, -2) %}{{ i }}{% endfor %}');
-    expect(t.render({ messages: msgs })).toBe('<user>hi01242');
+    expect(t.render({ messages: msgs }, tv)).toBe('<user>hi01242');
   });
 
   it('refuses a range past the bound by name, before making it', () => {
     const t = compileChatTemplate('{% for i in range(1000000000) %}x{% endfor %}');
-    expect(() => t.render({ messages: msgs })).toThrow(
+    expect(() => t.render({ messages: msgs }, tv)).toThrow(
       expect.objectContaining({ code: 'bad-input', message: `chat template called range() for 1000000000 numbers, more than the ${TEMPLATE_LIMITS.rangeLength} allowed (a looping template?)` }),
     );
   });
@@ -20,17 +21,17 @@ describe('chat templates under bounds', () => {
     // 10^15 passes over bounded ranges: only the time check can end it.
     const t = compileChatTemplate('{% set r = range(100000) %}{% for a in r %}{% for b in r %}{% for c in r %}{% endfor %}{% endfor %}{% endfor %}');
     const start = performance.now();
-    expect(() => t.render({ messages: msgs })).toThrow(/^chat template ran past its 2 s time limit \(a looping template\?\)$/);
+    expect(() => t.render({ messages: msgs }, tv)).toThrow(/^chat template ran past its 2 s time limit \(a looping template\?\)$/);
     expect(performance.now() - start).toBeLessThan(TEMPLATE_LIMITS.timeMs + 1500);
   });
 
   it('refuses output past the size limit', () => {
     const t = compileChatTemplate(`{% for i in range(20000) %}${'0123456789'.repeat(10)}{% endfor %}`);
-    expect(() => t.render({ messages: msgs })).toThrow(/^chat template gave 2000000 characters, more than the 1000000 allowed$/);
+    expect(() => t.render({ messages: msgs }, tv)).toThrow(/^chat template gave 2000000 characters, more than the 1000000 allowed$/);
   });
 
   it('names a template error and a template that does not parse', () => {
     expect(() => compileChatTemplate('{% for %}')).toThrow(/chat_template does not parse/);
-    expect(() => compileChatTemplate('{{ raise_exception("only user turns") }}').render({})).toThrow(/^chat template failed: only user turns$/);
+    expect(() => compileChatTemplate('{{ raise_exception("only user turns") }}').render({}, tv)).toThrow(/^chat template failed: only user turns$/);
   });
 });

@@ -1,4 +1,6 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHubServer, type HubServer } from '../../test/hub-server.ts';
 import { layerWeights, openCheckpoint, requiredTensors, type Checkpoint } from './checkpoint.ts';
@@ -181,6 +183,37 @@ function llamaWithIndex(edit: (map: Record<string, string>) => void, drop: strin
   for (const f of drop) delete files[f];
   return openCheckpoint(new MemoryReader('bad-llama', files));
 }
+
+describe('chat_template.jinja', () => {
+  it('is read from fs, the Hub and picked files (and enters the fingerprint); absent, it is null', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'reachlab-jinja-'));
+    cpSync(dirPath('tiny-qwen2'), dir, { recursive: true });
+    const jinja = '{% for m in messages %}[{{ m.role }}] {{ m.content }}\n{% endfor %}';
+    writeFileSync(join(dir, 'chat_template.jinja'), jinja);
+    const withFile = await startHubServer({ repos: { 'ref/jinja': dir } });
+    try {
+      const names = readdirSync(dir);
+      const files = names.map((name) => {
+        const f = new File([readFileSync(join(dir, name))], name);
+        Object.defineProperty(f, 'webkitRelativePath', { value: `jinja/${name}` });
+        return f;
+      });
+      const opened = [
+        await openCheckpoint(openReader({ kind: 'fs', dir })),
+        await openCheckpoint(openReader({ kind: 'hub', repo: 'ref/jinja', endpoint: withFile.url })),
+        await openCheckpoint(openReader({ kind: 'files', files })),
+      ];
+      for (const ck of opened) expect(ck.chatTemplateJinja).toBe(jinja);
+      const without = await openCheckpoint(openReader({ kind: 'fs', dir: dirPath('tiny-qwen2') }));
+      expect(without.chatTemplateJinja).toBeNull();
+      for (const ck of [opened[0], without]) for (const name of requiredTensors(ck.config).map((r) => r.name)) await ck.readF32(name);
+      expect(await opened[0].fingerprint()).not.toBe(await without.fingerprint());
+    } finally {
+      await withFile.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 describe('bad checkpoints', () => {
   it('refuses a missing tensor, naming it', async () => {

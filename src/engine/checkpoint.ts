@@ -7,6 +7,8 @@
 //   const ckpt = await openCheckpoint(reader, onProgress?)
 //   ckpt.config            ModelConfig (types.ts), parsed and checked by config.ts
 //   ckpt.rawConfig / tokenizerJson / tokenizerConfig / generationConfig   the JSON files as read
+//   ckpt.chatTemplateJinja   chat_template.jinja as read, or null (it takes precedence over
+//                            tokenizer_config.json chat_template, as in transformers)
 //   ckpt.name              reader label: "org/name@rev" or the folder name
 //   await ckpt.fingerprint()   content address of the model, once every tensor the architecture uses
 //                              was read: SHA-256 over the config, generation config and tokenizer
@@ -55,6 +57,7 @@ export interface Checkpoint {
   readonly tokenizerJson: unknown;
   readonly tokenizerConfig: Record<string, unknown>;
   readonly generationConfig: Record<string, unknown>;
+  readonly chatTemplateJinja: string | null;
   /** Content fingerprint; rejects until every tensor the architecture uses has been read. */
   fingerprint(): Promise<string>;
   readonly weightBytes: number;
@@ -136,6 +139,7 @@ export function requiredTensors(c: ModelConfig): Array<{ name: string; shape: nu
 }
 
 const INDEX_FILE = 'model.safetensors.index.json';
+const CHAT_TEMPLATE_FILE = 'chat_template.jinja';
 const SINGLE_FILE = 'model.safetensors';
 /** Range reads of one tensor are split into chunks of this many bytes (bounds peak memory). */
 const READ_CHUNK_BYTES = 64 * 1024 * 1024;
@@ -168,6 +172,7 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
   checkTokenizerVocab(tokenizerJson, config.vocabSize);
   const tokenizerConfigText = (await reader.exists('tokenizer_config.json')) ? await reader.text('tokenizer_config.json') : '{}';
   const tokenizerConfig = parseJsonObject(tokenizerConfigText, 'tokenizer_config.json');
+  const chatTemplateJinja = (await reader.exists(CHAT_TEMPLATE_FILE)) ? await reader.text(CHAT_TEMPLATE_FILE) : null;
 
   progress('safetensors headers');
   const tensors = await readWeightHeaders(reader);
@@ -198,6 +203,8 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
     const [configSha, tokenizerSha, tokenizerConfigSha] = await Promise.all([configText, tokenizerText, tokenizerConfigText].map((x) => sha256Hex(x)));
     return sha256Hex(canonicalJson({
       v: 2, config: configSha, generation_config: generationConfig, tokenizer: tokenizerSha, tokenizer_config: tokenizerConfigSha, tensors: used,
+      // absent without the file: fingerprints of checkpoints without one are unchanged
+      ...(chatTemplateJinja !== null ? { chat_template: await sha256Hex(chatTemplateJinja) } : {}),
     }));
   };
 
@@ -264,6 +271,7 @@ export async function openCheckpoint(source: CheckpointReader, onProgress?: (p: 
     tokenizerJson,
     tokenizerConfig,
     generationConfig,
+    chatTemplateJinja,
     fingerprint: () => (fingerprint ??= computeFingerprint().catch((e) => {
       fingerprint = null; // asked too early: ask again once the weights are read
       throw e;

@@ -33,6 +33,7 @@ import {
   type ReadoutRow,
   ENGINE_DTYPES,
   type ScoreRow,
+  type TemplateVars,
 } from './types.ts';
 import { quote } from '../util/clip.ts';
 
@@ -111,7 +112,7 @@ export class LocalEngine implements Engine {
       const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }), { signal: abort.signal });
       const ckpt = await openCheckpoint(reader, onProgress, { checkConfig: (c) => checkFits(reader.label, c, dtype, ep.ep, maxSeqLen) });
       stopped();
-      const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig);
+      const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig, ckpt.chatTemplateJinja);
       await this.unload();
       const maxPartBytes = Math.min(opts.maxWeightPartBytes ?? Infinity, ep.maxBufferBytes ?? Infinity, MAX_ARRAY_BUFFER_BYTES);
       const layerGraphs = opts.layerGraphs ?? (ep.ep === 'webgpu' ? 'spans' : 'per-layer');
@@ -135,6 +136,8 @@ export class LocalEngine implements Engine {
         ...(dtype !== wanted ? { dtypeFallbackReason: `dtype ${wanted} needs the WebGPU feature shader-f16, which this adapter lacks, so it runs as ${dtype} (f32 activations)` } : {}),
         ...(ep.adapter ? { adapter: ep.adapter } : {}),
         hasChatTemplate: tokenizer.hasChatTemplate,
+        ...(tokenizer.chatTemplateFile ? { chatTemplateFile: tokenizer.chatTemplateFile } : {}),
+        chatTemplateReads: tokenizer.chatTemplateReads,
         eosTokenIds: c.eosTokenIds,
         maxSeqLen,
         weightBytes: ckpt.weightBytes,
@@ -158,8 +161,8 @@ export class LocalEngine implements Engine {
     return this.need().tokenizer.decode(ids);
   }
 
-  async applyChatTemplate(messages: ChatMessage[], addGenerationPrompt: boolean): Promise<string> {
-    return this.need().tokenizer.applyChatTemplate(messages, addGenerationPrompt);
+  async applyChatTemplate(messages: ChatMessage[], vars: TemplateVars): Promise<string> {
+    return this.need().tokenizer.applyChatTemplate(messages, vars);
   }
 
   logits(row: ForwardRow, opts: LogitsOptions = {}): Promise<Float32Array[]> {

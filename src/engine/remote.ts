@@ -79,7 +79,7 @@ export function connectEngine(worker: Worker): RemoteEngine {
     info: () => call(() => remote.info()),
     encode: (text) => call(() => remote.encode(text)),
     decode: (ids) => call(() => remote.decode(ids)),
-    applyChatTemplate: (messages, addGenerationPrompt) => call(() => remote.applyChatTemplate(messages, addGenerationPrompt)),
+    applyChatTemplate: (messages, vars) => call(() => remote.applyChatTemplate(messages, vars)),
     logits: (row, opts) => call(() => remote.logits(row, opts)),
     generate: (rows, opts) => call(() => remote.generate(rows, opts)),
     score: (rows) => call(() => remote.score(rows)),

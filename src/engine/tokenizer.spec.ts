@@ -8,6 +8,7 @@ const read = (m: string, f: string) => JSON.parse(readFileSync(new URL(`../../te
 const tokenizerJson = read('tiny-qwen2', 'tokenizer.json');
 const tokenizerConfig = read('tiny-qwen2', 'tokenizer_config.json') as Record<string, unknown>;
 const tok = createTokenizer(tokenizerJson, tokenizerConfig);
+const vars = (add_generation_prompt: boolean) => ({ add_generation_prompt, date_string: '26 Jul 2024' });
 
 const TEXTS = [
   'Question: What is 12 + 7? Answer: 19',
@@ -84,10 +85,17 @@ describe('tokenizer on the reference byte-level BPE', () => {
       { role: 'user' as const, content: 'What is 2+2?' },
     ];
     expect(tok.hasChatTemplate).toBe(true);
-    expect(tok.applyChatTemplate(messages, true)).toBe(
+    expect(tok.applyChatTemplate(messages, vars(true))).toBe(
       '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n',
     );
-    expect(tok.applyChatTemplate(messages.slice(1), false)).toBe('<|im_start|>user\nWhat is 2+2?<|im_end|>\n');
+    expect(tok.applyChatTemplate(messages.slice(1), vars(false))).toBe('<|im_start|>user\nWhat is 2+2?<|im_end|>\n');
+  });
+
+  it('decodes as tokenizers does: no clean-up of spaces, [] is ""', () => {
+    const ids = tok.encode('1 ,000 and ok .');
+    expect(tok.decode(ids)).toBe('1 ,000 and ok .');
+    expect(createTokenizer(tokenizerJson, { ...tokenizerConfig, clean_up_tokenization_spaces: true }).decode(ids)).toBe('1 ,000 and ok .');
+    expect(tok.decode([])).toBe('');
   });
 });
 
@@ -127,19 +135,40 @@ describe('tokenizer options', () => {
         { name: 'default', template: '{{ bos_token }}{{ messages[0].content }}{{ eos_token }}' },
       ],
     });
-    expect(t.applyChatTemplate([{ role: 'user', content: 'x' }], false)).toBe('<|endoftext|>x<|im_end|>');
+    expect(t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(false))).toBe('<|endoftext|>x<|im_end|>');
+    expect(t.chatTemplateFile).toBe('tokenizer_config.json');
+  });
+
+  it('reads chat_template.jinja before tokenizer_config.json, and a named list without "default" as no template', () => {
+    const t = createTokenizer(tokenizerJson, tokenizerConfig, '[{{ messages[0].content }}]');
+    expect(t.chatTemplateFile).toBe('chat_template.jinja');
+    expect(t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(true))).toBe('[x]');
+    expect(() => createTokenizer(tokenizerJson, tokenizerConfig, '{% if %}')).toThrow(/^chat_template.jinja does not parse/);
+    const named = createTokenizer(tokenizerJson, { chat_template: [{ name: 'tool_use', template: 'tools' }] });
+    expect(named.hasChatTemplate).toBe(false);
+    expect(named.chatTemplateFile).toBeNull();
+    expect(() => named.applyChatTemplate([], vars(true))).toThrow('this model has no chat template to apply: tokenizer_config.json chat_template lists templates "tool_use" and none named "default"');
+  });
+
+  it('gives the template the condition\'s variables and date, never the clock', () => {
+    const t = createTokenizer(tokenizerJson, {}, '{{ date_string }}|{{ strftime_now("%Y-%m-%d") }}|{{ enable_thinking is defined }}|{{ add_generation_prompt }}');
+    expect(t.chatTemplateReads).toEqual(['add_generation_prompt', 'date_string', 'enable_thinking']);
+    expect(t.applyChatTemplate([], { add_generation_prompt: true, date_string: '06 Dec 2026' })).toBe('06 Dec 2026|2026-12-06|false|true');
+    expect(t.applyChatTemplate([], { add_generation_prompt: false, date_string: '01 Jan 2025', enable_thinking: false })).toBe('01 Jan 2025|2025-01-01|true|false');
+    expect(() => t.applyChatTemplate([], { add_generation_prompt: true, date_string: 'today' })).toThrow(/date_string must be a day as "%d %b %Y"/);
+    expect(createTokenizer(tokenizerJson, {}, '{{ strftime_now("%d") }}').chatTemplateReads).toEqual(['date_string']);
   });
 
   it('refuses a chat template when there is none, and reports template errors', () => {
     const { chat_template: _, ...noTemplate } = tokenizerConfig;
     const t = createTokenizer(tokenizerJson, noTemplate);
     expect(t.hasChatTemplate).toBe(false);
-    expect(() => t.applyChatTemplate([{ role: 'user', content: 'x' }], true)).toThrow(
-      expect.objectContaining({ code: 'bad-input', message: 'this model has no chat template' }),
+    expect(() => t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(true))).toThrow(
+      expect.objectContaining({ code: 'bad-input', message: 'this model has no chat template (no chat_template.jinja, no chat_template in tokenizer_config.json)' }),
     );
     const strict = createTokenizer(tokenizerJson, { chat_template: "{{ raise_exception('only user turns') }}" });
-    expect(() => strict.applyChatTemplate([], true)).toThrow(/chat template failed: .*only user turns/);
-    expect(() => createTokenizer(tokenizerJson, { chat_template: '{% if %}' })).toThrow(/chat_template does not parse/);
+    expect(() => strict.applyChatTemplate([], vars(true))).toThrow(/chat template failed: .*only user turns/);
+    expect(() => createTokenizer(tokenizerJson, { chat_template: '{% if %}' })).toThrow(/^tokenizer_config.json chat_template does not parse/);
   });
 
   it('refuses a tokenizer.json it cannot load', () => {

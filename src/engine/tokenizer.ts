@@ -1,5 +1,10 @@
-// Tokenizer (tokenizer.json through @huggingface/tokenizers) and chat template
-// (tokenizer_config.json chat_template through @huggingface/jinja, bounded: chat-template.ts).
+// Tokenizer (tokenizer.json through @huggingface/tokenizers) and chat template (through
+// @huggingface/jinja, bounded: chat-template.ts), found where transformers finds it: the file
+// chat_template.jinja first, else tokenizer_config.json chat_template (a string, or a list of
+// {name, template} of which the one named "default" is used).
+//
+// decode is the tokenizer.json decoder alone, as `tokenizers` and transformers 5 decode: never
+// clean_up_tokenization_spaces ("1 ,000" stays "1 ,000"), whatever tokenizer_config.json says.
 //
 // encode(text) adds no special tokens except a leading BOS when the checkpoint adds one the way
 // Hugging Face does: tokenizer_config add_bos_token, or (when that is absent) a post-processor whose
@@ -8,16 +13,20 @@
 
 import { Tokenizer } from '@huggingface/tokenizers';
 import { compileChatTemplate, type ChatTemplate } from './chat-template.ts';
-import { EngineError, type ChatMessage } from './types.ts';
+import { EngineError, type ChatMessage, type ChatTemplateFile, type TemplateVarName, type TemplateVars } from './types.ts';
 
 export interface TextTokenizer {
   readonly hasChatTemplate: boolean;
+  /** Where the chat template came from; null when there is none. */
+  readonly chatTemplateFile: ChatTemplateFile | null;
+  /** The condition-set variables the chat template reads. */
+  readonly chatTemplateReads: TemplateVarName[];
   readonly bosToken: string | null;
   readonly eosToken: string | null;
   readonly bosTokenId: number | null;
   encode(text: string): number[];
   decode(ids: number[], opts?: { skipSpecialTokens?: boolean }): string;
-  applyChatTemplate(messages: ChatMessage[], addGenerationPrompt: boolean): string;
+  applyChatTemplate(messages: ChatMessage[], vars: TemplateVars): string;
   /** Token id of a string that is one token in the vocabulary, else undefined. */
   tokenId(token: string): number | undefined;
 }
@@ -29,15 +38,18 @@ function tokenString(v: unknown): string | null {
   return null;
 }
 
-/** chat_template: a string, or a list of {name, template} (the "default" one is used). */
-function chatTemplateSource(v: unknown): string | null {
-  if (typeof v === 'string') return v;
+/** tokenizer_config.json chat_template: a string, or a list of {name, template} of which
+ *  transformers uses the one named "default" (a list without one has no template to apply). */
+function configTemplateSource(v: unknown): { source: string } | { missing: string } | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v === 'string') return { source: v };
   if (Array.isArray(v)) {
-    const named = v.find((t) => t && (t as { name?: unknown }).name === 'default') ?? v[0];
-    const src = (named as { template?: unknown } | undefined)?.template;
-    return typeof src === 'string' ? src : null;
+    const named = v.find((t) => t && (t as { name?: unknown }).name === 'default') as { template?: unknown } | undefined;
+    if (typeof named?.template === 'string') return { source: named.template };
+    const names = v.map((t) => JSON.stringify((t as { name?: unknown } | null)?.name)).join(', ');
+    return { missing: `tokenizer_config.json chat_template lists templates ${names} and none named "default"` };
   }
-  return null;
+  throw new EngineError('bad-checkpoint', 'tokenizer_config.json chat_template must be a string or a list of {name, template}');
 }
 
 /** Whether the tokenizer.json post-processor prepends `bos` to a single sequence. */
@@ -73,7 +85,8 @@ export function checkTokenizerVocab(tokenizerJson: unknown, vocabSize: number): 
   }
 }
 
-export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>): TextTokenizer {
+/** `chatTemplateJinja`: the checkpoint's chat_template.jinja, when it has one (it takes precedence). */
+export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>, chatTemplateJinja: string | null = null): TextTokenizer {
   let tok: Tokenizer;
   try {
     tok = new Tokenizer(tokenizerJson as object, tokenizerConfig);
@@ -87,8 +100,17 @@ export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<
     bosTokenId !== null &&
     (typeof tokenizerConfig.add_bos_token === 'boolean' ? tokenizerConfig.add_bos_token : postProcessorAddsBos(tokenizerJson, bosToken!));
 
-  const templateSource = chatTemplateSource(tokenizerConfig.chat_template);
-  const template: ChatTemplate | null = templateSource === null ? null : compileChatTemplate(templateSource);
+  const fromConfig = configTemplateSource(tokenizerConfig.chat_template);
+  let template: ChatTemplate | null = null;
+  let chatTemplateFile: ChatTemplateFile | null = null;
+  if (chatTemplateJinja !== null) {
+    template = compileChatTemplate(chatTemplateJinja, 'chat_template.jinja');
+    chatTemplateFile = 'chat_template.jinja';
+  } else if (fromConfig && 'source' in fromConfig) {
+    template = compileChatTemplate(fromConfig.source);
+    chatTemplateFile = 'tokenizer_config.json';
+  }
+  const noTemplate = fromConfig && 'missing' in fromConfig ? `this model has no chat template to apply: ${fromConfig.missing}` : 'this model has no chat template (no chat_template.jinja, no chat_template in tokenizer_config.json)';
   const specialVars: Record<string, string> = {};
   for (const key of ['bos_token', 'eos_token', 'pad_token', 'unk_token']) {
     const s = tokenString(tokenizerConfig[key]);
@@ -97,6 +119,8 @@ export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<
 
   return {
     hasChatTemplate: template !== null,
+    chatTemplateFile,
+    chatTemplateReads: template?.reads ?? [],
     bosToken,
     eosToken,
     bosTokenId,
@@ -106,11 +130,12 @@ export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<
       return ids;
     },
     decode(ids, opts = {}) {
-      return tok.decode(ids, { skip_special_tokens: opts.skipSpecialTokens ?? false });
+      if (ids.length === 0) return '';
+      return tok.decode(ids, { skip_special_tokens: opts.skipSpecialTokens ?? false, clean_up_tokenization_spaces: false });
     },
-    applyChatTemplate(messages, addGenerationPrompt) {
-      if (!template) throw new EngineError('bad-input', 'this model has no chat template');
-      return template.render({ ...specialVars, messages, add_generation_prompt: addGenerationPrompt });
+    applyChatTemplate(messages, vars) {
+      if (!template) throw new EngineError('bad-input', noTemplate);
+      return template.render({ ...specialVars, messages }, vars);
     },
     tokenId: (token) => tok.token_to_id(token),
   };

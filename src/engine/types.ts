@@ -98,12 +98,31 @@ export interface ModelInfo {
   /** WebGPU adapter description, e.g. "swiftshader (fallback adapter)". */
   adapter?: string;
   hasChatTemplate: boolean;
+  /** The file the chat template came from (chat_template.jinja first, as transformers reads it). */
+  chatTemplateFile?: ChatTemplateFile;
+  /** The condition-set template variables this model's chat template reads (the Setup offers these). */
+  chatTemplateReads?: TemplateVarName[];
   eosTokenIds: number[];
   maxSeqLen: number;
   weightBytes: number;
   /** Threads of the WebAssembly kernels (all cores in Node and cross-origin-isolated pages, else 1). */
   threads?: number;
 }
+
+/** Where a checkpoint's chat template is read, in this order (transformers' precedence). */
+export const CHAT_TEMPLATE_FILES = ['chat_template.jinja', 'tokenizer_config.json'] as const;
+export type ChatTemplateFile = (typeof CHAT_TEMPLATE_FILES)[number];
+
+/** Every variable a chat-template render receives beyond the messages and the model's special
+ *  tokens; a condition sets each (audit/condition.ts), so a render never depends on the clock. */
+export interface TemplateVars {
+  add_generation_prompt: boolean;
+  /** "%d %b %Y" (e.g. "26 Jul 2024"): passed as date_string, and the date strftime_now() formats. */
+  date_string: string;
+  /** Passed only when set (Qwen3: false renders the empty think block, no thinking). */
+  enable_thinking?: boolean;
+}
+export type TemplateVarName = keyof TemplateVars;
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -212,7 +231,7 @@ export interface Engine {
   info(): Promise<ModelInfo | null>;
   encode(text: string): Promise<number[]>;
   decode(ids: number[]): Promise<string>;
-  applyChatTemplate(messages: ChatMessage[], addGenerationPrompt: boolean): Promise<string>;
+  applyChatTemplate(messages: ChatMessage[], vars: TemplateVars): Promise<string>;
   /** Logits [positions][vocab] for one row (last position only unless allPositions). */
   logits(row: ForwardRow, opts?: LogitsOptions): Promise<Float32Array[]>;
   /** One result per row, in row order. Rows may differ in prompt, route, silence set and sampling. */

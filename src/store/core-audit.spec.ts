@@ -51,6 +51,14 @@ function mortal(engine: FakeEngine, dieAt: number): Engine {
 }
 
 describe('RunController on the audit core', () => {
+  it("names the chat template's file in the manifest when the condition applies it", async () => {
+    const e = new FakeEngine({ numLayers: L, answer });
+    const info = { ...(await e.info()), chatTemplateFile: 'chat_template.jinja' as const };
+    const chat = { ...input, condition: defaultCondition({ ...task.spec, id: 'builtin:doubling' }, 'f32', { chatTemplate: true }) };
+    expect((await coreRunRequest(e, info, chat, { appVersion: 'test', source: 'fake' })).manifest.model.chatTemplate).toBe('chat_template.jinja');
+    expect((await coreRunRequest(e, info, input, { appVersion: 'test', source: 'fake' })).manifest.model.chatTemplate).toBeUndefined();
+  });
+
   it('resumes a crashed run: every record once, none recomputed, the uninterrupted summary', async () => {
     const reference = await runAudit(new FakeEngine({ numLayers: L, answer }), input);
     const units = docs.length * probes.length;

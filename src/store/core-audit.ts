@@ -29,7 +29,7 @@ export interface RunMeta {
 }
 
 /** What a run request needs of a model: its identity and what it computes on (manifest only). */
-export type RunModel = Pick<ModelInfo, 'fingerprint' | 'name' | 'ep' | 'dtype'>;
+export type RunModel = Pick<ModelInfo, 'fingerprint' | 'name' | 'ep' | 'dtype' | 'chatTemplateFile'>;
 
 /**
  * The run request for auditing `input` on the model `info` describes, `engine` building the
@@ -47,7 +47,10 @@ export async function coreRunRequest(engine: PromptEngine, info: RunModel, input
   const manifest: RunManifest = {
     id: meta.id ?? crypto.randomUUID(),
     appVersion: meta.appVersion,
-    model: { fingerprint: info.fingerprint, name: info.name, source: meta.source, ...(meta.revision ? { revision: meta.revision } : {}) },
+    model: {
+      fingerprint: info.fingerprint, name: info.name, source: meta.source, ...(meta.revision ? { revision: meta.revision } : {}),
+      ...(input.condition.chatTemplate && info.chatTemplateFile ? { chatTemplate: info.chatTemplateFile } : {}),
+    },
     task: {
       id: input.task.spec.id,
       version: input.task.spec.metadata.version,

@@ -47,7 +47,8 @@ const ROWS = 12;
 async function previousVersionRun(): Promise<{ manifest: RunManifest; records: QuestionRecord[]; condition: Condition }> {
   const e = engine();
   const res = await runAudit(e, input);
-  const old: Condition = { ...condition, graderVersion: 1 };
+  const { decodeRule: _, ...beforeDecodeRule } = condition; // version 1 conditions had none
+  const old: Condition = { ...beforeDecodeRule, graderVersion: 1 };
   const ck = await conditionKey(old);
   const records = res.records.map((r) => {
     const { stop_reason: _s, decoy: _d, decoy_first_success: _f, realized_decoy: _rd, reachable_decoy: _hd, ...rest } = { ...r, condition_key: ck };

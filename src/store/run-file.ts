@@ -8,7 +8,7 @@ import { SELECTOR_NAMES } from '../audit/selectors.ts';
 import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import type { Definition } from '../audit/definitions.ts';
-import { ENGINE_DTYPES } from '../engine/types.ts';
+import { CHAT_TEMPLATE_FILES, ENGINE_DTYPES } from '../engine/types.ts';
 import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
@@ -48,6 +48,9 @@ const decoding = tagged<Condition['decoding']>('kind', {
 export const checkCondition: Check<Condition> = obj({
   promptTemplate: text,
   chatTemplate: bool,
+  // absent on conditions made before they were recorded (condition.ts validateCondition)
+  templateVars: opt(obj({ add_generation_prompt: bool, date_string: text, enable_thinking: opt(bool) })),
+  decodeRule: opt(oneOf('tokenizers')),
   systemPrompt: opt(text),
   fewShot: obj({ n: nat, seed: int, delimiter: opt(text), targetDelimiter: opt(text), pool: opt(id) }),
   decoding,
@@ -78,7 +81,7 @@ const checkConditionV1: Check<Condition> = obj({
 
 const probeName = oneOf(...PROBE_NAMES);
 const status = oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed');
-const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text) });
+const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text), chatTemplate: opt(oneOf(...CHAT_TEMPLATE_FILES)) });
 
 export const checkManifest: Check<RunManifest> = obj({
   id,

@@ -24,7 +24,7 @@ export function studyTaskOptions(plan: NormalizedPlan): LoadTaskOptions {
 
 /** The condition every run of a study's task is audited under (the audit CLI's defaults). */
 export function studyCondition(plan: NormalizedPlan, task: LoadedTask): Promise<Condition> {
-  return auditCondition(task, { dtype: plan.dtype, chat: false, fewShot: 0, questionSeed: plan.question_seed, boxed: false });
+  return auditCondition(task, { dtype: plan.dtype, chat: plan.chat ?? false, ...(plan.template_vars ? { templateVars: plan.template_vars } : {}), fewShot: 0, questionSeed: plan.question_seed, boxed: false });
 }
 
 export interface StudyRunContext {
@@ -69,8 +69,8 @@ export async function studyScanRequest(c: StudyRunContext, defining: QuestionRec
 }
 
 
-/** The prompt engine of a study's key derivation: study conditions apply no chat template, so
- *  their prompts, and so their run keys, need no model loaded. */
+/** The prompt engine of a study's key derivation: without a chat template a study's prompts, and
+ *  so its run keys, need no model loaded (a chat plan's keys are derived once the model is). */
 const NO_CHAT_TEMPLATE: PromptEngine = {
   applyChatTemplate: async () => {
     throw new Error('internal: a study condition applies no chat template');
@@ -101,6 +101,8 @@ export async function plannedRunKeys(plan: NormalizedPlan, store: RunStore, load
   /** Keys by model, task, label and fingerprint: where a scan finds its defining run. */
   const keyOf = new Map<string, string>();
   const out: string[][] = [];
+  // a chat plan's prompts are its models' templates' renders: not derivable without the model
+  if (plan.chat) return plannedRuns(plan).map(() => []);
   for (const run of plannedRuns(plan)) {
     const { model, task } = run.setting;
     const loaded = await taskOf(task);

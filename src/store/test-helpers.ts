@@ -23,6 +23,7 @@ export async function freshIdbStore(factory: IDBFactory = new IDBFactory()): Pro
 export const condition: Condition = {
   promptTemplate: 'Q: {{question}}\nA:',
   chatTemplate: false,
+  decodeRule: 'tokenizers',
   fewShot: { n: 0, seed: 0 },
   decoding: { kind: 'greedy' },
   maxNewTokens: 8,

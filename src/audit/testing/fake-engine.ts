@@ -12,6 +12,7 @@ import type {
   ModelInfo,
   Sampling,
   ScoreRow,
+  TemplateVars,
 } from '../../engine/types';
 
 export interface FakeQuery {
@@ -98,8 +99,8 @@ export class FakeEngine implements Engine {
   async decode(ids: number[]): Promise<string> {
     return decode(ids);
   }
-  async applyChatTemplate(messages: ChatMessage[], addGenerationPrompt: boolean): Promise<string> {
-    return messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('') + (addGenerationPrompt ? '<|im_start|>assistant\n' : '');
+  async applyChatTemplate(messages: ChatMessage[], vars: TemplateVars): Promise<string> {
+    return messages.map((m) => `<|im_start|>${m.role}\n${m.content}<|im_end|>\n`).join('') + (vars.add_generation_prompt ? '<|im_start|>assistant\n' : '');
   }
   async logits(): Promise<Float32Array[]> {
     throw new Error('FakeEngine.logits is not scripted');

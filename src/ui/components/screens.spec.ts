@@ -237,6 +237,19 @@ describe('what the screens explain', () => {
     expect(body).toMatch(/data-testid="library-seeds-fake-run-1"[^>]*>1, 1</);
   });
 
+  it("offers the chat template's variables the loaded model's template reads", async () => {
+    const backend = new FakeBackend({ delayMs: 0, seedLibrary: false });
+    const s = new AppState(backend, null);
+    const fakeInfo = await backend.loadModel({ kind: 'builtin', id: BUILTIN_MODEL_ID }, { ep: 'auto', dtype: 'f32' }, () => {});
+    s.setup.condition.chatTemplate = true;
+    const before = render(SetupScreen, { props: { app: s } }).body; // no model yet: every variable
+    for (const id of ['enable-thinking', 'date-string', 'add-generation-prompt']) expect(before).toContain(`data-testid="${id}"`);
+    s.setup.modelLoaded({ ...fakeInfo, hasChatTemplate: true, chatTemplateFile: 'tokenizer_config.json', chatTemplateReads: ['add_generation_prompt', 'enable_thinking'] });
+    const qwen3 = render(SetupScreen, { props: { app: s } }).body;
+    expect(qwen3).toContain('data-testid="enable-thinking"');
+    expect(qwen3).not.toContain('data-testid="date-string"');
+  });
+
   it('says next to a disabled Load button why it is disabled', () => {
     const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
     s.setup.setModelKind('hub');

@@ -4,8 +4,9 @@
 // Tokens and local files never enter the link. Parsing is defensive: every field is checked and
 // each problem is reported by name; a bad field is dropped, the rest still applies.
 
-import type { AnswerFormat, Condition, Decoding } from '../../audit/types';
-import { ENGINE_DTYPES, type EngineDtype } from '../../engine/types';
+import type { AnswerFormat, Condition, DecodeRule, Decoding } from '../../audit/types';
+import { ENGINE_DTYPES, type EngineDtype, type TemplateVars } from '../../engine/types';
+import { parseDateString } from '../../engine/template-date';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
@@ -174,6 +175,12 @@ export function validateCondition(v: unknown): Condition | string[] {
   if (!ANSWER_FORMATS.includes(v.answerFormat as AnswerFormat)) errs.push(`answerFormat must be one of ${ANSWER_FORMATS.join(', ')}`);
   if (v.mcMode !== undefined && v.mcMode !== 'generate' && v.mcMode !== 'loglik') errs.push('mcMode must be generate or loglik');
   if (v.requireBoxed !== undefined && typeof v.requireBoxed !== 'boolean') errs.push('requireBoxed must be true or false');
+  const tv = v.templateVars;
+  if (tv !== undefined && !(isObject(tv) && typeof tv.add_generation_prompt === 'boolean' && typeof tv.date_string === 'string' && parseDateString(tv.date_string) !== null
+    && (tv.enable_thinking === undefined || typeof tv.enable_thinking === 'boolean') && Object.keys(tv).every((k) => ['add_generation_prompt', 'date_string', 'enable_thinking'].includes(k)))) {
+    errs.push('templateVars must be { add_generation_prompt: true/false, date_string: "DD Mon YYYY", enable_thinking?: true/false }');
+  }
+  if (v.decodeRule !== undefined && v.decodeRule !== 'tokenizers') errs.push('decodeRule must be "tokenizers"');
   if (!int(v.graderVersion, 1, 1000)) errs.push('graderVersion must be a whole number ≥ 1');
   if (!DTYPES.includes(v.engineDtype as EngineDtype)) errs.push(`engineDtype must be one of ${DTYPES.join(', ')}`);
   if (errs.length) return errs;
@@ -193,6 +200,8 @@ export function validateCondition(v: unknown): Condition | string[] {
   if (v.systemPrompt !== undefined) c.systemPrompt = v.systemPrompt as string;
   if (v.mcMode !== undefined) c.mcMode = v.mcMode as Condition['mcMode'];
   if (v.requireBoxed !== undefined) c.requireBoxed = v.requireBoxed as boolean;
+  if (isObject(tv)) c.templateVars = { ...(tv as unknown as TemplateVars) };
+  if (v.decodeRule !== undefined) c.decodeRule = v.decodeRule as DecodeRule;
   return c;
 }
 

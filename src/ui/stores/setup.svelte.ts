@@ -4,6 +4,7 @@
 import { withBaselines } from '../../audit';
 import { colaOverrides, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
+import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
@@ -57,10 +58,16 @@ export class SetupState {
   // condition (its fewShot.seed is the question seed: see runCondition)
   condition = $state<Condition>(structuredClone(DEFAULT_CONDITION));
 
-  /** The condition the run uses: the edited one, its few-shot draws seeded by the question seed. */
+  /** The condition the run uses: the edited one, its few-shot draws seeded by the question seed,
+   *  the decode rule of now, and template variables exactly when it applies the chat template. */
   runCondition = $derived.by((): Condition => {
-    const c = $state.snapshot(this.condition) as Condition;
-    return { ...c, fewShot: { ...c.fewShot, seed: this.questionSeed } };
+    const { templateVars, ...c } = $state.snapshot(this.condition) as Condition;
+    return {
+      ...c,
+      decodeRule: DECODE_RULE,
+      ...(c.chatTemplate ? { templateVars: { ...DEFAULT_TEMPLATE_VARS, ...templateVars } } : {}),
+      fewShot: { ...c.fewShot, seed: this.questionSeed },
+    };
   });
 
   // probes: chosen presets and their budgets

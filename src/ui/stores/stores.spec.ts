@@ -111,6 +111,16 @@ describe('SetupState', () => {
     expect(s.condition.promptTemplate).toBe(BOXED_CONDITION.promptTemplate);
   });
 
+  it("sets a chat condition's template variables as the CLI's --template-var does (same condition key)", async () => {
+    const s = new SetupState();
+    s.condition.chatTemplate = true;
+    s.condition.templateVars = { add_generation_prompt: true, date_string: '26 Jul 2024', enable_thinking: false };
+    const cli = await auditCondition(builtinTask('arith-2d', { questions: 1, trainQuestions: 0, seed: 1 }), { dtype: 'f32', chat: true, fewShot: 0, questionSeed: 1, boxed: false, templateVars: { enable_thinking: false } });
+    expect(s.runCondition).toEqual(cli);
+    s.condition.chatTemplate = false; // a raw prompt carries none
+    expect(s.runCondition.templateVars).toBeUndefined();
+  });
+
   it("sets CoLa's condition for the chosen task equal to the CLI's --boxed condition (same condition key)", async () => {
     const cli = (task: LoadedTask, questionSeed: number) => auditCondition(task, { dtype: 'f16', chat: false, fewShot: 0, questionSeed, boxed: true });
     const s = new SetupState();
