@@ -79,7 +79,7 @@ not. The base was stopped by its rule at a learning rate of about 0.0008, at a h
 that still moved by up to 18 points between evaluations (57.4% → 75.8% over its last 100 steps), and each round took ${PREVIOUS_RFT.stepsPerRound} steps of ${PREVIOUS_RFT.batchSize} rows on its
 about 1,000 kept problems (about six passes over them), so fine-tuning at that rate lands the model at an
 ordinary point of that noisy curve, well below the peak it was stopped at. A learning rate ten times smaller,
-warmed up and decayed, keeps what the base learned; the replay rows anchor it to the base's training data.
+warmed up and decayed, keeps what the base learned and builds on it.
 `;
 }
 
