@@ -6,7 +6,7 @@ import { generateArith } from '../../src/audit/tasks/arith';
 import { createPrng, type Prng } from '../../src/util/prng';
 import { hfConfigJson, microConfigFromHf, type MicroConfig } from './config';
 import { initParams } from './model';
-import { DEFAULT_RFT, drawToken, keepRewarded, reward, rft, sampleSameLength } from './rft';
+import { DEFAULT_RFT, drawToken, keepRewarded, reward, rft, rftLearningRate, sampleSameLength } from './rft';
 import { decodeSafetensors } from './safetensors';
 import { EOS_ID, VOCAB_SIZE, encodeChars } from './vocab';
 
@@ -76,13 +76,28 @@ describe('rejection-sampling fine-tuning', () => {
     const params = new Map(decodeSafetensors(new Uint8Array(readFileSync(join(dir, 'model.safetensors')))).map((t) => [t.name, tf.variable(tf.tensor(t.values, t.shape), true, t.name)]));
     const before = Array.from(params.get('model.layers.0.mlp.up_proj.weight')!.dataSync());
     const train = generateArith('arith-2d', 'train', 64, 1);
-    const [log] = await rft(params, c, train, { ...DEFAULT_RFT, rounds: 1, problemsPerRound: 32, samples: 4, stepsPerRound: 5, batchSize: 16 }, () => {});
+    const [log] = await rft(params, c, train, { ...DEFAULT_RFT, rounds: 1, problemsPerRound: 32, samples: 4, stepsPerRound: 5, batchSize: 16 }, () => {}, () => 0.25);
     expect(log.problems).toBe(32);
+    expect(log.validation).toBe(0.25);
     expect(log.kept).toBeGreaterThan(0);
     expect(log.kept).toBeLessThanOrEqual(log.sampleAccuracy * 128);
     expect(Number.isFinite(log.loss)).toBe(true);
     expect(Array.from(params.get('model.layers.0.mlp.up_proj.weight')!.dataSync())).not.toEqual(before);
     tf.dispose([...params.values()]);
+  });
+
+  it('warms the learning rate up linearly, then decays it (cosine) to minLrRatio × lr at the last step', () => {
+    const o = { lr: 1e-3, warmupSteps: 10, minLrRatio: 0.1, rounds: 2, stepsPerRound: 55 };
+    expect(rftLearningRate(0, o)).toBeCloseTo(1e-4, 12);
+    expect(rftLearningRate(9, o)).toBeCloseTo(1e-3, 12);
+    expect(rftLearningRate(10, o)).toBeCloseTo(1e-3, 12);
+    expect(rftLearningRate(60, o)).toBeCloseTo(0.55e-3, 12); // halfway through the decay
+    expect(rftLearningRate(110, o)).toBeCloseTo(1e-4, 12);
+    expect(rftLearningRate(500, o)).toBeCloseTo(1e-4, 12); // never below the floor
+  });
+
+  it('refuses a replay share outside [0, 1)', async () => {
+    await expect(rft(new Map(), tiny, [], { ...DEFAULT_RFT, replay: 1 }, () => {})).rejects.toThrow(/replay must be in \[0, 1\), got 1/);
   });
 
   it('reads back the config it writes', () => {
