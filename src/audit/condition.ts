@@ -31,9 +31,9 @@ function validateTemplateVars(c: Condition): void {
   if (v === undefined || typeof v !== 'object' || v === null) {
     throw bad('condition templateVars must be set with chatTemplate (add_generation_prompt, date_string, optional enable_thinking); a chat condition without them was made before they were recorded and is not run again');
   }
-  for (const k of Object.keys(v)) if (!TEMPLATE_VAR_KEYS.includes(k)) throw bad(`condition templateVars has an unknown variable "${k}" (known: ${TEMPLATE_VAR_KEYS.join(', ')})`);
+  for (const k of Object.keys(v)) if (!TEMPLATE_VAR_KEYS.includes(k)) throw bad(`condition templateVars has an unknown variable ${quote(k)} (known: ${TEMPLATE_VAR_KEYS.join(', ')})`);
   if (typeof v.add_generation_prompt !== 'boolean') throw bad('condition templateVars.add_generation_prompt must be true or false');
-  if (typeof v.date_string !== 'string' || !parseDateString(v.date_string)) throw bad(`condition templateVars.date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${JSON.stringify(v.date_string)}`);
+  if (typeof v.date_string !== 'string' || !parseDateString(v.date_string)) throw bad(`condition templateVars.date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${quote(v.date_string)}`);
   if (v.enable_thinking !== undefined && typeof v.enable_thinking !== 'boolean') throw bad('condition templateVars.enable_thinking must be true, false or absent');
 }
 
@@ -44,7 +44,7 @@ export function validateCondition(c: Condition): void {
   if (typeof c.chatTemplate !== 'boolean') throw bad('condition chatTemplate must be true or false');
   validateTemplateVars(c);
   if (c.decodeRule !== DECODE_RULE) {
-    throw bad(`condition decodeRule must be "${DECODE_RULE}", got ${JSON.stringify(c.decodeRule)}${c.decodeRule === undefined ? ' (a condition made before the decode rule was recorded is not run again)' : ''}`);
+    throw bad(`condition decodeRule must be "${DECODE_RULE}", got ${quote(c.decodeRule)}${c.decodeRule === undefined ? ' (a condition made before the decode rule was recorded is not run again)' : ''}`);
   }
   if (!Number.isInteger(c.fewShot?.n) || c.fewShot.n < 0) throw bad(`condition fewShot.n must be a non-negative integer, got ${c.fewShot?.n}`);
   if (!Number.isInteger(c.fewShot.seed)) throw bad(`condition fewShot.seed must be an integer, got ${c.fewShot.seed}`);
