@@ -10,6 +10,7 @@ import { scriptedRun } from '../testing/scripted-run';
 import { checkpointSpec } from './checkpoint';
 import { MIN_FIT_WIDTH, renderFigure, type FigureSpec } from './figure';
 import { layerUsageSpec } from './layer-usage';
+import { readoutPlace } from './look-inside';
 import { budgetTicks, reachCurvesSpec, spreadLabels } from './reach-curves';
 import { silencingSpec } from './silencing';
 
@@ -170,5 +171,13 @@ describe('spreadLabels', () => {
     expect(ys[3]).toBeCloseTo(0.69, 12);
     expect(ys[1]).toBeCloseTo(0.63, 12);
     expect(ys[2]).toBe(0.2);
+  });
+});
+
+describe('readoutPlace', () => {
+  it('names the answer token a read-out compares and the text before it', () => {
+    expect(readoutPlace({ position: 1, prefix: '-', gold: 3, emitted: 2 })).toBe('At answer token 2, after "-" (the first where gold and response differ)');
+    expect(readoutPlace({ position: 0, prefix: '', gold: 3, emitted: 2 })).toBe('At the first answer token');
+    expect(readoutPlace({ position: 0, prefix: '', gold: 3, emitted: 3 })).toMatch(/starts as the gold answer does/);
   });
 });
