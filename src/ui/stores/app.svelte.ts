@@ -21,6 +21,9 @@ export class AppState {
   /** The opened run is the stored result of an identical audit a start found finished. */
   openedReused = $state(false);
   questionId = $state<string | null>(null);
+  /** The question whose deployment attempt is read out as its screen opens (the walk's "look
+   *  inside"); the screen scrolls to the read-out, then this is cleared. */
+  lookInsideFor = $state<string | null>(null);
   /** The reach probe (its key) whose failure set the silencing scan of the opened run reads, as
    *  chosen on Results; null: the default (analysis.ts scanProbeKey). */
   scanProbe = $state<string | null>(null);
@@ -99,8 +102,9 @@ export class AppState {
     this.screen = 'results';
   }
 
-  openQuestion(docId: string): void {
+  openQuestion(docId: string, opts: { lookInside?: boolean } = {}): void {
     if (this.screen === 'results') this.resultsScrollY = globalThis.scrollY ?? 0;
+    this.lookInsideFor = opts.lookInside ? docId : null;
     this.questionId = docId;
     this.screen = 'question';
   }
