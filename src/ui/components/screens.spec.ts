@@ -255,6 +255,22 @@ describe('what the screens explain', () => {
     expect(body).toMatch(/<button[^>]*disabled[^>]*data-testid="start-run"/);
   });
 
+  it("shows every field of the condition with a control, the \\boxed{} requirement included, and warns of CoLa's condition on the built-in model", () => {
+    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const body = () => render(SetupScreen, { props: { app: s } }).body;
+    for (const id of ['condition-reset', 'prompt-template', 'chat-template', 'few-shot', 'few-shot-delimiter', 'few-shot-target-delimiter', 'max-new-tokens', 'answer-format', 'require-boxed', 'stop-sequences', 'decoding-greedy', 'decoding-sample', 'condition-fixed']) {
+      expect(body(), id).toContain(`data-testid="${id}"`);
+    }
+    expect(body()).not.toContain('data-testid="condition-warning"');
+    expect(body()).not.toMatch(/<input[^>]*checked[^>]*data-testid="require-boxed"/);
+    s.setup.applyProtocol('cola-mcts');
+    s.setup.togglePreset('cola-mcts', false);
+    expect(body()).toMatch(/<input[^>]*checked[^>]*data-testid="require-boxed"/);
+    expect(body()).toMatch(/data-testid="condition-warning"[^>]*>reachlab\/micro-arith never writes \\boxed\{\}/);
+    s.setup.resetCondition();
+    expect(body()).not.toContain('data-testid="condition-warning"');
+  });
+
   it('warns when the built-in model is given a task it was not trained on, on Setup and in the Study form', () => {
     const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
     expect(render(SetupScreen, { props: { app: s } }).body).not.toContain('data-testid="untrained-warning"');

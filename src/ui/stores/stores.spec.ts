@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
-import { BOXED_CONDITION, presetById, type PresetId } from '../lib/presets';
+import { BOXED_CONDITION, DEFAULT_CONDITION, presetById, type PresetId } from '../lib/presets';
 import type { RunListener, RunProgress, RunSetup } from '../backend';
 import { measuredRate } from '../lib/rates';
 import { FakeBackend } from '../testing/fake-backend';
@@ -116,6 +116,34 @@ describe('SetupState', () => {
     s.taskKind = 'file';
     s.applyProtocol('cola-mcts');
     expect(s.runCondition).toEqual(await cli(gsm8k, 3));
+  });
+
+  it("shows CoLa's condition as a warning for the built-in model, and Reset brings back the task's default condition (same key)", async () => {
+    const s = new SetupState();
+    const before = await conditionKey(s.runCondition);
+    expect(s.conditionWarning).toBeNull();
+    s.applyProtocol('cola-mcts');
+    expect(s.condition.requireBoxed).toBe(true);
+    expect(s.conditionWarning).toMatch(/never writes \\boxed\{\}.*every attempt is graded \[invalid\]/);
+    // the path: untick CoLa, restore the template by hand; the box requirement alone still warns
+    s.togglePreset('cola-mcts', false);
+    s.condition.promptTemplate = DEFAULT_CONDITION.promptTemplate;
+    expect(s.conditionWarning).not.toBeNull();
+    s.resetCondition();
+    expect(s.condition.requireBoxed).toBeUndefined();
+    expect(s.conditionWarning).toBeNull();
+    expect(await conditionKey(s.runCondition)).toBe(before);
+  });
+
+  it('warns of an untrained task file unless its questions are two-digit arithmetic', () => {
+    const s = new SetupState();
+    s.taskKind = 'file';
+    expect(s.untrainedWarning).toMatch(/on a task file it was never trained/);
+    s.filePreview = { format: 'csv', columns: ['question', 'answer'], rows: [{ question: '12-42=', answer: '-30' }, { question: '53+9=', answer: '62' }], total: 2 };
+    s.mapping = { question: 'question', answer: 'answer' };
+    expect(s.untrainedWarning).toMatch(/never trained/); // 9 is one digit: not the trained task
+    s.filePreview = { ...s.filePreview, rows: [{ question: '12-42=', answer: '-30' }, { question: '53 + 90 =', answer: '143' }] };
+    expect(s.untrainedWarning).toBeNull();
   });
 
   it('names what is missing for a Hub model and a task file', () => {
