@@ -86,11 +86,22 @@ export class AppState {
     return this.library.runs.find((r) => r.status === 'finished') ?? null;
   }
 
-  /** Results: the open run, else the latest finished run of the library. */
+  /** The run this tab finished last (the library list may not hold it yet). */
+  private get finishedHere(): string | null {
+    return this.run.manifest?.status === 'finished' ? this.run.runId : null;
+  }
+
+  /** Whether Results has a run to show: one open, one this tab finished, or one in the library. */
+  get hasResults(): boolean {
+    return this.opened !== null || this.finishedHere !== null || this.latestFinished !== null;
+  }
+
+  /** Results: the open run, else the run this tab finished, else the latest finished run of the library. */
   async showResults(): Promise<void> {
     if (this.opened) return this.go('results');
-    if (!this.latestFinished) return;
-    const run = await this.library.open(this.latestFinished.id);
+    const id = this.finishedHere ?? this.latestFinished?.id;
+    if (!id) return;
+    const run = await this.library.open(id);
     if (run) this.openRun(run);
   }
 

@@ -402,6 +402,19 @@ describe('AppState', () => {
     expect(app.env?.online).toBe(true);
   });
 
+  it('offers Results for a run this tab finished, before the library list is read again', async () => {
+    const app = new AppState(new FakeBackend({ delayMs: 0, seedLibrary: false }), null);
+    await app.init();
+    expect(app.hasResults).toBe(false);
+    await app.run.start(quickSetup());
+    await vi.waitFor(() => expect(app.run.manifest?.status).toBe('finished'));
+    expect(app.latestFinished).toBeNull();
+    expect(app.hasResults).toBe(true);
+    await app.showResults();
+    expect(app.screen).toBe('results');
+    expect(app.opened?.manifest.id).toBe(app.run.runId);
+  });
+
   it('opens the latest finished run for Results when none is open (after a reload)', async () => {
     const app = new AppState(new FakeBackend({ delayMs: 0 }), null);
     await app.init();
