@@ -271,6 +271,19 @@ describe('what the screens explain', () => {
     expect(body()).not.toContain('data-testid="condition-warning"');
   });
 
+  it('says on Setup, after a reload, that an audit was interrupted, and offers to resume it', () => {
+    const m = new Map<string, string>();
+    const storage = { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) };
+    const s = new AppState(new FakeBackend({ seedLibrary: false }), storage);
+    expect(render(SetupScreen, { props: { app: s } }).body).not.toContain('data-testid="resume-notice"');
+    const setup: RunSetup = { model: { kind: 'builtin', id: BUILTIN_MODEL_ID }, task: { kind: 'builtin', id: 'arith-2d', count: 24, seed: 1 }, condition: DEFAULT_CONDITION, questionSeed: 1, probes: [{ probe: 'deployment' }], load: { ep: 'wasm', dtype: 'f32' } };
+    saveSetup(storage, 'cut', setup);
+    s.library.runs = [{ ...run.manifest, id: 'cut', status: 'interrupted', legacy: false }];
+    const body = render(SetupScreen, { props: { app: s } }).body;
+    expect(body).toMatch(/data-testid="resume-notice"[^>]*><p>Your audit of [^<]+ on builtin:arith-2d \(24 questions\), started [^<]+, was interrupted/);
+    expect(body).toContain('data-testid="resume-interrupted"');
+  });
+
   it('warns when the built-in model is given a task it was not trained on, on Setup and in the Study form', () => {
     const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
     expect(render(SetupScreen, { props: { app: s } }).body).not.toContain('data-testid="untrained-warning"');
