@@ -1,15 +1,26 @@
-// Attempts per second measured by past runs on this device, per model, engine and dtype: the time
-// estimate before a run comes from them. Kept in localStorage; a missing or unreadable entry is
-// simply "not measured yet".
+// Attempts per second measured by past runs on this device, per model, engine, dtype and probes
+// with their budgets (a search proposes one attempt at a time, sampling a whole budget at once: the
+// pace of one says little of another's): the time estimate before a run comes from them. Kept in
+// localStorage; a missing or unreadable entry is simply "not measured yet".
 
+import { probeOf } from '../../audit';
+import type { ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider } from '../../engine/types';
 
-const KEY = 'reachlab.rates.v1';
+/** v1 kept one pace per model, engine and dtype whatever the probes. */
+const KEY = 'reachlab.rates.v2';
 
 export interface RateKey {
   fingerprint: string;
   ep: ExecutionProvider;
   dtype: EngineDtype;
+  /** The run's probes and the most attempts each makes per question (probeMix). */
+  probes: string;
+}
+
+/** "deployment×1,random-routes×16,sampling×64": a run's probes, order aside. */
+export function probeMix(probes: readonly ProbeSpec[]): string {
+  return probes.map((p) => `${p.probe}×${probeOf(p).maxAttempts(p)}`).sort().join(',');
 }
 
 export interface MeasuredRate {
@@ -20,7 +31,7 @@ export interface MeasuredRate {
 
 type Storage = Pick<globalThis.Storage, 'getItem' | 'setItem'> | null;
 
-const idOf = (k: RateKey) => `${k.fingerprint}|${k.ep}|${k.dtype}`;
+const idOf = (k: RateKey) => `${k.fingerprint}|${k.ep}|${k.dtype}|${k.probes}`;
 
 function readAll(storage: Storage): Record<string, MeasuredRate> {
   try {

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
 import { BOXED_CONDITION, DEFAULT_CONDITION, presetById, type PresetId } from '../lib/presets';
 import type { RunListener, RunProgress, RunSetup } from '../backend';
-import { measuredRate } from '../lib/rates';
+import { measuredRate, probeMix } from '../lib/rates';
 import { FakeBackend } from '../testing/fake-backend';
 import { AppState } from './app.svelte';
 import { LibraryState } from './library.svelte';
@@ -385,7 +385,7 @@ describe('RunState', () => {
     await run.start(quickSetup());
     await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
     const m = run.manifest!;
-    const rate = measuredRate(storage, { fingerprint: m.model.fingerprint, ep: m.engine!.ep, dtype: m.engine!.dtype });
+    const rate = measuredRate(storage, { fingerprint: m.model.fingerprint, ep: m.engine!.ep, dtype: m.engine!.dtype, probes: probeMix(m.probes) });
     expect(rate).toEqual({ attemptsPerSecond: run.progress!.attemptsPerSec, maxNewTokens: m.condition!.maxNewTokens });
     expect(rate!.attemptsPerSecond).toBeGreaterThan(0);
   });
