@@ -5,7 +5,7 @@
 // two different tokens, at 390 px and at 1280 px.
 import { expect, test, type Page } from '@playwright/test';
 import type { AttemptReadout } from '../src/engine/readout';
-import { LOAD_TIMEOUT, screen } from './helpers/app';
+import { LOAD_TIMEOUT, SCREENS_DIR, screen } from './helpers/app';
 
 /** Tabs until `testId` has focus (at most `max` presses), then presses Enter. */
 async function tabTo(page: Page, testId: string, max = 80): Promise<void> {
@@ -85,7 +85,7 @@ test('the guided walk on the default data tells a question with content at every
   expect(shown.logitDiff).not.toBe(0);
   await expect(page.getByTestId('look-inside-summary')).toContainText(`gold token ${JSON.stringify(shown.goldToken)}`);
   await expect(page.getByTestId('look-inside-summary')).toContainText(shown.position > 0 ? `At answer token ${shown.position + 1}, after ${JSON.stringify(shown.prefix)}` : 'At the first answer token');
-  await screen(page, 'walk-look-inside-390');
+  await page.screenshot({ path: `${SCREENS_DIR}/walk-look-inside-390.png` });
 
   // the same screens with the real data: the question the walk told
   await page.goto('/');
