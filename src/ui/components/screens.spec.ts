@@ -159,6 +159,14 @@ describe('screens', () => {
     expect(body).toContain('data-testid="compare-ceiling"');
     expect(body).toContain('data-testid="compare-probe"'); // random routes, MCTS and sampling in both
     expect(body).not.toContain('data-testid="compare-refused"');
+    // the table's McNemar p reads as the sentence's does (it read 0.000 beside 0.000066)
+    const p = body.match(/McNemar p (?:= )?(< 0\.001|\d\.\d{3})/)![1];
+    const rates = body.split('data-testid="table-compare-rates"')[1].split('</table>')[0].replace(/<!--.*?-->/g, '');
+    const deployedRow = rates.split('</tr>').find((r) => r.includes('>deployed (realized)<'))!;
+    expect(deployedRow).toMatch(new RegExp(`>${p.replace(/[.<]/g, (c) => `\\${c}`)}</td>$`));
+    // runs are named by model, probes and date, never by id
+    expect(body).toMatch(/data-testid="compare-name-a"[^>]*>run A: reachlab\/micro-arith, random routes ×16 · blocks, [^<]*, \d{4}-\d\d-\d\d \d\d:\d\d UTC</);
+    expect(body).not.toContain('fake-run-1');
   });
 
   it('refuses to compare across conditions, naming the fields, and an imported run', () => {

@@ -4,6 +4,7 @@
 import { isDeployment } from '../../audit';
 import { probeSpecText } from '../../audit/run-definition';
 import type { ProbeSpec, RunManifest } from '../../audit/types';
+import { modelLabel } from './model-label';
 
 export interface RunFact {
   label: string;
@@ -21,6 +22,13 @@ export function probesText(probes: readonly ProbeSpec[]): string {
 function seedsText(m: RunManifest): string {
   const seeds = [...new Set(m.probes.flatMap((p) => ('seed' in p ? [p.seed] : [])))];
   return `question ${m.task.question_seed ?? '—'}, probe ${seeds.length ? seeds.join('/') : '—'}`;
+}
+
+/** A run as a person tells it apart: "reachlab/micro-arith, random routes ×16 · blocks, 2026-12-07
+ *  00:28 UTC" (model, probes and budgets, when it started), never its id. */
+export function runName(m: Pick<RunManifest, 'model' | 'probes' | 'startedAt'>): string {
+  const when = m.startedAt.slice(0, 16).replace('T', ' ');
+  return `${modelLabel(m.model)}, ${probesText(m.probes)}, ${when} UTC`;
 }
 
 /** The facts of a run, in a fixed order (the rows of Compare's side-by-side table). */
