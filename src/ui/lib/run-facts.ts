@@ -3,7 +3,7 @@
 
 import { isDeployment } from '../../audit';
 import { probeSpecText } from '../../audit/run-definition';
-import type { ProbeSpec, RunManifest } from '../../audit/types';
+import type { ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
 import { modelLabel } from './model-label';
 
 export interface RunFact {
@@ -79,4 +79,14 @@ const CONDITION_FIELD: Record<string, string> = {
 /** A condition field path (audit core's conditionDiff) in the Setup form's words. */
 export function conditionFieldLabel(path: string): string {
   return CONDITION_FIELD[path] ?? path;
+}
+
+/** Where a run's records came from when some were imported, counted so a reader sees questions, not
+ *  only records: "All 400 records of this run (200 questions × 2 probes, deployment included) were
+ *  read from x.json, not computed here." */
+export function importedText(source: { file: string; records: number }, records: readonly Pick<QuestionRecord, 'doc_id' | 'probe_key'>[]): string {
+  const questions = new Set(records.map((r) => r.doc_id)).size;
+  const probes = new Set(records.map((r) => r.probe_key)).size;
+  const share = source.records === records.length ? `All ${records.length}` : `${source.records} of the ${records.length}`;
+  return `${share} records of this run (${questions} ${questions === 1 ? 'question' : 'questions'} × ${probes} ${probes === 1 ? 'probe' : 'probes'}, deployment included) were read from ${source.file}, not computed here.`;
 }
