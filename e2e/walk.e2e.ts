@@ -99,4 +99,14 @@ test('the guided walk on the default data tells a question with content at every
   await expect(page.getByTestId('screen-question')).toBeVisible();
   await expect(page.getByTestId('question-text')).toHaveText(new RegExp(`^\\s*${(asked ?? '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`));
   await expect(page.locator('#question-h')).toBeFocused();
+
+  // Results on the phone: each question's text gets a readable width (three columns squeezed it to 7 px)
+  await page.getByTestId('back-to-results').click();
+  const list = page.getByTestId('question-list');
+  await expect(list).toBeVisible();
+  const widths = await list.locator('.q-text').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+  expect(widths.length).toBeGreaterThan(0);
+  expect(Math.min(...widths), 'narrowest question text at 390 px').toBeGreaterThanOrEqual(150);
+  await list.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${SCREENS_DIR}/walk-results-list-390.png` });
 });
