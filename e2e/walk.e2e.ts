@@ -62,7 +62,7 @@ test('the guided walk on the default data tells a question with content at every
   }
   expect(sentences[0]).toMatch(/^Asked .+, the model as deployed answers .+; the right answer is .+\./);
   // step 2: a route or a sample reached the gold and never the decoy
-  expect(sentences[1]).toMatch(/(Running the same layers in another order — [\d →]+ — the same weights answer|Sampling the deployed model .* sample \d+ of 16 answers) .+, and none of the 16 answers the wrong .+ next to it \(the decoy\)/);
+  expect(sentences[1]).toMatch(/(Running the same weights along another route through the layers — [\d →]+, where deployment runs [\d →]+ — the model answers|Sampling the deployed model .* sample \d+ of 16 answers) .+, and none of the 16 answers the wrong .+ next to it \(the decoy\)/);
   expect(sentences[1]).not.toMatch(/None of the/);
   // step 4: an out-of-sample repair with its figure, or one sentence and no figure
   if (/^Silencing the MLP block of layer/.test(sentences[3])) {
