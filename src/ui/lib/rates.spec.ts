@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomRoutes, samplingCeiling } from '../../audit/presets';
 import { blocksSpace } from './presets';
-import { measuredRate, probeMix, saveRate } from './rates';
+import { endedStudyRate, measuredRate, probeMix, saveRate } from './rates';
 
 function memoryStorage(init: Record<string, string> = {}) {
   const m = new Map(Object.entries(init));
@@ -38,5 +38,24 @@ describe('measured rates', () => {
     expect(measuredRate(memoryStorage({ 'reachlab.rates.v2': '{"fp|wasm|f32|deployment×1,random-routes×16":{"attemptsPerSecond":-1,"maxNewTokens":8}}' }), key)).toBeNull();
     expect(measuredRate(null, key)).toBeNull();
     expect(() => saveRate(null, key, { attemptsPerSecond: 1, maxNewTokens: 1 })).not.toThrow();
+  });
+});
+
+describe("a study run's pace", () => {
+  const measured = { fingerprint: 'fp', ep: 'wasm' as const, dtype: 'f32' as const, probes: [{ probe: 'deployment' as const }], maxNewTokens: 8 };
+  const at = (runId: string | null, attemptsPerSec: number | null = 120) => ({
+    plan_key: 'k', runsDone: 0, runsTotal: 2, status: 'running' as const,
+    current: runId === null ? null : { model: 'm', task: 't', label: 'l', runId, attemptsPerSec, measured },
+  });
+
+  it('is kept once its run ends, under the run\'s model, engine, dtype and probes', () => {
+    expect(endedStudyRate(at('a'), at('b'))).toEqual({ key: { fingerprint: 'fp', ep: 'wasm', dtype: 'f32', probes: 'deployment×1' }, rate: { attemptsPerSecond: 120, maxNewTokens: 8 } });
+    expect(endedStudyRate(at('a'), at(null))?.rate.attemptsPerSecond).toBe(120);
+  });
+
+  it('is not kept while the run goes on, or when it computed nothing (reused)', () => {
+    expect(endedStudyRate(at('a'), at('a'))).toBeNull();
+    expect(endedStudyRate(at('a', null), at('b'))).toBeNull();
+    expect(endedStudyRate(null, at('a'))).toBeNull();
   });
 });

@@ -6,6 +6,7 @@
 import { probeOf } from '../../audit';
 import type { ProbeSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider } from '../../engine/types';
+import type { StudyProgress } from '../backend';
 
 /** v1 kept one pace per model, engine and dtype whatever the probes. */
 const KEY = 'reachlab.rates.v2';
@@ -54,4 +55,13 @@ export function saveRate(storage: Storage, key: RateKey, rate: MeasuredRate): vo
   } catch {
     // storage full or disabled: the estimate stays a rough one
   }
+}
+
+/** The pace of a study's run that has just ended (`after` moved past `before`'s current run), to
+ *  keep as a run of this tab keeps its own; null while it goes on, or when it computed nothing. */
+export function endedStudyRate(before: StudyProgress | null, after: StudyProgress): { key: RateKey; rate: MeasuredRate } | null {
+  const c = before?.current;
+  if (!c?.measured || !c.attemptsPerSec || after.current?.runId === c.runId) return null;
+  const m = c.measured;
+  return { key: { fingerprint: m.fingerprint, ep: m.ep, dtype: m.dtype, probes: probeMix(m.probes) }, rate: { attemptsPerSecond: c.attemptsPerSec, maxNewTokens: m.maxNewTokens } };
 }

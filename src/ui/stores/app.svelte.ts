@@ -43,7 +43,7 @@ export class AppState {
     this.prefs = new Prefs(storage);
     this.run = new RunState(backend, storage);
     this.library = new LibraryState(backend);
-    this.study = new StudyState(backend);
+    this.study = new StudyState(backend, storage);
   }
 
   /** One step from the home screen: the built-in study (offline, built-in models), then its report. */
