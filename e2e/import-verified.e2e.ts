@@ -44,7 +44,7 @@ test('a tampered export is refused naming the field; a genuine one is reused onl
   await b.getByTestId('include-imported').check();
   await startRun(b);
   await viewResults(b);
-  await expect(b.getByTestId('results-imported')).toHaveText(`${TOTAL} of 8 records were read from genuine.json, not computed here.`);
+  await expect(b.getByTestId('results-imported')).toHaveText(`${TOTAL} of the 8 records of this run (4 questions × 2 probes, deployment included) were read from genuine.json, not computed here.`);
   const mixed = (await readStore(b)).runs.find((x) => x.counters.recordsTotal === 8)!;
   expect(mixed.counters.reused).toBe(TOTAL);
 

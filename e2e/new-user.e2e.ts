@@ -64,7 +64,7 @@ test('0, 1: after reloads the built-in model loads again, isolated; Start on a f
   expect(failed).toEqual([]);
   expect(logged.filter((t) => /wasm streaming compile failed|falling back to ArrayBuffer/.test(t))).toEqual([]);
   // the estimate now comes from the rate this device measured
-  await expect(page.getByTestId('estimate')).toContainText('measured by your last run of this model here');
+  await expect(page.getByTestId('estimate')).toContainText('measured by your last run of this model with these probes and budgets here');
   await screen(page, 'issue11-0-reload-model-loads');
 
   // 8: Results works after a reload: it opens the latest finished run

@@ -5,7 +5,7 @@ import { randomRoutes } from './probes/random-routes';
 import { samplingCeiling } from './probes/sampling';
 import { blocksSpace, neighborhoodSpace } from './routes';
 import { auditCondition } from './setup';
-import { BUILTIN_TRAINED_ON, colaOverrides, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
+import { boxedConditionWarning, BUILTIN_TRAINED_ON, colaOverrides, fileTaskOf, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
 import { toyTask } from './testing/toy-task';
 
 const L = 6;
@@ -62,5 +62,35 @@ describe('tasks the built-in models were not trained on', () => {
     expect(untrainedTaskWarning('reachlab/micro-arith', 'arith-2d')).toBeNull();
     expect(untrainedTaskWarning('builtin:micro-arith', 'builtin:arith-2d')).toBeNull();
     expect(untrainedTaskWarning('Qwen/Qwen2.5-0.5B', 'arith-1d')).toBeNull();
+  });
+});
+
+describe('a task file for a built-in model', () => {
+  it('is the arithmetic level its questions are written as, so a file of two-digit arithmetic draws no warning', () => {
+    const task = fileTaskOf(['12-42=', '53 + 90 =', '99+20=']);
+    expect(task).toBe('arith-2d');
+    expect(untrainedTaskWarning('builtin:micro-arith', task)).toBeNull();
+  });
+
+  it('is "a task file" (warned) when its questions are of another level, mixed, not arithmetic, or not read yet', () => {
+    for (const qs of [['1+2=', '3-4='], ['12-42=', '1+2='], ['What is 12 minus 42?'], [], ['12*42=']]) {
+      const task = fileTaskOf(qs);
+      expect(task === 'a task file' || task !== 'arith-2d', JSON.stringify(qs)).toBe(true);
+      expect(untrainedTaskWarning('builtin:micro-arith', task), JSON.stringify(qs)).toMatch(/was never trained/);
+    }
+    expect(fileTaskOf(['1+2=', '3-4='])).toBe('arith-1d');
+    expect(fileTaskOf(['What is 12 minus 42?'])).toBe('a task file');
+  });
+});
+
+describe("a condition a built-in model cannot be graded under", () => {
+  it("warns when the condition counts only a boxed answer, as CoLa's does", () => {
+    expect(boxedConditionWarning('builtin:micro-arith', colaOverrides('{{question}}'))).toMatch(/^reachlab\/micro-arith never writes \\boxed\{\} .* every attempt is graded \[invalid\]: realized and reachable are 0 on every probe/);
+  });
+
+  it('is silent without the requirement, and for other models', () => {
+    expect(boxedConditionWarning('builtin:micro-arith', { requireBoxed: false })).toBeNull();
+    expect(boxedConditionWarning('builtin:micro-arith', {})).toBeNull();
+    expect(boxedConditionWarning('Qwen/Qwen2.5-0.5B', { requireBoxed: true })).toBeNull();
   });
 });

@@ -1,11 +1,12 @@
 // One definition of a run from a setup to the store, shared by the Setup screen, the audit CLI and
 // studies: the probe list (deployment first, one spec per probe, refused in words otherwise), the
 // CoLa condition's overrides, how a probe spec reads (with its route space), and which tasks the
-// built-in models were trained on.
+// built-in models were trained on (and what they cannot be graded under).
 
 import { AuditError } from './errors';
 import { DEPLOYMENT, isDeployment, probeOf } from './probes/registry';
-import type { ProbeSpec } from './types';
+import { arithLevelOf } from './tasks/arith';
+import type { Condition, ProbeSpec } from './types';
 
 export { colaOverrides } from './boxed';
 
@@ -49,6 +50,23 @@ export const BUILTIN_TRAINED_ON: Readonly<Record<string, { tasks: readonly strin
 function builtinName(model: string): string | null {
   const name = model.startsWith('builtin:') ? model.slice('builtin:'.length) : model.startsWith('reachlab/') ? model.slice('reachlab/'.length) : null;
   return name !== null && Object.hasOwn(BUILTIN_TRAINED_ON, name) ? name : null;
+}
+
+/** The task a file's questions belong to for a built-in model's warning: the built-in arithmetic
+ *  level every one of them is written as (`questions`: the rows read so far), else "a task file". */
+export function fileTaskOf(questions: readonly string[]): string {
+  const levels = new Set(questions.map(arithLevelOf));
+  const [level] = levels;
+  return questions.length > 0 && levels.size === 1 && level !== null ? level : 'a task file';
+}
+
+/** A warning when a built-in model is given a condition that leaves it nothing to grade: one that
+ *  counts an answer only inside \boxed{} (CoLa's), which the built-in models never write, so every
+ *  attempt is graded wrong ([invalid]) on every probe. null otherwise. */
+export function boxedConditionWarning(model: string, condition: Pick<Condition, 'requireBoxed'>): string | null {
+  const name = builtinName(model);
+  if (name === null || !condition.requireBoxed) return null;
+  return `reachlab/${name} never writes \\boxed{} (it answers with the number alone), so under a condition that counts only a boxed answer every attempt is graded [invalid]: realized and reachable are 0 on every probe. Untick the \\boxed{} requirement or reset the condition.`;
 }
 
 /** A warning when a built-in model is given a task it was not trained on ("builtin:arith-1d",

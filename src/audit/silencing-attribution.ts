@@ -1,6 +1,6 @@
 // Why a layer's silencing repairs: each layer's mean MLP direct attribution over the failure set,
 // beside its repair count in the scan's per-layer table. One read-out per failure question, of its
-// deployment attempt at the first answer token (engine/readout.ts), gives each route position's MLP
+// deployment attempt at the first answer token where it differs from the gold (engine/readout.ts), gives each route position's MLP
 // contribution to the (gold − emitted) logit difference; a layer's contribution to one question is
 // the sum over the positions that run it (the default route runs each layer once).
 

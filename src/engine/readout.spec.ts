@@ -9,7 +9,7 @@ import { type Expected } from './conformance.ts';
 import { loadReference, type Reference } from './reference.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
-import { attemptRow, readoutDiff, standing } from './readout.ts';
+import { attemptRow, firstDifference, readAttempt, readoutDiff, standing } from './readout.ts';
 import { isEngineError, type ReadoutRow } from './types.ts';
 
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
@@ -87,15 +87,60 @@ describe('attemptRow', () => {
   const chars = { encode: async (t: string) => Array.from(t, (c) => c.charCodeAt(0)) };
   const look = { prompt: 'A:', route: [0, 1], silence: [1], gold: '36', response: '47 apples' };
 
-  it("reads the gold answer's and the response's first token after the prompt", async () => {
-    expect(await attemptRow(chars, look)).toEqual({ promptIds: [65, 58], route: [0, 1], silence: [1], gold: 51, emitted: 52 });
-    // the gold answer starts as the response does (its leading whitespace); no response: greedy
-    expect(await attemptRow(chars, { ...look, response: ' 47' })).toMatchObject({ gold: 32, emitted: 32 });
-    expect(await attemptRow(chars, { ...look, response: '' })).not.toHaveProperty('emitted');
+  it("reads the gold answer's and the response's first token after the prompt when they differ there", async () => {
+    expect(await attemptRow(chars, look)).toEqual({ row: { promptIds: [65, 58], route: [0, 1], silence: [1], gold: 51, emitted: 52 }, position: 0 });
+    // no response: the greedy choice at the first answer token
+    const greedy = await attemptRow(chars, { ...look, response: '' });
+    expect(greedy.position).toBe(0);
+    expect(greedy.row).not.toHaveProperty('emitted');
+  });
+
+  it('reads at the first answer token where gold and response differ, the shared tokens appended to the prompt', async () => {
+    // gold -30, deployed -29: both start with "-"; the read-out compares "3" with "2" after "-"
+    const { row, position } = await attemptRow(chars, { ...look, gold: '-30', response: '-29' });
+    expect(position).toBe(1);
+    expect(row).toEqual({ promptIds: [65, 58, 45], route: [0, 1], silence: [1], gold: 51, emitted: 50 });
+    // the gold answer starts as the response does (its leading whitespace)
+    expect(await attemptRow(chars, { ...look, gold: '36', response: ' 37' })).toMatchObject({ row: { gold: 54, emitted: 55, promptIds: [65, 58, 32, 51] }, position: 2 });
+  });
+
+  it('falls back to the first answer token when the answers never differ (a correct attempt)', async () => {
+    expect(await attemptRow(chars, { ...look, response: '36' })).toEqual({ row: { promptIds: [65, 58], route: [0, 1], silence: [1], gold: 51, emitted: 51 }, position: 0 });
+    expect(await attemptRow(chars, { ...look, response: '36 apples' })).toMatchObject({ position: 0 });
   });
 
   it('refuses an empty gold answer or prompt by name', async () => {
     await expect(attemptRow(chars, { ...look, gold: ' ' })).rejects.toThrow(/gold answer is empty/);
     await expect(attemptRow(chars, { ...look, prompt: '' })).rejects.toThrow(/prompt is empty/);
+  });
+});
+
+describe('firstDifference', () => {
+  it('is the first index where the lists differ, 0 when one is a prefix of the other', () => {
+    expect(firstDifference([1, 2, 3], [1, 2, 4])).toBe(2);
+    expect(firstDifference([5], [6, 7])).toBe(0);
+    expect(firstDifference([1, 2], [1, 2, 3])).toBe(0);
+    expect(firstDifference([1, 2], [1, 2])).toBe(0);
+  });
+});
+
+describe('readAttempt on the built-in micro model (one token per character)', () => {
+  const MICRO = new URL('../../public/hub/reachlab/micro-arith/resolve/main/', import.meta.url).pathname;
+  let engine: LocalEngine;
+  beforeAll(async () => {
+    engine = createEngine();
+    await engine.load({ kind: 'fs', dir: MICRO }, { ep: 'wasm', maxSeqLen: 64 });
+  });
+  afterAll(async () => engine.dispose());
+
+  it('compares gold -30 and emitted -29 at their second token, not at the "-" both start with', async () => {
+    const look = { prompt: '12-42=', route: [0, 1, 2, 3, 4, 5], silence: [], gold: '-30', response: '-29' };
+    const r = await readAttempt(engine, look);
+    expect([r.position, r.prefix, r.goldToken, r.emittedToken]).toEqual([1, '-', '3', '2']);
+    expect(r.gold).not.toBe(r.emitted);
+    // the read-out of the prompt extended by the shared "-", as the engine computes it for that row
+    const { row } = await attemptRow(engine, look);
+    expect(readoutDiff(r, await engine.readout(row)).maxAbsDiff).toBe(0);
+    expect(Math.abs(r.logitDiff)).toBeGreaterThan(0);
   });
 });

@@ -1,4 +1,5 @@
-// A look inside one forward row at its last prompt position (the first answer token), computed
+// A look inside one forward row at its last prompt position (an answer token: for an attempt, the
+// first where the gold answer and the response differ, attemptRow), computed
 // once here from a row's hidden states, by the engine (engine.ts, on either runtime) and by the
 // float64 reference (reference.ts) alike.
 //
@@ -129,38 +130,58 @@ export interface AttemptLook {
   silence: number[];
   /** The gold answer's text (the record's target). */
   gold: string;
-  /** The attempt's response; its first token is the emitted token (empty: the greedy choice). */
+  /** The attempt's response; its tokens are the emitted ones (empty: the greedy choice at the
+   *  first answer token). */
   response: string;
 }
 
-/** A read-out with its two tokens as text. */
-export type AttemptReadout = Readout & { goldToken: string; emittedToken: string };
+/** A read-out with its two tokens as text, and where in the answer it was read: `position` is the
+ *  0-based answer token (the first where gold and response differ), `prefix` the text of the
+ *  answer tokens before it, which both share. */
+export type AttemptReadout = Readout & { goldToken: string; emittedToken: string; position: number; prefix: string };
 
-/** The first token of `cont` as it tokenizes after the prompt: of the tail of encode(prompt +
- *  cont) when that extends the prompt's ids, else of encode(cont) (as the audit's continuations). */
-async function firstTokenAfter(engine: Pick<Engine, 'encode'>, prompt: string, promptIds: number[], cont: string): Promise<number> {
+/** The tokens of `cont` as it tokenizes after the prompt: the tail of encode(prompt + cont) when
+ *  that extends the prompt's ids, else encode(cont) (as the audit's continuations). */
+async function tokensAfter(engine: Pick<Engine, 'encode'>, prompt: string, promptIds: number[], cont: string): Promise<number[]> {
   const joint = await engine.encode(prompt + cont);
   const extends_ = joint.length > promptIds.length && promptIds.every((t, i) => joint[i] === t);
   const ids = extends_ ? joint.slice(promptIds.length) : await engine.encode(cont);
   if (ids.length === 0) throw new EngineError('bad-input', `readout: ${quote(cont)} has no tokens`);
-  return ids[0];
+  return ids;
 }
 
-/** The read-out row of an attempt at its first answer token. The gold answer is read with the
- *  response's leading whitespace, so both tokens start the answer the same way. */
-export async function attemptRow(engine: Pick<Engine, 'encode'>, a: AttemptLook): Promise<ReadoutRow> {
+/** The first index where two token lists differ; 0 when they never do within both (one is a prefix
+ *  of the other, or they are equal): there no token of each can be compared, so the read-out falls
+ *  back to the first answer token. */
+export function firstDifference(gold: readonly number[], emitted: readonly number[]): number {
+  const n = Math.min(gold.length, emitted.length);
+  for (let i = 0; i < n; i++) if (gold[i] !== emitted[i]) return i;
+  return 0;
+}
+
+/** The read-out row of an attempt at the first answer token where the gold answer and the response
+ *  differ (both "-30" and "-29" start with "-": compared there, the two tokens would be one). The
+ *  row's prompt is extended by the answer tokens they share, which the attempt itself emitted. The
+ *  gold answer is read with the response's leading whitespace, so both start the answer the same
+ *  way. `position` is the answer token read (0: the first). */
+export async function attemptRow(engine: Pick<Engine, 'encode'>, a: AttemptLook): Promise<{ row: ReadoutRow; position: number }> {
   if (typeof a.gold !== 'string' || a.gold.trim() === '') throw new EngineError('bad-input', 'readout: the gold answer is empty');
   const promptIds = await engine.encode(a.prompt);
   if (promptIds.length === 0) throw new EngineError('bad-input', 'readout: the prompt is empty');
   const lead = /^\s*/.exec(a.response)![0];
-  const gold = await firstTokenAfter(engine, a.prompt, promptIds, lead + a.gold.trim());
-  const emitted = a.response === '' ? undefined : await firstTokenAfter(engine, a.prompt, promptIds, a.response);
-  return { promptIds, route: a.route, silence: a.silence, gold, ...(emitted === undefined ? {} : { emitted }) };
+  const gold = await tokensAfter(engine, a.prompt, promptIds, lead + a.gold.trim());
+  const base = { route: a.route, silence: a.silence };
+  if (a.response === '') return { row: { promptIds, ...base, gold: gold[0] }, position: 0 };
+  const emitted = await tokensAfter(engine, a.prompt, promptIds, a.response);
+  const position = firstDifference(gold, emitted);
+  return { row: { promptIds: [...promptIds, ...gold.slice(0, position)], ...base, gold: gold[position], emitted: emitted[position] }, position };
 }
 
 /** The look inside one attempt, with its tokens as text; the engine must have `readout`. */
 export async function readAttempt(engine: Engine, a: AttemptLook): Promise<AttemptReadout> {
   if (!engine.readout) throw new EngineError('internal', 'this engine has no read-out');
-  const r = await engine.readout(await attemptRow(engine, a));
-  return { ...r, goldToken: await engine.decode([r.gold]), emittedToken: await engine.decode([r.emitted]) };
+  const { row, position } = await attemptRow(engine, a);
+  const r = await engine.readout(row);
+  const prefix = position === 0 ? '' : await engine.decode(row.promptIds.slice(row.promptIds.length - position));
+  return { ...r, goldToken: await engine.decode([r.gold]), emittedToken: await engine.decode([r.emitted]), position, prefix };
 }

@@ -174,9 +174,10 @@ export interface LogitsOptions {
   allPositions?: boolean;
 }
 
-/** A look inside one forward row at its last prompt position (the first answer token): `gold` is
- *  the gold answer's first token; `emitted` the token the attempt emitted there (default: the
- *  row's greedy choice). See engine/readout.ts for what is computed and how. */
+/** A look inside one forward row at its last prompt position (an answer token; readout.ts
+ *  attemptRow extends the prompt by the answer tokens gold and response share): `gold` is the gold
+ *  answer's token there; `emitted` the token the attempt emitted there (default: the row's greedy
+ *  choice). See engine/readout.ts for what is computed and how. */
 export interface ReadoutRow extends ForwardRow {
   gold: number;
   emitted?: number;

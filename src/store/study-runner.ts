@@ -61,7 +61,12 @@ export interface StudyProgress {
   runsDone: number;
   runsTotal: number;
   /** The run being worked on, with its questions done and its seconds left once measured. */
-  current: { model: string; task: string; label: string; runId: string; questionsDone?: number; questionsTotal?: number; etaSec?: number | null } | null;
+  current: {
+    model: string; task: string; label: string; runId: string; questionsDone?: number; questionsTotal?: number; etaSec?: number | null;
+    /** The run's pace so far, and what it was measured on (the Setup estimate keeps it once the run ends). */
+    attemptsPerSec?: number | null;
+    measured?: { fingerprint: string; ep: ModelInfo['ep']; dtype: ModelInfo['dtype']; probes: RunManifest['probes']; maxNewTokens: number };
+  } | null;
   /** Seconds left for the whole study: the current run's, plus the runs after it at the mean
    *  duration of the runs this session computed; null until both are measured. */
   etaSec?: number | null;
@@ -109,7 +114,7 @@ export class StudyRunner {
     // the current run's own progress (questions done, seconds left) rides on the study's
     const off = this.controller.subscribe((e) => {
       if (e.type !== 'progress' || !current || e.progress.runId !== current.runId) return;
-      current = { ...current, questionsDone: e.progress.questionsDone, questionsTotal: e.progress.questionsTotal, etaSec: e.progress.etaSec };
+      current = { ...current, questionsDone: e.progress.questionsDone, questionsTotal: e.progress.questionsTotal, etaSec: e.progress.etaSec, attemptsPerSec: e.progress.attemptsPerSec };
       progress(current);
     });
     try {
@@ -126,7 +131,9 @@ export class StudyRunner {
             const startedAt = Date.now();
             const started = await this.controller.start(req);
             this.currentRun = started.id;
-            current = { model, task, label: run.label, runId: started.id };
+            const m = req.manifest;
+            const measured = m.condition ? { fingerprint: info.fingerprint, ep: info.ep, dtype: info.dtype, probes: m.probes, maxNewTokens: m.condition.maxNewTokens } : undefined;
+            current = { model, task, label: run.label, runId: started.id, ...(measured ? { measured } : {}) };
             progress(current);
             const reused = started.manifest.status === 'finished';
             const finished = reused ? (done.cancel(), started) : await done.promise;

@@ -68,6 +68,16 @@ export function arithText(p: ArithProblem): string {
   return `${p.a}${p.op}${p.b}=`;
 }
 
+/** The arithmetic level whose problems `text` is written as ("12-42=", spaces allowed: "12 - 42 ="),
+ *  or null when it is no such problem. */
+export function arithLevelOf(text: string): string | null {
+  const m = /^\s*(\d+)\s*([-+*])\s*(\d+)\s*=\s*$/.exec(text);
+  if (!m) return null;
+  const [a, b] = [Number(m[1]), Number(m[3])];
+  const level = Object.values(ARITH_LEVELS).find((l) => l.ops.includes(m[2] as ArithOp) && [a, b].every((x) => x >= l.min && x <= l.max));
+  return level?.id ?? null;
+}
+
 /** The gold answer as text: "46", "-7". */
 export function arithTarget(p: ArithProblem): string {
   return String(p.answer);

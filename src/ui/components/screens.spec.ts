@@ -159,6 +159,14 @@ describe('screens', () => {
     expect(body).toContain('data-testid="compare-ceiling"');
     expect(body).toContain('data-testid="compare-probe"'); // random routes, MCTS and sampling in both
     expect(body).not.toContain('data-testid="compare-refused"');
+    // the table's McNemar p reads as the sentence's does (it read 0.000 beside 0.000066)
+    const p = body.match(/McNemar p (?:= )?(< 0\.001|\d\.\d{3})/)![1];
+    const rates = body.split('data-testid="table-compare-rates"')[1].split('</table>')[0].replace(/<!--.*?-->/g, '');
+    const deployedRow = rates.split('</tr>').find((r) => r.includes('>deployed (realized)<'))!;
+    expect(deployedRow).toMatch(new RegExp(`>${p.replace(/[.<]/g, (c) => `\\${c}`)}</td>$`));
+    // runs are named by model, probes and date, never by id
+    expect(body).toMatch(/data-testid="compare-name-a"[^>]*>run A: reachlab\/micro-arith, random routes ×16 · blocks, [^<]*, \d{4}-\d\d-\d\d \d\d:\d\d UTC</);
+    expect(body).not.toContain('fake-run-1');
   });
 
   it('refuses to compare across conditions, naming the fields, and an imported run', () => {
@@ -266,6 +274,35 @@ describe('what the screens explain', () => {
     const body = render(SetupScreen, { props: { app: s } }).body;
     expect(body).toMatch(/data-testid="setup-problems"[^>]*>.*<li>CoLa MCTS and Program-selection MCTS both run mcts-routes; choose one\.<\/li>/s);
     expect(body).toMatch(/<button[^>]*disabled[^>]*data-testid="start-run"/);
+  });
+
+  it("shows every field of the condition with a control, the \\boxed{} requirement included, and warns of CoLa's condition on the built-in model", () => {
+    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const body = () => render(SetupScreen, { props: { app: s } }).body;
+    for (const id of ['condition-reset', 'prompt-template', 'chat-template', 'few-shot', 'few-shot-delimiter', 'few-shot-target-delimiter', 'max-new-tokens', 'answer-format', 'require-boxed', 'stop-sequences', 'decoding-greedy', 'decoding-sample', 'condition-fixed']) {
+      expect(body(), id).toContain(`data-testid="${id}"`);
+    }
+    expect(body()).not.toContain('data-testid="condition-warning"');
+    expect(body()).not.toMatch(/<input[^>]*checked[^>]*data-testid="require-boxed"/);
+    s.setup.applyProtocol('cola-mcts');
+    s.setup.togglePreset('cola-mcts', false);
+    expect(body()).toMatch(/<input[^>]*checked[^>]*data-testid="require-boxed"/);
+    expect(body()).toMatch(/data-testid="condition-warning"[^>]*>reachlab\/micro-arith never writes \\boxed\{\}/);
+    s.setup.resetCondition();
+    expect(body()).not.toContain('data-testid="condition-warning"');
+  });
+
+  it('says on Setup, after a reload, that an audit was interrupted, and offers to resume it', () => {
+    const m = new Map<string, string>();
+    const storage = { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) };
+    const s = new AppState(new FakeBackend({ seedLibrary: false }), storage);
+    expect(render(SetupScreen, { props: { app: s } }).body).not.toContain('data-testid="resume-notice"');
+    const setup: RunSetup = { model: { kind: 'builtin', id: BUILTIN_MODEL_ID }, task: { kind: 'builtin', id: 'arith-2d', count: 24, seed: 1 }, condition: DEFAULT_CONDITION, questionSeed: 1, probes: [{ probe: 'deployment' }], load: { ep: 'wasm', dtype: 'f32' } };
+    saveSetup(storage, 'cut', setup);
+    s.library.runs = [{ ...run.manifest, id: 'cut', status: 'interrupted', legacy: false }];
+    const body = render(SetupScreen, { props: { app: s } }).body;
+    expect(body).toMatch(/data-testid="resume-notice"[^>]*><p>Your audit of [^<]+ on builtin:arith-2d \(24 questions\), started [^<]+, was interrupted/);
+    expect(body).toContain('data-testid="resume-interrupted"');
   });
 
   it('warns when the built-in model is given a task it was not trained on, on Setup and in the Study form', () => {

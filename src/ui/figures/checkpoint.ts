@@ -3,6 +3,7 @@
 
 import * as Plot from '@observablehq/plot';
 import type { CheckpointComparison, PairedDifference } from '../../audit';
+import { formatP } from '../../audit/stats';
 import { OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 
@@ -13,9 +14,10 @@ interface Delta {
 
 const pts = (x: number) => `${x > 0 ? '+' : x < 0 ? '−' : ''}${Math.abs(100 * x).toFixed(1)}`;
 
-/** "+14.7 pts (95% CI +6.0 to +23.1), McNemar p = 0.0021". */
+/** "+14.7 pts (95% CI +6.0 to +23.1), McNemar p = 0.002" (p as formatP prints it everywhere, "p < 0.001" below). */
 export function deltaText(d: PairedDifference): string {
-  return `${pts(d.diff)} pts (95% CI ${pts(d.ci.lo)} to ${pts(d.ci.hi)}), McNemar p = ${d.mcnemar.exactP.toPrecision(2)}`;
+  const p = formatP(d.mcnemar.exactP);
+  return `${pts(d.diff)} pts (95% CI ${pts(d.ci.lo)} to ${pts(d.ci.hi)}), McNemar p ${p.startsWith('<') ? p : `= ${p}`}`;
 }
 
 export function checkpointSpec(cmp: CheckpointComparison, labels: { A: string; B: string }, style: FigureStyle): FigureSpec {

@@ -10,6 +10,7 @@ import { scriptedRun } from '../testing/scripted-run';
 import { checkpointSpec } from './checkpoint';
 import { MIN_FIT_WIDTH, renderFigure, type FigureSpec } from './figure';
 import { layerUsageSpec } from './layer-usage';
+import { readoutPlace } from './look-inside';
 import { budgetTicks, reachCurvesSpec, spreadLabels } from './reach-curves';
 import { silencingSpec } from './silencing';
 
@@ -51,7 +52,7 @@ describe('figure specs', () => {
   it('reachability@k: three probes, realized rule, selector points', async () => {
     const spec = reachCurvesSpec(curvesData(), small);
     const svg = svgOf(spec);
-    for (const label of ['random routes', 'MCTS routes (CoLa)', 'sampling', 'realized', 'majority · random routes', 'max-logprob · sampling', 'majority · MCTS routes (CoLa) · not blind']) {
+    for (const label of ['random routes', 'MCTS routes (CoLa)', 'sampling', 'realized', 'majority · random routes', 'max-logprob · sampling', 'majority · MCTS routes (CoLa) · not blind', 'majority (not blind)']) {
       expect(svg).toContain(label);
     }
     expect(spec.alt).toContain('selectors (majority, max-logprob) as points');
@@ -59,9 +60,29 @@ describe('figure specs', () => {
     // selector labels and the realized label sit on a white halo: the realized rule never strikes through them
     const dom = renderFigure(spec, document);
     const labels = [...dom.querySelectorAll('g[aria-label="text"]')].filter((g) => /majority|realized/.test(g.textContent ?? ''));
-    expect(labels.length).toBe(2);
+    expect(labels.length).toBeGreaterThanOrEqual(2);
     for (const g of labels) expect([g.getAttribute('stroke'), g.getAttribute('paint-order')]).toEqual(['white', 'stroke']);
     await expect(svg).toMatchFileSnapshot('__snapshots__/reach-curves.svg');
+  });
+
+  it('keeps every selector label inside the plot, clear of the reachable axis, at 640 px and on a phone', () => {
+    // the labels ran left from their point over the axis and past the figure's edge at 358 px
+    const spec = reachCurvesSpec(curvesData(), small);
+    for (const fitWidth of [640, 358]) {
+      const dom = renderFigure(spec, document, { fitWidth });
+      const left = spec.plot.marginLeft as number;
+      const right = fitWidth - (spec.plot.marginRight as number);
+      const texts = [...dom.querySelectorAll('g[aria-label="text"] text')].filter((t) => /majority|max-logprob/.test(t.textContent ?? ''));
+      expect(texts.length).toBe(curvesData().selectors.length);
+      for (const t of texts) {
+        const g = t.parentElement!;
+        const x = Number(/translate\(([-\d.]+)/.exec(t.getAttribute('transform') ?? '')![1]) + Number(/translate\(([-\d.]+)/.exec(g.getAttribute('transform') ?? 'translate(0')![1]);
+        const width = (t.textContent ?? '').length * 6.8; // about 0.56 em per character at 12 px, as the margins assume
+        const [from, to] = g.getAttribute('text-anchor') === 'end' ? [x - width, x] : [x, x + width];
+        expect(from, `${t.textContent} at ${fitWidth} px starts right of the axis`).toBeGreaterThanOrEqual(left);
+        expect(to, `${t.textContent} at ${fitWidth} px ends inside the plot`).toBeLessThanOrEqual(right + (spec.plot.marginRight as number));
+      }
+    }
   });
 
   it('lays a figure out at its on-screen width (never under MIN_FIT_WIDTH), exports at the spec width', () => {
@@ -170,5 +191,13 @@ describe('spreadLabels', () => {
     expect(ys[3]).toBeCloseTo(0.69, 12);
     expect(ys[1]).toBeCloseTo(0.63, 12);
     expect(ys[2]).toBe(0.2);
+  });
+});
+
+describe('readoutPlace', () => {
+  it('names the answer token a read-out compares and the text before it', () => {
+    expect(readoutPlace({ position: 1, prefix: '-', gold: 3, emitted: 2 })).toBe('At answer token 2, after "-" (the first where gold and response differ)');
+    expect(readoutPlace({ position: 0, prefix: '', gold: 3, emitted: 2 })).toBe('At the first answer token');
+    expect(readoutPlace({ position: 0, prefix: '', gold: 3, emitted: 3 })).toMatch(/starts as the gold answer does/);
   });
 });

@@ -12,6 +12,12 @@ export function positionLabel(position: number, layer: number | null): string {
   return layer === null ? 'embed' : `${position + 1}:L${layer}`;
 }
 
+/** Where in the answer a read-out was taken: "At answer token 2, after “-”", or the first token. */
+export function readoutPlace(r: Pick<AttemptReadout, 'position' | 'prefix' | 'gold' | 'emitted'>): string {
+  if (r.position > 0) return `At answer token ${r.position + 1}, after ${JSON.stringify(r.prefix)} (the first where gold and response differ)`;
+  return r.gold === r.emitted ? 'At the first answer token (the response starts as the gold answer does)' : 'At the first answer token';
+}
+
 interface LensRow {
   at: string;
   token: string;
@@ -34,7 +40,7 @@ export function lensSpec(r: AttemptReadout, style: FigureStyle, caption: string)
   return {
     id: 'logit-lens',
     title: `Logit lens: ${caption}`,
-    alt: `Probability of the gold answer's first token (${gold}) and of the emitted token (${emitted}) after each of ${r.route.length} route positions; at the end the gold token has rank ${last.gold.rank} (p = ${last.gold.prob.toPrecision(2)}), the emitted token rank ${last.emitted.rank}.`,
+    alt: `${readoutPlace(r)}: probability of the gold answer's token (${gold}) and of the emitted token (${emitted}) after each of ${r.route.length} route positions; at the end the gold token has rank ${last.gold.rank} (p = ${last.gold.prob.toPrecision(2)}), the emitted token rank ${last.emitted.rank}.`,
     plot: {
       ...baseOptions(style),
       height: style.large ? 360 : 260,

@@ -32,6 +32,11 @@ export function spreadLabels(ys: readonly number[], gap = LABEL_GAP, floor = 0):
   return out;
 }
 
+/** A selector's label beside its point: "majority", "majority (not blind)". */
+export function selectorLabel(d: Pick<SelectorRow, 'selector' | 'blind'>): string {
+  return `${d.selector}${d.blind ? '' : ' (not blind)'}`;
+}
+
 /** Whole-number budgets to tick on the log axis: the powers of two up to maxK, and maxK itself. */
 export function budgetTicks(maxK: number): number[] {
   const ticks: number[] = [];
@@ -66,19 +71,19 @@ export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): Figu
     Plot.text(ends, { x: () => maxK, y: (_: unknown, i: number) => endY[i], text: (d: CurvePoint) => d.label, textAnchor: 'start', dx: 8, fill: colorOf }),
   );
   if (data.selectors.length) {
-    // labels end at their point and reach far left, over other budgets' points: spread them all
+    // short labels (the probe is the point's colour; the full name is its title and in the alt
+    // text), spread apart, on the side of their point with room: left of a point in the right half
+    // of the log axis, right of one in the left half, so none runs over the reachable axis
     const selY = spreadLabels(data.selectors.map((s) => s.accuracy));
+    const leftHalf = (d: SelectorRow) => d.budget <= Math.sqrt(maxK);
+    const label = (d: SelectorRow) => selectorLabel(d);
+    const title = (d: SelectorRow) => `${d.selector} · ${d.probe}${d.blind ? '' : ' · not blind'}: ${(100 * d.accuracy).toFixed(1)}% at budget ${d.budget}`;
+    const side = (left: boolean) => data.selectors.map((d, i) => ({ d, y: selY[i] })).filter(({ d }) => leftHalf(d) === left);
     marks.push(
-      Plot.dot(data.selectors, { x: 'budget', y: 'accuracy', symbol: 'selector', stroke: colorOf, fill: 'white', strokeWidth: 2, r: style.large ? 7 : 5 }),
-      Plot.text(data.selectors, {
-        x: 'budget',
-        y: (_: unknown, i: number) => selY[i],
-        text: (d: SelectorRow) => `${d.selector} · ${d.probe}${d.blind ? '' : ' · not blind'}`,
-        textAnchor: 'end',
-        dx: -10,
-        fill: colorOf,
-        ...HALO,
-      }),
+      Plot.dot(data.selectors, { x: 'budget', y: 'accuracy', symbol: 'selector', stroke: colorOf, fill: 'white', strokeWidth: 2, r: style.large ? 7 : 5, title }),
+      ...[true, false].map((left) =>
+        Plot.text(side(left), { x: ({ d }) => d.budget, y: 'y', text: ({ d }) => label(d), textAnchor: left ? 'start' : 'end', dx: left ? 10 : -10, fill: ({ d }) => colorOf(d), ...HALO }),
+      ),
     );
   }
   const names = ends.map((e) => e.label).join(', ');

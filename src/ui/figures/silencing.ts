@@ -11,7 +11,7 @@ import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 const pct = (x: number) => `${(100 * x).toFixed(0)}%`;
 
 /** Whole-number ticks (questions are counted) spanning broken (negative) to repaired. */
-function countTicks(layers: readonly LayerRepair[]): number[] {
+function countTicks(layers: readonly Pick<LayerRepair, 'repaired' | 'collateral'>[]): number[] {
   const hi = Math.max(1, ...layers.map((l) => l.repaired));
   const lo = Math.max(0, ...layers.map((l) => l.collateral));
   const step = Math.max(1, Math.ceil((hi + lo) / 8));
@@ -27,10 +27,34 @@ export function heldOutSummary(scan: SilencingScanResult): string {
   return `layer ${id.layer} repairs ${ev.repaired}/${ev.failures} held-out failures (${pct(ev.rate)}, 95% CI ${pct(ev.ci.lo)}–${pct(ev.ci.hi)}), breaks ${ev.collateral}/${ev.realized} realized`;
 }
 
+type LayerBars = Pick<LayerRepair, 'layer' | 'repaired' | 'collateral'>;
+
+/** The per-layer bars every silencing scan is drawn with (the walk, Results, the study report):
+ *  failures repaired up, realized questions broken down, counts on the axis, the identified layer
+ *  outlined (and labelled with `note` when given). One builder, so no figure turns them over. */
+export function layerBars(layers: readonly LayerBars[], identified: number | null, note: string | null): Pick<Plot.PlotOptions, 'x' | 'y' | 'marks'> {
+  const ticks = countTicks(layers);
+  const picked = layers.find((l) => l.layer === identified);
+  return {
+    x: { domain: layers.map((l) => l.layer), label: 'silenced MLP (layer)', padding: 0.15 },
+    // an explicit domain: with no repair and no break the data alone spans [0, 0] and bars fill the plot
+    y: { domain: [ticks[0], Math.max(1, ...layers.map((l) => l.repaired))], label: '↑ repaired · broken ↓ (in-sample)', grid: true, ticks, tickFormat: (d: number) => String(Math.abs(d)) },
+    marks: [
+      Plot.barY(layers, { x: 'layer', y: 'repaired', fill: EFFECT_COLOR.repaired }),
+      Plot.barY(layers, { x: 'layer', y: (d: LayerBars) => -d.collateral, fill: EFFECT_COLOR.broken }),
+      Plot.ruleY([0], { stroke: OKABE_ITO.black }),
+      ...(picked
+        ? [
+            Plot.barY([picked], { x: 'layer', y: 'repaired', fill: 'none', stroke: OKABE_ITO.black, strokeWidth: 2 }),
+            ...(note ? [Plot.text([picked], { x: 'layer', y: 'repaired', text: () => note, dy: -10, fill: OKABE_ITO.black, fontWeight: 'bold' })] : []),
+          ]
+        : []),
+    ],
+  };
+}
+
 export function silencingSpec(scan: SilencingScanResult, style: FigureStyle): FigureSpec {
   const layers = scan.in_sample.layers;
-  const ticks = countTicks(layers);
-  const picked = layers.find((l) => l.layer === scan.identification.layer);
   const held = `held out: ${scan.evaluation.repaired}/${scan.evaluation.failures} (${pct(scan.evaluation.rate)})`;
   return {
     id: 'mlp-silencing-scan',
@@ -41,20 +65,9 @@ export function silencingSpec(scan: SilencingScanResult, style: FigureStyle): Fi
     plot: {
       ...baseOptions(style),
       height: style.large ? 460 : 320,
-      x: { domain: layers.map((l) => l.layer), label: 'silenced MLP (layer)', padding: 0.15 },
-      // an explicit domain: with no repair and no break the data alone spans [0, 0] and bars fill the plot
-      y: { domain: [ticks[0], Math.max(1, ...layers.map((l) => l.repaired))], label: '↑ repaired · broken ↓ (in-sample)', grid: true, ticks, tickFormat: (d: number) => String(Math.abs(d)) },
-      marks: [
-        Plot.barY(layers, { x: 'layer', y: 'repaired', fill: EFFECT_COLOR.repaired }),
-        Plot.barY(layers, { x: 'layer', y: (d: LayerRepair) => -d.collateral, fill: EFFECT_COLOR.broken }),
-        Plot.ruleY([0], { stroke: OKABE_ITO.black }),
-        ...(picked
-          ? [
-              Plot.barY([picked], { x: 'layer', y: 'repaired', fill: 'none', stroke: OKABE_ITO.black, strokeWidth: 2 }),
-              Plot.text([picked], { x: 'layer', y: 'repaired', text: () => `identified · ${held}`, dy: -10, fill: OKABE_ITO.black, fontWeight: 'bold' }),
-            ]
-          : []),
-      ],
+      // room above the plot for the identified layer's label (it ran into the axis label)
+      marginTop: style.large ? 44 : 34,
+      ...layerBars(layers, scan.identification.layer, `identified · ${held}`),
     },
   };
 }

@@ -13,6 +13,20 @@ import { studyTaskOptions } from '../../store/study';
 import { runStudy } from '../../../scripts/study-cli';
 import { renderFigure } from './figure';
 import { f1Dots, f1Spec, f2LayersSpec, f2Spec, f3Slopes, f3Spec } from './study';
+import { silencingSpec } from './silencing';
+import { silencingOf } from '../lib/analysis';
+import { EFFECT_COLOR } from '../lib/palette';
+import { scriptedRun } from '../testing/scripted-run';
+
+/** Where the repaired and the broken bars of a drawn scan lie against its zero rule. */
+function barSides(svg: SVGSVGElement): { repaired: string[]; broken: string[] } {
+  const zero = Number(svg.querySelector('g[aria-label="rule"] line')!.getAttribute('y1'));
+  const side = (fill: string) =>
+    [...svg.querySelectorAll('g[aria-label="bar"] rect')]
+      .filter((r) => (r.getAttribute('fill') ?? r.parentElement!.getAttribute('fill'))?.toLowerCase() === fill.toLowerCase() && Number(r.getAttribute('height')) > 0)
+      .map((r) => (Number(r.getAttribute('y')) + Number(r.getAttribute('height')) <= zero + 0.5 ? 'up' : Number(r.getAttribute('y')) >= zero - 0.5 ? 'down' : 'across'));
+  return { repaired: side(EFFECT_COLOR.repaired), broken: side(EFFECT_COLOR.broken) };
+}
 
 const { document } = new JSDOM('').window;
 
@@ -84,6 +98,19 @@ describe('findings figures', () => {
     expect(renderFigure(spec, document).tagName).toBe('svg');
     const layers = renderFigure(f2LayersSpec(r.f2.cases[0], { large: false }), document);
     expect(layers.querySelectorAll('g[aria-label="bar"]').length).toBeGreaterThan(0);
+  });
+
+  it("draws the report's per-layer scan as the walk and Results do: repaired up, broken down", async () => {
+    const r = await report();
+    const view = silencingOf(scriptedRun().records);
+    const walk = barSides(renderFigure(silencingSpec(view && 'scan' in view ? view.scan : (null as never), { large: false }), document));
+    const drawn = [walk, ...r.f2.cases.map((c) => barSides(renderFigure(f2LayersSpec(c, { large: false }), document)))];
+    for (const d of drawn) {
+      expect(d.repaired.length + d.broken.length).toBeGreaterThan(0);
+      expect(new Set(d.repaired)).toEqual(new Set(d.repaired.length ? ['up'] : []));
+      expect(new Set(d.broken)).toEqual(new Set(d.broken.length ? ['down'] : []));
+    }
+    expect(drawn.slice(1).some((d) => d.broken.length > 0)).toBe(true);
   });
 
   it('F3 draws base → trained for deployed and every ceiling', async () => {

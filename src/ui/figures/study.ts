@@ -7,8 +7,9 @@ import * as Plot from '@observablehq/plot';
 import { wilson } from '../../audit/stats';
 import type { ScanCase, StudyReport } from '../../audit/study';
 import { caseSentence } from '../../audit/verdict';
-import { EFFECT_COLOR, OKABE_ITO } from '../lib/palette';
+import { OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
+import { layerBars } from './silencing';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const short = (model: string) => model.replace(/^builtin:/, '');
@@ -98,10 +99,6 @@ export function f2Spec(report: StudyReport, style: FigureStyle): FigureSpec {
 
 /** One case's per-layer scan over its whole failure set (in-sample), identified layer outlined. */
 export function f2LayersSpec(c: ScanCase, style: FigureStyle): FigureSpec {
-  const rows = c.in_sample.flatMap((l) => [
-    { layer: l.layer, effect: 'repaired', n: l.repaired },
-    { layer: l.layer, effect: 'broken', n: -l.collateral },
-  ]);
   return {
     id: 'f2-layer-scan',
     title: `F2: per-layer scan, ${short(c.model)} · ${c.task} (in-sample; repaired up, broken down)`,
@@ -109,14 +106,8 @@ export function f2LayersSpec(c: ScanCase, style: FigureStyle): FigureSpec {
     plot: {
       ...baseOptions(style),
       height: style.large ? 420 : 300,
-      x: { label: 'silenced layer', type: 'band' },
-      y: { label: '↑ repaired · broken ↓ (questions)', grid: true },
-      color: { domain: ['repaired', 'broken'], range: [EFFECT_COLOR.repaired, EFFECT_COLOR.broken] },
-      marks: [
-        Plot.barY(rows, { x: 'layer', y: 'n', fill: 'effect' }),
-        Plot.barY(c.in_sample.filter((l) => l.layer === c.layer), { x: 'layer', y: 'repaired', fill: 'none', stroke: OKABE_ITO.black, strokeWidth: 2 }),
-        Plot.ruleY([0]),
-      ],
+      // the walk's and Results' bars, drawn by the same builder
+      ...layerBars(c.in_sample, c.layer, null),
     },
   };
 }

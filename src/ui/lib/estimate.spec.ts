@@ -33,6 +33,9 @@ describe('estimateTime', () => {
 describe('formatting', () => {
   it('formats durations and sizes', () => {
     expect(formatDuration(42)).toBe('42 s');
+    // a tiny run is not 'about 0 s'
+    expect(formatDuration(0.3)).toBe('under 1 s');
+    expect(formatDuration(0)).toBe('under 1 s');
     expect(formatDuration(600)).toBe('10 min');
     expect(formatDuration(3 * 3600 + 5 * 60)).toBe('3 h 5 min');
     expect(formatBytes(988_000_000)).toBe('988 MB');

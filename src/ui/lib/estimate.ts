@@ -53,6 +53,7 @@ export function estimateTime(opts: {
 
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return '—';
+  if (seconds < 1) return 'under 1 s';
   if (seconds < 60) return `${Math.round(seconds)} s`;
   const m = Math.round(seconds / 60);
   if (m < 60) return `${m} min`;

@@ -142,7 +142,7 @@ export const GLOSSARY = {
   },
   estimate: {
     term: 'time estimate',
-    text: 'Attempts ÷ the attempts per second measured by your last run of this model, engine and dtype on this device. Before any run it is a rough guess from the model’s size.',
+    text: 'Attempts ÷ the attempts per second measured by your last run of this model, engine and dtype with the same probes and budgets on this device. Before any run it is a rough guess from the model’s size.',
   },
 } as const satisfies Record<string, Definition>;
 

@@ -18,7 +18,7 @@ const q = groupByQuestion(run.records)[0];
 function readoutOf(look: AttemptLook): AttemptReadout {
   const point = (position: number, layer: number | null) => ({ position, layer, gold: { id: 4, rank: 2, prob: 0.3, logit: 1 }, emitted: { id: 9, rank: 1, prob: 0.6, logit: 2 } });
   return {
-    route: look.route, silence: look.silence, gold: 4, emitted: 9, goldToken: '4', emittedToken: '9',
+    route: look.route, silence: look.silence, gold: 4, emitted: 9, goldToken: '4', emittedToken: '9', position: 0, prefix: '',
     lens: [point(-1, null), ...look.route.map((l, p) => point(p, l))],
     embed: 0, attribution: look.route.map((layer, position) => ({ position, layer, attn: 0.5, mlp: -0.5 })), logitDiff: -1, sum: -1, identityError: 0,
   };

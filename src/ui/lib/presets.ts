@@ -47,6 +47,15 @@ export function presetById(id: PresetId): ProbePreset {
   return p;
 }
 
+/** A protocol's label with the budget chosen for it: "Random routes (budget 16 distinct routes;
+ *  the protocol's is 100)", "Sampling ceiling (pass@16, T = 0.6; the protocol's is 64)". */
+export function presetLabel(p: Pick<ProbePreset, 'label' | 'nominalBudget'>, budget: number | null): string {
+  const nominal = p.nominalBudget;
+  if (nominal === undefined || budget === null || budget === nominal) return p.label;
+  const label = p.label.replace(new RegExp(`\\b(budget |pass@)${nominal}\\b`), `$1${budget}`);
+  return label.endsWith(')') ? `${label.slice(0, -1)}; the protocol's is ${nominal})` : `${label} (the protocol's budget is ${nominal})`;
+}
+
 /** Built-in tasks (generated offline) and Hub presets (rows from the datasets server). */
 export const BUILTIN_TASKS = [
   { id: 'arith-1d', label: 'Arithmetic, one digit' },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { RunSetup } from '../backend';
 import { DEFAULT_CONDITION } from './presets';
-import { keepableSetup, loadSetup, saveSetup } from './resumable';
+import { interruptedRun, keepableSetup, loadSetup, saveSetup } from './resumable';
 
 const setup: RunSetup = {
   model: { kind: 'hub', repo: 'org/m', revision: 'main', token: 'hf_secret', endpoint: 'http://127.0.0.1:8788' },
@@ -45,5 +45,23 @@ describe('resumable setups', () => {
     expect(loadSetup(s, 'old')).toBeNull();
     saveSetup(s, 'new', { ...setup, model: { kind: 'builtin', id: 'reachlab/micro-arith' } });
     expect(loadSetup(s, 'new')).not.toBeNull();
+  });
+});
+
+describe('the interrupted run Setup offers to resume', () => {
+  const entry = (id: string, status: string, startedAt: string, legacy = false) => ({ id, status, startedAt, legacy });
+
+  it('is the latest interrupted run with a kept setup', () => {
+    const s = memory();
+    for (const id of ['old', 'new', 'nosetup']) saveSetup(s, id, setup);
+    const entries = [entry('old', 'interrupted', '2026-01-01T00:00:00Z'), entry('new', 'interrupted', '2026-01-02T00:00:00Z'), entry('done', 'finished', '2026-01-03T00:00:00Z')];
+    expect(interruptedRun(entries, s)?.entry.id).toBe('new');
+    expect(interruptedRun(entries, s)?.setup.task).toEqual(setup.task);
+  });
+
+  it('is none for paused, cancelled, legacy runs or runs whose setup was not kept', () => {
+    const s = memory();
+    for (const id of ['p', 'c', 'l']) saveSetup(s, id, setup);
+    expect(interruptedRun([entry('p', 'paused', '2026-01-01T00:00:00Z'), entry('c', 'cancelled', '2026-01-01T00:00:00Z'), entry('l', 'interrupted', '2026-01-01T00:00:00Z', true), entry('x', 'interrupted', '2026-01-02T00:00:00Z')], s)).toBeNull();
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { scriptedRun } from '../testing/scripted-run';
-import { conditionFieldLabel, differingFacts, probesText, runFacts } from './run-facts';
+import { conditionFieldLabel, differingFacts, importedText, probesText, runFacts, runName } from './run-facts';
 
 describe('run facts', () => {
   const a = scriptedRun().manifest;
@@ -30,5 +30,22 @@ describe('run facts', () => {
     expect(['engineDtype', 'maxNewTokens', 'fewShot.n', 'decoding.temperature', 'somethingNew'].map(conditionFieldLabel)).toEqual([
       'dtype', 'max new tokens', 'few-shot examples', 'temperature', 'somethingNew',
     ]);
+  });
+});
+
+describe('an imported run, counted in questions', () => {
+  it('says a 200-question run of two probes is 400 records, not "400 of 400 records"', () => {
+    const records = Array.from({ length: 200 }, (_, i) => ['deployment:x', 'random-routes:y'].map((probe_key) => ({ doc_id: `q${i}`, probe_key }))).flat();
+    expect(importedText({ file: 'run.json', records: 400 }, records)).toBe('All 400 records of this run (200 questions × 2 probes, deployment included) were read from run.json, not computed here.');
+    expect(importedText({ file: 'run.json', records: 4 }, records.slice(0, 8))).toBe('4 of the 8 records of this run (4 questions × 2 probes, deployment included) were read from run.json, not computed here.');
+  });
+});
+
+describe('a run named for a person', () => {
+  it('is its model, probes and start time, never its id', () => {
+    const m = scriptedRun().manifest;
+    const name = runName(m);
+    expect(name).toBe(`reachlab/micro-arith, ${probesText(m.probes)}, ${m.startedAt.slice(0, 16).replace('T', ' ')} UTC`);
+    expect(name).not.toContain(m.id);
   });
 });

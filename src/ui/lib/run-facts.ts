@@ -3,7 +3,8 @@
 
 import { isDeployment } from '../../audit';
 import { probeSpecText } from '../../audit/run-definition';
-import type { ProbeSpec, RunManifest } from '../../audit/types';
+import type { ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
+import { modelLabel } from './model-label';
 
 export interface RunFact {
   label: string;
@@ -21,6 +22,13 @@ export function probesText(probes: readonly ProbeSpec[]): string {
 function seedsText(m: RunManifest): string {
   const seeds = [...new Set(m.probes.flatMap((p) => ('seed' in p ? [p.seed] : [])))];
   return `question ${m.task.question_seed ?? '—'}, probe ${seeds.length ? seeds.join('/') : '—'}`;
+}
+
+/** A run as a person tells it apart: "reachlab/micro-arith, random routes ×16 · blocks, 2026-12-07
+ *  00:28 UTC" (model, probes and budgets, when it started), never its id. */
+export function runName(m: Pick<RunManifest, 'model' | 'probes' | 'startedAt'>): string {
+  const when = m.startedAt.slice(0, 16).replace('T', ' ');
+  return `${modelLabel(m.model)}, ${probesText(m.probes)}, ${when} UTC`;
 }
 
 /** The facts of a run, in a fixed order (the rows of Compare's side-by-side table). */
@@ -71,4 +79,14 @@ const CONDITION_FIELD: Record<string, string> = {
 /** A condition field path (audit core's conditionDiff) in the Setup form's words. */
 export function conditionFieldLabel(path: string): string {
   return Object.hasOwn(CONDITION_FIELD, path) ? CONDITION_FIELD[path] : path;
+}
+
+/** Where a run's records came from when some were imported, counted so a reader sees questions, not
+ *  only records: "All 400 records of this run (200 questions × 2 probes, deployment included) were
+ *  read from x.json, not computed here." */
+export function importedText(source: { file: string; records: number }, records: readonly Pick<QuestionRecord, 'doc_id' | 'probe_key'>[]): string {
+  const questions = new Set(records.map((r) => r.doc_id)).size;
+  const probes = new Set(records.map((r) => r.probe_key)).size;
+  const share = source.records === records.length ? `All ${records.length}` : `${source.records} of the ${records.length}`;
+  return `${share} records of this run (${questions} ${questions === 1 ? 'question' : 'questions'} × ${probes} ${probes === 1 ? 'probe' : 'probes'}, deployment included) were read from ${source.file}, not computed here.`;
 }

@@ -21,6 +21,9 @@ export class AppState {
   /** The opened run is the stored result of an identical audit a start found finished. */
   openedReused = $state(false);
   questionId = $state<string | null>(null);
+  /** The question whose deployment attempt is read out as its screen opens (the walk's "look
+   *  inside"); the screen scrolls to the read-out, then this is cleared. */
+  lookInsideFor = $state<string | null>(null);
   /** The reach probe (its key) whose failure set the silencing scan of the opened run reads, as
    *  chosen on Results; null: the default (analysis.ts scanProbeKey). */
   scanProbe = $state<string | null>(null);
@@ -40,7 +43,7 @@ export class AppState {
     this.prefs = new Prefs(storage);
     this.run = new RunState(backend, storage);
     this.library = new LibraryState(backend);
-    this.study = new StudyState(backend);
+    this.study = new StudyState(backend, storage);
   }
 
   /** One step from the home screen: the built-in study (offline, built-in models), then its report. */
@@ -83,11 +86,22 @@ export class AppState {
     return this.library.runs.find((r) => r.status === 'finished') ?? null;
   }
 
-  /** Results: the open run, else the latest finished run of the library. */
+  /** The run this tab finished last (the library list may not hold it yet). */
+  private get finishedHere(): string | null {
+    return this.run.manifest?.status === 'finished' ? this.run.runId : null;
+  }
+
+  /** Whether Results has a run to show: one open, one this tab finished, or one in the library. */
+  get hasResults(): boolean {
+    return this.opened !== null || this.finishedHere !== null || this.latestFinished !== null;
+  }
+
+  /** Results: the open run, else the run this tab finished, else the latest finished run of the library. */
   async showResults(): Promise<void> {
     if (this.opened) return this.go('results');
-    if (!this.latestFinished) return;
-    const run = await this.library.open(this.latestFinished.id);
+    const id = this.finishedHere ?? this.latestFinished?.id;
+    if (!id) return;
+    const run = await this.library.open(id);
     if (run) this.openRun(run);
   }
 
@@ -99,8 +113,9 @@ export class AppState {
     this.screen = 'results';
   }
 
-  openQuestion(docId: string): void {
+  openQuestion(docId: string, opts: { lookInside?: boolean } = {}): void {
     if (this.screen === 'results') this.resultsScrollY = globalThis.scrollY ?? 0;
+    this.lookInsideFor = opts.lookInside ? docId : null;
     this.questionId = docId;
     this.screen = 'question';
   }

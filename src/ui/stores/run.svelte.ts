@@ -9,7 +9,7 @@ import type { AppBackend, RunHandle, RunProgress, RunSetup } from '../backend';
 import { groupByQuestion, reachProbeKeys } from '../lib/analysis';
 import { attemptsOf } from '../lib/estimate';
 import { toUserMessage, type UserMessage } from '../lib/errors';
-import { saveRate } from '../lib/rates';
+import { probeMix, saveRate } from '../lib/rates';
 import { saveSetup } from '../lib/resumable';
 
 type Storage = Pick<globalThis.Storage, 'getItem' | 'setItem'>;
@@ -161,7 +161,7 @@ export class RunState {
   private keepRate(m: RunManifest): void {
     const rate = this.progress?.attemptsPerSec;
     if (!rate || !m.engine || !m.condition) return;
-    saveRate(this.storage, { fingerprint: m.model.fingerprint, ep: m.engine.ep, dtype: m.engine.dtype }, { attemptsPerSecond: rate, maxNewTokens: m.condition.maxNewTokens });
+    saveRate(this.storage, { fingerprint: m.model.fingerprint, ep: m.engine.ep, dtype: m.engine.dtype, probes: probeMix(m.probes) }, { attemptsPerSecond: rate, maxNewTokens: m.condition.maxNewTokens });
   }
 
   private async call(f: (id: string) => Promise<void>): Promise<void> {

@@ -2,7 +2,7 @@
 // (the probe list, the attempt estimate, validation, the permalink).
 
 import { withBaselines } from '../../audit';
-import { colaOverrides, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
+import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
 import type { Condition, ProbeSpec } from '../../audit/types';
@@ -122,12 +122,24 @@ export class SetupState {
     return withBaselines(runProbes(this.presets.map((id) => this.withSeedAndBudget(id, presetById(id).spec(L)))));
   });
 
-  /** A warning when the built-in model is given a task it was not trained on (null otherwise). */
+  /** A warning when the built-in model is given a task it was not trained on (null otherwise); a
+   *  file's task is the one its first rows' questions are written as. */
   untrainedWarning = $derived.by((): string | null => {
     if (this.modelKind !== 'builtin') return null;
-    const task = this.taskKind === 'builtin' ? this.builtinTask : this.taskKind === 'hub' ? `hub:${this.hubPreset}` : 'a task file';
+    const column = this.mapping.question;
+    const fileTask = () => fileTaskOf(column && this.filePreview ? this.filePreview.rows.map((r) => String(r[column] ?? '')) : []);
+    const task = this.taskKind === 'builtin' ? this.builtinTask : this.taskKind === 'hub' ? `hub:${this.hubPreset}` : fileTask();
     return untrainedTaskWarning(BUILTIN_MODEL_ID, task);
   });
+
+  /** A warning when the condition leaves the built-in model nothing to grade (null otherwise). */
+  conditionWarning = $derived(this.modelKind === 'builtin' ? boxedConditionWarning(BUILTIN_MODEL_ID, this.condition) : null);
+
+  /** Back to the chosen task's default condition (a file: the default audit's), keeping the dtype. */
+  resetCondition(): void {
+    const dtype = this.condition.engineDtype;
+    this.condition = this.taskId !== null ? taskCondition(this.taskId, dtype) : { ...structuredClone(DEFAULT_CONDITION), answerFormat: this.condition.answerFormat, engineDtype: dtype };
+  }
 
   /** The most questions the chosen task holds (a file's rows once read). */
   maxQuestions = $derived(

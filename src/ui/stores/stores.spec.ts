@@ -1,8 +1,8 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
-import { BOXED_CONDITION, presetById, type PresetId } from '../lib/presets';
+import { BOXED_CONDITION, DEFAULT_CONDITION, presetById, type PresetId } from '../lib/presets';
 import type { RunListener, RunProgress, RunSetup } from '../backend';
-import { measuredRate } from '../lib/rates';
+import { measuredRate, probeMix } from '../lib/rates';
 import { FakeBackend } from '../testing/fake-backend';
 import { AppState } from './app.svelte';
 import { LibraryState } from './library.svelte';
@@ -140,6 +140,34 @@ describe('SetupState', () => {
     s.taskKind = 'file';
     s.applyProtocol('cola-mcts');
     expect(s.runCondition).toEqual(await cli(gsm8k, 3));
+  });
+
+  it("shows CoLa's condition as a warning for the built-in model, and Reset brings back the task's default condition (same key)", async () => {
+    const s = new SetupState();
+    const before = await conditionKey(s.runCondition);
+    expect(s.conditionWarning).toBeNull();
+    s.applyProtocol('cola-mcts');
+    expect(s.condition.requireBoxed).toBe(true);
+    expect(s.conditionWarning).toMatch(/never writes \\boxed\{\}.*every attempt is graded \[invalid\]/);
+    // the path: untick CoLa, restore the template by hand; the box requirement alone still warns
+    s.togglePreset('cola-mcts', false);
+    s.condition.promptTemplate = DEFAULT_CONDITION.promptTemplate;
+    expect(s.conditionWarning).not.toBeNull();
+    s.resetCondition();
+    expect(s.condition.requireBoxed).toBeUndefined();
+    expect(s.conditionWarning).toBeNull();
+    expect(await conditionKey(s.runCondition)).toBe(before);
+  });
+
+  it('warns of an untrained task file unless its questions are two-digit arithmetic', () => {
+    const s = new SetupState();
+    s.taskKind = 'file';
+    expect(s.untrainedWarning).toMatch(/on a task file it was never trained/);
+    s.filePreview = { format: 'csv', columns: ['question', 'answer'], rows: [{ question: '12-42=', answer: '-30' }, { question: '53+9=', answer: '62' }], total: 2 };
+    s.mapping = { question: 'question', answer: 'answer' };
+    expect(s.untrainedWarning).toMatch(/never trained/); // 9 is one digit: not the trained task
+    s.filePreview = { ...s.filePreview, rows: [{ question: '12-42=', answer: '-30' }, { question: '53 + 90 =', answer: '143' }] };
+    expect(s.untrainedWarning).toBeNull();
   });
 
   it('names what is missing for a Hub model and a task file', () => {
@@ -381,7 +409,7 @@ describe('RunState', () => {
     await run.start(quickSetup());
     await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
     const m = run.manifest!;
-    const rate = measuredRate(storage, { fingerprint: m.model.fingerprint, ep: m.engine!.ep, dtype: m.engine!.dtype });
+    const rate = measuredRate(storage, { fingerprint: m.model.fingerprint, ep: m.engine!.ep, dtype: m.engine!.dtype, probes: probeMix(m.probes) });
     expect(rate).toEqual({ attemptsPerSecond: run.progress!.attemptsPerSec, maxNewTokens: m.condition!.maxNewTokens });
     expect(rate!.attemptsPerSecond).toBeGreaterThan(0);
   });
@@ -396,6 +424,19 @@ describe('AppState', () => {
     expect(app.env?.online).toBe(false);
     app.setOnline(true);
     expect(app.env?.online).toBe(true);
+  });
+
+  it('offers Results for a run this tab finished, before the library list is read again', async () => {
+    const app = new AppState(new FakeBackend({ delayMs: 0, seedLibrary: false }), null);
+    await app.init();
+    expect(app.hasResults).toBe(false);
+    await app.run.start(quickSetup());
+    await vi.waitFor(() => expect(app.run.manifest?.status).toBe('finished'));
+    expect(app.latestFinished).toBeNull();
+    expect(app.hasResults).toBe(true);
+    await app.showResults();
+    expect(app.screen).toBe('results');
+    expect(app.opened?.manifest.id).toBe(app.run.runId);
   });
 
   it('opens the latest finished run for Results when none is open (after a reload)', async () => {

@@ -17,6 +17,7 @@ import { STUDY_PRESETS, StudyState } from './study.svelte';
 import { studyTables } from '../lib/study-tables';
 import { encodeStudyLink, parseStudyLink } from '../lib/study-link';
 import { setField, toggleProbe } from '../lib/study-form';
+import { measuredRate, probeMix } from '../lib/rates';
 
 function studyBackend(): AppBackend & { runProbes: (key: string) => Promise<string[]>; leaveRunning: () => Promise<void> } {
   const engine = (ref: string) =>
@@ -68,6 +69,24 @@ describe('StudyState', () => {
     expect(s.parsed).toMatchObject({ problem: expect.stringMatching(/tasks needs at least 1 entry/) });
     s.planText = '{"models": ["a/b"], "tasks": ["builtin:arith-2d"], "tasks": []}';
     expect(s.parsed).toEqual({ problem: 'The plan is refused: duplicate key "tasks" at the top level (line 1)' });
+  });
+
+  it("keeps the pace of each run a study computed, for Setup's estimate of the same model, probes and budgets", async () => {
+    const m = new Map<string, string>();
+    const storage = { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) };
+    const backend = studyBackend();
+    const s = new StudyState(backend, storage);
+    s.planText = JSON.stringify(SMALL);
+    const seen: StudyProgress[] = [];
+    const run = backend.runStudy.bind(backend);
+    backend.runStudy = (plan, on) => run(plan, (p) => (seen.push(p), on(p)));
+    await s.start();
+    const measured = seen.map((p) => p.current).filter((c) => c?.measured && c.attemptsPerSec);
+    expect(measured.length).toBeGreaterThan(0);
+    const c = measured.at(-1)!;
+    const rate = measuredRate(storage, { fingerprint: c.measured!.fingerprint, ep: c.measured!.ep, dtype: c.measured!.dtype, probes: probeMix(c.measured!.probes) });
+    expect(rate?.attemptsPerSecond).toBeGreaterThan(0);
+    expect(rate?.maxNewTokens).toBe(c.measured!.maxNewTokens);
   });
 
   it('runs a study, showing each planned run as it is done, then its report; stored studies reopen', async () => {

@@ -9,6 +9,7 @@ import { normalizePlan, plannedRuns, type NormalizedPlan, type StudyReport } fro
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 import type { AppBackend, StoredStudyEntry, StudyOverview, StudyProgress } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
+import { endedStudyRate, saveRate } from '../lib/rates';
 import { rawPlan, writePlan, type RawPlan } from '../lib/study-form';
 import { encodeStudyLink, type StudyLink } from '../lib/study-link';
 
@@ -40,7 +41,11 @@ export class StudyState {
   notice = $state<string | null>(null);
   private overviewSeq = 0;
 
-  constructor(private readonly backend: AppBackend) {}
+  constructor(
+    private readonly backend: AppBackend,
+    /** Where the paces of the study's runs are kept for Setup's estimate (lib/rates.ts). */
+    private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | null = null,
+  ) {}
 
   usePreset(id: StudyPresetId): void {
     this.planText = pretty(STUDY_PRESETS.find((p) => p.id === id)!.plan);
@@ -128,6 +133,8 @@ export class StudyState {
       this.report = await this.backend.runStudy(p.plan, (progress) => {
         const before = this.progress;
         this.progress = progress;
+        const ended = endedStudyRate(before, progress);
+        if (ended) saveRate(this.storage, ended.key, ended.rate);
         // the overview derives every planned run's key from the store (study.ts plannedRunKeys):
         // read it again when the study's standing changes, not on each question's progress
         const standing = (q: StudyProgress | null) => (q ? [q.plan_key, q.status, q.runsDone, q.current?.runId ?? ''].join('\u0000') : '');
