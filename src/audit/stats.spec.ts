@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatP, holm, mcnemar, pairedDifference, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGain, retainedGainEstimate, wilson } from './stats';
+import { bootstrapMean, formatP, holm, mcnemar, pairedDifference, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGain, retainedGainEstimate, wilson } from './stats';
 
 describe('passAtK', () => {
   it('matches hand-computed values', () => {
@@ -134,5 +134,18 @@ describe('retained gain', () => {
     expect([none.value, none.ci]).toEqual([null, null]);
     expect(none.reason).toMatch(/reaches no more questions than deployment realizes/);
     expect(retainedGainEstimate([]).reason).toBe('no questions');
+  });
+});
+
+describe('bootstrapMean', () => {
+  it('gives the mean with a seeded percentile interval around it, the same on every call', () => {
+    const values = [...Array(30).fill(1), ...Array(10).fill(0), ...Array(10).fill(-1)];
+    const a = bootstrapMean(values);
+    expect(a.mean).toBeCloseTo(0.4, 12);
+    expect(a.ci.lo).toBeLessThan(0.4);
+    expect(a.ci.hi).toBeGreaterThan(0.4);
+    expect(a.ci.lo).toBeGreaterThan(0.1); // 30 of 50 up, 10 down: the interval stays above 0
+    expect(bootstrapMean(values)).toEqual(a);
+    expect(bootstrapMean(Array(8).fill(0))).toEqual({ mean: 0, ci: { lo: 0, hi: 0 } });
   });
 });

@@ -133,6 +133,15 @@ export function pairedDifference(before: readonly boolean[], after: readonly boo
   return { n, diff, ci: { lo: Math.max(-1, diff - dl), hi: Math.min(1, diff + du) }, mcnemar: test };
 }
 
+/** A paired difference as reports store it: Δ, its 95% interval and McNemar's exact p. */
+export interface PairedDelta {
+  diff: number;
+  ci: { lo: number; hi: number };
+  mcnemar_p: number;
+}
+
+export const pairedDelta = (d: PairedDifference): PairedDelta => ({ diff: d.diff, ci: { lo: d.ci.lo, hi: d.ci.hi }, mcnemar_p: d.mcnemar.exactP });
+
 /** A p-value as printed everywhere: "< 0.001" below 0.001, else three decimals. */
 export function formatP(p: number): string {
   if (!(p >= 0 && p <= 1)) throw new RangeError(`formatP needs a p-value in [0, 1], got ${p}`);
@@ -181,8 +190,24 @@ export interface RetainedGainEstimate {
   seed: number;
 }
 
-/** The resamples and seed of every retained-gain interval. */
+/** The resamples and seed of every bootstrap interval (retained gain, change beyond the decoy). */
 export const RETAINED_GAIN_BOOTSTRAP = { resamples: 2000, seed: 1 } as const;
+
+/** Mean of per-question values with its 95% bootstrap percentile interval (questions resampled;
+ *  RETAINED_GAIN_BOOTSTRAP's resamples and seed). n = 0 gives mean 0 and [0, 0]. */
+export function bootstrapMean(values: readonly number[], opts: { resamples: number; seed: number } = RETAINED_GAIN_BOOTSTRAP): { mean: number; ci: { lo: number; hi: number } } {
+  const n = values.length;
+  if (n === 0) return { mean: 0, ci: { lo: 0, hi: 0 } };
+  const mean = values.reduce((s, x) => s + x, 0) / n;
+  const rng = createPrng(opts.seed, 0x7e7a);
+  const draws = Array.from({ length: opts.resamples }, () => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += values[rng.int(n)];
+    return sum / n;
+  }).sort((a, b) => a - b);
+  const at = (q: number) => draws[Math.min(draws.length - 1, Math.floor(q * draws.length))];
+  return { mean, ci: { lo: at(0.025), hi: at(0.975) } };
+}
 
 /** Retained gain over paired question outcomes, with its paired bootstrap interval. */
 export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { resamples: number; seed: number } = RETAINED_GAIN_BOOTSTRAP): RetainedGainEstimate {

@@ -1,10 +1,10 @@
 // Reachability@k curves and audit summaries from records alone.
 
-import { ceilingDecoy, decoyCount } from './decoy';
+import { ceilingDecoy, decoyCount, goldMinusDecoy } from './decoy';
 import { AuditError } from './errors';
 import { INVALID } from './graders';
 import { isDeployment, probeOf } from './probes/registry';
-import { passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, type RetainedGainEstimate } from './stats';
+import { pairedDelta, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, type RetainedGainEstimate } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
 
 /** Reachability@k for k = 1..budget for one record, by its probe's curve (Probe.curve): the
@@ -52,6 +52,7 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
       ceiling_decoy: decoyCount(joined.map((r) => ceilingDecoy(deploymentBy.get(r.doc_id)!, r))),
     };
     const realized = joined.length ? counts.realized / joined.length : 0;
+    const gap = goldMinusDecoy(rs.map((r) => ({ gold: r.reachable === true, decoy: r.reachable_decoy })));
     const selectorNames = [...new Set(rs.flatMap((r) => Object.keys(r.selectors ?? {})))].sort();
     const s: ProbeSummary = {
       probe: rs[0].probe,
@@ -62,6 +63,7 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
       ceiling: joined.length ? counts.ceiling / joined.length : 0,
       reachable_decoy: counts.reachable_decoy === null ? null : counts.reachable_decoy / rs.length,
       ceiling_decoy: counts.ceiling_decoy === null ? null : joined.length ? counts.ceiling_decoy / joined.length : 0,
+      gold_minus_decoy: gap && pairedDelta(gap),
       realized,
       joined: joined.length,
       counts,

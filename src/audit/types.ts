@@ -5,6 +5,7 @@
 import type { EngineDtype, ExecutionProvider } from '../engine/types';
 import type { MctsPreset } from './probes/mcts';
 import type { ProbeName, ProbeSpec } from './probes/registry';
+import type { PairedDelta } from './stats';
 
 // ---------------------------------------------------------------- tasks
 
@@ -235,6 +236,9 @@ export interface ProbeSummary {
   /** ceiling@B against the decoy (the deployment attempt or a probe attempt is the decoy), over the
    *  same joined questions as `ceiling`; null when any of them has no decoy. */
   ceiling_decoy: number | null;
+  /** reachable − reachable_decoy paired over the same questions, with its 95% interval and McNemar p
+   *  (decoy.ts goldMinusDecoy); null when a question has no decoy. */
+  gold_minus_decoy: PairedDelta | null;
   /** The counts behind the shares: reachable and reachable_decoy over n; realized, ceiling and
    *  ceiling_decoy over joined. */
   counts: { reachable: number; realized: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };

@@ -60,10 +60,13 @@ export function studyReportHtml(report: StudyExport, tables: readonly StudyTable
 <h1>${escapeHtml(report.name)}</h1>
 <p>ReachLab findings report. Plan <code>${escapeHtml(report.plan_key)}</code>, generated ${escapeHtml(generatedAt)}. Every number is computed from the stored records of the runs cited by their run keys (first 12 hex digits).</p>
 ${missing}
+${verdictHtml(report.verdicts.opening, 'verdict-opening')}
 <p>${escapeHtml(report.verdicts.multiplicity.sentence)}</p>
+<h2>Reach against the decoy answer</h2>
+${verdictHtml(report.verdicts.reach, 'verdict-reach')}
 <h2>Finding 1: reachability vs structured search</h2>
 ${verdictHtml(report.verdicts.f1, 'verdict-f1')}
-${report.verdicts.f1.depth_matched ? verdictHtml(report.verdicts.f1.depth_matched, 'verdict-f1-walks') : ''}
+${report.verdicts.f1.uniform ? verdictHtml(report.verdicts.f1.uniform, 'verdict-f1-uniform') : ''}
 ${table(tables.find((t) => t.id === 'study-f1')!)}
 ${table(tables.find((t) => t.id === 'study-selectors')!)}
 ${figures.filter((f) => f.title.startsWith('F1')).map(figure).join('\n')}

@@ -6,7 +6,8 @@
 import { QUESTION_STATES } from '../../audit/compare';
 import { formatP } from '../../audit/stats';
 import type { ScanCase, StudyReport } from '../../audit/study';
-import { ALPHA, caseSentence, f1Outcome, MIN_HELD_OUT_FAILURES, reportTests, testId } from '../../audit/verdict';
+import type { PairedDelta } from '../../audit/stats';
+import { ALPHA, caseSentence, ceilingChange, f1Comparisons, MANY_ANSWERS, MIN_HELD_OUT_FAILURES, reportTests, testId, type F1Outcome } from '../../audit/verdict';
 
 export type Cell = string | number | null;
 
@@ -33,6 +34,10 @@ const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 const decoyPct = (x: number | null) => (x === null ? '—' : pct(x));
 const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
 const ci = (c: { lo: number; hi: number }) => `${pts(c.lo)} to ${pts(c.hi)}`;
+/** Gold − decoy reach with its interval, "+3.5 (−1.0 to +8.0)"; "—" without a decoy. */
+const gapText = (g: PairedDelta | null) => (g === null ? '—' : `${pts(g.diff)} (${ci(g.ci)})`);
+/** An F1 outcome as the table names it, the random side named. */
+const outcomeText = (o: F1Outcome, random: string) => (o === 'no reach' ? MANY_ANSWERS : o.replace('random', random).replace('MCTS', 'search'));
 /** "d1 12 · d2 40 · d3 48": attempts per tree depth. */
 const profileText = (profile: readonly number[]) => profile.flatMap((c, d) => (c ? [`d${d} ${c}`] : [])).join(' · ');
 const keys = (ks: string[]) => ks.map((k) => k.slice(0, 12)).join(' ');
@@ -62,20 +67,22 @@ export function studyTables(r: StudyReport): StudyTable[] {
   const holmBy = new Map(reportTests(r).map((t) => [t.id, t.holm]));
   const holmOf = (id: string) => holmBy.get(id)!;
   const labels = [...new Set(r.settings.flatMap((s) => Object.keys(s.reachable)))];
-  const mcts = [...new Set(r.settings.flatMap((s) => Object.keys(s.random_minus_structured)))];
+  const f1 = f1Comparisons(r, holmOf);
   const selectorNames = [...new Set(r.settings.flatMap((s) => Object.values(s.selectors).flatMap((sel) => Object.keys(sel))))];
   return [
     {
       id: 'study-settings',
-      caption: 'Settings: realized, reachable@B per probe (attempts actually made in brackets), and reachable@B against the decoy answer',
-      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`]), 'run keys'],
+      caption:
+        'Settings: realized, reachable@B per probe (attempts actually made in brackets), reachable@B against the decoy answer, and gold − decoy reach in points with its paired 95% interval ' +
+        `(a probe whose interval does not exclude 0 upwards is ${MANY_ANSWERS})`,
+      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`, `${l} gold − decoy`]), 'run keys'],
       details: [...labels.map((l) => `${l} (decoy)`), 'run keys'],
       rows: r.settings.map((s) => [
         s.model,
         s.task,
         s.questions,
         pct(s.realized),
-        ...labels.flatMap((l) => (l in s.reachable ? [`${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})`, decoyPct(s.reachable_decoy[l])] : [null, null])),
+        ...labels.flatMap((l) => (l in s.reachable ? [`${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})`, decoyPct(s.reachable_decoy[l]), gapText(s.gold_minus_decoy[l] ?? null)] : [null, null, null])),
         keys(s.run_keys),
       ]),
       runs: r.settings.map(settingRuns),
@@ -83,34 +90,31 @@ export function studyTables(r: StudyReport): StudyTable[] {
     {
       id: 'study-f1',
       caption:
-        'F1: random − MCTS, reachable at matched attempts, for both baselines: uniform random routes and the preset\'s depth-matched walks; ' +
-        `McNemar p raw and Holm-adjusted over the report's tests; outcome by the F1 verdict rule (distinguishable: 95% interval excludes 0 and Holm p < ${ALPHA})`,
+        'F1: each search against its own depth-matched walks (the comparison that isolates guidance), then against uniform random routes over their own space; reachable at matched attempts, ' +
+        `gold − decoy reach of each side (points, paired 95% interval); McNemar p raw and Holm-adjusted over the report's tests; outcome by the F1 verdict rule (a side ${MANY_ANSWERS} does not count as reaching; ` +
+        `distinguishable: 95% interval excludes 0 and Holm p < ${ALPHA})`,
       columns: [
-        'model', 'task', 'MCTS', 'random', 'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'Δ (points)', '95% CI', 'McNemar p', 'Holm p', 'outcome', 'matched attempts',
-        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched Δ (points)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth-matched outcome', 'depth profile',
+        'model', 'task', 'MCTS', 'search', 'space', 'MCTS reachable', 'MCTS reachable (decoy)', 'MCTS gold − decoy',
+        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched gold − decoy', 'depth-matched Δ (points)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth-matched outcome', 'depth profile',
+        'random', 'random space', 'random reachable', 'random reachable (decoy)', 'random gold − decoy', 'Δ (points)', '95% CI', 'McNemar p', 'Holm p', 'outcome', 'matched attempts',
       ],
       details: [
-        'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'McNemar p', 'matched attempts',
-        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth profile',
+        'MCTS reachable (decoy)', 'depth-matched reachable (decoy)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth profile',
+        'random space', 'random reachable', 'random reachable (decoy)', 'random gold − decoy', '95% CI', 'McNemar p', 'Holm p', 'matched attempts',
       ],
-      rows: r.settings.flatMap((s) =>
-        mcts.filter((m) => m in s.random_minus_structured).map((m) => {
-          const d = s.random_minus_structured[m];
-          const w = d.depth_matched;
-          const h = holmOf(testId.f1(s.model, s.task, m));
-          const hw = w ? holmOf(testId.f1Walks(s.model, s.task, m)) : 1;
-          return [
-            s.model, s.task, m, d.random, pct(d.random_reachable), pct(d.structured_reachable), decoyPct(d.random_reachable_decoy), decoyPct(d.structured_reachable_decoy),
-            pts(d.diff), ci(d.ci), formatP(d.mcnemar_p), formatP(h), f1Outcome({ random: d.random_reachable, structured: d.structured_reachable, ci: d.ci, holm: h }), d.matched_attempts,
-            ...(w
-              ? [pct(w.walks_reachable), decoyPct(w.walks_reachable_decoy), pts(w.diff), ci(w.ci), formatP(w.mcnemar_p), formatP(hw), f1Outcome({ random: w.walks_reachable, structured: d.structured_reachable, ci: w.ci, holm: hw }).replace('random', 'walks'), profileText(w.depth_profile)]
-              : [null, null, null, null, null, null, null, null]),
-          ];
-        }),
-      ),
-      runs: r.settings.flatMap((s) =>
-        mcts.filter((m) => m in s.random_minus_structured).map((m) => settingRuns(s).filter((x) => x.label === s.random_minus_structured[m].random || x.label === m)),
-      ),
+      rows: f1.map((c) => {
+        const d = r.settings.find((s) => s.model === c.model && s.task === c.task)!.random_minus_structured[c.label];
+        const w = c.walks;
+        return [
+          c.model, c.task, c.label, c.search, c.space, pct(c.structured.reachable), decoyPct(d.structured_reachable_decoy), gapText(c.structured.gap),
+          ...(w && d.depth_matched
+            ? [pct(w.reachable), decoyPct(d.depth_matched.walks_reachable_decoy), gapText(w.gap), pts(w.diff), ci(w.ci), formatP(w.mcnemar_p), formatP(w.holm), outcomeText(w.outcome, 'walks'), profileText(d.depth_matched.depth_profile)]
+            : [null, null, null, null, null, null, null, null, null]),
+          c.uniform.label, c.uniform.space, pct(c.uniform.reachable), decoyPct(d.random_reachable_decoy), gapText(c.uniform.gap), pts(c.uniform.diff), ci(c.uniform.ci), formatP(c.uniform.mcnemar_p), formatP(c.uniform.holm),
+          outcomeText(c.uniform.outcome, 'random'), d.matched_attempts,
+        ];
+      }),
+      runs: f1.map((c) => settingRuns(r.settings.find((s) => s.model === c.model && s.task === c.task)!).filter((x) => x.label === c.uniform.label || x.label === c.label)),
     },
     {
       id: 'study-selectors',
@@ -136,8 +140,10 @@ export function studyTables(r: StudyReport): StudyTable[] {
     },
     {
       id: 'study-f3',
-      caption: 'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals and McNemar p (raw and Holm-adjusted over the report\'s tests); the ceiling against the decoy answer beside it',
-      columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'deployed McNemar p', 'deployed Holm p', 'ceiling', 'ceiling (decoy)', 'ceiling Δ', '95% CI', 'McNemar p', 'Holm p', 'run keys (base; trained)'],
+      caption:
+        'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals and McNemar p (raw and Holm-adjusted over the report\'s tests); the ceiling against the decoy answer beside it, ' +
+        'and the ceiling Δ minus the decoy ceiling\'s Δ (points, paired bootstrap 95% interval): a ceiling change counts only when it exceeds the decoy\'s',
+      columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'deployed McNemar p', 'deployed Holm p', 'ceiling', 'ceiling (decoy)', 'ceiling Δ', '95% CI', 'McNemar p', 'Holm p', 'Δ beyond the decoy\'s', 'change', 'run keys (base; trained)'],
       details: ['questions', 'deployed McNemar p', 'ceiling (decoy)', 'McNemar p', 'run keys (base; trained)'],
       rows: r.f3.pairs.flatMap((p) =>
         Object.entries(p.ceilings).map(([label, c], i) => [
@@ -156,6 +162,8 @@ export function studyTables(r: StudyReport): StudyTable[] {
           ci(c.ci),
           formatP(c.mcnemar_p),
           formatP(holmOf(testId.ceiling(p, label))),
+          c.beyond_decoy === null ? '—' : `${pts(c.beyond_decoy.diff)} (${ci(c.beyond_decoy.ci)})`,
+          ceilingChange(c, holmOf(testId.ceiling(p, label))).words,
           `${keys(p.run_keys.base)}; ${keys(p.run_keys.trained)}`,
         ]),
       ),
