@@ -122,7 +122,7 @@ describe('audit CLI', () => {
     expect(a.records.every((r) => r.stop_reason === 'budget')).toBe(true);
     for (const name of ['majority', 'max-logprob']) {
       expect(a.selectors[name].blind).toBe(true);
-      expect(Object.keys(a.selectors[name]).sort()).toEqual(['accuracy', 'blind', 'correct', 'n', 'retained_gain', 'retained_gain_ci', 'retained_gain_reason']);
+      expect(Object.keys(a.selectors[name]).sort()).toEqual(['accuracy', 'blind', 'correct', 'n', 'retained_gain', 'retained_gain_ci', 'retained_gain_note', 'retained_gain_reason']);
     }
     expect((await run('--seed 1')).run_key).toBe(a.run_key);
     // another probe seed: same questions (ids and content), same condition; other draws, other run

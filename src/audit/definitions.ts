@@ -35,8 +35,8 @@ export const DEFINITIONS: readonly Definition[] = [
   {
     term: 'retained gain',
     definition:
-      `(selector − realized) / (reachable − realized) over the same questions (stats.ts retainedGain): the share of the probe's gain over deployment that an answer-blind selector keeps. Negative when the selector answers fewer questions correctly than deployment; ` +
-      `none when the probe reaches no more than realized. Interval: paired bootstrap over questions, ${RETAINED_GAIN_BOOTSTRAP.resamples} resamples, seed ${RETAINED_GAIN_BOOTSTRAP.seed}, 2.5th and 97.5th percentiles of the resamples that have a gain (stats.ts retainedGainEstimate).`,
+      `(selector − realized) / (ceiling − realized) over the same questions (stats.ts retainedGain): of the questions the probe reaches that deployment misses, the share an answer-blind selector keeps, net of the realized questions it loses; at most 100%. Negative when the selector answers fewer questions correctly than deployment, said in words as the questions it loses (stats.ts retainedGainNote); ` +
+      `none when the probe reaches no question deployment misses. Interval: paired bootstrap over questions, ${RETAINED_GAIN_BOOTSTRAP.resamples} resamples, seed ${RETAINED_GAIN_BOOTSTRAP.seed}, 2.5th and 97.5th percentiles of the resamples that have a gain (stats.ts retainedGainEstimate).`,
   },
   { term: 'failure set', definition: 'Questions reachable under the scan\'s probe but not realized (silencing.ts failureSet).' },
   {

@@ -133,8 +133,8 @@ describe('sampling', () => {
     res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(want[k], 12));
     // no deployment records in this run: no realized to measure a gain against
     expect(res.summary.probes[0].selectors).toEqual({
-      majority: { accuracy: 0, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', n: 2, correct: 0 },
-      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', n: 2, correct: 1 },
+      majority: { accuracy: 0, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', retained_gain_note: 'no deployment record to compare against', n: 2, correct: 0 },
+      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', retained_gain_note: 'no deployment record to compare against', n: 2, correct: 1 },
     });
   });
 

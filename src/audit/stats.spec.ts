@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bootstrapMean, formatP, holm, mcnemar, pairedDifference, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGain, retainedGainEstimate, wilson } from './stats';
+import { bootstrapMean, formatP, holm, mcnemar, pairedDifference, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGain, retainedGainEstimate, retainedGainNote, wilson } from './stats';
 
 describe('passAtK', () => {
   it('matches hand-computed values', () => {
@@ -124,7 +124,7 @@ describe('retained gain', () => {
     // 40 questions: 20 realized and reached, 10 reached only, 10 neither; the selector is right on 12
     const o = outcomes([[1, 1, 1, 12], [1, 1, 0, 8], [0, 1, 0, 10], [0, 0, 0, 10]]);
     const e = retainedGainEstimate(o);
-    expect(e.value).toBeCloseTo((0.3 - 0.5) / (0.75 - 0.5), 12);
+    expect(e.value).toBeCloseTo((0.3 - 0.5) / (0.75 - 0.5), 12); // ceiling 75%: 10 questions beyond deployment
     expect(e.ci!.lo).toBeLessThan(e.value!);
     expect(e.ci!.hi).toBeGreaterThan(e.value!);
     expect(e.ci!.hi).toBeLessThan(0);
@@ -132,7 +132,15 @@ describe('retained gain', () => {
     expect(retainedGainEstimate(o)).toEqual(e); // seeded
     const none = retainedGainEstimate(outcomes([[1, 1, 1, 5], [0, 0, 0, 5]]));
     expect([none.value, none.ci]).toEqual([null, null]);
-    expect(none.reason).toMatch(/reaches no more questions than deployment realizes/);
+    expect(none.reason).toMatch(/reaches no question that deployment misses/);
+    // the probe reaches fewer questions than deployment realizes but 2 it misses: its gain is those 2, not "none"
+    // (6 realized, 4 of them reached; 2 reached only; 2 neither; the selector right on the 4 and 1 of the 2)
+    const fewer = retainedGainEstimate(outcomes([[1, 1, 1, 4], [1, 0, 0, 2], [0, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 2]]));
+    expect(fewer.value).toBeCloseTo((5 / 10 - 6 / 10) / (8 / 10 - 6 / 10), 12);
+    expect(retainedGainNote(fewer.value, fewer.reason, { selector: 5, realized: 6, gained: 2 })).toBe(
+      "below 0: the selector answers 5 questions correctly, 1 fewer than deployment's 6 — choosing blindly among the probe's attempts loses more realized questions than it wins of the 2 the probe reaches beyond deployment",
+    );
+    expect(retainedGainNote(null, none.reason, { selector: 5, realized: 5, gained: 0 })).toBe(none.reason);
     expect(retainedGainEstimate([]).reason).toBe('no questions');
   });
 });

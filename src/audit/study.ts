@@ -231,7 +231,7 @@ export interface SettingReport {
       depth_matched: (PairedDelta & { matched_attempts: number; walks_reachable: number; walks_reachable_decoy: number | null; walks_gold_minus_decoy: PairedDelta | null; depth_profile: number[] }) | null;
     }
   >;
-  selectors: Record<string, Record<string, { accuracy: number; blind: boolean; retained_gain: number | null; retained_gain_ci: { lo: number; hi: number } | null; retained_gain_reason: string | null }>>;
+  selectors: Record<string, Record<string, { accuracy: number; blind: boolean; retained_gain: number | null; retained_gain_ci: { lo: number; hi: number } | null; retained_gain_reason: string | null; retained_gain_note: string }>>;
 }
 
 export interface ScanCase {
@@ -364,7 +364,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       report.ceiling_decoy[label] = p.ceiling_decoy;
       report.gold_minus_decoy[label] = p.gold_minus_decoy;
       report.attempts[label] = p.mean_attempts;
-      if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason }]));
+      if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason, retained_gain_note: v.retained_gain_note }]));
     }
     const randoms = runs.filter((x) => x.probe.probe === UNIFORM_BASELINE);
     const flags: boolean[] = [];

@@ -4,7 +4,7 @@ import { ceilingDecoy, decoyCount, goldMinusDecoy } from './decoy';
 import { AuditError } from './errors';
 import { INVALID } from './graders';
 import { isDeployment, probeOf } from './probes/registry';
-import { pairedDelta, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, type RetainedGainEstimate } from './stats';
+import { pairedDelta, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, retainedGainNote, type RetainedGainEstimate } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
 
 /** Reachability@k for k = 1..budget for one record, by its probe's curve (Probe.curve): the
@@ -83,7 +83,8 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
           const accuracy = picked.length ? correct / picked.length : 0;
           const blind = picked.every((r) => r.selectors![name].blind);
           const gain = retainedGainOf(name, pool, picked.length, realizedBy);
-          return [name, { accuracy, blind, retained_gain: gain.value, retained_gain_ci: gain.ci, retained_gain_reason: gain.reason, n: picked.length, correct }];
+          const note = retainedGainNote(gain.value, gain.reason, { selector: correct, realized: counts.realized, gained: counts.ceiling - counts.realized });
+          return [name, { accuracy, blind, retained_gain: gain.value, retained_gain_ci: gain.ci, retained_gain_reason: gain.reason, retained_gain_note: note, n: picked.length, correct }];
         }),
       );
     }

@@ -204,14 +204,18 @@ export interface SelectorSummary {
   accuracy: number;
   /** false when any pick chose among gold-guided attempts (see SelectorPick.blind). */
   blind: boolean;
-  /** (accuracy − realized) / (reachable − realized) over the probe's questions with a deployment
-   *  record: the share of the probe's gain the selector keeps (stats.ts retainedGain); null when
-   *  the probe reaches no more than realized, or the selector did not pick on every question. */
+  /** (accuracy − realized) / (ceiling − realized) over the probe's questions with a deployment
+   *  record: the share of the questions the probe reaches beyond deployment that the selector keeps
+   *  (stats.ts retainedGain); null when the probe reaches no question deployment misses, or the
+   *  selector did not pick on every question. */
   retained_gain: number | null;
   /** Its paired bootstrap 95% interval (stats.ts RETAINED_GAIN_BOOTSTRAP), or null. */
   retained_gain_ci: { lo: number; hi: number } | null;
   /** Why retained_gain is null, in words; null when it is a number. */
   retained_gain_reason: string | null;
+  /** What the retained gain says, in words (stats.ts retainedGainNote): the reason when it is null,
+   *  the counts behind it otherwise (a negative value said as the questions lost). */
+  retained_gain_note: string;
   /** Questions with a pick, and how many of those picks are correct. */
   n: number;
   correct: number;

@@ -161,6 +161,8 @@ export interface SelectorRow {
   retained_gain_ci: { lo: number; hi: number } | null;
   /** Why retained_gain is null, in words. */
   retained_gain_reason: string | null;
+  /** What it says in words (the summary's, stats.ts retainedGainNote). */
+  retained_gain_note: string;
 }
 
 /** Each selector of each reach probe: accuracy, whether it is answer-blind, retained gain with its
@@ -180,6 +182,7 @@ export function selectorRows(probes: readonly RunProbe[]): SelectorRow[] {
       retained_gain: x.retained_gain,
       retained_gain_ci: x.retained_gain_ci,
       retained_gain_reason: x.retained_gain_reason,
+      retained_gain_note: x.retained_gain_note,
     })),
   );
 }

@@ -58,7 +58,7 @@ export const GLOSSARY = {
   },
   retainedGain: {
     term: 'retained gain',
-    text: '(selector − realized) / (reachable@B − realized): the share of the probe’s gain over realized that a blind selector keeps, with a paired bootstrap 95% interval. Negative when the selector answers fewer questions correctly than deployment does: picking blindly among the probe’s attempts loses answers the default route had. “—” when the probe reaches no more questions than deployment realizes (no gain to keep).',
+    text: '(selector − realized) / (ceiling@B − realized): of the questions the probe reaches that deployment misses (the “N more were reachable” of the Results sentence), the share a blind selector keeps, net of the realized questions it loses; with a paired bootstrap 95% interval. At most 100%. Negative when the selector answers fewer questions correctly than deployment does: picking blindly among the probe’s attempts loses answers the default route had (the note beside it says how many). “—” when the probe reaches no question deployment misses (no gain to keep).',
   },
   mctsPreset: {
     term: 'MCTS preset',

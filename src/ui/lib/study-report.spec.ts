@@ -28,8 +28,8 @@ const report: StudyReport = {
       attempts: { 'random-routes/blocks': 32, 'mcts-routes/blocks': 31.5 },
       random_minus_structured: { 'mcts-routes/blocks': { diff: 0.1, ci: { lo: -0.05, hi: 0.25 }, mcnemar_p: 0.2891, random: 'random-routes/blocks', space: 'cola', random_space: 'blocks', preset: 'cola', matched_attempts: 31.5, random_reachable: 0.9, structured_reachable: 0.8, random_reachable_decoy: 0.35, structured_reachable_decoy: null , depth_matched: { diff: -0.05, ci: { lo: -0.2, hi: 0.1 }, mcnemar_p: 0.5, matched_attempts: 31.5, walks_reachable: 0.75, walks_reachable_decoy: 0.3, walks_gold_minus_decoy: { diff: 0.45, ci: { lo: 0.2, hi: 0.6 }, mcnemar_p: 0.01 }, depth_profile: [0, 20, 12] }} },
       selectors: {
-        'random-routes/blocks': { majority: { accuracy: 0.4, blind: true, retained_gain: -0.25, retained_gain_ci: { lo: -0.6, hi: -0.05 }, retained_gain_reason: null } },
-        'mcts-routes/blocks': { majority: { accuracy: 0.55, blind: false, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'the selector picked on 19 of 20 questions' } },
+        'random-routes/blocks': { majority: { accuracy: 0.4, blind: true, retained_gain: -0.25, retained_gain_ci: { lo: -0.6, hi: -0.05 }, retained_gain_reason: null, retained_gain_note: 'below 0: the selector answers 8 questions correctly, 2 fewer than the 10 deployment realizes' } },
+        'mcts-routes/blocks': { majority: { accuracy: 0.55, blind: false, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'the selector picked on 19 of 20 questions', retained_gain_note: 'the selector picked on 19 of 20 questions' } },
       },
     },
   ],
@@ -85,7 +85,7 @@ describe('findings tables', () => {
     // one row per probe, one column per selector: the table grows down, not sideways
     expect(t['study-selectors'].columns).toEqual(['model', 'task', 'probe', 'majority']);
     expect(t['study-selectors'].rows).toEqual([
-      [EVIL, 'builtin:arith-2d', 'random-routes/blocks', '40.0%, retained -25.0% (95% CI -60.0% to -5.0%)'],
+      [EVIL, 'builtin:arith-2d', 'random-routes/blocks', '40.0%, retained -25.0% (95% CI -60.0% to -5.0%): below 0: the selector answers 8 questions correctly, 2 fewer than the 10 deployment realizes'],
       [EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', '55.0%, retained — (the selector picked on 19 of 20 questions) (not blind)'],
     ]);
     // each table names its detail columns among its own, the rest fit the Report screen

@@ -48,12 +48,13 @@ const settingRuns = (s: StudyReport['settings'][number]): RowRun[] => zipRuns(Ob
 const zipRuns = (labels: string[], keys: readonly string[], prefix = ''): RowRun[] =>
   labels.flatMap((label, i) => (typeof keys[i] === 'string' ? [{ label: `${prefix}${label}`, key: keys[i] }] : []));
 
-/** A selector's cell: accuracy and retained gain with its interval, or why there is none. */
+/** A selector's cell: accuracy and retained gain with its interval, or "—"; the note says what it
+ *  means when it is "—" or below 0 (stats.ts retainedGainNote). */
 function selectorCell(x: StudyReport['settings'][number]['selectors'][string][string]): string {
   const gain =
     x.retained_gain === null
-      ? `retained — (${x.retained_gain_reason ?? 'no gain to retain'})`
-      : `retained ${pct(x.retained_gain)}${x.retained_gain_ci ? ` (95% CI ${pct(x.retained_gain_ci.lo)} to ${pct(x.retained_gain_ci.hi)})` : ''}`;
+      ? `retained — (${x.retained_gain_note})`
+      : `retained ${pct(x.retained_gain)}${x.retained_gain_ci ? ` (95% CI ${pct(x.retained_gain_ci.lo)} to ${pct(x.retained_gain_ci.hi)})` : ''}${x.retained_gain < 0 ? `: ${x.retained_gain_note}` : ''}`;
   return `${pct(x.accuracy)}, ${gain}${x.blind ? '' : ' (not blind)'}`;
 }
 
