@@ -284,6 +284,7 @@ function headline(res: AuditResult) {
     reachable: p ? p.reachable : null,
     reachable_decoy: p ? p.reachable_decoy : null,
     gold_minus_decoy: p ? p.gold_minus_decoy : null,
+    cover: p ? p.cover : null,
     ceiling: p ? p.ceiling : s.realized,
     ceiling_decoy: p ? p.ceiling_decoy : null,
     reach_at_k: p ? p.reach_at_k : [],

@@ -2,6 +2,7 @@
 // reader can check each number against its definition. Each names the function that computes it.
 
 import { RETAINED_GAIN_BOOTSTRAP } from './stats';
+import { COVER_TAU } from './summary';
 import { ALPHA, FLOOR, MARGIN, MIN_HELD_OUT_FAILURES, PAPER } from './verdict';
 
 export interface Definition {
@@ -14,6 +15,7 @@ const pc = (x: number) => `${Math.round(100 * x)}%`;
 export const DEFINITIONS: readonly Definition[] = [
   { term: 'realized', definition: 'Share of questions whose deployment attempt (default route, no silencing, the condition\'s decoding) is correct (summary.ts summarize).' },
   { term: 'reachable@B', definition: 'Share of questions on which some attempt among a probe\'s first B distinct attempts is correct; the deployment attempt is never charged (summary.ts).' },
+  { term: `cover@${COVER_TAU}`, definition: `cover@τ ("Beyond pass@k", arXiv 2510.08325) at τ = ${COVER_TAU}: share of questions whose attempts within the budget are correct at least a share τ of the time (summary.ts covered); one lucky attempt among many does not count.` },
   { term: 'ceiling@B', definition: 'Share of questions realized or reachable@B (summary.ts).' },
   { term: 'decoy', definition: 'The same rates against a fixed wrong answer of the gold\'s kind: how often a probe reaches an answer it should not (decoy.ts).' },
   {

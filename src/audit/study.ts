@@ -198,6 +198,8 @@ export interface SettingReport {
   questions: number;
   realized: number;
   reachable: Record<string, number>;
+  /** cover@τ per probe (summary.ts COVER_TAU): questions whose attempts are correct at least a share τ of the time. */
+  cover: Record<string, number>;
   ceiling: Record<string, number>;
   /** reachable and ceiling against the decoy answer (decoy.ts), per probe; null without decoys. */
   reachable_decoy: Record<string, number | null>;
@@ -349,7 +351,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
   for (const s of studySettings(plan)) {
     const runs = plan.probes.map((p) => ({ label: probeLabel(p), probe: p, run: get(s, probeLabel(p)) })).filter((x) => x.run);
     if (runs.length === 0) continue;
-    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, ceiling: {}, reachable_decoy: {}, ceiling_decoy: {}, gold_minus_decoy: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
+    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, cover: {}, ceiling: {}, reachable_decoy: {}, ceiling_decoy: {}, gold_minus_decoy: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
     const sums = new Map<string, AuditSummary>();
     for (const { label, run } of runs) {
       // the plan's selectors picked at read time: a reused record stored without picks answers too
@@ -359,6 +361,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       report.questions = sum.n;
       report.realized = sum.realized;
       report.reachable[label] = p.reachable;
+      report.cover[label] = p.cover;
       report.ceiling[label] = p.ceiling;
       report.reachable_decoy[label] = p.reachable_decoy;
       report.ceiling_decoy[label] = p.ceiling_decoy;

@@ -24,6 +24,19 @@ export function reachCurve(r: QuestionRecord): number[] {
   return out;
 }
 
+/** cover@τ's τ ("Beyond pass@k", arXiv 2510.08325): the share of a question's attempts that must be
+ *  correct for the question to count as covered. */
+export const COVER_TAU = 0.5;
+
+/** Whether a record's attempts within its budget are correct at least a share τ of the time (no
+ *  attempt: not covered). cover@τ is the share of questions covered: unlike reachable@B, one lucky
+ *  attempt among many does not count. */
+export function covered(r: Pick<QuestionRecord, 'attempts' | 'budget'>, tau: number = COVER_TAU): boolean {
+  if (!(tau > 0 && tau <= 1)) throw new AuditError('bad-input', `cover@τ needs 0 < τ ≤ 1, got ${tau}`);
+  const judged = r.attempts.slice(0, r.budget);
+  return judged.length > 0 && judged.filter((a) => a.correct).length >= tau * judged.length;
+}
+
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
 
 /** Realized from deployment records, and per probe key: reachable, ceiling and realized (joined by
@@ -46,6 +59,7 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
     const joined = rs.filter((r) => realizedBy.has(r.doc_id));
     const counts = {
       reachable: rs.filter((r) => r.reachable).length,
+      cover: rs.filter((r) => covered(r)).length,
       realized: joined.filter((r) => realizedBy.get(r.doc_id)).length,
       ceiling: joined.filter((r) => r.reachable || realizedBy.get(r.doc_id)).length,
       reachable_decoy: decoyCount(rs.map((r) => r.reachable_decoy)),
@@ -60,6 +74,7 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
       n: rs.length,
       budget,
       reachable: counts.reachable / rs.length,
+      cover: counts.cover / rs.length,
       ceiling: joined.length ? counts.ceiling / joined.length : 0,
       reachable_decoy: counts.reachable_decoy === null ? null : counts.reachable_decoy / rs.length,
       ceiling_decoy: counts.ceiling_decoy === null ? null : joined.length ? counts.ceiling_decoy / joined.length : 0,

@@ -228,6 +228,9 @@ export interface ProbeSummary {
   budget: number;
   /** Share of questions with a correct attempt among the first B (B = budget). */
   reachable: number;
+  /** cover@τ (summary.ts COVER_TAU, covered): share of questions whose attempts within the budget
+   *  are correct at least a share τ of the time, over the same n questions as `reachable`. */
+  cover: number;
   /** Share realized or reachable (questions with both a deployment and this probe's record). */
   ceiling: number;
   /** Realized share over the same joined questions as `ceiling`. */
@@ -243,9 +246,9 @@ export interface ProbeSummary {
   /** reachable − reachable_decoy paired over the same questions, with its 95% interval and McNemar p
    *  (decoy.ts goldMinusDecoy); null when a question has no decoy. */
   gold_minus_decoy: PairedDelta | null;
-  /** The counts behind the shares: reachable and reachable_decoy over n; realized, ceiling and
-   *  ceiling_decoy over joined. */
-  counts: { reachable: number; realized: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };
+  /** The counts behind the shares: reachable, cover and reachable_decoy over n; realized, ceiling
+   *  and ceiling_decoy over joined. */
+  counts: { reachable: number; cover: number; realized: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };
   /** reach_at_k[k-1] = estimated reachability@k, k = 1..B (unbiased estimator for uniform draws
    *  and sampling, empirical first-success curve for MCTS). */
   reach_at_k: number[];

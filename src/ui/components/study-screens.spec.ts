@@ -26,6 +26,7 @@ const report: StudyReport = {
       questions: 10,
       realized: 0.5,
       reachable: { 'random-routes/blocks': 0.9, 'mcts-routes/blocks': 0.7 },
+      cover: { 'random-routes/blocks': 0.5, 'mcts-routes/blocks': 0.4 },
       ceiling: { 'random-routes/blocks': 0.9, 'mcts-routes/blocks': 0.8 },
       reachable_decoy: { 'random-routes/blocks': 0.3, 'mcts-routes/blocks': 0.1 },
       ceiling_decoy: { 'random-routes/blocks': 0.4, 'mcts-routes/blocks': 0.2 },

@@ -104,8 +104,10 @@ describe('rates (summarize)', () => {
     expect(rows.map((r) => [r.probe, r.measure, r.k, r.n])).toEqual([
       ['deployment', 'realized', 2, 5], // q1 q2
       ['random routes', 'reachable@4', 4, 5], // q1–q4
+      ['random routes', 'cover@0.5', 2, 5], // q1 and q4 right on 2 of 4 attempts; q2 and q3 on 1 of 4
       ['random routes', 'ceiling@4', 4, 5],
       ['MCTS routes (CoLa)', 'reachable@3', 2, 5], // q1 q3
+      ['MCTS routes (CoLa)', 'cover@0.5', 0, 5], // q1 and q3 right on 1 of 3 attempts
       ['MCTS routes (CoLa)', 'ceiling@3', 3, 5], // q1 q2 realized, q3
     ]);
     // Wilson 95% for 2/5: centre (0.4 + z²/10)/(1 + z²/5) = 0.4435, half-width 0.3258
@@ -126,10 +128,12 @@ describe('rates (summarize)', () => {
       ['deployment', 'realized', 2, 5],
       ['random routes', 'reachable@4', 4, 5],
       ['random routes', 'reachable@4 (decoy)', 2, 5], // q1 q5
+      ['random routes', 'cover@0.5', 2, 5],
       ['random routes', 'ceiling@4', 4, 5],
       ['random routes', 'ceiling@4 (decoy)', 3, 5], // q1 q5, q3 as deployed
       ['MCTS routes (CoLa)', 'reachable@3', 2, 5],
       ['MCTS routes (CoLa)', 'reachable@3 (decoy)', 0, 5],
+      ['MCTS routes (CoLa)', 'cover@0.5', 0, 5],
       ['MCTS routes (CoLa)', 'ceiling@3', 3, 5],
       ['MCTS routes (CoLa)', 'ceiling@3 (decoy)', 1, 5], // q3 as deployed
     ]);

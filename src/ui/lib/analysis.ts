@@ -20,6 +20,7 @@ import {
   scanFromRecords,
   scanRole,
   silencingEffect,
+  COVER_TAU,
   summarize,
   titleOf,
   wilson,
@@ -139,6 +140,7 @@ export function rateRows(s: AuditSummary, probes: readonly RunProbe[]): RateRow[
     ...probes.flatMap(({ summary: p, label }) => [
       row(`reachable@${p.budget}`, label, p.counts.reachable, p.n),
       ...decoy(`reachable@${p.budget}`, label, p.counts.reachable_decoy, p.n),
+      row(`cover@${COVER_TAU}`, label, p.counts.cover, p.n),
       row(`ceiling@${p.budget}`, label, p.counts.ceiling, p.joined),
       ...decoy(`ceiling@${p.budget}`, label, p.counts.ceiling_decoy, p.joined),
     ]),

@@ -20,6 +20,7 @@ const report: StudyReport = {
       questions: 20,
       realized: 0.5,
       reachable: { 'random-routes/blocks': 0.9, 'mcts-routes/blocks': 0.8 },
+      cover: { 'random-routes/blocks': 0.25, 'mcts-routes/blocks': 0.6 },
       ceiling: { 'random-routes/blocks': 0.95, 'mcts-routes/blocks': 0.85 },
       reachable_decoy: { 'random-routes/blocks': 0.35, 'mcts-routes/blocks': null },
       ceiling_decoy: { 'random-routes/blocks': 0.4, 'mcts-routes/blocks': null },
@@ -68,10 +69,12 @@ describe('findings tables', () => {
   it('formats every finding with its numbers and run keys', () => {
     const t = Object.fromEntries(studyTables(report).map((x) => [x.id, x]));
     // reachable against the decoy beside each reachable number, then gold − decoy with its interval; "—" where the questions have no decoy
-    expect(t['study-settings'].columns.slice(4, 10)).toEqual([
-      'random-routes/blocks', 'random-routes/blocks (decoy)', 'random-routes/blocks gold − decoy', 'mcts-routes/blocks', 'mcts-routes/blocks (decoy)', 'mcts-routes/blocks gold − decoy',
+    // and cover@0.5 (questions whose attempts are right at least half the time)
+    expect(t['study-settings'].columns.slice(4, 12)).toEqual([
+      'random-routes/blocks', 'random-routes/blocks (decoy)', 'random-routes/blocks gold − decoy', 'random-routes/blocks cover@0.5',
+      'mcts-routes/blocks', 'mcts-routes/blocks (decoy)', 'mcts-routes/blocks gold − decoy', 'mcts-routes/blocks cover@0.5',
     ]);
-    expect(t['study-settings'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 20, '50.0%', '90.0% (32.0)', '35.0%', '+55.0 (+30.0 to +70.0)', '80.0% (31.5)', '—', '—', `${'a'.repeat(12)} ${'b'.repeat(12)}`]);
+    expect(t['study-settings'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 20, '50.0%', '90.0% (32.0)', '35.0%', '+55.0 (+30.0 to +70.0)', '25.0%', '80.0% (31.5)', '—', '—', '60.0%', `${'a'.repeat(12)} ${'b'.repeat(12)}`]);
     // four McNemar tests (F1 uniform and depth-matched, F3 deployed and ceiling): Holm over the four,
     // sorted 0.04, 0.2891, 0.5, 1 → 0.16, max(0.16, 3·0.2891) = 0.8673, max(0.8673, 2·0.5) = 1, 1;
     // the interval's lower end, −5 points, is not above −5: inconclusive, not "random not worse".

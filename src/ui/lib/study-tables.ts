@@ -4,6 +4,7 @@
 // screen can open the questions behind each row.
 
 import { QUESTION_STATES } from '../../audit/compare';
+import { COVER_TAU } from '../../audit/summary';
 import { formatP } from '../../audit/stats';
 import type { ScanCase, StudyReport } from '../../audit/study';
 import type { PairedDelta } from '../../audit/stats';
@@ -75,15 +76,15 @@ export function studyTables(r: StudyReport): StudyTable[] {
       id: 'study-settings',
       caption:
         'Settings: realized, reachable@B per probe (attempts actually made in brackets), reachable@B against the decoy answer, and gold − decoy reach in points with its paired 95% interval ' +
-        `(a probe whose interval does not exclude 0 upwards is ${MANY_ANSWERS})`,
-      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`, `${l} gold − decoy`]), 'run keys'],
+        `(a probe whose interval does not exclude 0 upwards is ${MANY_ANSWERS}), and cover@${COVER_TAU}: questions whose attempts are correct at least ${COVER_TAU * 100}% of the time`,
+      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`, `${l} gold − decoy`, `${l} cover@${COVER_TAU}`]), 'run keys'],
       details: [...labels.map((l) => `${l} (decoy)`), 'run keys'],
       rows: r.settings.map((s) => [
         s.model,
         s.task,
         s.questions,
         pct(s.realized),
-        ...labels.flatMap((l) => (l in s.reachable ? [`${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})`, decoyPct(s.reachable_decoy[l]), gapText(s.gold_minus_decoy[l] ?? null)] : [null, null, null])),
+        ...labels.flatMap((l) => (l in s.reachable ? [`${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})`, decoyPct(s.reachable_decoy[l]), gapText(s.gold_minus_decoy[l] ?? null), pct(s.cover[l])] : [null, null, null, null])),
         keys(s.run_keys),
       ]),
       runs: r.settings.map(settingRuns),
