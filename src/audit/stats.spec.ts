@@ -130,6 +130,9 @@ describe('retained gain', () => {
     expect(e.ci!.hi).toBeLessThan(0);
     expect([e.resamples, e.seed]).toEqual([RETAINED_GAIN_BOOTSTRAP.resamples, RETAINED_GAIN_BOOTSTRAP.seed]);
     expect(retainedGainEstimate(o)).toEqual(e); // seeded
+    // the same questions listed in another order (as the app's store and the CLI list them) give the same interval
+    expect(retainedGainEstimate([...o].reverse())).toEqual(e);
+    expect(retainedGainEstimate([...o.slice(17), ...o.slice(0, 17)])).toEqual(e);
     const none = retainedGainEstimate(outcomes([[1, 1, 1, 5], [0, 0, 0, 5]]));
     expect([none.value, none.ci]).toEqual([null, null]);
     expect(none.reason).toMatch(/reaches no question that deployment misses/);
@@ -154,6 +157,7 @@ describe('bootstrapMean', () => {
     expect(a.ci.hi).toBeGreaterThan(0.4);
     expect(a.ci.lo).toBeGreaterThan(0.1); // 30 of 50 up, 10 down: the interval stays above 0
     expect(bootstrapMean(values)).toEqual(a);
+    expect(bootstrapMean([...values].reverse())).toEqual(a); // order-free
     expect(bootstrapMean(Array(8).fill(0))).toEqual({ mean: 0, ci: { lo: 0, hi: 0 } });
   });
 });

@@ -215,10 +215,12 @@ export function bootstrapMean(values: readonly number[], opts: { resamples: numb
   const n = values.length;
   if (n === 0) return { mean: 0, ci: { lo: 0, hi: 0 } };
   const mean = values.reduce((s, x) => s + x, 0) / n;
+  // resampled in sorted order: the interval depends on the values, never on the order records came in
+  const sorted = [...values].sort((a, b) => a - b);
   const rng = createPrng(opts.seed, 0x7e7a);
   const draws = Array.from({ length: opts.resamples }, () => {
     let sum = 0;
-    for (let i = 0; i < n; i++) sum += values[rng.int(n)];
+    for (let i = 0; i < n; i++) sum += sorted[rng.int(n)];
     return sum / n;
   }).sort((a, b) => a - b);
   const at = (q: number) => draws[Math.min(draws.length - 1, Math.floor(q * draws.length))];
@@ -233,6 +235,10 @@ export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { r
   const rate = (f: (o: GainOutcome) => boolean) => outcomes.filter(f).length / n;
   const value = retainedGain(rate((o) => o.selector), rate((o) => o.realized), rate((o) => o.realized || o.reachable));
   if (value === null) return { value, reason: NO_GAIN, ci: null, ...base };
+  // resampled in a canonical order (by outcome): the interval depends on the questions' outcomes,
+  // never on the order their records came in (the app's store and the CLI list records differently)
+  const code = (o: GainOutcome) => 4 * +o.realized + 2 * +o.reachable + +o.selector;
+  const canonical = [...outcomes].sort((a, b) => code(a) - code(b));
   const rng = createPrng(opts.seed, 0x7e7a);
   const draws: number[] = [];
   for (let b = 0; b < opts.resamples; b++) {
@@ -240,7 +246,7 @@ export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { r
     let real = 0;
     let ceiling = 0;
     for (let i = 0; i < n; i++) {
-      const o = outcomes[rng.int(n)];
+      const o = canonical[rng.int(n)];
       sel += +o.selector;
       real += +o.realized;
       ceiling += +(o.realized || o.reachable);
