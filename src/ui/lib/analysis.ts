@@ -36,8 +36,8 @@ import {
   type SilencingScanResult,
 } from '../../audit';
 import type { StoredRun } from '../backend';
-import type { CsvCell } from '../../store/export';
 import { modelLabel } from './model-label';
+import { pValue, share, type Cell } from './cells';
 import { probeSpecDiffText } from '../../audit/compare';
 import { probeSpecText } from '../../audit/run-definition';
 import { withSelectorPicks } from '../../audit/selectors';
@@ -209,8 +209,7 @@ export function randomVersusStructured(records: readonly QuestionRecord[], probe
 
 /** One row per (run, MCTS preset, baseline): random − MCTS at matched attempts inside that run
  *  (the core's guidanceComparisons), for the Compare screen's side-by-side table. */
-export function guidanceRows(runs: readonly { name: string; records: readonly QuestionRecord[] }[]): CsvCell[][] {
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+export function guidanceRows(runs: readonly { name: string; records: readonly QuestionRecord[] }[]): Cell[][] {
   return runs.flatMap(({ name, records }) =>
     guidanceComparisons(records).flatMap((g) =>
       (
@@ -219,7 +218,7 @@ export function guidanceRows(runs: readonly { name: string; records: readonly Qu
           ['depth-matched walks', g.depth_matched],
         ] as const
       ).flatMap(([baseline, cmp]) =>
-        cmp ? [[name, g.preset, baseline, pct(cmp.a.reachable), pct(cmp.b.reachable), pct(cmp.diff.diff), pct(cmp.diff.ci.lo), pct(cmp.diff.ci.hi), cmp.diff.mcnemar.exactP, cmp.matched_attempts]] : [],
+        cmp ? [[name, g.preset, baseline, share(cmp.a.reachable), share(cmp.b.reachable), share(cmp.diff.diff), share(cmp.diff.ci.lo), share(cmp.diff.ci.hi), pValue(cmp.diff.mcnemar.exactP), cmp.matched_attempts]] : [],
       ),
     ),
   );

@@ -6,6 +6,7 @@
 
 import type { StudyExport } from '../../audit/provenance';
 import type { Verdict } from '../../audit/verdict';
+import { cellText } from './cells';
 import type { StudyTable } from './study-tables';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -48,7 +49,7 @@ function provenanceHtml(r: StudyExport): string {
 export function studyReportHtml(report: StudyExport, tables: readonly StudyTable[], figures: readonly HtmlFigure[], generatedAt: string): string {
   const table = (t: StudyTable) =>
     `<table><caption>${escapeHtml(t.caption)}</caption><thead><tr>${t.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>` +
-    t.rows.map((r) => `<tr>${r.map((c) => `<td>${c === null ? '' : escapeHtml(String(c))}</td>`).join('')}</tr>`).join('') +
+    t.rows.map((r) => `<tr>${r.map(cellText).map((c) => `<td>${c === null || c === undefined ? '' : escapeHtml(String(c))}</td>`).join('')}</tr>`).join('') +
     '</tbody></table>';
   const figure = (f: HtmlFigure) => `<figure>${f.svg}<figcaption>${escapeHtml(f.title)}. ${escapeHtml(f.alt)}</figcaption></figure>`;
   const missing = report.missing.length

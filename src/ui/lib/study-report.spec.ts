@@ -5,7 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { normalizePlan, type StudyReport } from '../../audit/study';
 import { studyExport } from '../../audit/provenance';
 import { studyReportHtml } from './study-html';
-import { studyTables } from './study-tables';
+import { cellText, csvTable } from './cells';
+import { studyTables, type StudyTable } from './study-tables';
+
+/** A table's rows as the screens and the HTML report show them. */
+const shown = (t: StudyTable) => t.rows.map((r) => r.map(cellText));
 
 const EVIL = 'evil/<img src=x onerror=alert(1)>';
 const report: StudyReport = {
@@ -74,33 +78,56 @@ describe('findings tables', () => {
       'random-routes/blocks', 'random-routes/blocks (decoy)', 'random-routes/blocks gold − decoy', 'random-routes/blocks cover@0.5',
       'mcts-routes/blocks', 'mcts-routes/blocks (decoy)', 'mcts-routes/blocks gold − decoy', 'mcts-routes/blocks cover@0.5',
     ]);
-    expect(t['study-settings'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 20, '50.0%', '90.0% (32.0)', '35.0%', '+55.0 (+30.0 to +70.0)', '25.0%', '80.0% (31.5)', '—', '—', '60.0%', `${'a'.repeat(12)} ${'b'.repeat(12)}`]);
+    expect(shown(t['study-settings'])[0]).toEqual([EVIL, 'builtin:arith-2d', 20, '50.0%', '90.0% (32.0)', '35.0%', '+55.0 (+30.0 to +70.0)', '25.0%', '80.0% (31.5)', '—', '—', '60.0%', `${'a'.repeat(12)} ${'b'.repeat(12)}`]);
     // four McNemar tests (F1 uniform and depth-matched, F3 deployed and ceiling): Holm over the four,
     // sorted 0.04, 0.2891, 0.5, 1 → 0.16, max(0.16, 3·0.2891) = 0.8673, max(0.8673, 2·0.5) = 1, 1;
     // the interval's lower end, −5 points, is not above −5: inconclusive, not "random not worse".
     // The depth-matched walks lead; CoLa's search is named in its own space (cola), the uniform routes in theirs
-    expect(t['study-f1'].rows[0]).toEqual([
+    expect(shown(t['study-f1'])[0]).toEqual([
       EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', "CoLa's search", 'cola', '80.0%', '—', '—',
       '75.0%', '30.0%', '+45.0 (+20.0 to +60.0)', '−5.0', '−20.0 to +10.0', '0.500', '1.000', 'inconclusive', 'd1 20 · d2 12',
       'random-routes/blocks', 'blocks', '90.0%', '35.0%', '+55.0 (+30.0 to +70.0)', '+10.0', '−5.0 to +25.0', '0.289', '0.867', 'inconclusive', 31.5,
     ]);
     expect(t['study-f1'].caption).toContain('Holm-adjusted');
-    // one row per probe, one column per selector: the table grows down, not sideways
-    expect(t['study-selectors'].columns).toEqual(['model', 'task', 'probe', 'majority']);
-    expect(t['study-selectors'].rows).toEqual([
-      [EVIL, 'builtin:arith-2d', 'random-routes/blocks', '40.0%, retained -25.0% (95% CI -60.0% to -5.0%): below 0: the selector answers 8 questions correctly, 2 fewer than the 10 deployment realizes'],
-      [EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', '55.0%, retained — (the selector picked on 19 of 20 questions) (not blind)'],
+    // one row per probe and selector: the table grows down, not sideways; a note says what "—" or a value below 0 means
+    expect(t['study-selectors'].columns).toEqual(['model', 'task', 'probe', 'selector', 'accuracy', 'answer-blind', 'retained gain', 'what it means']);
+    expect(shown(t['study-selectors'])).toEqual([
+      [EVIL, 'builtin:arith-2d', 'random-routes/blocks', 'majority', '40.0%', 'yes', '−25.0% (−60.0% to −5.0%)', 'below 0: the selector answers 8 questions correctly, 2 fewer than the 10 deployment realizes'],
+      [EVIL, 'builtin:arith-2d', 'mcts-routes/blocks', 'majority', '55.0%', 'not blind', '—', 'the selector picked on 19 of 20 questions'],
     ]);
     // each table names its detail columns among its own, the rest fit the Report screen
     for (const table of Object.values(t)) for (const d of table.details ?? []) expect(table.columns, table.id).toContain(d);
     expect(t['study-f1'].columns.filter((c) => !t['study-f1'].details!.includes(c))).toEqual([
-      'model', 'task', 'MCTS', 'search', 'space', 'MCTS reachable', 'MCTS gold − decoy', 'depth-matched reachable', 'depth-matched gold − decoy', 'depth-matched Δ (points)', 'depth-matched outcome', 'random', 'Δ (points)', 'outcome',
+      'model', 'task', 'MCTS', 'search', 'space', 'MCTS gold − decoy', 'depth-matched gold − decoy', 'depth-matched Δ (points)', 'depth-matched outcome', 'random', 'outcome',
     ]);
     expect(t['study-selectors'].caption).toContain('A negative retained gain means the selector answers fewer questions correctly than deployment does');
-    expect(t['study-f2'].rows[0]).toEqual([EVIL, 'builtin:arith-2d', 24, 3, 12, 9, '75.0%', '30.0% to 95.4%', '1 / 5', `${'a'.repeat(12)} ${'c'.repeat(12)}`]);
+    expect(shown(t['study-f2'])[0]).toEqual([EVIL, 'builtin:arith-2d', 24, 3, 12, 9, '75.0%', '30.0% to 95.4%', 1, 5, `${'a'.repeat(12)} ${'c'.repeat(12)}`]);
     // too few held out: no layer, no rate, said in words (never 0/0 or 0.0%)
-    expect(t['study-f2'].rows[1]).toEqual(['C', 'builtin:arith-2d', 3, null, 1, null, 'no case — the failure set has 3 questions, leaving 1 held out (fewer than 10), so no layer is identified and no repair rate is stated.', null, null, `${'e'.repeat(12)} ${'f'.repeat(12)}`]);
-    expect(t['study-f3'].rows[0]).toEqual(['A', 'B', 'builtin:arith-2d', 20, '50.0% → 65.0%', '+15.0', '+1.0 to +30.0', '0.040', '0.160', 'random-routes/blocks: 95.0% → 90.0%', '20.0% → 25.0%', '−5.0', '−20.0 to +10.0', '1.000', '1.000', '−10.0 (−30.0 to +5.0)', 'unchanged (not distinguishable)', `${'a'.repeat(12)}; ${'d'.repeat(12)}`]);
+    expect(shown(t['study-f2'])[1]).toEqual(['C', 'builtin:arith-2d', 3, null, 1, null, 'no case — the failure set has 3 questions, leaving 1 held out (fewer than 10), so no layer is identified and no repair rate is stated.', null, null, 5, `${'e'.repeat(12)} ${'f'.repeat(12)}`]);
+    expect(shown(t['study-f3'])[0]).toEqual([
+      'A', 'B', 'builtin:arith-2d', 20, '50.0%', '65.0%', '+15.0', '+1.0 to +30.0', '0.040', '0.160',
+      'random-routes/blocks', '95.0%', '90.0%', '20.0%', '25.0%', '−5.0', '−20.0 to +10.0', '1.000', '1.000', '−10.0 (−30.0 to +5.0)', 'unchanged (not distinguishable)', `${'a'.repeat(12)}; ${'d'.repeat(12)}`,
+    ]);
+  });
+
+  it('writes the CSVs with numbers as numbers: shares and points as fractions, one column per interval end, p-values as numbers', () => {
+    const t = Object.fromEntries(studyTables(report).map((x) => [x.id, x]));
+    const f3 = csvTable(t['study-f3'].columns, t['study-f3'].rows);
+    const at = (name: string) => f3.rows[0][f3.header.indexOf(name)];
+    expect(f3.header).toContain('deployed 95% CI lo');
+    expect([at('deployed (base)'), at('deployed Δ'), at('deployed 95% CI lo'), at('deployed 95% CI hi'), at('deployed McNemar p'), at('deployed Holm p')]).toEqual([0.5, 0.15, 0.01, 0.3, 0.04, 0.16]);
+    expect([at('ceiling Δ'), at('ceiling 95% CI lo'), at("Δ beyond the decoy's"), at("Δ beyond the decoy's lo"), at("Δ beyond the decoy's hi")]).toEqual([-0.05, -0.2, -0.1, -0.3, 0.05]);
+    const sel = csvTable(t['study-selectors'].columns, t['study-selectors'].rows);
+    expect(sel.header).toEqual(['model', 'task', 'probe', 'selector', 'accuracy', 'answer-blind', 'retained gain', 'retained gain lo', 'retained gain hi', 'what it means']);
+    expect(sel.rows.map((r) => r.slice(4, 9))).toEqual([[0.4, 'yes', -0.25, -0.6, -0.05], [0.55, 'not blind', null, null, null]]);
+    const settings = csvTable(t['study-settings'].columns, t['study-settings'].rows);
+    expect(settings.header.slice(4, 10)).toEqual(['random-routes/blocks', 'random-routes/blocks attempts', 'random-routes/blocks (decoy)', 'random-routes/blocks gold − decoy', 'random-routes/blocks gold − decoy lo', 'random-routes/blocks gold − decoy hi']);
+    expect(settings.rows[0].slice(3, 10)).toEqual([0.5, 0.9, 32, 0.35, 0.55, 0.3, 0.7]);
+    // no formatted number anywhere in a CSV: no %, no Unicode minus, no "< 0.001"
+    for (const table of Object.values(t)) {
+      const { rows } = csvTable(table.columns, table.rows);
+      for (const v of rows.flat()) if (typeof v === 'string') expect(v, table.id).not.toMatch(/^[−+-]?\d+(\.\d+)?%?$|^< 0\.|−\d/);
+    }
   });
 });
 
