@@ -35,12 +35,18 @@ export interface ConditionChoice {
   /** CoLa's condition (boxed.ts colaOverrides): greedy, 50 new tokens, no stop sequences, the
    *  answer asked for and graded only in \boxed{}; a maxNewTokens given still sets the tokens. */
   boxed: boolean;
+  /** Replace the task's prompt template and stop sequences (the app's Setup edits both). */
+  promptTemplate?: string;
+  stopSequences?: string[];
 }
 
 /** The task's default condition with these choices, its few-shot pool bound. */
 export async function auditCondition(task: LoadedTask, o: ConditionChoice): Promise<Condition> {
+  const template = o.promptTemplate ?? task.spec.promptTemplate;
   const base = defaultCondition(task.spec, o.dtype, {
-    ...(o.boxed ? colaOverrides(task.spec.promptTemplate) : {}),
+    ...(o.promptTemplate !== undefined ? { promptTemplate: o.promptTemplate } : {}),
+    ...(o.stopSequences !== undefined ? { stopSequences: o.stopSequences } : {}),
+    ...(o.boxed ? colaOverrides(template) : {}),
     chatTemplate: o.chat,
     ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
   });
