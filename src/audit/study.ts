@@ -309,8 +309,6 @@ export interface StudyReport {
   missing: string[];
 }
 
-const delta = pairedDelta;
-
 /** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
 const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeployment(r) && !probeOf(r).baselineOf)!.probe_key;
 
@@ -381,7 +379,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       const walkSummary = walkRecord && sums.get(m.label)!.probes.find((x) => x.probe_key === walkRecord.probe_key);
       const spec = m.run!.records.find((x) => x.probe_key === mk)!.probe_spec;
       report.random_minus_structured[m.label] = {
-        ...delta(cmp.diff),
+        ...pairedDelta(cmp.diff),
         random: r.label,
         space: spaceOf(spec) ?? m.probe.space,
         random_space: spaceOf(r.run!.records.find((x) => x.probe_key === mainProbeKey(r.run!))!.probe_spec) ?? r.probe.space,
@@ -392,7 +390,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
         random_reachable_decoy: cmp.a.reachable_decoy,
         structured_reachable_decoy: cmp.b.reachable_decoy,
         depth_matched: walks && {
-          ...delta(walks.diff),
+          ...pairedDelta(walks.diff),
           matched_attempts: walks.matched_attempts,
           walks_reachable: walks.a.reachable,
           walks_reachable_decoy: walks.a.reachable_decoy,
@@ -445,7 +443,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
         ceiling_probe: cmps[0].label,
         ceiling_delta: first.ceiling.diff,
         ceiling_ci: { lo: first.ceiling.ci.lo, hi: first.ceiling.ci.hi },
-        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...delta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling, base_decoy: c.cmp.a.ceiling_decoy, trained_decoy: c.cmp.b.ceiling_decoy, beyond_decoy: c.cmp.ceiling_beyond_decoy, transitions: c.cmp.transitions }])),
+        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...pairedDelta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling, base_decoy: c.cmp.a.ceiling_decoy, trained_decoy: c.cmp.b.ceiling_decoy, beyond_decoy: c.cmp.ceiling_beyond_decoy, transitions: c.cmp.transitions }])),
         base_realized: first.a.realized,
         trained_realized: first.b.realized,
         transitions: first.transitions,
