@@ -151,6 +151,8 @@ test('whole flow on WebGPU: setup, run, results, drill-down, exports', async ({ 
   expect(ratesCsv.filename).toMatch(/^reachlab-.+-rates\.csv$/);
   const ratesParsed = parseCsv(ratesCsv.text);
   expect(ratesParsed[0]).toEqual(['probe', 'measure', 'k', 'n', 'rate', 'CI low', 'CI high']);
+  // numbers as numbers: a rate and its interval ends are plain fractions, not "62.5%"
+  for (const r of ratesParsed.slice(1)) for (const v of r.slice(4)) expect(v).toMatch(/^\d+(\.\d+)?(e-\d+)?$/);
   // the headline sentence says the realized count in words
   await expect(page.getByTestId('results-sentence')).toContainText(`${realizedK} of ${QUESTIONS} questions were answered correctly as deployed`);
   expect(ratesParsed.length - 1).toBe(rates.length);

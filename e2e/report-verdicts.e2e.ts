@@ -33,17 +33,21 @@ test('each finding states its verdict in words, with no 0.000 p and no 0/0 rate,
   const screen = page.getByTestId('screen-study-report');
   await expect(screen).toBeVisible({ timeout: STUDY_TIMEOUT });
 
+  // the opening: what the study shows, then where it cuts against the paper (or that it does not)
+  await expect(page.getByTestId('study-opening')).toContainText(/^This study shows that .*\. It (cuts against the paper where|does not cut against the paper)/);
+  // each probe's gold − decoy reach judged by the rule
+  await expect(page.getByTestId('study-reach-summary')).toContainText(/Against the decoy answer/);
   const f1 = await page.getByTestId('study-f1-summary').innerText();
-  expect(f1).toMatch(/Random routes reach at least as much as MCTS in \d of 2 settings/);
-  expect(f1).toMatch(/\d uninformative \(both probes at or below 5\.0% or at or above 95\.0%\)/);
-  // every comparison is named with its outcome by the rule
-  expect(f1).toMatch(/: (uninformative|random higher|random not worse|inconclusive|MCTS higher)\./);
+  // led by each search against its own depth-matched walks, in its own space; the uniform routes beside it
+  expect(f1).toMatch(/^Each search against its own depth-matched walks .*CoLa's search \(mcts-routes\/blocks, space cola\): its walks \d+\.\d% vs the search \d+\.\d%, /);
+  expect(f1).toMatch(/The walks reach at least as much as the search in \d of 2 comparisons/);
+  await expect(page.getByTestId('study-f1-uniform')).toContainText(/random-routes\/blocks \(space blocks\) vs .*CoLa's search \(mcts-routes\/blocks, space cola\), different spaces/);
   const f2 = await page.getByTestId('study-f2-summary').innerText();
   expect(f2).toMatch(/Silencing one MLP block is evaluated out of sample in \d of 2 settings/);
   // 16 questions cannot leave 10 held-out failures: each case is "no case" or "no failures to repair", in words
   expect(f2).toMatch(/(no case — the failure set has \d+ questions?, leaving \d+ held out \(fewer than 10\)|no failures to repair)/);
   const f3 = await page.getByTestId('study-f3-summary').innerText();
-  expect(f3).toMatch(/builtin:micro-arith → builtin:micro-arith-rl on builtin:arith-3d: the deployed accuracy (rises|falls|does not change distinguishably); the ceiling: /);
+  expect(f3).toMatch(/builtin:micro-arith → builtin:micro-arith-rl on builtin:arith-3d: the deployed accuracy (rises|falls|does not change distinguishably) \(Δ [+−]\d+\.\d points, 95% CI [^)]*\); the ceiling: /);
   expect(f3).toMatch(/deployed .*McNemar p (< 0\.001|[01]\.\d{3}) \(Holm-adjusted (< 0\.001|[01]\.\d{3})\)/);
   await expect(page.getByTestId('study-multiplicity')).toContainText(/This report makes \d+ McNemar tests \(F1 and F3\); each p is shown raw and Holm-adjusted/);
   // the F3 table shows the deployed McNemar p beside the ceiling's

@@ -123,7 +123,7 @@ describe('audit CLI', () => {
     expect(a.records.every((r) => r.stop_reason === 'budget')).toBe(true);
     for (const name of ['majority', 'max-logprob']) {
       expect(a.selectors[name].blind).toBe(true);
-      expect(Object.keys(a.selectors[name]).sort()).toEqual(['accuracy', 'blind', 'correct', 'n', 'retained_gain', 'retained_gain_ci', 'retained_gain_reason']);
+      expect(Object.keys(a.selectors[name]).sort()).toEqual(['accuracy', 'blind', 'correct', 'n', 'retained_gain', 'retained_gain_ci', 'retained_gain_note', 'retained_gain_reason']);
     }
     expect((await run('--seed 1')).run_key).toBe(a.run_key);
     // another probe seed: same questions (ids and content), same condition; other draws, other run
@@ -161,6 +161,20 @@ describe('audit CLI', () => {
     }
   });
 
+  it('takes the condition\'s prompt template and stop sequences as Setup sets them (escapes as its stop field writes them)', async () => {
+    const cmd = parseCli(['--model', 'A', '--prompt-template', 'Q: {{question}}\\nA:', '--stop', '\\n', '--stop', '###']);
+    if (cmd.kind !== 'audit') throw new Error('expected an audit');
+    expect(cmd.opts.promptTemplate).toBe('Q: {{question}}\\nA:'); // the template is taken as written
+    expect(cmd.opts.stopSequences).toEqual(['\n', '###']);
+    type Out = { condition_key: string; realized: number };
+    const run = async (extra: string[]) => (await runCli(parseCli(['--model', 'A', '--questions', '6', '--budget', '4', ...extra]), deps())) as Out;
+    const plain = await run([]);
+    // the built-in task's own template and stops name the same condition; another stop set is another condition
+    expect((await run(['--prompt-template', '{{question}}', '--stop', '\\n'])).condition_key).toBe(plain.condition_key);
+    const other = await run(['--stop', '###']);
+    expect(other.condition_key).not.toBe(plain.condition_key);
+  });
+
   it('rejects bad arguments with a clear message', () => {
     const bad: [string, RegExp | string][] = [
       ['--probe nope --model A', `--probe must be one of ${PROBE_NAMES.join(', ')}, got "nope"`],
@@ -175,6 +189,7 @@ describe('audit CLI', () => {
       ['--model A --top-p 2', /--top-p must be a number in \(0, 1\]/],
       ['--model A --selectors best', /--selectors must be one of majority, max-logprob, fixed-route/],
       ['--model A --frobnicate', /Unknown option '--frobnicate'/],
+      ['--model A --prompt-template Q:', /--prompt-template must contain \{\{question\}\}/],
       ['grade --format numeric --gold 3', /grade needs --format, --gold and --response/],
       ['grade --format roman --gold 3 --response 3', /--format must be one of numeric, mc-letter, exact/],
     ];

@@ -6,6 +6,7 @@
 //         [--shared] [--temperature 0.6] [--top-p 0.95] [--selectors majority,max-logprob,fixed-route]
 //         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
 //         [--few-shot N] [--chat [--template-var enable_thinking=false|date_string="26 Jul 2024"|...]] [--boxed]
+//         [--prompt-template T] [--stop S ...]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
 //
@@ -19,6 +20,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
+import { parseStops } from '../src/ui/lib/stops.ts';
 import { ENGINE_DTYPES, type Engine, type EngineDtype, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
 import {
   auditCondition,
@@ -97,6 +99,9 @@ export interface AuditCliOptions {
   /** CoLa's condition, as Setup's CoLa preset sets it (boxed.ts): greedy, 50 new tokens, no stop
    *  sequences, the answer asked for and graded only in \boxed{}. */
   boxed: boolean;
+  /** The condition's prompt template (with {{question}}) and stop sequences, as Setup sets them. */
+  promptTemplate?: string;
+  stopSequences?: string[];
   taskFile?: { path: string; question: string; answer: string; choices?: string; answerFormat: AnswerFormat };
   rowsEndpoint?: string;
   rowsPerCall?: number;
@@ -185,6 +190,8 @@ export function parseCli(argv: string[]): Command {
         chat: { type: 'boolean' },
         'template-var': { type: 'string', multiple: true },
         boxed: { type: 'boolean' },
+        'prompt-template': { type: 'string' },
+        stop: { type: 'string', multiple: true },
         'task-file': { type: 'string' },
         'question-field': { type: 'string' },
         'answer-field': { type: 'string' },
@@ -199,7 +206,12 @@ export function parseCli(argv: string[]): Command {
   } catch (e) {
     throw new CliError((e as Error).message);
   }
-  const v = values as Record<string, string | undefined> & { shared?: boolean; scan?: boolean; chat?: boolean; boxed?: boolean };
+  const v = values as Record<string, string | undefined> & { shared?: boolean; scan?: boolean; chat?: boolean; boxed?: boolean; stop?: string[] };
+  const template = v['prompt-template'];
+  if (template !== undefined && !template.includes('{{question}}')) throw new CliError(`--prompt-template must contain {{question}}, where each question goes; got "${template}"`);
+  // one stop sequence per --stop, with \n, \t and \\ written as escapes (as Setup's stop field takes them)
+  const stops = v.stop?.map((s) => parseStops(s));
+  if (stops?.some((s) => s.length !== 1)) throw new CliError('--stop takes one non-empty stop sequence each (\\n for a newline)');
   if (!v.model) throw new CliError('--model DIR is required (a checkpoint folder in Hugging Face layout)');
   const named = (v.probe ?? UNIFORM_BASELINE).split(',').map((p) => oneOf('probe', p, PROBE_NAMES, UNIFORM_BASELINE));
   if (new Set(named).size !== named.length) throw new CliError(`--probe lists a probe twice: "${v.probe}"`);
@@ -250,6 +262,8 @@ export function parseCli(argv: string[]): Command {
       chat: v.chat ?? false,
       ...(values['template-var'] ? { templateVars: cliTemplateVars(values['template-var'] as string[]) } : {}),
       boxed: v.boxed ?? false,
+      ...(template !== undefined ? { promptTemplate: template } : {}),
+      ...(stops ? { stopSequences: stops.flat() } : {}),
       ...(taskFile ? { taskFile } : {}),
       ...(v['rows-endpoint'] ? { rowsEndpoint: v['rows-endpoint'] } : {}),
       rowsPerCall: int('rows-per-call', v['rows-per-call'], 1),
@@ -297,6 +311,8 @@ function headline(res: AuditResult) {
     realized: s.realized,
     reachable: p ? p.reachable : null,
     reachable_decoy: p ? p.reachable_decoy : null,
+    gold_minus_decoy: p ? p.gold_minus_decoy : null,
+    cover: p ? p.cover : null,
     ceiling: p ? p.ceiling : s.realized,
     ceiling_decoy: p ? p.ceiling_decoy : null,
     reach_at_k: p ? p.reach_at_k : [],

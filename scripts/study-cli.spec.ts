@@ -87,7 +87,9 @@ describe('study CLI', () => {
       expect(s.reachable_decoy).toEqual({ 'random-routes/blocks': rr.reachable_decoy, 'mcts-routes/blocks': mc.reachable_decoy, sampling: sp.reachable_decoy });
       expect(s.ceiling_decoy).toEqual({ 'random-routes/blocks': rr.ceiling_decoy, 'mcts-routes/blocks': mc.ceiling_decoy, sampling: sp.ceiling_decoy });
       expect(Object.values(s.reachable_decoy).every((x) => typeof x === 'number')).toBe(true); // numeric answers: every question has a decoy
-      expect(s.selectors['random-routes/blocks']).toEqual(Object.fromEntries(Object.entries(rr.selectors as Record<string, { accuracy: number; blind: boolean; retained_gain: number | null; retained_gain_ci: { lo: number; hi: number } | null; retained_gain_reason: string | null }>).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason }])));
+      expect(s.selectors['random-routes/blocks']).toEqual(Object.fromEntries(Object.entries(rr.selectors as Record<string, { accuracy: number; blind: boolean; retained_gain: number | null; retained_gain_ci: { lo: number; hi: number } | null; retained_gain_reason: string | null; retained_gain_note: string }>).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason, retained_gain_note: v.retained_gain_note }])));
+      // each probe's gold − decoy reach is the audit's
+      expect(s.gold_minus_decoy['random-routes/blocks']).toEqual(rr.gold_minus_decoy);
       // random − MCTS at matched attempts: the CLI's two-probe audit compares the same records
       const both = await cli(`--model ${model} ${base} --probe random-routes,mcts-routes --space blocks`);
       const [cmp] = both.comparisons as { diff: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }; matched_attempts: number; a: { reachable_decoy: number }; b: { reachable_decoy: number } }[];

@@ -12,7 +12,7 @@ import { ceilingDecoy, decoyCount, decoyWithin } from './decoy';
 import { AuditError } from './errors';
 import { isDeployment, isReach, probeOf } from './probes/registry';
 import { runAudit, type AuditOptions, type AuditResult } from './run';
-import { pairedDifference, type McNemar, type PairedDifference } from './stats';
+import { bootstrapMean, pairedDifference, type McNemar, type PairedDifference } from './stats';
 import type { Condition, ProbeSpec, QuestionRecord } from './types';
 
 export type QuestionState = 'realized' | 'reachable-only' | 'unreachable';
@@ -92,6 +92,11 @@ export interface CheckpointComparison {
   b: SideSummary;
   /** B − A (the decoy differences null where a side has no decoy rate). */
   diff: { realized: number; reachable: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };
+  /** The ceiling Δ minus the ceiling Δ against the decoy answer: per question (B − A against the
+   *  gold) − (B − A against the decoy), its mean with a 95% bootstrap interval (stats.ts
+   *  bootstrapMean); null when a question has no decoy. Above 0: the ceiling moved towards the gold
+   *  answer by more than it moved towards a wrong one. */
+  ceiling_beyond_decoy: { diff: number; ci: { lo: number; hi: number } } | null;
   /** Deployed Δ (realized, B − A) and ceiling Δ, paired over the shared questions. */
   deployed: PairedDifference;
   ceiling: PairedDifference;
@@ -188,6 +193,11 @@ export function compareRecords(a: readonly QuestionRecord[], b: readonly Questio
   const sb = sum(B);
   const deployed = pairedDifference(ids.map((k) => realized(A, k)), ids.map((k) => realized(B, k)));
   const ceil = pairedDifference(ids.map((k) => ceiling(A, k)), ids.map((k) => ceiling(B, k)));
+  const beyond = ids.map((k) => {
+    const [da, db] = [ceilingDecoyOf(A, k), ceilingDecoyOf(B, k)];
+    return da === null || db === null ? null : +ceiling(B, k) - +ceiling(A, k) - (+db - +da);
+  });
+  const beyondDecoy = beyond.includes(null) ? null : bootstrapMean(beyond as number[]);
   return {
     condition_key: keys[0],
     n: ids.length,
@@ -201,6 +211,7 @@ export function compareRecords(a: readonly QuestionRecord[], b: readonly Questio
       reachable_decoy: sa.reachable_decoy === null || sb.reachable_decoy === null ? null : sb.reachable_decoy - sa.reachable_decoy,
       ceiling_decoy: sa.ceiling_decoy === null || sb.ceiling_decoy === null ? null : sb.ceiling_decoy - sa.ceiling_decoy,
     },
+    ceiling_beyond_decoy: beyondDecoy && { diff: beyondDecoy.mean, ci: beyondDecoy.ci },
     deployed,
     ceiling: ceil,
     transitions,

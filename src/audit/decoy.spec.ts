@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCondition } from './condition';
-import { ceilingDecoy, decoyControl, decoyFields, decoyOf, NO_DECOY } from './decoy';
+import { ceilingDecoy, decoyControl, decoyFields, decoyOf, goldMinusDecoy, NO_DECOY, reachesBeyondDecoy } from './decoy';
 import { GRADER_VERSION } from './graders';
 import { routeToString } from './routes';
 import { runAudit } from './run';
@@ -212,5 +212,25 @@ describe('the decoy control through an audit (scripted engine)', () => {
     });
     expect(exact.records.every((r) => r.decoy === null && r.reachable_decoy === null && r.realized_decoy === null)).toBe(true);
     expect(exact.summary.probes[0]).toMatchObject({ reachable_decoy: null, ceiling_decoy: null });
+  });
+});
+
+describe('goldMinusDecoy', () => {
+  it('pairs gold and decoy reach by question: Δ, Newcombe interval and McNemar over the discordant questions', () => {
+    // 20 questions: 12 reach the gold only, 2 the decoy only, 6 neither
+    const hits = [...Array(12).fill({ gold: true, decoy: false }), ...Array(2).fill({ gold: false, decoy: true }), ...Array(6).fill({ gold: false, decoy: false })];
+    const gap = goldMinusDecoy(hits)!;
+    expect(gap.diff).toBeCloseTo(0.5, 12);
+    expect(gap.mcnemar).toMatchObject({ b: 2, c: 12 });
+    expect(gap.ci.lo).toBeGreaterThan(0);
+    expect(reachesBeyondDecoy(gap)).toBe(true);
+  });
+
+  it('as many decoy as gold hits is indistinguishable from producing many answers; a question without a decoy gives no gap', () => {
+    const even = goldMinusDecoy([...Array(10).fill({ gold: true, decoy: true }), { gold: true, decoy: false }, { gold: false, decoy: true }])!;
+    expect(even.diff).toBe(0);
+    expect(reachesBeyondDecoy(even)).toBe(false);
+    expect(goldMinusDecoy([{ gold: true, decoy: false }, { gold: true, decoy: null }])).toBeNull();
+    expect(reachesBeyondDecoy(null)).toBeNull();
   });
 });

@@ -10,6 +10,7 @@
 // probes' seed plays no part, so every probe of a run is graded against the same decoy.
 
 import { createPrng } from '../util/prng';
+import { pairedDifference, type PairedDifference } from './stats';
 import { GRADER_VERSION, indexLetter, isAnswer, letterIndex, normalizeGold, optionCount, parseNumber } from './graders';
 import { seedFor } from './seeds';
 import { isDeployment } from './probes/registry';
@@ -106,4 +107,19 @@ export function decoyCount(hits: readonly (boolean | null)[]): number | null {
  *  B attempts is the decoy; null when either record has no decoy. */
 export function ceilingDecoy(deployment: Pick<QuestionRecord, 'realized_decoy'>, probe: Pick<QuestionRecord, 'reachable_decoy'>): boolean | null {
   return deployment.realized_decoy === null || probe.reachable_decoy === null ? null : deployment.realized_decoy || probe.reachable_decoy;
+}
+
+/** Gold − decoy reach over the same questions, paired question by question (stats.ts
+ *  pairedDifference: Newcombe's interval, McNemar's test): how far a probe's reach of the gold answer
+ *  exceeds its reach of a wrong one. null when a question has no decoy. */
+export function goldMinusDecoy(hits: readonly { gold: boolean; decoy: boolean | null }[]): PairedDifference | null {
+  if (hits.some((h) => h.decoy === null)) return null;
+  return pairedDifference(hits.map((h) => h.decoy === true), hits.map((h) => h.gold));
+}
+
+/** Whether a probe reaches the gold answer beyond its decoy: the 95% interval of gold − decoy
+ *  excludes zero upwards. A probe that does not is indistinguishable from producing many answers;
+ *  null without a decoy (no control to judge by). */
+export function reachesBeyondDecoy(gap: { ci: { lo: number } } | null): boolean | null {
+  return gap === null ? null : gap.ci.lo > 0;
 }

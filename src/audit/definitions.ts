@@ -2,7 +2,8 @@
 // reader can check each number against its definition. Each names the function that computes it.
 
 import { RETAINED_GAIN_BOOTSTRAP } from './stats';
-import { ALPHA, FLOOR, MARGIN, MIN_HELD_OUT_FAILURES } from './verdict';
+import { COVER_TAU } from './summary';
+import { ALPHA, FLOOR, MARGIN, MIN_HELD_OUT_FAILURES, PAPER } from './verdict';
 
 export interface Definition {
   term: string;
@@ -14,8 +15,15 @@ const pc = (x: number) => `${Math.round(100 * x)}%`;
 export const DEFINITIONS: readonly Definition[] = [
   { term: 'realized', definition: 'Share of questions whose deployment attempt (default route, no silencing, the condition\'s decoding) is correct (summary.ts summarize).' },
   { term: 'reachable@B', definition: 'Share of questions on which some attempt among a probe\'s first B distinct attempts is correct; the deployment attempt is never charged (summary.ts).' },
+  { term: `cover@${COVER_TAU}`, definition: `cover@τ ("Beyond pass@k", arXiv 2510.08325) at τ = ${COVER_TAU}: share of questions whose attempts within the budget are correct at least a share τ of the time (summary.ts covered); one lucky attempt among many does not count.` },
   { term: 'ceiling@B', definition: 'Share of questions realized or reachable@B (summary.ts).' },
   { term: 'decoy', definition: 'The same rates against a fixed wrong answer of the gold\'s kind: how often a probe reaches an answer it should not (decoy.ts).' },
+  {
+    term: 'gold − decoy',
+    definition:
+      'A probe\'s reachable@B minus its reachable@B against the decoy, paired over the same questions, with Newcombe\'s interval (decoy.ts goldMinusDecoy). A probe reaches only when this interval lies above 0; ' +
+      'otherwise it is "indistinguishable from producing many answers" and counts as reaching nowhere in the verdicts (decoy.ts reachesBeyondDecoy, verdict.ts).',
+  },
   { term: 'matched attempts', definition: 'Two probes compared question by question on the attempts both made (compare.ts compareProbes).' },
   { term: 'Δ and its 95% CI', definition: 'Paired difference of two binary outcomes over the same questions, with Newcombe\'s hybrid score interval (method 10) (stats.ts pairedDifference).' },
   { term: 'McNemar p', definition: 'Two-sided exact binomial test on the discordant pairs (stats.ts mcnemar); printed "< 0.001" below 0.001 (stats.ts formatP).' },
@@ -23,14 +31,14 @@ export const DEFINITIONS: readonly Definition[] = [
   {
     term: 'F1 outcome',
     definition:
-      `Per comparison of random − MCTS: "uninformative" when both rates are ≤ ${pc(FLOOR)} or ≥ ${pc(1 - FLOOR)}; "random higher" / "MCTS higher" when the 95% interval excludes 0 and the Holm-adjusted p < ${ALPHA}; ` +
+      `Per comparison of random − MCTS, led by each search against its own depth-matched walks (the uniform routes beside it): "no reach" when either side is indistinguishable from producing many answers (see gold − decoy); "uninformative" when both rates are ≤ ${pc(FLOOR)} or ≥ ${pc(1 - FLOOR)}; "random higher" / "MCTS higher" when the 95% interval excludes 0 and the Holm-adjusted p < ${ALPHA}; ` +
       `"random not worse" when the interval's lower end is above −${Math.round(100 * MARGIN)} points; else "inconclusive". A setting supports random ≥ MCTS when every comparison there is "random higher" or "random not worse" (verdict.ts).`,
   },
   {
     term: 'retained gain',
     definition:
-      `(selector − realized) / (reachable − realized) over the same questions (stats.ts retainedGain): the share of the probe's gain over deployment that an answer-blind selector keeps. Negative when the selector answers fewer questions correctly than deployment; ` +
-      `none when the probe reaches no more than realized. Interval: paired bootstrap over questions, ${RETAINED_GAIN_BOOTSTRAP.resamples} resamples, seed ${RETAINED_GAIN_BOOTSTRAP.seed}, 2.5th and 97.5th percentiles of the resamples that have a gain (stats.ts retainedGainEstimate).`,
+      `(selector − realized) / (ceiling − realized) over the same questions (stats.ts retainedGain): of the questions the probe reaches that deployment misses, the share an answer-blind selector keeps, net of the realized questions it loses; at most 100%. Negative when the selector answers fewer questions correctly than deployment, said in words as the questions it loses (stats.ts retainedGainNote); ` +
+      `none when the probe reaches no question deployment misses. Interval: paired bootstrap over questions, ${RETAINED_GAIN_BOOTSTRAP.resamples} resamples, seed ${RETAINED_GAIN_BOOTSTRAP.seed}, 2.5th and 97.5th percentiles of the resamples that have a gain (stats.ts retainedGainEstimate).`,
   },
   { term: 'failure set', definition: 'Questions reachable under the scan\'s probe but not realized (silencing.ts failureSet).' },
   {
@@ -39,4 +47,14 @@ export const DEFINITIONS: readonly Definition[] = [
   },
   { term: 'collateral', definition: 'Held-out realized questions that silencing the identified layer makes wrong (silencing.ts).' },
   { term: 'F3 distinguishable', definition: `A deployed or ceiling Δ is distinguishable from zero when its 95% interval excludes 0 and its Holm-adjusted McNemar p < ${ALPHA} (verdict.ts).` },
+  {
+    term: 'ceiling Δ beyond the decoy',
+    definition:
+      `Per question, the ceiling\'s change (trained − base) minus the decoy ceiling\'s change; its mean with a paired bootstrap 95% interval (${RETAINED_GAIN_BOOTSTRAP.resamples} resamples, seed ${RETAINED_GAIN_BOOTSTRAP.seed}; compare.ts ceiling_beyond_decoy). ` +
+      'A distinguishable ceiling change counts as a change of reach only when this interval excludes 0 in the same direction (verdict.ts ceilingChange).',
+  },
+  {
+    term: 'opening',
+    definition: `Two sentences computed from the verdicts: what the study shows (reach against the decoy, F1\'s guidance comparisons, F3\'s deployed Δ) and where it cuts against the paper (route reach not above decoy reach; a search beating its walks; a repair rate below the paper\'s ${Math.round(100 * PAPER.repair.lo)}–${Math.round(100 * PAPER.repair.hi)}% or smaller than its collateral share; training that does not raise the deployed score, or a ceiling that rises) (verdict.ts).`,
+  },
 ];

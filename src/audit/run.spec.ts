@@ -134,8 +134,8 @@ describe('sampling', () => {
     res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(want[k], 12));
     // no deployment records in this run: no realized to measure a gain against
     expect(res.summary.probes[0].selectors).toEqual({
-      majority: { accuracy: 0, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', n: 2, correct: 0 },
-      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', n: 2, correct: 1 },
+      majority: { accuracy: 0, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', retained_gain_note: 'no deployment record to compare against', n: 2, correct: 0 },
+      'max-logprob': { accuracy: 0.5, blind: true, retained_gain: null, retained_gain_ci: null, retained_gain_reason: 'no deployment record to compare against', retained_gain_note: 'no deployment record to compare against', n: 2, correct: 1 },
     });
   });
 
@@ -196,6 +196,23 @@ describe('mcts-routes', () => {
     // the empirical curve: question i contributes 1 from k = first_success + 1 on
     const fs = res.records.map((r) => r.first_success ?? Infinity);
     res.summary.probes[0].reach_at_k.forEach((v, k) => expect(v).toBeCloseTo(fs.filter((f) => f < k + 1).length / 3, 12));
+  });
+
+  it('a reward that differs on one question (a near-tied greedy token read differently by another engine build) changes that question\'s search only', async () => {
+    // the bound of where-it-ran differences: each question's tree has its own seeded RNG and its own
+    // rewards, so a flipped reward diverges one question's attempts, never another's
+    const base = (q: FakeQuery) => (routeToString(q.route) === TARGET ? gold(q.prompt) : '0');
+    const a = await runAudit(new FakeEngine({ numLayers: L, answer: base }), { task, condition: cond, probes: [mcts(12)] });
+    const q2 = a.records.find((r) => r.doc_id === 'q2')!;
+    const flipped = routeToString(q2.attempts[1].route!); // its second attempt, wrong in run a, right in run b
+    const b = await runAudit(new FakeEngine({ numLayers: L, answer: (q) => (q.prompt.startsWith('2') && routeToString(q.route) === flipped ? gold(q.prompt) : base(q)) }), {
+      task,
+      condition: cond,
+      probes: [mcts(12)],
+    });
+    const attempts = (r: (typeof a.records)[number]) => r.attempts.map((x) => [routeToString(x.route!), x.correct, x.depth]);
+    for (const id of ['q1', 'q3']) expect(attempts(b.records.find((r) => r.doc_id === id)!)).toEqual(attempts(a.records.find((r) => r.doc_id === id)!));
+    expect(attempts(b.records.find((r) => r.doc_id === 'q2')!)).not.toEqual(attempts(q2));
   });
 
   it('spends exactly its budget whatever it finds, and says so', async () => {

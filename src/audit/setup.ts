@@ -11,6 +11,7 @@ import type { LoadTaskOptions } from './tasks/index';
 import type { Condition, LoadedTask, RouteSpace, SelectorName } from './types';
 import type { EngineDtype, TemplateVars } from '../engine/types';
 import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
+import { quote } from '../util/clip';
 
 export interface QuestionChoice {
   questions: number;
@@ -39,6 +40,9 @@ export interface ConditionChoice {
   boxed: boolean;
   /** Chat template variables set (chat only); the others keep DEFAULT_TEMPLATE_VARS. */
   templateVars?: Partial<TemplateVars>;
+  /** Replace the task's prompt template and stop sequences (the app's Setup edits both). */
+  promptTemplate?: string;
+  stopSequences?: string[];
 }
 
 /** Template variables from "NAME=VALUE" settings (the CLI's --template-var): add_generation_prompt
@@ -49,22 +53,26 @@ export function parseTemplateVars(settings: readonly string[]): Partial<Template
     const eq = s.indexOf('=');
     const [name, value] = eq < 0 ? [s, ''] : [s.slice(0, eq), s.slice(eq + 1)];
     if (name === 'add_generation_prompt' || name === 'enable_thinking') {
-      if (value !== 'true' && value !== 'false') throw new AuditError('bad-input', `template variable ${name} must be true or false, got ${JSON.stringify(value)}`);
+      if (value !== 'true' && value !== 'false') throw new AuditError('bad-input', `template variable ${name} must be true or false, got ${quote(value)}`);
       out[name] = value === 'true';
     } else if (name === 'date_string') {
-      if (!parseDateString(value)) throw new AuditError('bad-input', `template variable date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${JSON.stringify(value)}`);
+      if (!parseDateString(value)) throw new AuditError('bad-input', `template variable date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${quote(value)}`);
       out.date_string = value;
     }
-    else throw new AuditError('bad-input', `unknown template variable "${name}" (known: add_generation_prompt, date_string, enable_thinking; set as NAME=VALUE)`);
+    else throw new AuditError('bad-input', `unknown template variable ${quote(name)} (known: add_generation_prompt, date_string, enable_thinking; set as NAME=VALUE)`);
   }
   return out;
+}
 }
 
 /** The task's default condition with these choices, its few-shot pool bound. */
 export async function auditCondition(task: LoadedTask, o: ConditionChoice): Promise<Condition> {
   if (!o.chat && o.templateVars && Object.keys(o.templateVars).length) throw new AuditError('bad-input', 'template variables need the chat template (a raw prompt renders none)');
+  const template = o.promptTemplate ?? task.spec.promptTemplate;
   const base = defaultCondition(task.spec, o.dtype, {
-    ...(o.boxed ? colaOverrides(task.spec.promptTemplate) : {}),
+    ...(o.promptTemplate !== undefined ? { promptTemplate: o.promptTemplate } : {}),
+    ...(o.stopSequences !== undefined ? { stopSequences: o.stopSequences } : {}),
+    ...(o.boxed ? colaOverrides(template) : {}),
     chatTemplate: o.chat,
     ...(o.chat ? { templateVars: { ...DEFAULT_TEMPLATE_VARS, ...o.templateVars } } : {}),
     ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),

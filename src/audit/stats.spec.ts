@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatP, holm, mcnemar, pairedDifference, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGain, retainedGainEstimate, wilson } from './stats';
+import { bootstrapMean, formatP, holm, mcnemar, pairedDifference, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGain, retainedGainEstimate, retainedGainNote, wilson } from './stats';
 
 describe('passAtK', () => {
   it('matches hand-computed values', () => {
@@ -124,15 +124,40 @@ describe('retained gain', () => {
     // 40 questions: 20 realized and reached, 10 reached only, 10 neither; the selector is right on 12
     const o = outcomes([[1, 1, 1, 12], [1, 1, 0, 8], [0, 1, 0, 10], [0, 0, 0, 10]]);
     const e = retainedGainEstimate(o);
-    expect(e.value).toBeCloseTo((0.3 - 0.5) / (0.75 - 0.5), 12);
+    expect(e.value).toBeCloseTo((0.3 - 0.5) / (0.75 - 0.5), 12); // ceiling 75%: 10 questions beyond deployment
     expect(e.ci!.lo).toBeLessThan(e.value!);
     expect(e.ci!.hi).toBeGreaterThan(e.value!);
     expect(e.ci!.hi).toBeLessThan(0);
     expect([e.resamples, e.seed]).toEqual([RETAINED_GAIN_BOOTSTRAP.resamples, RETAINED_GAIN_BOOTSTRAP.seed]);
     expect(retainedGainEstimate(o)).toEqual(e); // seeded
+    // the same questions listed in another order (as the app's store and the CLI list them) give the same interval
+    expect(retainedGainEstimate([...o].reverse())).toEqual(e);
+    expect(retainedGainEstimate([...o.slice(17), ...o.slice(0, 17)])).toEqual(e);
     const none = retainedGainEstimate(outcomes([[1, 1, 1, 5], [0, 0, 0, 5]]));
     expect([none.value, none.ci]).toEqual([null, null]);
-    expect(none.reason).toMatch(/reaches no more questions than deployment realizes/);
+    expect(none.reason).toMatch(/reaches no question that deployment misses/);
+    // the probe reaches fewer questions than deployment realizes but 2 it misses: its gain is those 2, not "none"
+    // (6 realized, 4 of them reached; 2 reached only; 2 neither; the selector right on the 4 and 1 of the 2)
+    const fewer = retainedGainEstimate(outcomes([[1, 1, 1, 4], [1, 0, 0, 2], [0, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 2]]));
+    expect(fewer.value).toBeCloseTo((5 / 10 - 6 / 10) / (8 / 10 - 6 / 10), 12);
+    expect(retainedGainNote(fewer.value, fewer.reason, { selector: 5, realized: 6, gained: 2 })).toBe(
+      "below 0: the selector answers 5 questions correctly, 1 fewer than deployment's 6 — choosing blindly among the probe's attempts loses more realized questions than it wins of the 2 the probe reaches beyond deployment",
+    );
+    expect(retainedGainNote(null, none.reason, { selector: 5, realized: 5, gained: 0 })).toBe(none.reason);
     expect(retainedGainEstimate([]).reason).toBe('no questions');
+  });
+});
+
+describe('bootstrapMean', () => {
+  it('gives the mean with a seeded percentile interval around it, the same on every call', () => {
+    const values = [...Array(30).fill(1), ...Array(10).fill(0), ...Array(10).fill(-1)];
+    const a = bootstrapMean(values);
+    expect(a.mean).toBeCloseTo(0.4, 12);
+    expect(a.ci.lo).toBeLessThan(0.4);
+    expect(a.ci.hi).toBeGreaterThan(0.4);
+    expect(a.ci.lo).toBeGreaterThan(0.1); // 30 of 50 up, 10 down: the interval stays above 0
+    expect(bootstrapMean(values)).toEqual(a);
+    expect(bootstrapMean([...values].reverse())).toEqual(a); // order-free
+    expect(bootstrapMean(Array(8).fill(0))).toEqual({ mean: 0, ci: { lo: 0, hi: 0 } });
   });
 });

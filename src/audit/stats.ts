@@ -133,6 +133,15 @@ export function pairedDifference(before: readonly boolean[], after: readonly boo
   return { n, diff, ci: { lo: Math.max(-1, diff - dl), hi: Math.min(1, diff + du) }, mcnemar: test };
 }
 
+/** A paired difference as reports store it: Δ, its 95% interval and McNemar's exact p. */
+export interface PairedDelta {
+  diff: number;
+  ci: { lo: number; hi: number };
+  mcnemar_p: number;
+}
+
+export const pairedDelta = (d: PairedDifference): PairedDelta => ({ diff: d.diff, ci: { lo: d.ci.lo, hi: d.ci.hi }, mcnemar_p: d.mcnemar.exactP });
+
 /** A p-value as printed everywhere: "< 0.001" below 0.001, else three decimals. */
 export function formatP(p: number): string {
   if (!(p >= 0 && p <= 1)) throw new RangeError(`formatP needs a p-value in [0, 1], got ${p}`);
@@ -154,13 +163,29 @@ export function holm(ps: readonly number[]): number[] {
   return out;
 }
 
-/** Retained gain: (selector − realized) / (reachable − realized), the share of a probe's gain over
- *  deployment that an answer-blind selector keeps. Negative when the selector answers fewer
- *  questions than deployment does. null when the probe reaches no more than realized (no gain to
- *  keep). */
-export function retainedGain(selector: number, realized: number, reachable: number): number | null {
-  const gain = reachable - realized;
+/** Retained gain: (selector − realized) / (ceiling − realized), the share of the questions a probe
+ *  reaches beyond deployment (ceiling@B − realized: the "N more were reachable" of the Results
+ *  sentence) that an answer-blind selector keeps, net of the realized questions it loses. At most 1
+ *  (a selector answers only questions the probe reached); negative when the selector answers fewer
+ *  questions than deployment does. null when the probe reaches no question deployment misses (no
+ *  gain to keep). */
+export function retainedGain(selector: number, realized: number, ceiling: number): number | null {
+  const gain = ceiling - realized;
   return gain <= 0 ? null : (selector - realized) / gain;
+}
+
+/** Why a retained gain is null, when the probe gains nothing. */
+export const NO_GAIN = 'the probe reaches no question that deployment misses, so there is no gain to retain';
+
+/** A retained gain in words, from the counts behind it over the same questions: the selector's
+ *  correct answers, deployment's, and the questions the probe reaches that deployment misses. */
+export function retainedGainNote(value: number | null, reason: string | null, c: { selector: number; realized: number; gained: number }): string {
+  if (value === null) return reason ?? NO_GAIN;
+  const diff = c.selector - c.realized;
+  if (value < 0) {
+    return `below 0: the selector answers ${c.selector} questions correctly, ${-diff} fewer than deployment's ${c.realized} — choosing blindly among the probe's attempts loses more realized questions than it wins of the ${c.gained} the probe reaches beyond deployment`;
+  }
+  return `the selector answers ${c.selector} questions correctly, ${diff} more than deployment's ${c.realized}, of the ${c.gained} the probe reaches beyond deployment`;
 }
 
 /** One question of a retained-gain estimate: deployment right, probe reached it, selector right. */
@@ -181,8 +206,26 @@ export interface RetainedGainEstimate {
   seed: number;
 }
 
-/** The resamples and seed of every retained-gain interval. */
+/** The resamples and seed of every bootstrap interval (retained gain, change beyond the decoy). */
 export const RETAINED_GAIN_BOOTSTRAP = { resamples: 2000, seed: 1 } as const;
+
+/** Mean of per-question values with its 95% bootstrap percentile interval (questions resampled;
+ *  RETAINED_GAIN_BOOTSTRAP's resamples and seed). n = 0 gives mean 0 and [0, 0]. */
+export function bootstrapMean(values: readonly number[], opts: { resamples: number; seed: number } = RETAINED_GAIN_BOOTSTRAP): { mean: number; ci: { lo: number; hi: number } } {
+  const n = values.length;
+  if (n === 0) return { mean: 0, ci: { lo: 0, hi: 0 } };
+  const mean = values.reduce((s, x) => s + x, 0) / n;
+  // resampled in sorted order: the interval depends on the values, never on the order records came in
+  const sorted = [...values].sort((a, b) => a - b);
+  const rng = createPrng(opts.seed, 0x7e7a);
+  const draws = Array.from({ length: opts.resamples }, () => {
+    let sum = 0;
+    for (let i = 0; i < n; i++) sum += sorted[rng.int(n)];
+    return sum / n;
+  }).sort((a, b) => a - b);
+  const at = (q: number) => draws[Math.min(draws.length - 1, Math.floor(q * draws.length))];
+  return { mean, ci: { lo: at(0.025), hi: at(0.975) } };
+}
 
 /** Retained gain over paired question outcomes, with its paired bootstrap interval. */
 export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { resamples: number; seed: number } = RETAINED_GAIN_BOOTSTRAP): RetainedGainEstimate {
@@ -190,21 +233,25 @@ export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { r
   const base = { resamples: opts.resamples, seed: opts.seed };
   if (n === 0) return { value: null, reason: 'no questions', ci: null, ...base };
   const rate = (f: (o: GainOutcome) => boolean) => outcomes.filter(f).length / n;
-  const value = retainedGain(rate((o) => o.selector), rate((o) => o.realized), rate((o) => o.reachable));
-  if (value === null) return { value, reason: 'the probe reaches no more questions than deployment realizes, so there is no gain to retain', ci: null, ...base };
+  const value = retainedGain(rate((o) => o.selector), rate((o) => o.realized), rate((o) => o.realized || o.reachable));
+  if (value === null) return { value, reason: NO_GAIN, ci: null, ...base };
+  // resampled in a canonical order (by outcome): the interval depends on the questions' outcomes,
+  // never on the order their records came in (the app's store and the CLI list records differently)
+  const code = (o: GainOutcome) => 4 * +o.realized + 2 * +o.reachable + +o.selector;
+  const canonical = [...outcomes].sort((a, b) => code(a) - code(b));
   const rng = createPrng(opts.seed, 0x7e7a);
   const draws: number[] = [];
   for (let b = 0; b < opts.resamples; b++) {
     let sel = 0;
     let real = 0;
-    let reach = 0;
+    let ceiling = 0;
     for (let i = 0; i < n; i++) {
-      const o = outcomes[rng.int(n)];
+      const o = canonical[rng.int(n)];
       sel += +o.selector;
       real += +o.realized;
-      reach += +o.reachable;
+      ceiling += +(o.realized || o.reachable);
     }
-    const g = retainedGain(sel / n, real / n, reach / n);
+    const g = retainedGain(sel / n, real / n, ceiling / n);
     if (g !== null) draws.push(g);
   }
   if (draws.length < opts.resamples / 2) return { value, reason: null, ci: null, ...base };

@@ -10,7 +10,7 @@
 // and an mlp-silencing run over its failure and realized questions follows.
 
 import { canonicalJson, sha256Hex } from '../util/hash';
-import { compareProbes, compareRecords, guidanceComparisons, type ProbeComparison } from './compare';
+import { compareProbes, compareRecords, guidanceComparisons, type CheckpointComparison, type ProbeComparison } from './compare';
 import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
@@ -21,7 +21,8 @@ import { runProbes } from './run-definition';
 import { withSelectorPicks } from './selectors';
 import { summarize } from './summary';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
-import type { ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
+import { pairedDelta, type PairedDelta } from './stats';
+import type { AuditSummary, ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
 import { ENGINE_DTYPES, type EngineDtype, type TemplateVars } from '../engine/types';
 import { quote } from '../util/clip';
 
@@ -212,11 +213,7 @@ export interface StudyRunResult {
   records: QuestionRecord[];
 }
 
-export interface PairedDelta {
-  diff: number;
-  ci: { lo: number; hi: number };
-  mcnemar_p: number;
-}
+export type { PairedDelta } from './stats';
 
 export interface SettingReport {
   model: string;
@@ -225,10 +222,16 @@ export interface SettingReport {
   questions: number;
   realized: number;
   reachable: Record<string, number>;
+  /** cover@τ per probe (summary.ts COVER_TAU): questions whose attempts are correct at least a share τ of the time. */
+  cover: Record<string, number>;
   ceiling: Record<string, number>;
   /** reachable and ceiling against the decoy answer (decoy.ts), per probe; null without decoys. */
   reachable_decoy: Record<string, number | null>;
   ceiling_decoy: Record<string, number | null>;
+  /** Gold − decoy reach per probe, paired over the questions (decoy.ts goldMinusDecoy); null
+   *  without decoys. A probe whose interval does not exclude 0 upwards is indistinguishable from
+   *  producing many answers. */
+  gold_minus_decoy: Record<string, PairedDelta | null>;
   /** Mean attempts made per question, per probe. */
   attempts: Record<string, number>;
   /** Random routes − each MCTS probe, reachable at matched attempts (same route space's random
@@ -237,6 +240,12 @@ export interface SettingReport {
     string,
     PairedDelta & {
       random: string;
+      /** The route spaces compared: the search's own (CoLa's search runs in "cola" whatever the
+       *  label's space) and the uniform routes'. */
+      space: string;
+      random_space: string;
+      /** The search's preset: "cola" or "program-selection". */
+      preset: string;
       matched_attempts: number;
       random_reachable: number;
       structured_reachable: number;
@@ -245,10 +254,10 @@ export interface SettingReport {
       structured_reachable_decoy: number | null;
       /** The MCTS run's depth-matched walks − MCTS, at matched attempts; null when the run has none
        *  (an earlier version's run). */
-      depth_matched: (PairedDelta & { matched_attempts: number; walks_reachable: number; walks_reachable_decoy: number | null; depth_profile: number[] }) | null;
+      depth_matched: (PairedDelta & { matched_attempts: number; walks_reachable: number; walks_reachable_decoy: number | null; walks_gold_minus_decoy: PairedDelta | null; depth_profile: number[] }) | null;
     }
   >;
-  selectors: Record<string, Record<string, { accuracy: number; blind: boolean; retained_gain: number | null; retained_gain_ci: { lo: number; hi: number } | null; retained_gain_reason: string | null }>>;
+  selectors: Record<string, Record<string, { accuracy: number; blind: boolean; retained_gain: number | null; retained_gain_ci: { lo: number; hi: number } | null; retained_gain_reason: string | null; retained_gain_note: string }>>;
 }
 
 export interface ScanCase {
@@ -292,7 +301,7 @@ export interface PairReport {
   /** The ceiling Δ under each probe, routes and sampling apart, with the ceilings against the
    *  decoy answer and its question transitions (base state → trained state: realized /
    *  reachable-only / unreachable). */
-  ceilings: Record<string, PairedDelta & { base: number; trained: number; base_decoy: number | null; trained_decoy: number | null; transitions: Record<string, Record<string, number>> }>;
+  ceilings: Record<string, PairedDelta & { base: number; trained: number; base_decoy: number | null; trained_decoy: number | null; beyond_decoy: CheckpointComparison['ceiling_beyond_decoy']; transitions: Record<string, Record<string, number>> }>;
   base_realized: number;
   trained_realized: number;
   /** The question transitions under ceiling_probe (as in ceilings[ceiling_probe]). */
@@ -324,10 +333,11 @@ export interface StudyReport {
   missing: string[];
 }
 
-const delta = (d: { diff: number; ci: { lo: number; hi: number }; mcnemar: { exactP: number } }): PairedDelta => ({ diff: d.diff, ci: { lo: d.ci.lo, hi: d.ci.hi }, mcnemar_p: d.mcnemar.exactP });
-
 /** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
 const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeployment(r) && !probeOf(r).baselineOf)!.probe_key;
+
+/** The route space a spec draws from ("blocks", "neighborhood", "cola"); null for a probe without one. */
+const spaceOf = (spec: ProbeSpec): string | null => ('space' in spec && typeof spec.space === 'object' && spec.space !== null ? spec.space.kind : null);
 
 /** Which run a result answers: setting and label. */
 const runId = (model: string, task: string, label: string) => JSON.stringify([model, task, label]);
@@ -363,19 +373,23 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
   for (const s of studySettings(plan)) {
     const runs = plan.probes.map((p) => ({ label: probeLabel(p), probe: p, run: get(s, probeLabel(p)) })).filter((x) => x.run);
     if (runs.length === 0) continue;
-    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, ceiling: {}, reachable_decoy: {}, ceiling_decoy: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
+    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, cover: {}, ceiling: {}, reachable_decoy: {}, ceiling_decoy: {}, gold_minus_decoy: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
+    const sums = new Map<string, AuditSummary>();
     for (const { label, run } of runs) {
       // the plan's selectors picked at read time: a reused record stored without picks answers too
       const sum = summarize(withSelectorPicks(run!.records, plan.selectors));
+      sums.set(label, sum);
       const p = sum.probes.find((x) => x.probe_key === mainProbeKey(run!))!;
       report.questions = sum.n;
       report.realized = sum.realized;
       report.reachable[label] = p.reachable;
+      report.cover[label] = p.cover;
       report.ceiling[label] = p.ceiling;
       report.reachable_decoy[label] = p.reachable_decoy;
       report.ceiling_decoy[label] = p.ceiling_decoy;
+      report.gold_minus_decoy[label] = p.gold_minus_decoy;
       report.attempts[label] = p.mean_attempts;
-      if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason }]));
+      if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason, retained_gain_note: v.retained_gain_note }]));
     }
     const randoms = runs.filter((x) => x.probe.probe === UNIFORM_BASELINE);
     const flags: boolean[] = [];
@@ -385,21 +399,27 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       const mk = mainProbeKey(m.run!);
       const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], mainProbeKey(r.run!), mk);
       const walks = guidanceComparisons(m.run!.records)[0]?.depth_matched ?? null;
-      const profile = m.run!.records.find((x) => probeOf(x).dependsOn?.(x.probe_spec) === mk)?.depth_profile ?? [];
+      const walkRecord = m.run!.records.find((x) => probeOf(x).dependsOn?.(x.probe_spec) === mk);
+      const walkSummary = walkRecord && sums.get(m.label)!.probes.find((x) => x.probe_key === walkRecord.probe_key);
+      const spec = m.run!.records.find((x) => x.probe_key === mk)!.probe_spec;
       report.random_minus_structured[m.label] = {
-        ...delta(cmp.diff),
+        ...pairedDelta(cmp.diff),
         random: r.label,
+        space: spaceOf(spec) ?? m.probe.space,
+        random_space: spaceOf(r.run!.records.find((x) => x.probe_key === mainProbeKey(r.run!))!.probe_spec) ?? r.probe.space,
+        preset: 'preset' in spec ? spec.preset : spec.probe,
         matched_attempts: cmp.matched_attempts,
         random_reachable: cmp.a.reachable,
         structured_reachable: cmp.b.reachable,
         random_reachable_decoy: cmp.a.reachable_decoy,
         structured_reachable_decoy: cmp.b.reachable_decoy,
         depth_matched: walks && {
-          ...delta(walks.diff),
+          ...pairedDelta(walks.diff),
           matched_attempts: walks.matched_attempts,
           walks_reachable: walks.a.reachable,
           walks_reachable_decoy: walks.a.reachable_decoy,
-          depth_profile: profile,
+          walks_gold_minus_decoy: walkSummary?.gold_minus_decoy ?? null,
+          depth_profile: walkRecord?.depth_profile ?? [],
         },
       };
       comparisons++;
@@ -447,7 +467,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
         ceiling_probe: cmps[0].label,
         ceiling_delta: first.ceiling.diff,
         ceiling_ci: { lo: first.ceiling.ci.lo, hi: first.ceiling.ci.hi },
-        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...delta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling, base_decoy: c.cmp.a.ceiling_decoy, trained_decoy: c.cmp.b.ceiling_decoy, transitions: c.cmp.transitions }])),
+        ceilings: Object.fromEntries(cmps.map((c) => [c.label, { ...pairedDelta(c.cmp.ceiling), base: c.cmp.a.ceiling, trained: c.cmp.b.ceiling, base_decoy: c.cmp.a.ceiling_decoy, trained_decoy: c.cmp.b.ceiling_decoy, beyond_decoy: c.cmp.ceiling_beyond_decoy, transitions: c.cmp.transitions }])),
         base_realized: first.a.realized,
         trained_realized: first.b.realized,
         transitions: first.transitions,

@@ -1,10 +1,10 @@
 // Reachability@k curves and audit summaries from records alone.
 
-import { ceilingDecoy, decoyCount } from './decoy';
+import { ceilingDecoy, decoyCount, goldMinusDecoy } from './decoy';
 import { AuditError } from './errors';
 import { INVALID } from './graders';
 import { isDeployment, probeOf } from './probes/registry';
-import { passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, type RetainedGainEstimate } from './stats';
+import { pairedDelta, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, retainedGainNote, type RetainedGainEstimate } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
 
 /** Reachability@k for k = 1..budget for one record, by its probe's curve (Probe.curve): the
@@ -22,6 +22,19 @@ export function reachCurve(r: QuestionRecord): number[] {
   const c = r.attempts.slice(0, n).filter((a) => a.correct).length;
   for (let k = 1; k <= B; k++) out.push(n === 0 ? 0 : passAtK(n, c, Math.min(k, n)));
   return out;
+}
+
+/** cover@τ's τ ("Beyond pass@k", arXiv 2510.08325): the share of a question's attempts that must be
+ *  correct for the question to count as covered. */
+export const COVER_TAU = 0.5;
+
+/** Whether a record's attempts within its budget are correct at least a share τ of the time (no
+ *  attempt: not covered). cover@τ is the share of questions covered: unlike reachable@B, one lucky
+ *  attempt among many does not count. */
+export function covered(r: Pick<QuestionRecord, 'attempts' | 'budget'>, tau: number = COVER_TAU): boolean {
+  if (!(tau > 0 && tau <= 1)) throw new AuditError('bad-input', `cover@τ needs 0 < τ ≤ 1, got ${tau}`);
+  const judged = r.attempts.slice(0, r.budget);
+  return judged.length > 0 && judged.filter((a) => a.correct).length >= tau * judged.length;
 }
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
@@ -46,12 +59,14 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
     const joined = rs.filter((r) => realizedBy.has(r.doc_id));
     const counts = {
       reachable: rs.filter((r) => r.reachable).length,
+      cover: rs.filter((r) => covered(r)).length,
       realized: joined.filter((r) => realizedBy.get(r.doc_id)).length,
       ceiling: joined.filter((r) => r.reachable || realizedBy.get(r.doc_id)).length,
       reachable_decoy: decoyCount(rs.map((r) => r.reachable_decoy)),
       ceiling_decoy: decoyCount(joined.map((r) => ceilingDecoy(deploymentBy.get(r.doc_id)!, r))),
     };
     const realized = joined.length ? counts.realized / joined.length : 0;
+    const gap = goldMinusDecoy(rs.map((r) => ({ gold: r.reachable === true, decoy: r.reachable_decoy })));
     const selectorNames = [...new Set(rs.flatMap((r) => Object.keys(r.selectors ?? {})))].sort();
     const s: ProbeSummary = {
       probe: rs[0].probe,
@@ -59,9 +74,11 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
       n: rs.length,
       budget,
       reachable: counts.reachable / rs.length,
+      cover: counts.cover / rs.length,
       ceiling: joined.length ? counts.ceiling / joined.length : 0,
       reachable_decoy: counts.reachable_decoy === null ? null : counts.reachable_decoy / rs.length,
       ceiling_decoy: counts.ceiling_decoy === null ? null : joined.length ? counts.ceiling_decoy / joined.length : 0,
+      gold_minus_decoy: gap && pairedDelta(gap),
       realized,
       joined: joined.length,
       counts,
@@ -81,7 +98,8 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
           const accuracy = picked.length ? correct / picked.length : 0;
           const blind = picked.every((r) => r.selectors![name].blind);
           const gain = retainedGainOf(name, pool, picked.length, realizedBy);
-          return [name, { accuracy, blind, retained_gain: gain.value, retained_gain_ci: gain.ci, retained_gain_reason: gain.reason, n: picked.length, correct }];
+          const note = retainedGainNote(gain.value, gain.reason, { selector: correct, realized: counts.realized, gained: counts.ceiling - counts.realized });
+          return [name, { accuracy, blind, retained_gain: gain.value, retained_gain_ci: gain.ci, retained_gain_reason: gain.reason, retained_gain_note: note, n: picked.length, correct }];
         }),
       );
     }

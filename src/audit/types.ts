@@ -5,6 +5,7 @@
 import type { ChatTemplateFile, EngineDtype, ExecutionProvider, TemplateVars } from '../engine/types';
 import type { MctsPreset } from './probes/mcts';
 import type { ProbeName, ProbeSpec } from './probes/registry';
+import type { PairedDelta } from './stats';
 
 // ---------------------------------------------------------------- tasks
 
@@ -219,14 +220,18 @@ export interface SelectorSummary {
   accuracy: number;
   /** false when any pick chose among gold-guided attempts (see SelectorPick.blind). */
   blind: boolean;
-  /** (accuracy − realized) / (reachable − realized) over the probe's questions with a deployment
-   *  record: the share of the probe's gain the selector keeps (stats.ts retainedGain); null when
-   *  the probe reaches no more than realized, or the selector did not pick on every question. */
+  /** (accuracy − realized) / (ceiling − realized) over the probe's questions with a deployment
+   *  record: the share of the questions the probe reaches beyond deployment that the selector keeps
+   *  (stats.ts retainedGain); null when the probe reaches no question deployment misses, or the
+   *  selector did not pick on every question. */
   retained_gain: number | null;
   /** Its paired bootstrap 95% interval (stats.ts RETAINED_GAIN_BOOTSTRAP), or null. */
   retained_gain_ci: { lo: number; hi: number } | null;
   /** Why retained_gain is null, in words; null when it is a number. */
   retained_gain_reason: string | null;
+  /** What the retained gain says, in words (stats.ts retainedGainNote): the reason when it is null,
+   *  the counts behind it otherwise (a negative value said as the questions lost). */
+  retained_gain_note: string;
   /** Questions with a pick, and how many of those picks are correct. */
   n: number;
   correct: number;
@@ -239,6 +244,9 @@ export interface ProbeSummary {
   budget: number;
   /** Share of questions with a correct attempt among the first B (B = budget). */
   reachable: number;
+  /** cover@τ (summary.ts COVER_TAU, covered): share of questions whose attempts within the budget
+   *  are correct at least a share τ of the time, over the same n questions as `reachable`. */
+  cover: number;
   /** Share realized or reachable (questions with both a deployment and this probe's record). */
   ceiling: number;
   /** Realized share over the same joined questions as `ceiling`. */
@@ -251,9 +259,12 @@ export interface ProbeSummary {
   /** ceiling@B against the decoy (the deployment attempt or a probe attempt is the decoy), over the
    *  same joined questions as `ceiling`; null when any of them has no decoy. */
   ceiling_decoy: number | null;
-  /** The counts behind the shares: reachable and reachable_decoy over n; realized, ceiling and
-   *  ceiling_decoy over joined. */
-  counts: { reachable: number; realized: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };
+  /** reachable − reachable_decoy paired over the same questions, with its 95% interval and McNemar p
+   *  (decoy.ts goldMinusDecoy); null when a question has no decoy. */
+  gold_minus_decoy: PairedDelta | null;
+  /** The counts behind the shares: reachable, cover and reachable_decoy over n; realized, ceiling
+   *  and ceiling_decoy over joined. */
+  counts: { reachable: number; cover: number; realized: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };
   /** reach_at_k[k-1] = estimated reachability@k, k = 1..B (unbiased estimator for uniform draws
    *  and sampling, empirical first-success curve for MCTS). */
   reach_at_k: number[];

@@ -146,7 +146,7 @@ describe('a store migrated from the previous version', () => {
     expect(s.realized).toBeCloseTo(1 / 3, 12);
     expect(s.probes[0].reachable).toBe(1);
     expect([s.probes[0].reachable_decoy, s.probes[0].ceiling_decoy]).toEqual([null, null]);
-    expect(s.probes[0].selectors?.majority).toEqual({ accuracy: 1, blind: true, retained_gain: 1, retained_gain_ci: { lo: 1, hi: 1 }, retained_gain_reason: null, n: 3, correct: 3 });
+    expect(s.probes[0].selectors?.majority).toEqual({ accuracy: 1, blind: true, retained_gain: 1, retained_gain_ci: { lo: 1, hi: 1 }, retained_gain_reason: null, retained_gain_note: "the selector answers 3 questions correctly, 2 more than deployment's 1, of the 2 the probe reaches beyond deployment", n: 3, correct: 3 });
     const file = JSON.parse(await exportRunJson(store, 'old-run'));
     expect([file.version, 'run_key' in file, 'questions' in file]).toEqual([1, false, false]);
     const elsewhere = new MemoryRunStore();

@@ -26,7 +26,7 @@ export type MctsSpec =
 
 /** The route space each released search works in. */
 export const PRESET_SPACE: Record<MctsPreset, 'cola' | 'neighborhood'> = { cola: 'cola', 'program-selection': 'neighborhood' };
-const PRESET_NAME: Record<MctsPreset, string> = { cola: 'CoLa', 'program-selection': 'program selection' };
+export const PRESET_NAME: Record<MctsPreset, string> = { cola: 'CoLa', 'program-selection': 'program selection' };
 
 /** "MCTS routes (CoLa)": a probe built on a preset's actions, named with the preset. */
 export const withPreset = (label: string, preset: string) => (Object.hasOwn(PRESET_NAME, preset) ? `${label} (${PRESET_NAME[preset as MctsPreset]})` : label);

@@ -23,6 +23,21 @@ export interface TaskFileMapping {
   split?: string;
 }
 
+/** Column names that say which field a column holds, each list in order of preference (matched
+ *  without regard to case): a file whose columns are named so needs no mapping by hand. */
+export const FIELD_NAMES = {
+  question: ['question', 'problem', 'text', 'input', 'prompt', 'query'],
+  answer: ['answer', 'gold', 'target', 'label', 'answerKey', 'output', 'solution'],
+  choices: ['choices', 'options'],
+} as const;
+
+/** The mapping a file's column names suggest; '' for a question or answer no column is named like. */
+export function guessMapping(columns: readonly string[]): { question: string; answer: string; choices?: string } {
+  const find = (names: readonly string[]) => names.map((n) => columns.find((c) => c.toLowerCase() === n.toLowerCase())).find((c) => c !== undefined) ?? '';
+  const choices = find(FIELD_NAMES.choices);
+  return { question: find(FIELD_NAMES.question), answer: find(FIELD_NAMES.answer), ...(choices ? { choices } : {}) };
+}
+
 export type TaskFileFormat = 'jsonl' | 'json' | 'csv';
 
 const badTask = (msg: string) => new AuditError('bad-task', msg);

@@ -202,6 +202,18 @@ describe('what the screens explain', () => {
     expect(render(ResultsScreen, { props: { app: fresh, run } }).body).toMatch(/data-testid="results-reused"[^>]*>\s*Reused: this exact audit \(same model, condition, probes and questions\) had already finished on /);
   });
 
+  it('never says "no gain to retain" beside "N more were reachable", and says what a negative retained gain loses', () => {
+    const plain = render(ResultsScreen, { props: { app, run } }).body.replace(/<!--[^>]*-->/g, '');
+    const more = /(\d+) more were reachable with random routes within/.exec(plain)!;
+    expect(Number(more[1])).toBeGreaterThan(0);
+    const notes = /data-testid="retained-gain-reasons"[^>]*>([^<]*)/.exec(plain)![1];
+    expect(notes).not.toMatch(/no gain to retain|reaches no question/);
+    // random routes' max-logprob picks 10 right against 15 realized: below 0, said as the questions it loses
+    expect(plain).toMatch(
+      new RegExp(`data-testid="retained-gain-reasons"[^>]*>Retained gain: random routes, max-logprob: below 0: the selector answers 10 questions correctly, 5 fewer than deployment's 15 — choosing blindly among the probe's attempts loses more realized questions than it wins of the ${more[1]} the probe reaches beyond deployment;`),
+    );
+  });
+
   it('puts every definition on "How to read this"', () => {
     const body = render(HelpScreen, { props: { app } }).body;
     for (const [id, d] of Object.entries(GLOSSARY)) expect(body).toContain(`<dt id="def-${id}">${d.term}</dt> <dd>${d.text}</dd>`);

@@ -26,11 +26,13 @@ const report: StudyReport = {
       questions: 10,
       realized: 0.5,
       reachable: { 'random-routes/blocks': 0.9, 'mcts-routes/blocks': 0.7 },
+      cover: { 'random-routes/blocks': 0.5, 'mcts-routes/blocks': 0.4 },
       ceiling: { 'random-routes/blocks': 0.9, 'mcts-routes/blocks': 0.8 },
       reachable_decoy: { 'random-routes/blocks': 0.3, 'mcts-routes/blocks': 0.1 },
       ceiling_decoy: { 'random-routes/blocks': 0.4, 'mcts-routes/blocks': 0.2 },
+      gold_minus_decoy: { 'random-routes/blocks': { diff: 0.6, ci: { lo: 0.3, hi: 0.8 }, mcnemar_p: 0.01 }, 'mcts-routes/blocks': { diff: 0.6, ci: { lo: 0.3, hi: 0.8 }, mcnemar_p: 0.01 } },
       attempts: { 'random-routes/blocks': 8, 'mcts-routes/blocks': 8 },
-      random_minus_structured: { 'mcts-routes/blocks': { diff: 0.2, ci: { lo: 0, hi: 0.4 }, mcnemar_p: 0.1, random: 'random-routes/blocks', matched_attempts: 8, random_reachable: 0.9, structured_reachable: 0.7, random_reachable_decoy: 0.3, structured_reachable_decoy: 0.1, depth_matched: null } },
+      random_minus_structured: { 'mcts-routes/blocks': { diff: 0.2, ci: { lo: 0, hi: 0.4 }, mcnemar_p: 0.1, random: 'random-routes/blocks', space: 'cola', random_space: 'blocks', preset: 'cola', matched_attempts: 8, random_reachable: 0.9, structured_reachable: 0.7, random_reachable_decoy: 0.3, structured_reachable_decoy: 0.1, depth_matched: null } },
       selectors: {},
     },
   ],
@@ -55,7 +57,7 @@ const withPair: StudyReport = {
         ceiling_probe: 'random-routes/blocks',
         ceiling_delta: 0,
         ceiling_ci: { lo: -0.2, hi: 0.2 },
-        ceilings: { 'random-routes/blocks': { diff: 0, ci: { lo: -0.2, hi: 0.2 }, mcnemar_p: 1, base: 0.9, trained: 0.9, base_decoy: 0.3, trained_decoy: 0.3, transitions: TRANSITIONS } },
+        ceilings: { 'random-routes/blocks': { diff: 0, ci: { lo: -0.2, hi: 0.2 }, mcnemar_p: 1, base: 0.9, trained: 0.9, base_decoy: 0.3, trained_decoy: 0.3, beyond_decoy: { diff: 0, ci: { lo: -0.2, hi: 0.2 } }, transitions: TRANSITIONS } },
         base_realized: 0.5,
         trained_realized: 0.6,
         transitions: TRANSITIONS,
@@ -130,7 +132,7 @@ describe('study screens', () => {
     const header = (name: string) => new RegExp(`<th scope="col"( class="detail")?>(<!--[^>]*-->)*${name}(<!--[^>]*-->)*</th>`).exec(body)?.[1] ?? 'shown';
     expect(body).toContain('<table class="stacks brief"><caption>F1:');
     expect(body).toContain('data-testid="all-columns-study-f1"');
-    expect([header('McNemar p'), header('Holm p')]).toEqual([' class="detail"', 'shown']);
+    expect([header('McNemar p'), header('depth-matched outcome')]).toEqual([' class="detail"', 'shown']);
     expect(body).toMatch(/random-routes\/(<!--[^>]*-->)*<wbr\/>/);
     expect(body).not.toContain('<img');
   });
@@ -141,8 +143,10 @@ describe('study screens', () => {
       expect(body).toContain(`data-testid="${id}"`);
     }
     // the verdict rule's sentences (audit/verdict.ts), one per finding, and the multiplicity sentence
-    expect(body).toContain('Random routes reach at least as much as MCTS in 1 of 1 setting ');
-    expect(body).toContain('random not worse.');
+    expect(body).toContain('data-testid="study-opening"');
+    expect(body).toContain('This study shows that random-routes/blocks and mcts-routes/blocks reach the gold answer beyond their decoy');
+    expect(body).toContain('Each search against its depth-matched walks where the run has them, else against uniform routes');
+    expect(body).toContain('uniform routes not worse.');
     expect(body).toContain('No silencing scan was run');
     expect(body).toContain('The plan has no base/trained pairs, so Finding 3 has no verdict.');
     expect(body).toContain('This report makes 1 McNemar test; its p needs no adjustment');

@@ -104,8 +104,10 @@ describe('rates (summarize)', () => {
     expect(rows.map((r) => [r.probe, r.measure, r.k, r.n])).toEqual([
       ['deployment', 'realized', 2, 5], // q1 q2
       ['random routes', 'reachable@4', 4, 5], // q1–q4
+      ['random routes', 'cover@0.5', 2, 5], // q1 and q4 right on 2 of 4 attempts; q2 and q3 on 1 of 4
       ['random routes', 'ceiling@4', 4, 5],
       ['MCTS routes (CoLa)', 'reachable@3', 2, 5], // q1 q3
+      ['MCTS routes (CoLa)', 'cover@0.5', 0, 5], // q1 and q3 right on 1 of 3 attempts
       ['MCTS routes (CoLa)', 'ceiling@3', 3, 5], // q1 q2 realized, q3
     ]);
     // Wilson 95% for 2/5: centre (0.4 + z²/10)/(1 + z²/5) = 0.4435, half-width 0.3258
@@ -126,10 +128,12 @@ describe('rates (summarize)', () => {
       ['deployment', 'realized', 2, 5],
       ['random routes', 'reachable@4', 4, 5],
       ['random routes', 'reachable@4 (decoy)', 2, 5], // q1 q5
+      ['random routes', 'cover@0.5', 2, 5],
       ['random routes', 'ceiling@4', 4, 5],
       ['random routes', 'ceiling@4 (decoy)', 3, 5], // q1 q5, q3 as deployed
       ['MCTS routes (CoLa)', 'reachable@3', 2, 5],
       ['MCTS routes (CoLa)', 'reachable@3 (decoy)', 0, 5],
+      ['MCTS routes (CoLa)', 'cover@0.5', 0, 5],
       ['MCTS routes (CoLa)', 'ceiling@3', 3, 5],
       ['MCTS routes (CoLa)', 'ceiling@3 (decoy)', 1, 5], // q3 as deployed
     ]);
@@ -155,18 +159,23 @@ describe('rates (summarize)', () => {
     ]);
     // (0.6 − 0.4) / (0.8 − 0.4): the selector keeps half of the random routes' gain over realized
     expect(rows[0].retained_gain).toBeCloseTo(0.5, 12);
-    // MCTS reaches 0.4 = realized 0.4: no gain, so no retained share
-    expect(rows[2].retained_gain).toBeNull();
-    // the interval and the reason are the summary's (stats.ts retainedGainEstimate), as the report shows them
+    // MCTS reaches 0.4 = realized 0.4, but not the same questions: its gain is the questions it
+    // reaches that deployment misses (ceiling − realized), and majority, right as often as
+    // deployment, keeps none of it
+    expect(rows[2].retained_gain).toBe(0);
+    // the interval and the note are the summary's (stats.ts retainedGainEstimate, retainedGainNote), as the report shows them
     const sel = summary.probes.map((p) => p.selectors!);
-    expect(rows.map((r) => [r.retained_gain_ci, r.retained_gain_reason])).toEqual([
-      [sel[0].majority.retained_gain_ci, null],
-      [sel[0]['max-logprob'].retained_gain_ci, null],
-      [null, sel[1].majority.retained_gain_reason],
-      [null, sel[1]['max-logprob'].retained_gain_reason],
+    expect(rows.map((r) => [r.retained_gain_ci, r.retained_gain_note])).toEqual([
+      [sel[0].majority.retained_gain_ci, sel[0].majority.retained_gain_note],
+      [sel[0]['max-logprob'].retained_gain_ci, sel[0]['max-logprob'].retained_gain_note],
+      [sel[1].majority.retained_gain_ci, sel[1].majority.retained_gain_note],
+      [sel[1]['max-logprob'].retained_gain_ci, sel[1]['max-logprob'].retained_gain_note],
     ]);
     expect(rows[0].retained_gain_ci!.lo).toBeLessThanOrEqual(0.5);
-    expect(rows[2].retained_gain_reason).toMatch(/no gain to retain/);
+    expect(rows[0].retained_gain_note).toBe("the selector answers 3 questions correctly, 1 more than deployment's 2, of the 2 the probe reaches beyond deployment");
+    // below 0 said as the questions lost
+    expect(rows[3].retained_gain).toBeLessThan(0);
+    expect(rows[3].retained_gain_note).toMatch(/^below 0: the selector answers 0 questions correctly, 2 fewer than deployment's 2 — choosing blindly among the probe's attempts loses more realized questions than it wins of the \d the probe reaches beyond deployment$/);
   });
   it('reports attempts actually made and exhausted spaces', () => {
     expect(probes.map((p) => [p.label, p.summary.mean_attempts, p.summary.space_exhausted])).toEqual([

@@ -20,6 +20,7 @@ import {
   scanFromRecords,
   scanRole,
   silencingEffect,
+  COVER_TAU,
   summarize,
   titleOf,
   wilson,
@@ -35,8 +36,8 @@ import {
   type SilencingScanResult,
 } from '../../audit';
 import type { StoredRun } from '../backend';
-import type { CsvCell } from '../../store/export';
 import { modelLabel } from './model-label';
+import { pValue, share, type Cell } from './cells';
 import { probeSpecDiffText } from '../../audit/compare';
 import { probeSpecText } from '../../audit/run-definition';
 import { withSelectorPicks } from '../../audit/selectors';
@@ -139,6 +140,7 @@ export function rateRows(s: AuditSummary, probes: readonly RunProbe[]): RateRow[
     ...probes.flatMap(({ summary: p, label }) => [
       row(`reachable@${p.budget}`, label, p.counts.reachable, p.n),
       ...decoy(`reachable@${p.budget}`, label, p.counts.reachable_decoy, p.n),
+      row(`cover@${COVER_TAU}`, label, p.counts.cover, p.n),
       row(`ceiling@${p.budget}`, label, p.counts.ceiling, p.joined),
       ...decoy(`ceiling@${p.budget}`, label, p.counts.ceiling_decoy, p.joined),
     ]),
@@ -161,6 +163,8 @@ export interface SelectorRow {
   retained_gain_ci: { lo: number; hi: number } | null;
   /** Why retained_gain is null, in words. */
   retained_gain_reason: string | null;
+  /** What it says in words (the summary's, stats.ts retainedGainNote). */
+  retained_gain_note: string;
 }
 
 /** Each selector of each reach probe: accuracy, whether it is answer-blind, retained gain with its
@@ -180,6 +184,7 @@ export function selectorRows(probes: readonly RunProbe[]): SelectorRow[] {
       retained_gain: x.retained_gain,
       retained_gain_ci: x.retained_gain_ci,
       retained_gain_reason: x.retained_gain_reason,
+      retained_gain_note: x.retained_gain_note,
     })),
   );
 }
@@ -204,8 +209,7 @@ export function randomVersusStructured(records: readonly QuestionRecord[], probe
 
 /** One row per (run, MCTS preset, baseline): random − MCTS at matched attempts inside that run
  *  (the core's guidanceComparisons), for the Compare screen's side-by-side table. */
-export function guidanceRows(runs: readonly { name: string; records: readonly QuestionRecord[] }[]): CsvCell[][] {
-  const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+export function guidanceRows(runs: readonly { name: string; records: readonly QuestionRecord[] }[]): Cell[][] {
   return runs.flatMap(({ name, records }) =>
     guidanceComparisons(records).flatMap((g) =>
       (
@@ -214,7 +218,7 @@ export function guidanceRows(runs: readonly { name: string; records: readonly Qu
           ['depth-matched walks', g.depth_matched],
         ] as const
       ).flatMap(([baseline, cmp]) =>
-        cmp ? [[name, g.preset, baseline, pct(cmp.a.reachable), pct(cmp.b.reachable), pct(cmp.diff.diff), pct(cmp.diff.ci.lo), pct(cmp.diff.ci.hi), cmp.diff.mcnemar.exactP, cmp.matched_attempts]] : [],
+        cmp ? [[name, g.preset, baseline, share(cmp.a.reachable), share(cmp.b.reachable), share(cmp.diff.diff), share(cmp.diff.ci.lo), share(cmp.diff.ci.hi), pValue(cmp.diff.mcnemar.exactP), cmp.matched_attempts]] : [],
       ),
     ),
   );

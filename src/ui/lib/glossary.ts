@@ -2,6 +2,8 @@
 // (the audit core computes them; src/audit). Shown where the number appears (the ? toggles of
 // Term.svelte and table headers) and all together on the "How to read this" screen.
 
+import { COVER_TAU } from '../../audit/summary';
+
 export interface Definition {
   term: string;
   text: string;
@@ -23,6 +25,14 @@ export const GLOSSARY = {
   decoy: {
     term: 'reachable@B (decoy)',
     text: 'The same attempts graded against a decoy instead of the gold answer: a wrong answer of the same kind, fixed for each question by the question seed (another option letter; for a number, the gold plus or minus 1 to 3). It is the share of questions on which the probe “reaches” a wrong answer; ceiling@B (decoy) is realized-or-reachable against the decoy. It costs no extra model call. If reachable@B minus reachable@B (decoy) is near zero, the probe is producing many answers, not finding the right one. Not shown when no decoy can be made (exact-match answers).',
+  },
+  cover: {
+    term: 'cover@τ',
+    text: `The share of questions whose attempts within the budget are correct at least a share τ of the time (τ = ${COVER_TAU} here). Unlike reachable@B, one lucky attempt among many does not count, so a probe is not rewarded for guessing (“Beyond pass@k”, arXiv 2510.08325).`,
+  },
+  goldMinusDecoy: {
+    term: 'gold − decoy',
+    text: 'reachable@B minus reachable@B (decoy) over the same questions, with a paired 95% interval. When the interval does not lie above 0, the probe reaches the right answer no more often than a wrong one: it is indistinguishable from producing many answers, and the report’s verdicts do not count it as reaching.',
   },
   budget: {
     term: 'budget B',
@@ -58,7 +68,7 @@ export const GLOSSARY = {
   },
   retainedGain: {
     term: 'retained gain',
-    text: '(selector − realized) / (reachable@B − realized): the share of the probe’s gain over realized that a blind selector keeps, with a paired bootstrap 95% interval. Negative when the selector answers fewer questions correctly than deployment does: picking blindly among the probe’s attempts loses answers the default route had. “—” when the probe reaches no more questions than deployment realizes (no gain to keep).',
+    text: '(selector − realized) / (ceiling@B − realized): of the questions the probe reaches that deployment misses (the “N more were reachable” of the Results sentence), the share a blind selector keeps, net of the realized questions it loses; with a paired bootstrap 95% interval. At most 100%. Negative when the selector answers fewer questions correctly than deployment does: picking blindly among the probe’s attempts loses answers the default route had (the note beside it says how many). “—” when the probe reaches no question deployment misses (no gain to keep).',
   },
   mctsPreset: {
     term: 'MCTS preset',

@@ -6,6 +6,7 @@
 
 import type { StudyExport } from '../../audit/provenance';
 import type { Verdict } from '../../audit/verdict';
+import { cellText } from './cells';
 import type { StudyTable } from './study-tables';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -48,7 +49,7 @@ function provenanceHtml(r: StudyExport): string {
 export function studyReportHtml(report: StudyExport, tables: readonly StudyTable[], figures: readonly HtmlFigure[], generatedAt: string): string {
   const table = (t: StudyTable) =>
     `<table><caption>${escapeHtml(t.caption)}</caption><thead><tr>${t.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>` +
-    t.rows.map((r) => `<tr>${r.map((c) => `<td>${c === null ? '' : escapeHtml(String(c))}</td>`).join('')}</tr>`).join('') +
+    t.rows.map((r) => `<tr>${r.map(cellText).map((c) => `<td>${c === null || c === undefined ? '' : escapeHtml(String(c))}</td>`).join('')}</tr>`).join('') +
     '</tbody></table>';
   const figure = (f: HtmlFigure) => `<figure>${f.svg}<figcaption>${escapeHtml(f.title)}. ${escapeHtml(f.alt)}</figcaption></figure>`;
   const missing = report.missing.length
@@ -60,10 +61,13 @@ export function studyReportHtml(report: StudyExport, tables: readonly StudyTable
 <h1>${escapeHtml(report.name)}</h1>
 <p>ReachLab findings report. Plan <code>${escapeHtml(report.plan_key)}</code>, generated ${escapeHtml(generatedAt)}. Every number is computed from the stored records of the runs cited by their run keys (first 12 hex digits).</p>
 ${missing}
+${verdictHtml(report.verdicts.opening, 'verdict-opening')}
 <p>${escapeHtml(report.verdicts.multiplicity.sentence)}</p>
+<h2>Reach against the decoy answer</h2>
+${verdictHtml(report.verdicts.reach, 'verdict-reach')}
 <h2>Finding 1: reachability vs structured search</h2>
 ${verdictHtml(report.verdicts.f1, 'verdict-f1')}
-${report.verdicts.f1.depth_matched ? verdictHtml(report.verdicts.f1.depth_matched, 'verdict-f1-walks') : ''}
+${report.verdicts.f1.uniform ? verdictHtml(report.verdicts.f1.uniform, 'verdict-f1-uniform') : ''}
 ${table(tables.find((t) => t.id === 'study-f1')!)}
 ${table(tables.find((t) => t.id === 'study-selectors')!)}
 ${figures.filter((f) => f.title.startsWith('F1')).map(figure).join('\n')}

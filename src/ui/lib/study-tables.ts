@@ -4,11 +4,12 @@
 // screen can open the questions behind each row.
 
 import { QUESTION_STATES } from '../../audit/compare';
-import { formatP } from '../../audit/stats';
+import { interval, points, pValue, share, type Cell } from './cells';
+import { COVER_TAU } from '../../audit/summary';
 import type { ScanCase, StudyReport } from '../../audit/study';
-import { ALPHA, caseSentence, f1Outcome, MIN_HELD_OUT_FAILURES, reportTests, testId } from '../../audit/verdict';
+import type { PairedDelta } from '../../audit/stats';
+import { ALPHA, caseSentence, ceilingChange, f1Comparisons, MANY_ANSWERS, MIN_HELD_OUT_FAILURES, reportTests, testId, type F1Outcome } from '../../audit/verdict';
 
-export type Cell = string | number | null;
 
 export interface StudyTable {
   id: string;
@@ -28,11 +29,12 @@ export interface RowRun {
   key: string;
 }
 
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
 /** A rate against the decoy answer; "—" where the questions have no decoy (exact-match answers). */
-const decoyPct = (x: number | null) => (x === null ? '—' : pct(x));
-const pts = (x: number) => `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}`;
-const ci = (c: { lo: number; hi: number }) => `${pts(c.lo)} to ${pts(c.hi)}`;
+const decoyPct = (x: number | null): Cell => (x === null ? '—' : share(x));
+/** Gold − decoy reach with its interval, "+3.5 (−1.0 to +8.0)"; "—" without a decoy. */
+const gapText = (g: PairedDelta | null): Cell => (g === null ? '—' : points(g.diff, { ci: g.ci }));
+/** An F1 outcome as the table names it, the random side named. */
+const outcomeText = (o: F1Outcome, random: string) => (o === 'no reach' ? MANY_ANSWERS : o.replace('random', random).replace('MCTS', 'search'));
 /** "d1 12 · d2 40 · d3 48": attempts per tree depth. */
 const profileText = (profile: readonly number[]) => profile.flatMap((c, d) => (c ? [`d${d} ${c}`] : [])).join(' · ');
 const keys = (ks: string[]) => ks.map((k) => k.slice(0, 12)).join(' ');
@@ -43,39 +45,39 @@ const settingRuns = (s: StudyReport['settings'][number]): RowRun[] => zipRuns(Ob
 const zipRuns = (labels: string[], keys: readonly string[], prefix = ''): RowRun[] =>
   labels.flatMap((label, i) => (typeof keys[i] === 'string' ? [{ label: `${prefix}${label}`, key: keys[i] }] : []));
 
-/** A selector's cell: accuracy and retained gain with its interval, or why there is none. */
-function selectorCell(x: StudyReport['settings'][number]['selectors'][string][string]): string {
-  const gain =
-    x.retained_gain === null
-      ? `retained — (${x.retained_gain_reason ?? 'no gain to retain'})`
-      : `retained ${pct(x.retained_gain)}${x.retained_gain_ci ? ` (95% CI ${pct(x.retained_gain_ci.lo)} to ${pct(x.retained_gain_ci.hi)})` : ''}`;
-  return `${pct(x.accuracy)}, ${gain}${x.blind ? '' : ' (not blind)'}`;
+/** A selector's accuracy, retained gain with its interval ("—" when there is none) and the note that
+ *  says what it means when it is "—" or below 0 (stats.ts retainedGainNote). */
+function selectorCells(x: StudyReport['settings'][number]['selectors'][string][string]): Cell[] {
+  const gain = x.retained_gain === null ? '—' : share(x.retained_gain, x.retained_gain_ci ? { ci: x.retained_gain_ci } : {});
+  const note = x.retained_gain === null || x.retained_gain < 0 ? x.retained_gain_note : null;
+  return [share(x.accuracy), x.blind ? 'yes' : 'not blind', gain, note];
 }
 
 /** An F2 row's layer, repaired, rate, interval and collateral; a case without a rate says why. */
 function caseCells(c: ScanCase): Cell[] {
   if (c.rate === null || c.ci === null) return [null, null, caseSentence(c).split(': ').slice(1).join(': '), null, null];
-  return [c.layer, c.repaired, pct(c.rate), `${pct(c.ci.lo)} to ${pct(c.ci.hi)}`, `${c.collateral} / ${c.realized}`];
+  return [c.layer, c.repaired, share(c.rate), interval(c.ci, 'share'), c.collateral];
 }
 
 export function studyTables(r: StudyReport): StudyTable[] {
   const holmBy = new Map(reportTests(r).map((t) => [t.id, t.holm]));
   const holmOf = (id: string) => holmBy.get(id)!;
   const labels = [...new Set(r.settings.flatMap((s) => Object.keys(s.reachable)))];
-  const mcts = [...new Set(r.settings.flatMap((s) => Object.keys(s.random_minus_structured)))];
-  const selectorNames = [...new Set(r.settings.flatMap((s) => Object.values(s.selectors).flatMap((sel) => Object.keys(sel))))];
+  const f1 = f1Comparisons(r, holmOf);
   return [
     {
       id: 'study-settings',
-      caption: 'Settings: realized, reachable@B per probe (attempts actually made in brackets), and reachable@B against the decoy answer',
-      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`]), 'run keys'],
+      caption:
+        'Settings: realized, reachable@B per probe (attempts actually made in brackets), reachable@B against the decoy answer, and gold − decoy reach in points with its paired 95% interval ' +
+        `(a probe whose interval does not exclude 0 upwards is ${MANY_ANSWERS}), and cover@${COVER_TAU}: questions whose attempts are correct at least ${COVER_TAU * 100}% of the time`,
+      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`, `${l} gold − decoy`, `${l} cover@${COVER_TAU}`]), 'run keys'],
       details: [...labels.map((l) => `${l} (decoy)`), 'run keys'],
       rows: r.settings.map((s) => [
         s.model,
         s.task,
         s.questions,
-        pct(s.realized),
-        ...labels.flatMap((l) => (l in s.reachable ? [`${pct(s.reachable[l])} (${s.attempts[l].toFixed(1)})`, decoyPct(s.reachable_decoy[l])] : [null, null])),
+        share(s.realized),
+        ...labels.flatMap((l) => (l in s.reachable ? [share(s.reachable[l], { aside: { label: 'attempts', value: s.attempts[l] } }), decoyPct(s.reachable_decoy[l]), gapText(s.gold_minus_decoy[l] ?? null), share(s.cover[l])] : [null, null, null, null])),
         keys(s.run_keys),
       ]),
       runs: r.settings.map(settingRuns),
@@ -83,79 +85,87 @@ export function studyTables(r: StudyReport): StudyTable[] {
     {
       id: 'study-f1',
       caption:
-        'F1: random − MCTS, reachable at matched attempts, for both baselines: uniform random routes and the preset\'s depth-matched walks; ' +
-        `McNemar p raw and Holm-adjusted over the report's tests; outcome by the F1 verdict rule (distinguishable: 95% interval excludes 0 and Holm p < ${ALPHA})`,
+        'F1: each search against its own depth-matched walks (the comparison that isolates guidance), then against uniform random routes over their own space; reachable at matched attempts, ' +
+        `gold − decoy reach of each side (points, paired 95% interval); McNemar p raw and Holm-adjusted over the report's tests; outcome by the F1 verdict rule (a side ${MANY_ANSWERS} does not count as reaching; ` +
+        `distinguishable: 95% interval excludes 0 and Holm p < ${ALPHA})`,
       columns: [
-        'model', 'task', 'MCTS', 'random', 'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'Δ (points)', '95% CI', 'McNemar p', 'Holm p', 'outcome', 'matched attempts',
-        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched Δ (points)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth-matched outcome', 'depth profile',
+        'model', 'task', 'MCTS', 'search', 'space', 'MCTS reachable', 'MCTS reachable (decoy)', 'MCTS gold − decoy',
+        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched gold − decoy', 'depth-matched Δ (points)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth-matched outcome', 'depth profile',
+        'random', 'random space', 'random reachable', 'random reachable (decoy)', 'random gold − decoy', 'Δ (points)', '95% CI', 'McNemar p', 'Holm p', 'outcome', 'matched attempts',
       ],
       details: [
-        'random reachable', 'MCTS reachable', 'random reachable (decoy)', 'MCTS reachable (decoy)', 'McNemar p', 'matched attempts',
-        'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth profile',
+        'MCTS reachable', 'MCTS reachable (decoy)', 'depth-matched reachable', 'depth-matched reachable (decoy)', 'depth-matched 95% CI', 'depth-matched McNemar p', 'depth-matched Holm p', 'depth profile',
+        'random space', 'random reachable', 'random reachable (decoy)', 'random gold − decoy', 'Δ (points)', '95% CI', 'McNemar p', 'Holm p', 'matched attempts',
       ],
-      rows: r.settings.flatMap((s) =>
-        mcts.filter((m) => m in s.random_minus_structured).map((m) => {
-          const d = s.random_minus_structured[m];
-          const w = d.depth_matched;
-          const h = holmOf(testId.f1(s.model, s.task, m));
-          const hw = w ? holmOf(testId.f1Walks(s.model, s.task, m)) : 1;
-          return [
-            s.model, s.task, m, d.random, pct(d.random_reachable), pct(d.structured_reachable), decoyPct(d.random_reachable_decoy), decoyPct(d.structured_reachable_decoy),
-            pts(d.diff), ci(d.ci), formatP(d.mcnemar_p), formatP(h), f1Outcome({ random: d.random_reachable, structured: d.structured_reachable, ci: d.ci, holm: h }), d.matched_attempts,
-            ...(w
-              ? [pct(w.walks_reachable), decoyPct(w.walks_reachable_decoy), pts(w.diff), ci(w.ci), formatP(w.mcnemar_p), formatP(hw), f1Outcome({ random: w.walks_reachable, structured: d.structured_reachable, ci: w.ci, holm: hw }).replace('random', 'walks'), profileText(w.depth_profile)]
-              : [null, null, null, null, null, null, null, null]),
-          ];
-        }),
-      ),
-      runs: r.settings.flatMap((s) =>
-        mcts.filter((m) => m in s.random_minus_structured).map((m) => settingRuns(s).filter((x) => x.label === s.random_minus_structured[m].random || x.label === m)),
-      ),
+      rows: f1.map((c) => {
+        const d = r.settings.find((s) => s.model === c.model && s.task === c.task)!.random_minus_structured[c.label];
+        const w = c.walks;
+        return [
+          c.model, c.task, c.label, c.search, c.space, share(c.structured.reachable), decoyPct(d.structured_reachable_decoy), gapText(c.structured.gap),
+          ...(w && d.depth_matched
+            ? [share(w.reachable), decoyPct(d.depth_matched.walks_reachable_decoy), gapText(w.gap), points(w.diff), interval(w.ci), pValue(w.mcnemar_p), pValue(w.holm), outcomeText(w.outcome, 'walks'), profileText(d.depth_matched.depth_profile)]
+            : [null, null, null, null, null, null, null, null, null]),
+          c.uniform.label, c.uniform.space, share(c.uniform.reachable), decoyPct(d.random_reachable_decoy), gapText(c.uniform.gap), points(c.uniform.diff), interval(c.uniform.ci), pValue(c.uniform.mcnemar_p), pValue(c.uniform.holm),
+          outcomeText(c.uniform.outcome, 'random'), d.matched_attempts,
+        ];
+      }),
+      runs: f1.map((c) => settingRuns(r.settings.find((s) => s.model === c.model && s.task === c.task)!).filter((x) => x.label === c.uniform.label || x.label === c.label)),
     },
     {
       id: 'study-selectors',
       caption:
         'F1: answer-blind selectors — accuracy and the share of the probe\'s gain over realized they retain, with a paired bootstrap 95% interval ("not blind" over MCTS attempts). ' +
         'A negative retained gain means the selector answers fewer questions correctly than deployment does.',
-      // one row per setting and probe, one column per selector: as many columns as the plan has selectors
-      columns: ['model', 'task', 'probe', ...selectorNames],
+      // one row per setting, probe and selector: the table grows down, not sideways
+      columns: ['model', 'task', 'probe', 'selector', 'accuracy', 'answer-blind', 'retained gain', 'what it means'],
       rows: r.settings.flatMap((s) =>
-        Object.entries(s.selectors).map(([probe, sel]) => [s.model, s.task, probe, ...selectorNames.map((n) => (sel[n] ? selectorCell(sel[n]) : null))]),
+        Object.entries(s.selectors).flatMap(([probe, sel]) => Object.entries(sel).map(([n, x]) => [s.model, s.task, probe, n, ...selectorCells(x)])),
       ),
-      runs: r.settings.flatMap((s) => Object.keys(s.selectors).map((probe) => settingRuns(s).filter((x) => x.label === probe))),
+      runs: r.settings.flatMap((s) => Object.entries(s.selectors).flatMap(([probe, sel]) => Object.keys(sel).map(() => settingRuns(s).filter((x) => x.label === probe)))),
     },
     {
       id: 'study-f2',
       caption: `F2: silencing one MLP — layer identified on one half of the failure set, repair rate on the other half (stated only with at least ${MIN_HELD_OUT_FAILURES} held-out failures)`,
-      columns: ['model', 'task', 'failure set', 'layer', 'held-out failures', 'repaired', 'repair rate', '95% CI', 'collateral (broken / held-out realized)', 'run keys'],
+      columns: ['model', 'task', 'failure set', 'layer', 'held-out failures', 'repaired', 'repair rate', '95% CI', 'collateral (realized broken)', 'held-out realized', 'run keys'],
       rows: r.f2.cases.map((c) => {
-        const [layer, repaired, rate, interval, collateral] = caseCells(c);
-        return [c.model, c.task, c.failures, layer, c.evaluated, repaired, rate, interval, collateral, keys(c.run_keys)];
+        const [layer, repaired, rate, ci, collateral] = caseCells(c);
+        return [c.model, c.task, c.failures, layer, c.evaluated, repaired, rate, ci, collateral, c.realized, keys(c.run_keys)];
       }),
       runs: r.f2.cases.map((c) => zipRuns([`failure set (${c.probe})`, 'silencing'], c.run_keys)),
     },
     {
       id: 'study-f3',
-      caption: 'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals and McNemar p (raw and Holm-adjusted over the report\'s tests); the ceiling against the decoy answer beside it',
-      columns: ['base', 'trained', 'task', 'questions', 'deployed', 'deployed Δ', '95% CI', 'deployed McNemar p', 'deployed Holm p', 'ceiling', 'ceiling (decoy)', 'ceiling Δ', '95% CI', 'McNemar p', 'Holm p', 'run keys (base; trained)'],
-      details: ['questions', 'deployed McNemar p', 'ceiling (decoy)', 'McNemar p', 'run keys (base; trained)'],
+      caption:
+        'F3: base → trained, deployed Δ and ceiling Δ (routes and sampling apart), paired 95% intervals and McNemar p (raw and Holm-adjusted over the report\'s tests); the ceiling against the decoy answer beside it, ' +
+        'and the ceiling Δ minus the decoy ceiling\'s Δ (points, paired bootstrap 95% interval): a ceiling change counts only when it exceeds the decoy\'s',
+      columns: [
+        'base', 'trained', 'task', 'questions', 'deployed (base)', 'deployed (trained)', 'deployed Δ', 'deployed 95% CI', 'deployed McNemar p', 'deployed Holm p',
+        'ceiling probe', 'ceiling (base)', 'ceiling (trained)', 'ceiling (decoy, base)', 'ceiling (decoy, trained)', 'ceiling Δ', 'ceiling 95% CI', 'McNemar p', 'Holm p', 'Δ beyond the decoy\'s', 'change', 'run keys (base; trained)',
+      ],
+      details: ['questions', 'deployed (base)', 'deployed (trained)', 'deployed McNemar p', 'ceiling (base)', 'ceiling (trained)', 'ceiling (decoy, base)', 'ceiling (decoy, trained)', 'McNemar p', 'run keys (base; trained)'],
       rows: r.f3.pairs.flatMap((p) =>
         Object.entries(p.ceilings).map(([label, c], i) => [
           p.base,
           p.trained,
           p.task,
           p.questions,
-          i === 0 ? `${pct(p.base_realized)} → ${pct(p.trained_realized)}` : null,
-          i === 0 ? pts(p.deployed_delta) : null,
-          i === 0 ? ci(p.deployed_ci) : null,
-          i === 0 ? formatP(p.deployed_mcnemar_p) : null,
-          i === 0 ? formatP(holmOf(testId.deployed(p))) : null,
-          `${label}: ${pct(c.base)} → ${pct(c.trained)}`,
-          c.base_decoy === null || c.trained_decoy === null ? '—' : `${pct(c.base_decoy)} → ${pct(c.trained_decoy)}`,
-          pts(c.diff),
-          ci(c.ci),
-          formatP(c.mcnemar_p),
-          formatP(holmOf(testId.ceiling(p, label))),
+          i === 0 ? share(p.base_realized) : null,
+          i === 0 ? share(p.trained_realized) : null,
+          i === 0 ? points(p.deployed_delta) : null,
+          i === 0 ? interval(p.deployed_ci) : null,
+          i === 0 ? pValue(p.deployed_mcnemar_p) : null,
+          i === 0 ? pValue(holmOf(testId.deployed(p))) : null,
+          label,
+          share(c.base),
+          share(c.trained),
+          decoyPct(c.base_decoy),
+          decoyPct(c.trained_decoy),
+          points(c.diff),
+          interval(c.ci),
+          pValue(c.mcnemar_p),
+          pValue(holmOf(testId.ceiling(p, label))),
+          c.beyond_decoy === null ? '—' : points(c.beyond_decoy.diff, { ci: c.beyond_decoy.ci }),
+          ceilingChange(c, holmOf(testId.ceiling(p, label))).words,
           `${keys(p.run_keys.base)}; ${keys(p.run_keys.trained)}`,
         ]),
       ),

@@ -6,6 +6,7 @@ import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runPr
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
 import type { Condition, ProbeSpec } from '../../audit/types';
+import { FIELD_NAMES } from '../../audit/tasks/file';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
@@ -176,7 +177,7 @@ export class SetupState {
     if (this.taskKind === 'file') {
       if (!this.taskFile) out.push('Choose a task file.');
       else if (this.filePreview && !this.mapping.question) out.push('Choose the column of the task file that holds the question.');
-      else if (this.filePreview && !this.mapping.answer) out.push('Choose the column of the task file that holds the gold answer (none is named like answer, target, label or solution).');
+      else if (this.filePreview && !this.mapping.answer) out.push(`Choose the column of the task file that holds the gold answer (none is named like ${FIELD_NAMES.answer.join(', ')}).`);
       else if (!this.filePreview) out.push('The task file could not be read: choose another one.');
     }
     return [...out, ...this.probeConflicts, ...this.inputProblems];
