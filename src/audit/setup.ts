@@ -63,7 +63,6 @@ export function parseTemplateVars(settings: readonly string[]): Partial<Template
   }
   return out;
 }
-}
 
 /** The task's default condition with these choices, its few-shot pool bound. */
 export async function auditCondition(task: LoadedTask, o: ConditionChoice): Promise<Condition> {
