@@ -33,8 +33,9 @@ export interface BenchModel {
 }
 
 export interface BenchPlan {
-  /** The reference checkpoints the conformance runs (all three on a GPU; CI runs all three on SwiftShader). */
+  /** The reference checkpoints and dtypes the conformance runs (all on a GPU; the smoke one, as CI runs them all on SwiftShader). */
   conformance: readonly string[];
+  conformanceDtypes: readonly ('f32' | 'f16')[];
   models: BenchModel[];
   prompt: number;
   prefill: number;
@@ -48,6 +49,7 @@ const SMOKE_SHAPE: CheckpointShape = { modelType: 'qwen2', layers: 4, hidden: 64
 
 export const FULL_PLAN: BenchPlan = {
   conformance: REFERENCE_MODELS,
+  conformanceDtypes: ['f32', 'f16'],
   models: [
     { name: 'qwen2.5-0.5b', shape: SCALE_SHAPES['qwen2.5-0.5b'], reachlab: ['q4f16', 'f16', 'f32'], pytorch: ['bf16', 'f32'] },
     { name: 'qwen2.5-1.5b', shape: SCALE_SHAPES['qwen2.5-1.5b'], reachlab: ['q4f16'], pytorch: ['bf16'] },
@@ -58,6 +60,7 @@ export const FULL_PLAN: BenchPlan = {
 
 export const SMOKE_PLAN: BenchPlan = {
   conformance: REFERENCE_MODELS.slice(0, 1),
+  conformanceDtypes: ['f32'],
   models: [{ name: 'smoke-qwen2', shape: SMOKE_SHAPE, reachlab: ['q4f16', 'f32'], pytorch: ['bf16', 'f32'] }],
   prompt: 8, prefill: 16, decodeTokens: 4, routes: 4, routeTokens: 2, bandwidthBytes: 16 << 20,
 };
@@ -169,7 +172,7 @@ async function main(): Promise<void> {
   }, left()).unref();
 
   log('reference conformance on WebGPU…');
-  result.conformance = await gpuConformance(o.fixtures, ['f32', 'f16'], log, plan.conformance);
+  result.conformance = await gpuConformance(o.fixtures, plan.conformanceDtypes, log, plan.conformance);
   result.adapter = result.conformance.find((r) => r.adapter)?.adapter ?? null;
   save();
 

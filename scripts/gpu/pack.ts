@@ -24,7 +24,7 @@ export function folderBytes(dir: string): number {
 
 function xz(from: string, to: string): void {
   mkdirSync(path.dirname(to), { recursive: true });
-  execFileSync('sh', ['-c', 'xz -9 -T0 -c "$0" > "$1"', from, to]);
+  execFileSync('sh', ['-c', 'xz -6 -T0 -c "$0" > "$1"', from, to]);
 }
 
 function need(file: string, how: string): string {
