@@ -227,7 +227,8 @@ async function main(): Promise<void> {
           entry.run = await torchRun(o.python, o.torchSide, file, left());
         }
         const r = entry.run;
-        const scheme = GPU_SCHEMES[`${side}:${mode}`] ?? (mode === 'bf16' ? { linear: 2, head: 2 } : undefined);
+        // the dtype that ran: without shader-f16, q4f16 runs as q4 and f16 as f32
+        const scheme = GPU_SCHEMES[`${side}:${r.mode}`] ?? (r.mode === 'bf16' ? { linear: 2, head: 2 } : undefined);
         if (scheme) entry.weight_bytes_per_token = weightBytesPerToken(m.shape, scheme);
         const decodeS = (r.decode.many_s - r.decode.one_s) / r.decode.tokens;
         if (side === 'reachlab' && result.bandwidth && entry.weight_bytes_per_token && decodeS > 0) {

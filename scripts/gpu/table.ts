@@ -16,6 +16,9 @@ export function speeds(r: SideRun): { prefill: number; decode: number; routes: n
   };
 }
 
+/** The mode asked for, and the one that ran where they differ (q4f16→q4 without shader-f16). */
+const ran = (e: BenchRun) => (e.run && e.run.mode !== e.mode ? `${e.mode}→${e.run.mode}` : e.mode);
+
 export function benchTable(res: BenchResult): string {
   const lines: string[] = [];
   lines.push(`adapter: ${res.adapter ?? 'none'}; PyTorch on ${res.hf_device}${res.bandwidth ? `; copy bandwidth ${f(res.bandwidth.copy_bytes_per_s / 1e9)} GB/s` : ''}`);
@@ -32,12 +35,12 @@ export function benchTable(res: BenchResult): string {
     }
     const s = speeds(e.run);
     const w = e.run.decode.work;
-    lines.push([e.model, e.side, e.mode, f(e.run.load_s), f(s.prefill), f(s.decode), f(s.routes), f(w?.runs_per_token), f(w?.dispatches_per_token), f(w?.upload_bytes_per_token, 0), f(w?.download_bytes_per_token, 0), e.bandwidth_share === undefined ? '—' : `${(100 * e.bandwidth_share).toFixed(1)}%`].join('\t'));
+    lines.push([e.model, e.side, ran(e), f(e.run.load_s), f(s.prefill), f(s.decode), f(s.routes), f(w?.runs_per_token), f(w?.dispatches_per_token), f(w?.upload_bytes_per_token, 0), f(w?.download_bytes_per_token, 0), e.bandwidth_share === undefined ? '—' : `${(100 * e.bandwidth_share).toFixed(1)}%`].join('\t'));
   }
   for (const e of res.runs.filter((r) => r.side === 'reachlab' && r.run)) {
     for (const peer of res.runs.filter((r): r is BenchRun & { run: SideRun } => r.side === 'pytorch' && r.model === e.model && !!r.run)) {
       const [a, b] = [speeds(e.run!), speeds(peer.run)];
-      lines.push(`${e.model} ReachLab ${e.mode} ÷ PyTorch ${peer.mode}: prefill ${f(a.prefill / b.prefill, 2)}×, decode ${f(a.decode / b.decode, 2)}×, audit routes ${f(a.routes / b.routes, 2)}×`);
+      lines.push(`${e.model} ReachLab ${ran(e)} ÷ PyTorch ${peer.mode}: prefill ${f(a.prefill / b.prefill, 2)}×, decode ${f(a.decode / b.decode, 2)}×, audit routes ${f(a.routes / b.routes, 2)}×`);
     }
   }
   for (const t of res.f32_tokens) {
