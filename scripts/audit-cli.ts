@@ -6,7 +6,7 @@
 //         [--shared] [--temperature 0.6] [--top-p 0.95] [--selectors majority,max-logprob,fixed-route]
 //         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
 //         [--few-shot N] [--chat [--template-var enable_thinking=false|date_string="26 Jul 2024"|...]] [--boxed]
-//         [--prompt-template T] [--stop S ...]
+//         [--prompt-template T] [--stop S ...] [--ep wasm|webgpu]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
 //
@@ -14,14 +14,15 @@
 // --seed drives the probes' draws only, so probes run with different seeds score the same questions.
 //   audit grade --format numeric|mc-letter|exact --gold G --response R [--choices A,B,C,D]
 //
-// Bad arguments exit 2 with a message on stderr; audit failures exit 1.
+// --ep webgpu runs the engine on WebGPU over Dawn (npm --prefix gpu ci); the output's model.engine
+// names the EP, dtype and adapter. Bad arguments exit 2 with a message on stderr; audit failures exit 1.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseStops } from '../src/ui/lib/stops.ts';
-import { ENGINE_DTYPES, type Engine, type EngineDtype, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
+import { ENGINE_DTYPES, type Engine, type EngineDtype, type ExecutionProvider, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
 import {
   auditCondition,
   parseTemplateVars,
@@ -57,6 +58,7 @@ import {
 } from '../src/audit/index.ts';
 import { runProbes } from '../src/audit/run-definition.ts';
 import { answerHelp } from './lib/cli-help.ts';
+import { checkEp, CLI_EPS, engineOf } from './lib/ep-flag.ts';
 
 export class CliError extends Error {}
 
@@ -91,6 +93,7 @@ export interface AuditCliOptions {
   scan: boolean;
   splitSeed: number;
   dtype: EngineDtype;
+  ep: ExecutionProvider;
   maxNewTokens?: number;
   fewShot: number;
   chat: boolean;
@@ -185,6 +188,7 @@ export function parseCli(argv: string[]): Command {
         scan: { type: 'boolean' },
         'split-seed': { type: 'string' },
         dtype: { type: 'string' },
+        ep: { type: 'string' },
         'max-new-tokens': { type: 'string' },
         'few-shot': { type: 'string' },
         chat: { type: 'boolean' },
@@ -257,6 +261,7 @@ export function parseCli(argv: string[]): Command {
       scan: v.scan ?? false,
       splitSeed: int('split-seed', v['split-seed'], 0) ?? 0,
       dtype: oneOf('dtype', v.dtype, ENGINE_DTYPES, 'f32'),
+      ep: oneOf('ep', v.ep, CLI_EPS, 'wasm'),
       maxNewTokens: int('max-new-tokens', v['max-new-tokens'], 1),
       fewShot: int('few-shot', v['few-shot'], 0) ?? 0,
       chat: v.chat ?? false,
@@ -364,7 +369,7 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
     ...(condition.templateVars ? { template_vars: condition.templateVars } : {}),
     question_seed: o.questionSeed,
     seed: o.seed,
-    model: { dir: o.model, fingerprint: a.info.fingerprint, name: a.info.name, numLayers: a.info.numLayers, chatTemplateFile: a.info.chatTemplateFile ?? null },
+    model: { dir: o.model, fingerprint: a.info.fingerprint, name: a.info.name, numLayers: a.info.numLayers, chatTemplateFile: a.info.chatTemplateFile ?? null, engine: engineOf(a.info) },
     task: { id: task.spec.id, version: task.spec.metadata.version, questions: task.test.length },
     probe: probeRecords[0]?.probe_spec ?? { probe: DEPLOYMENT },
     ...headline(a.res),
@@ -401,7 +406,8 @@ async function main() {
       loadEngine: async (dir, dtype) => {
         const { createEngine } = await import('../src/engine/engine.ts');
         const engine = createEngine();
-        await engine.load({ kind: 'fs', dir: path.resolve(dir) }, { ep: 'wasm', dtype });
+        const ep = cmd.kind === 'audit' ? cmd.opts.ep : 'wasm';
+        checkEp(await engine.load({ kind: 'fs', dir: path.resolve(dir) }, { ep, dtype }), ep);
         return engine;
       },
       readText: (file) => readFile(file, 'utf8'),

@@ -1,21 +1,23 @@
-// Engine CLI (Node, WASM EP):
-//   npm run -s engine -- logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8]
+// Engine CLI (Node; WASM EP, or --ep webgpu over Dawn: npm --prefix gpu ci installs it):
+//   npm run -s engine -- logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8] [--ep wasm|webgpu]
 // prints one JSON object {"last_logits":[...],"greedy_tokens":[...]} on stdout: the logits at the
 // last prompt position and greedy tokens (not stopped at EOS, as in the reference's expected.json).
-//   npm run -s engine -- readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32]
+//   npm run -s engine -- readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32] [--ep wasm|webgpu]
 // prints the look inside that attempt (src/engine/readout.ts AttemptReadout) as one JSON object.
+// The EP and adapter the engine runs on go to stderr.
 // Bad input exits 1 with the error on stderr.
 import { readFileSync } from 'node:fs';
 import { createEngine } from '../src/engine/engine.ts';
 import { readAttempt } from '../src/engine/readout.ts';
-import { ENGINE_DTYPES, type EngineDtype } from '../src/engine/types.ts';
+import { ENGINE_DTYPES, type EngineDtype, type ExecutionProvider, type ModelInfo } from '../src/engine/types.ts';
 import { isEngineError } from '../src/engine/types.ts';
 import { answerHelp } from './lib/cli-help.ts';
+import { checkEp, epLine, parseEp } from './lib/ep-flag.ts';
 
-const USAGE = 'usage: engine logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8]\n       engine readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32]';
+const USAGE = 'usage: engine logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8] [--ep wasm|webgpu]\n       engine readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32] [--ep wasm|webgpu]';
 const OPTIONS: Record<string, { flags: string[]; required: string[] }> = {
-  logits: { flags: ['--model', '--ids', '--route', '--silence', '--new-tokens'], required: ['--model', '--ids'] },
-  readout: { flags: ['--model', '--prompt-file', '--gold', '--response', '--route', '--silence', '--dtype'], required: ['--model', '--prompt-file', '--gold'] },
+  logits: { flags: ['--model', '--ids', '--route', '--silence', '--new-tokens', '--ep'], required: ['--model', '--ids'] },
+  readout: { flags: ['--model', '--prompt-file', '--gold', '--response', '--route', '--silence', '--dtype', '--ep'], required: ['--model', '--prompt-file', '--gold'] },
 };
 
 function parseArgs(argv: string[]): { cmd: string; flags: Map<string, string> } {
@@ -46,9 +48,10 @@ function intList(flag: string, text: string): number[] {
 async function readout(flags: Map<string, string>): Promise<void> {
   const dtype = (flags.get('--dtype') ?? 'f32') as EngineDtype;
   if (!ENGINE_DTYPES.includes(dtype)) throw new Error(`--dtype must be one of ${ENGINE_DTYPES.join(', ')}, got ${JSON.stringify(dtype)}`);
+  const ep = parseEp(flags.get('--ep'));
   const prompt = readFileSync(flags.get('--prompt-file')!, 'utf8');
   const engine = createEngine();
-  const info = await engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ep: 'wasm', dtype, maxSeqLen: 4096 });
+  const info = await loaded(engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ep, dtype, maxSeqLen: 4096 }), ep);
   const route = flags.has('--route') ? intList('--route', flags.get('--route')!) : Array.from({ length: info.numLayers }, (_, i) => i);
   const silence = intList('--silence', flags.get('--silence') ?? '');
   const r = await readAttempt(engine, { prompt, route, silence, gold: flags.get('--gold')!, response: flags.get('--response') ?? '' });
@@ -64,8 +67,9 @@ async function main(): Promise<void> {
   const silence = intList('--silence', flags.get('--silence') ?? '');
   const newTokens = Number(flags.get('--new-tokens') ?? 8);
   if (!Number.isInteger(newTokens) || newTokens < 0) throw new Error(`--new-tokens must be a non-negative integer`);
+  const ep = parseEp(flags.get('--ep'));
   const engine = createEngine();
-  const info = await engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ep: 'wasm', maxSeqLen: Math.max(2, ids.length + newTokens) });
+  const info = await loaded(engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ep, maxSeqLen: Math.max(2, ids.length + newTokens) }), ep);
   const route = flags.has('--route') ? intList('--route', flags.get('--route')!) : Array.from({ length: info.numLayers }, (_, i) => i);
   const row = { promptIds: ids, route, silence };
   const [last] = await engine.logits(row);
@@ -74,6 +78,13 @@ async function main(): Promise<void> {
     : [];
   await engine.dispose();
   process.stdout.write(JSON.stringify({ last_logits: Array.from(last), greedy_tokens: greedy }) + '\n');
+}
+
+async function loaded(load: Promise<ModelInfo>, ep: ExecutionProvider): Promise<ModelInfo> {
+  const info = await load;
+  checkEp(info, ep);
+  process.stderr.write(`${epLine(info)}\n`);
+  return info;
 }
 
 main().catch((e: unknown) => {

@@ -2,7 +2,7 @@
 // stdout (with the plan as run, each finding's verdict and the provenance of every run cited),
 // progress on stderr.
 //
-//   study --plan FILE [--shard i/n] [--records DIR] [--import DIR ...] [--endpoint URL]
+//   study --plan FILE [--shard i/n] [--records DIR] [--import DIR ...] [--endpoint URL] [--ep wasm|webgpu]
 //
 // Every run of the plan is the single audit `npm run -s audit` with the same choices; each is
 // written to the records folder as a ReachLab run file named by its run key (importable in the
@@ -13,8 +13,10 @@
 //
 // Models: "builtin:<name>" (the built-in models shipped under public/hub/reachlab), a folder, or a
 // Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
-// Bad arguments (a record folder that is not one, a plan asking more questions than its task holds)
-// exit 2 with a message on stderr; study failures exit 1.
+// --ep webgpu runs every setting on WebGPU over Dawn (npm --prefix gpu ci; GPU servers); each run's
+// manifest and the report's provenance name the adapter. Bad arguments (a record folder that is not
+// one, a plan asking more questions than its task holds) exit 2 with a message on stderr; study
+// failures exit 1.
 
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -25,13 +27,14 @@ import { loadTask, runAudit } from '../src/audit/index.ts';
 import { studyExport, type StudyExport } from '../src/audit/provenance.ts';
 import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../src/audit/types.ts';
-import type { CheckpointSource, Engine } from '../src/engine/types.ts';
+import type { CheckpointSource, Engine, ExecutionProvider } from '../src/engine/types.ts';
 import { checkRunFile, type RunFile } from '../src/store/run-file.ts';
 import { verifyRunFile, type VerifiedRunFile } from '../src/store/import.ts';
 import { isStoreError } from '../src/store/errors.ts';
 import { manifestKey } from '../src/store/keys.ts';
 import { parseJsonInput } from '../src/util/json-input.ts';
 import { answerHelp } from './lib/cli-help.ts';
+import { checkEp, parseEp } from './lib/ep-flag.ts';
 import { orderRecords } from '../src/store/records.ts';
 import { runFile } from '../src/store/export.ts';
 import { studyProbeRequest, studyScanRequest, studyTaskOptions, type StudyRunContext } from '../src/store/study.ts';
@@ -46,6 +49,7 @@ export interface StudyCliOptions {
   records: string;
   imports: string[];
   endpoint?: string;
+  ep: ExecutionProvider;
 }
 
 export function parseStudyCli(argv: string[]): StudyCliOptions {
@@ -53,7 +57,7 @@ export function parseStudyCli(argv: string[]): StudyCliOptions {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { plan: { type: 'string' }, shard: { type: 'string' }, records: { type: 'string' }, import: { type: 'string', multiple: true }, endpoint: { type: 'string' } },
+      options: { plan: { type: 'string' }, shard: { type: 'string' }, records: { type: 'string' }, import: { type: 'string', multiple: true }, endpoint: { type: 'string' }, ep: { type: 'string' } },
       strict: true,
       allowPositionals: false,
     }));
@@ -73,6 +77,7 @@ export function parseStudyCli(argv: string[]): StudyCliOptions {
     records: (values.records as string | undefined) ?? '.cache/study-runs',
     imports: (values.import as string[] | undefined) ?? [],
     ...(values.endpoint ? { endpoint: values.endpoint as string } : {}),
+    ep: epOption(values.ep as string | undefined),
   };
 }
 
@@ -88,6 +93,14 @@ export function checkFolders(o: Pick<StudyCliOptions, 'records' | 'imports'>): v
     mkdirSync(o.records, { recursive: true });
   } catch (e) {
     throw new StudyCliError(`--records ${o.records}: cannot create the folder (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`);
+  }
+}
+
+function epOption(v: string | undefined): ExecutionProvider {
+  try {
+    return parseEp(v);
+  } catch (e) {
+    throw new StudyCliError((e as Error).message);
   }
 }
 
@@ -247,7 +260,7 @@ async function main() {
       openEngine: async (ref) => {
         const { createEngine } = await import('../src/engine/engine.ts');
         const engine = createEngine();
-        await engine.load(modelSource(ref, root, env), { ep: 'wasm', dtype: plan.dtype });
+        checkEp(await engine.load(modelSource(ref, root, env), { ep: o.ep, dtype: plan.dtype }), o.ep);
         return engine;
       },
       loadTask: (spec, p) => loadTask(spec, studyTaskOptions(p)),

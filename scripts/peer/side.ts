@@ -4,9 +4,12 @@
 export type Side = 'reachlab' | 'pytorch';
 
 export interface SideSpec {
+  /** ReachLab: the execution provider (default wasm; bench:gpu: webgpu). PyTorch: the device (default cpu). */
+  ep?: 'wasm' | 'webgpu';
+  device?: 'cpu' | 'cuda';
   /** The checkpoint folder (safetensors, Hugging Face layout). */
   dir: string;
-  /** ReachLab: an engine dtype; PyTorch: 'f32' or 'int8' (dynamic, nn.Linear). */
+  /** ReachLab: an engine dtype; PyTorch: 'f32', 'bf16' (CUDA) or 'int8' (dynamic, nn.Linear). */
   mode: string;
   threads: number;
   /** Token ids of each timed prompt; the first is also the decode and route prompt. */
@@ -42,8 +45,20 @@ export interface SideRun {
    *  what the first prompt after load pays for buffers the runtime grows once). */
   prefill: { tokens: number; s: number; first_s: number }[];
   /** Greedy: generate(1) and generate(1 + tokens) after the first prompt; ids of the longer one. */
-  decode: { tokens: number; one_s: number; many_s: number; ids: number[] };
+  decode: { tokens: number; one_s: number; many_s: number; ids: number[]; work?: DecodeWork };
   /** Every route's `tokens` greedy tokens after the first prompt (ReachLab one batch, PyTorch a loop). */
   routes: { count: number; tokens: number; s: number; ids: number[][]; work?: RouteWork };
   peak_rss_mb: number;
+  /** The GPU the side ran on (ReachLab: the WebGPU adapter; PyTorch: the CUDA device name). */
+  adapter?: string | null;
+  peak_gpu_mb?: number | null;
+}
+
+/** What one decoded token of one row cost ReachLab (the decode's tokens after the first). */
+export interface DecodeWork {
+  runs_per_token: number;
+  /** GPU compute dispatches (WebGPU: counted by wrapping Dawn's dispatch calls); null on WASM. */
+  dispatches_per_token: number | null;
+  upload_bytes_per_token: number;
+  download_bytes_per_token: number;
 }

@@ -3,6 +3,9 @@
   python torch_side.py run SPEC.json        one side run: load, prefill, decode, routes; JSON on stdout
   python torch_side.py bandwidth GIB THREADS  read and triad bandwidth over GIB-GiB f32 arrays; JSON
 
+A spec may name "device" ("cpu", default, or "cuda": bench:gpu) and mode "bf16" (CUDA); on CUDA,
+f32 runs with TF32 off and every timing waits for the device.
+
 Every generation is a cached greedy loop over a list of decoder layers: the full model's for
 prefill and decode, and for a route a list of shallow copies of the route's layers, each with its
 own layer_idx (its position), so a repeated layer keeps its own KV slot.
@@ -34,16 +37,26 @@ hf_logging.disable_progress_bar()
 hf_logging.set_verbosity_error()
 
 
+DEVICE = torch.device("cpu")
+
+
+def sync():
+    if DEVICE.type == "cuda":
+        torch.cuda.synchronize()
+
+
 def load(spec):
     t0 = time.perf_counter()
-    model = AutoModelForCausalLM.from_pretrained(spec["dir"], dtype=torch.float32, attn_implementation="sdpa")
+    dtype = torch.bfloat16 if spec["mode"] == "bf16" else torch.float32
+    model = AutoModelForCausalLM.from_pretrained(spec["dir"], dtype=dtype, attn_implementation="sdpa").to(DEVICE)
     model.train(False)  # inference mode: dropout off, as for generation
+    sync()
     if spec["mode"] == "int8":
         with warnings.catch_warnings():  # torch.ao's deprecation notices: the API is still what users run
             warnings.simplefilter("ignore")
             model = torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)
-    elif spec["mode"] != "f32":
-        fail(f"unknown mode {spec['mode']!r} (f32 or int8)")
+    elif spec["mode"] not in ("f32", "bf16"):
+        fail(f"unknown mode {spec['mode']!r} (f32, bf16 or int8)")
     return model, time.perf_counter() - t0
 
 
@@ -65,12 +78,12 @@ def greedy(model, layers, prompt, n):
     """Greedy tokens after `prompt` through `layers`, with a KV cache (no mask: SDPA runs causal)."""
     inner = model.model
     cache = DynamicCache()
-    ids = torch.tensor([prompt], dtype=torch.long)
+    ids = torch.tensor([prompt], dtype=torch.long, device=DEVICE)
     pos = 0
     out = []
     for _ in range(n):
         length = ids.shape[1]
-        position_ids = torch.arange(pos, pos + length).unsqueeze(0)
+        position_ids = torch.arange(pos, pos + length, device=DEVICE).unsqueeze(0)
         h = inner.embed_tokens(ids)
         pe = inner.rotary_emb(h, position_ids)
         for layer in layers:
@@ -82,17 +95,26 @@ def greedy(model, layers, prompt, n):
         token = int(logits[0, -1].argmax())
         out.append(token)
         pos += length
-        ids = torch.tensor([[token]], dtype=torch.long)
+        ids = torch.tensor([[token]], dtype=torch.long, device=DEVICE)
     return out
 
 
 def timed(fn):
+    sync()
     t0 = time.perf_counter()
     v = fn()
+    sync()
     return v, time.perf_counter() - t0
 
 
 def run(spec):
+    global DEVICE
+    DEVICE = torch.device(spec.get("device", "cpu"))
+    if DEVICE.type == "cuda":
+        if not torch.cuda.is_available():
+            fail("device cuda asked for, but torch.cuda.is_available() is False")
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     torch.set_num_threads(spec["threads"])
     model, load_s = load(spec)
     full = model.model.layers
@@ -108,12 +130,14 @@ def run(spec):
     routed = [route_layers(model, r) for r in spec["routes"]]
     route_ids, route_s = timed(lambda: [greedy(model, ls, spec["prompts"][0], spec["routeTokens"]) for ls in routed])
     return {
-        "side": "pytorch", "mode": spec["mode"], "threads": torch.get_num_threads(),
+        "side": "pytorch", "mode": spec["mode"], "threads": torch.get_num_threads(), "device": str(DEVICE),
+        "adapter": torch.cuda.get_device_name(DEVICE) if DEVICE.type == "cuda" else None,
         "versions": {"torch": torch.__version__, "transformers": __import__("transformers").__version__},
         "load_s": load_s, "prefill": prefill,
         "decode": {"tokens": n, "one_s": one, "many_s": many, "ids": ids},
         "routes": {"count": len(routed), "tokens": spec["routeTokens"], "s": route_s, "ids": route_ids},
         "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+        "peak_gpu_mb": round(torch.cuda.max_memory_allocated(DEVICE) / 2**20) if DEVICE.type == "cuda" else None,
     }
 
 

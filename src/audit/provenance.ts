@@ -15,8 +15,8 @@ export interface RunProvenance {
   condition_key: string;
   condition: Condition | null;
   probes: ProbeSpec[];
-  /** Execution provider (the adapter the engine ran on) and weight dtype; null when unknown. */
-  engine: { ep: ExecutionProvider; dtype: EngineDtype } | null;
+  /** Execution provider, weight dtype and, on WebGPU, the adapter the engine ran on; null when unknown. */
+  engine: { ep: ExecutionProvider; dtype: EngineDtype; adapter?: string } | null;
   app_version: string;
   status: RunManifest['status'];
 }

@@ -308,8 +308,8 @@ export interface RunManifest {
   condition: Condition | null;
   condition_key: string;
   probes: ProbeSpec[];
-  /** null when unknown (imported). */
-  engine: { ep: ExecutionProvider; dtype: EngineDtype } | null;
+  /** null when unknown (imported). adapter: the WebGPU adapter in one line (engine/adapter.ts). */
+  engine: { ep: ExecutionProvider; dtype: EngineDtype; adapter?: string } | null;
   /** Set on runs read from a file rather than computed here. */
   imported?: { format: 'reachlab-run' | 'lm-eval-samples'; file: string };
   startedAt: string;

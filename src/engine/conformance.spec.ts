@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalEngine } from './engine.ts';
-import { checkConformance, maxAbsDiff, type Expected } from './conformance.ts';
+import { checkConformance, conformanceFailures, maxAbsDiff, type Expected } from './conformance.ts';
 import { logSoftmaxAt } from './sampling.ts';
 
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
@@ -36,6 +36,7 @@ describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('
     expect(report.cases).toHaveLength(expected.cases.length);
     expect(report.defaultAllMaxAbsDiff, 'default_all_logits max |diff|').toBeLessThanOrEqual(tol);
     expect(report.batchedEqualsSingle).toBe(true);
+    expect(conformanceFailures(report, expected, 'f32')).toEqual([]);
   });
 
   it('gives the same logprobs for rows batched with different routes and silence sets as one by one', async () => {

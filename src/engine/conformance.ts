@@ -94,6 +94,35 @@ async function greedyByRecompute(engine: Engine, row: ForwardRow, steps: number)
   return out;
 }
 
+/** The f16 tolerance of one logit row: f16 keeps 11 significant bits (relative step 2^-11), and over
+ *  the reference checkpoints' 2–6-layer routes a logit may drift 50 such steps of the largest |logit|
+ *  (the f32 tolerance, expected.tolerance, does not apply to a computation in f16). */
+export function f16Bound(logits: ArrayLike<number>): number {
+  let m = 0;
+  for (let i = 0; i < logits.length; i++) m = Math.max(m, Math.abs(logits[i]));
+  return 50 * 2 ** -11 * m;
+}
+
+/** What a report fails, judged for the precision the engine computed in: f32 by expected.tolerance
+ *  and every exact criterion; f16 by greedy tokens, cached = recomputed and batched = single, with
+ *  logits within f16Bound (the argmax of every prompt position may flip at a near tie). A NaN logit
+ *  fails either way. Empty when it passes. */
+export function conformanceFailures(report: ConformanceReport, expected: Expected, precision: 'f32' | 'f16'): string[] {
+  const out: string[] = [];
+  const within = (diff: number, want: ArrayLike<number>) => diff <= (precision === 'f32' ? expected.tolerance.abs : f16Bound(want));
+  for (const [i, c] of report.cases.entries()) {
+    const want = expected.cases[i];
+    if (!within(c.maxAbsDiff, want.last_logits)) out.push(`${c.name}: last logits max |diff| ${c.maxAbsDiff}`);
+    if (precision === 'f32' && !c.argmaxExact) out.push(`${c.name}: argmax at some position differs`);
+    if (!c.greedyExact) out.push(`${c.name}: greedy ${c.greedyTokens.join(',')} vs ${want.greedy_tokens.join(',')}`);
+    if (!c.cachedEqualsRecomputed) out.push(`${c.name}: KV-cached greedy differs from recomputation`);
+  }
+  if (report.cases.length !== expected.cases.length) out.push(`${report.cases.length} of ${expected.cases.length} cases ran`);
+  if (!within(report.defaultAllMaxAbsDiff, expected.default_all_logits.flat())) out.push(`default route, all positions: max |diff| ${report.defaultAllMaxAbsDiff}`);
+  if (!report.batchedEqualsSingle) out.push('batched rows differ from one by one');
+  return out;
+}
+
 export async function checkConformance(engine: Engine, expected: Expected): Promise<ConformanceReport> {
   const tol = expected.tolerance.abs;
   const steps = expected.max_new_tokens;

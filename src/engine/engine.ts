@@ -3,7 +3,8 @@
 // (runtime/scheduler.ts): generate and score share its token loop (decodeLoop), each with its own
 // rule for the next token. What a forward pass computes is reference.ts. The same object runs in
 // a worker behind comlink (workers/).
-import { getOrt, wasmThreads, type Ort } from './ort.ts';
+import { getOrt, wasmThreads, webGpu, type Ort } from './ort.ts';
+import { adapterInfoOf, adapterLabel, type AdapterInfo } from './adapter.ts';
 import { checkFits, dtypeRefusal, MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
 import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
@@ -100,11 +101,10 @@ export class LocalEngine implements Engine {
       if (!ENGINE_DTYPES.includes(wanted)) {
         throw new EngineError('unsupported-dtype', `engine dtype ${quote(wanted)} is unknown (supported: ${ENGINE_DTYPES.join(', ')})`);
       }
-      const ort = await getOrt();
       // a dtype WebGPU cannot run (q8): 'auto' takes WebAssembly for it, an explicit 'webgpu' is refused below
-      const ep = (opts.ep ?? 'auto') === 'auto' && dtypeRefusal(wanted, 'webgpu')
-        ? { ep: 'wasm' as const, f16: true, fallbackReason: `dtype ${wanted} runs on WebAssembly only` }
-        : await chooseEp(ort, opts.ep ?? 'auto');
+      const { ort, ...ep } = (opts.ep ?? 'auto') === 'auto' && dtypeRefusal(wanted, 'webgpu')
+        ? { ort: await getOrt('wasm'), ep: 'wasm' as const, f16: true, fallbackReason: `dtype ${wanted} runs on WebAssembly only` }
+        : await chooseEp(opts.ep ?? 'auto');
       // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
       const dtype = ep.f16 ? wanted : withF32Activations(wanted);
       const refusal = dtypeRefusal(dtype, ep.ep);
@@ -134,7 +134,7 @@ export class LocalEngine implements Engine {
         dtype,
         ...(ep.fallbackReason ? { fallbackReason: ep.fallbackReason } : {}),
         ...(dtype !== wanted ? { dtypeFallbackReason: `dtype ${wanted} needs the WebGPU feature shader-f16, which this adapter lacks, so it runs as ${dtype} (f32 activations)` } : {}),
-        ...(ep.adapter ? { adapter: ep.adapter } : {}),
+        ...(ep.adapter ? { adapter: adapterLabel(ep.adapter), adapterInfo: ep.adapter } : {}),
         hasChatTemplate: tokenizer.hasChatTemplate,
         ...(tokenizer.chatTemplateFile ? { chatTemplateFile: tokenizer.chatTemplateFile } : {}),
         chatTemplateReads: tokenizer.chatTemplateReads,
@@ -464,37 +464,40 @@ function firstStop(text: string, stops: string[]): number {
 }
 
 interface EpChoice {
+  /** The onnxruntime-web build that runs it (in Node the WebGPU one differs from the WASM one). */
+  ort: Ort;
   ep: ExecutionProvider;
   /** Whether f16 activations run: always on WASM, on WebGPU only with shader-f16. */
   f16: boolean;
   /** WebGPU: the largest buffer a weight may take (max buffer and storage binding size). */
   maxBufferBytes?: number;
   fallbackReason?: string;
-  adapter?: string;
+  adapter?: AdapterInfo;
 }
 
-/** 'auto' (or 'webgpu') uses WebGPU when this build has it and navigator.gpu gives an adapter. */
-async function chooseEp(ort: Ort, wanted: ExecutionProvider | 'auto'): Promise<EpChoice> {
-  if (wanted === 'wasm') return { ep: 'wasm', f16: true };
-  if (wanted !== 'auto' && wanted !== 'webgpu') throw new EngineError('bad-input', `unknown execution provider ${quote(wanted)}`);
-  const gpu = (globalThis as { navigator?: { gpu?: { requestAdapter(): Promise<unknown> } } }).navigator?.gpu;
-  if (!gpu || typeof window === 'undefined' && typeof (globalThis as { WorkerGlobalScope?: unknown }).WorkerGlobalScope === 'undefined') {
-    return { ep: 'wasm', f16: true, fallbackReason: 'WebGPU unavailable in this environment' };
+/** 'auto' (or 'webgpu') uses WebGPU when this build has it and navigator.gpu gives an adapter. In
+ *  Node only an explicit 'webgpu' loads Dawn (node-webgpu.ts); 'auto' stays on WebAssembly there. */
+async function chooseEp(wanted: ExecutionProvider | 'auto'): Promise<EpChoice> {
+  if (wanted !== 'auto' && wanted !== 'webgpu' && wanted !== 'wasm') throw new EngineError('bad-input', `unknown execution provider ${quote(wanted)}`);
+  const onWasm = async (fallbackReason?: string): Promise<EpChoice> => ({ ort: await getOrt('wasm'), ep: 'wasm', f16: true, ...(fallbackReason ? { fallbackReason } : {}) });
+  if (wanted === 'wasm') return onWasm();
+  let ort: Ort;
+  try {
+    ort = await getOrt(wanted);
+  } catch (e) {
+    return onWasm(`WebGPU unavailable: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const adapter = (await gpu.requestAdapter().catch(() => null)) as {
-    info?: { architecture?: string; vendor?: string; isFallbackAdapter?: boolean };
-    features?: { has(f: string): boolean };
-    limits?: { maxBufferSize?: number; maxStorageBufferBindingSize?: number };
-  } | null;
-  if (!adapter) return { ep: 'wasm', f16: true, fallbackReason: 'WebGPU unavailable: navigator.gpu.requestAdapter() returned no adapter' };
+  const gpu = webGpu();
+  if (!gpu) return onWasm('WebGPU unavailable in this environment');
+  const adapter = (await gpu.requestAdapter().catch(() => null)) as (GPUAdapter & { info?: GPUAdapterInfo & { isFallbackAdapter?: boolean } }) | null;
+  if (!adapter) return onWasm('WebGPU unavailable: navigator.gpu.requestAdapter() returned no adapter');
   (ort.env.webgpu as { adapter: unknown }).adapter = adapter;
-  const info = adapter.info ?? {};
-  const name = info.architecture || info.vendor || 'unknown adapter';
+  const info = adapterInfoOf(adapter.info);
   // A software adapter (SwiftShader) emulates the GPU on the CPU: WASM is faster, so 'auto' takes it.
   if (wanted === 'auto' && info.isFallbackAdapter) {
-    return { ep: 'wasm', f16: true, fallbackReason: `the WebGPU adapter is a software fallback (${name}); WebAssembly is faster here` };
+    return onWasm(`the WebGPU adapter is a software fallback (${adapterLabel(info)}); WebAssembly is faster here`);
   }
   // onnxruntime-web requests shader-f16, and the adapter's buffer limits, for its device
   const maxBufferBytes = Math.min(adapter.limits?.maxBufferSize ?? Infinity, adapter.limits?.maxStorageBufferBindingSize ?? Infinity);
-  return { ep: 'webgpu', f16: adapter.features?.has('shader-f16') ?? false, maxBufferBytes, adapter: info.isFallbackAdapter ? `${name} (fallback adapter)` : name };
+  return { ort, ep: 'webgpu', f16: adapter.features?.has('shader-f16') ?? false, maxBufferBytes, adapter: info };
 }

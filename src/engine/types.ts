@@ -1,6 +1,7 @@
 // The engine's public contract: the same TypeScript interface on both sides of the worker
 // (workers/engine.worker.ts exposes an Engine over comlink; tests hold the real object).
 // Everything here is plain data so it crosses postMessage unchanged.
+import type { AdapterInfo } from './adapter.ts';
 
 /** Where a checkpoint in Hugging Face layout comes from. */
 export type CheckpointSource =
@@ -95,8 +96,10 @@ export interface ModelInfo {
   notices?: string[];
   /** Why the requested EP is not the one in use (e.g. "WebGPU unavailable"). */
   fallbackReason?: string;
-  /** WebGPU adapter description, e.g. "swiftshader (fallback adapter)". */
+  /** WebGPU adapter in one line, e.g. "google swiftshader (SwiftShader driver) (fallback adapter)" (adapter.ts). */
   adapter?: string;
+  /** The same adapter as GPUAdapterInfo reports it. */
+  adapterInfo?: AdapterInfo;
   hasChatTemplate: boolean;
   /** The file the chat template came from (chat_template.jinja first, as transformers reads it). */
   chatTemplateFile?: ChatTemplateFile;

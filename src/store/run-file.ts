@@ -91,7 +91,7 @@ export const checkManifest: Check<RunManifest> = obj({
   condition: nullable(checkCondition),
   condition_key: id,
   probes: arr(checkProbeSpec),
-  engine: nullable(obj({ ep: oneOf('webgpu', 'wasm'), dtype })),
+  engine: nullable(obj({ ep: oneOf('webgpu', 'wasm'), dtype, adapter: opt(text) })),
   imported: opt(obj({ format: oneOf('reachlab-run', 'lm-eval-samples'), file: text })),
   startedAt: text,
   finishedAt: opt(text),
