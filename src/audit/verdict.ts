@@ -22,6 +22,7 @@
 
 import { reachesBeyondDecoy } from './decoy';
 import { PRESET_NAME, type MctsPreset } from './probes/mcts';
+import { isProbeName, takesSpace } from './probes/registry';
 import { formatP, holm, type PairedDelta } from './stats';
 import type { PairReport, ScanCase, SettingReport, StudyReport } from './study';
 
@@ -342,6 +343,12 @@ function f3Verdict(r: StudyReport, holmOf: (id: string) => number): Verdict {
   return { sentence, evidence };
 }
 
+/** Whether a study label ("probe/space" or "probe") names a probe that draws layer routes from a space. */
+const drawsRouteLabel = (label: string) => {
+  const name = label.split('/')[0];
+  return isProbeName(name) && takesSpace(name);
+};
+
 const distinguishable = (ci: { lo: number; hi: number }, h: number) => (ci.lo > 0 || ci.hi < 0) && h < ALPHA;
 
 /** Two sentences: what the study shows (reach against the decoy, F1's guidance comparisons, F3's
@@ -373,7 +380,7 @@ function openingVerdict(r: StudyReport, holmOf: (id: string) => number): Verdict
     shows.push(`training ${p.base} → ${p.trained} ${dep ? (p.deployed_delta > 0 ? 'raises' : 'lowers') : 'does not distinguishably change'} the deployed accuracy (Δ ${pts(p.deployed_delta)} points)`);
   }
   const cuts: string[] = [];
-  if (many.some((l) => l !== 'sampling')) cuts.push(`route reach here does not exceed decoy reach, so it does not show answers the model holds (Finding 1 reads it as reachability)`);
+  if (many.some(drawsRouteLabel)) cuts.push(`route reach here does not exceed decoy reach, so it does not show answers the model holds (Finding 1 reads it as reachability)`);
   const against = cs.filter((c) => lead(c).outcome === 'MCTS higher');
   if (against.length) cuts.push(`${list(against.map((c) => c.search))} reach${against.length === 1 ? 'es' : ''} more than ${against.length === 1 ? 'its' : 'their'} walks (Finding 1: random routes match or beat search)`);
   const cases = r.f2.cases.filter(withLayer);
