@@ -21,7 +21,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { parseStops } from '../src/ui/lib/stops.ts';
+import { parseStops } from '../src/audit/stops.ts';
 import { ENGINE_DTYPES, type Engine, type EngineDtype, type ExecutionProvider, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
 import {
   auditCondition,
