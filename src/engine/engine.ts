@@ -248,7 +248,7 @@ export class LocalEngine implements Engine {
       await this.diagnosed(rows, plans, ctl, decodeLoop(model, rows.map((r) => r.promptIds), plans, jobs.map((j) => j.row), cap, ctl, LOGITS, (k, head, t) => {
         const { row, c, ids } = jobs[k];
         const logits = head.logits!; // [1, V]
-        finiteIn(logits, row, `continuation ${c}, token ${t}`);
+        checkFinite(logits, `row ${row}, continuation ${c}, token ${t}`, row);
         if (!Number.isInteger(ids[t]) || ids[t] < 0 || ids[t] >= V) {
           throw new EngineError('bad-input', `row ${row}, continuation ${c}: token id ${ids[t]} is outside the vocabulary [0, ${V})`);
         }
@@ -432,19 +432,9 @@ function choose(head: HeadRow, sampler: Sampler, greedy: boolean, row: number, a
     return { id, logprob };
   }
   const l = head.logits!;
-  finiteIn(l, row, at);
+  checkFinite(l, `row ${row}, ${at}`, row);
   const id = sampler(l);
   return { id, logprob: logSoftmaxAt(l, id) };
-}
-
-/** checkFinite for one row's logits; the error names the row. */
-function finiteIn(logits: Float32Array, row: number, at: string): void {
-  try {
-    checkFinite(logits, `row ${row}, ${at}`);
-  } catch (e) {
-    if (isEngineError(e)) throw new EngineError(e.code, e.message, row);
-    throw e;
-  }
 }
 
 function checkRows(rows: ForwardRow[]): void {

@@ -28,11 +28,11 @@ export function logSoftmaxAt(logits: ArrayLike<number>, id: number): number {
   return logits[id] - max - Math.log(sum);
 }
 
-/** Throws EngineError('nan-logits') when any logit is NaN or ±Inf. */
-export function checkFinite(logits: ArrayLike<number>, where: string): void {
+/** Throws EngineError('nan-logits') when any logit is NaN or ±Inf (naming `row` when given). */
+export function checkFinite(logits: ArrayLike<number>, where: string, row?: number): void {
   for (let i = 0; i < logits.length; i++) {
     if (!Number.isFinite(logits[i])) {
-      throw new EngineError('nan-logits', `${where}: logit of token ${i} is ${logits[i]}`);
+      throw new EngineError('nan-logits', `${where}: logit of token ${i} is ${logits[i]}`, row);
     }
   }
 }
