@@ -40,13 +40,12 @@ export async function reachlabRun(spec: SideSpec): Promise<SideRun> {
   const c2 = await counts();
   // the longer decode minus the one-token one: the decoded tokens alone, prefill taken out
   const perToken = (k: 'runs' | 'dispatches' | 'uploadBytes' | 'downloadBytes') => (c2[k] - c1[k] - (c1[k] - c0[k])) / spec.decodeTokens;
-  const before = await engine.stats();
   const [routed, routeS] = await timed(() => gen(spec.routes.map((r) => row(spec.prompts[0], r)), spec.routeTokens));
   const after = await engine.stats();
   const perRoute = (n: number) => n / spec.routes.length;
   const work = {
-    runs_per_attempt: perRoute(after.runs - before.runs),
-    layer_tokens_per_attempt: perRoute(after.layerTokens - before.layerTokens),
+    runs_per_attempt: perRoute(after.runs - c2.runs),
+    layer_tokens_per_attempt: perRoute(after.layerTokens - c2.layerTokens),
     unshared_layer_tokens_per_attempt: perRoute(spec.routes.reduce((n, r) => n + r.length * (spec.prompts[0].length + spec.routeTokens - 1), 0)),
   };
   await engine.dispose();
