@@ -64,7 +64,7 @@ export async function gpuConformance(fixtures: string, dtypes: readonly ('f32' |
   return rows;
 }
 
-export function conformanceLine(r: ConformanceRow): string {
+function conformanceLine(r: ConformanceRow): string {
   const ran = r.ran === r.dtype ? r.dtype : `${r.dtype}→${r.ran}`;
   if (r.skipped) return `${r.model.padEnd(11)} ${ran.padEnd(8)} skipped: ${r.skipped}`;
   return `${r.model.padEnd(11)} ${ran.padEnd(8)} ${String(r.cases).padStart(2)} cases  max|Δ| ${r.maxAbsDiff.toExponential(2)}  ${r.seconds.toFixed(0).padStart(4)} s  ${r.failures.length ? `FAIL: ${r.failures.join('; ')}` : 'pass'}`;

@@ -16,7 +16,7 @@ const gpuModules = path.join(root, 'gpu', 'node_modules');
 const ORT_WASM = 'ort-wasm-simd-threaded.asyncify.wasm';
 
 /** Bytes of every file under dir. */
-export function folderBytes(dir: string): number {
+function folderBytes(dir: string): number {
   return readdirSync(dir, { withFileTypes: true, recursive: true })
     .filter((e) => e.isFile())
     .reduce((n, e) => n + statSync(path.join(e.parentPath, e.name)).size, 0);
