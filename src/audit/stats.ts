@@ -223,8 +223,13 @@ export function bootstrapMean(values: readonly number[], opts: { resamples: numb
     for (let i = 0; i < n; i++) sum += sorted[rng.int(n)];
     return sum / n;
   }).sort((a, b) => a - b);
-  const at = (q: number) => draws[Math.min(draws.length - 1, Math.floor(q * draws.length))];
-  return { mean, ci: { lo: at(0.025), hi: at(0.975) } };
+  return { mean, ci: percentileInterval(draws) };
+}
+
+/** The 95% percentile interval of sorted bootstrap draws: their 2.5th and 97.5th percentiles. */
+function percentileInterval(sorted: readonly number[]): { lo: number; hi: number } {
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { lo: at(0.025), hi: at(0.975) };
 }
 
 /** Retained gain over paired question outcomes, with its paired bootstrap interval. */
@@ -256,6 +261,5 @@ export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { r
   }
   if (draws.length < opts.resamples / 2) return { value, reason: null, ci: null, ...base };
   draws.sort((a, b) => a - b);
-  const at = (q: number) => draws[Math.min(draws.length - 1, Math.max(0, Math.floor(q * draws.length)))];
-  return { value, reason: null, ci: { lo: at(0.025), hi: at(0.975) }, ...base };
+  return { value, reason: null, ci: percentileInterval(draws), ...base };
 }
