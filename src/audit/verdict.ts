@@ -125,7 +125,7 @@ export function f1Outcome(c: { random: number; structured: number; ci: { lo: num
 const supports = (o: F1Outcome) => o === 'random higher' || o === 'random not worse';
 
 /** A setting's probe (a label of the setting, or its walks) reaches beyond its decoy; null without one. */
-export const settingReaches = (s: SettingReport, label: string): boolean | null => reachesBeyondDecoy(s.gold_minus_decoy[label] ?? null);
+const settingReaches = (s: SettingReport, label: string): boolean | null => reachesBeyondDecoy(s.gold_minus_decoy[label] ?? null);
 
 /** "CoLa's search": an MCTS preset by the search it runs. */
 const searchName = (preset: string) => `${PRESET_NAME[preset as MctsPreset] ?? preset}'s search`;
@@ -198,7 +198,7 @@ function outcomeWords(o: F1Outcome, random: string, c: F1Comparison, side: F1Sid
 }
 
 /** "gold − decoy +3.5 points (95% CI …)", or that there is no decoy. */
-export const gapWords = (gap: PairedDelta | null) => (gap === null ? 'no decoy to compare against' : `gold − decoy ${pts(gap.diff)} points (${interval(gap.ci)})`);
+const gapWords = (gap: PairedDelta | null) => (gap === null ? 'no decoy to compare against' : `gold − decoy ${pts(gap.diff)} points (${interval(gap.ci)})`);
 
 function f1Verdict(r: StudyReport, cs: readonly F1Comparison[]): StudyVerdicts['f1'] {
   const tally: F1Tally = { support: 0, no_reach: 0, uninformative: 0, inconclusive: 0, against: 0 };
