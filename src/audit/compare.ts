@@ -12,7 +12,7 @@ import { ceilingDecoy, decoyCount, decoyWithin } from './decoy';
 import { AuditError } from './errors';
 import { isDeployment, isReach, probeOf } from './probes/registry';
 import { runAudit, type AuditOptions, type AuditResult } from './run';
-import { bootstrapMean, pairedDifference, type McNemar, type PairedDifference } from './stats';
+import { bootstrapMean, mean, pairedDifference, type McNemar, type PairedDifference } from './stats';
 import type { Condition, ProbeSpec, QuestionRecord } from './types';
 
 export type QuestionState = 'realized' | 'reachable-only' | 'unreachable';
@@ -246,7 +246,6 @@ export function compareProbes(records: readonly QuestionRecord[], probeKeyA: str
   const ks = ids.map((k) => matchedAttempts(A.get(k)!, B.get(k)!));
   const ra = ids.map((k, i) => reachedWithin(A.get(k)!, ks[i]));
   const rb = ids.map((k, i) => reachedWithin(B.get(k)!, ks[i]));
-  const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
   return {
     condition_key: keys[0],
     n: ids.length,

@@ -1,6 +1,6 @@
 // Conditions, probe specs and record keys: canonical JSON hashed with SHA-256.
 
-import { canonicalJson, sha256Hex } from '../util/hash';
+import { canonicalJson, SHA256_HEX, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
 import { GRADER_VERSION } from './graders';
 import type { Condition, DecodeRule, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
@@ -49,7 +49,7 @@ export function validateCondition(c: Condition): void {
   if (!Number.isInteger(c.fewShot?.n) || c.fewShot.n < 0) throw bad(`condition fewShot.n must be a non-negative integer, got ${c.fewShot?.n}`);
   if (!Number.isInteger(c.fewShot.seed)) throw bad(`condition fewShot.seed must be an integer, got ${c.fewShot.seed}`);
   if (c.fewShot.n === 0 && c.fewShot.pool !== undefined) throw bad('condition fewShot.pool is set but fewShot.n is 0 (a 0-shot prompt has no pool)');
-  if (c.fewShot.pool !== undefined && !/^[0-9a-f]{64}$/.test(c.fewShot.pool)) throw bad(`condition fewShot.pool must be a SHA-256 hex digest, got ${quote(c.fewShot.pool)}`);
+  if (c.fewShot.pool !== undefined && !SHA256_HEX.test(c.fewShot.pool)) throw bad(`condition fewShot.pool must be a SHA-256 hex digest, got ${quote(c.fewShot.pool)}`);
   const d = c.decoding;
   if (d?.kind === 'sample') {
     if (!(d.temperature > 0)) throw bad(`condition decoding temperature must be > 0, got ${d.temperature}`);

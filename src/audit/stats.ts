@@ -209,12 +209,14 @@ export interface RetainedGainEstimate {
 /** The resamples and seed of every bootstrap interval (retained gain, change beyond the decoy). */
 export const RETAINED_GAIN_BOOTSTRAP = { resamples: 2000, seed: 1 } as const;
 
+/** The mean of `xs`; 0 for none. */
+export const mean = (xs: readonly number[]): number => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
+
 /** Mean of per-question values with its 95% bootstrap percentile interval (questions resampled;
  *  RETAINED_GAIN_BOOTSTRAP's resamples and seed). n = 0 gives mean 0 and [0, 0]. */
 export function bootstrapMean(values: readonly number[], opts: { resamples: number; seed: number } = RETAINED_GAIN_BOOTSTRAP): { mean: number; ci: { lo: number; hi: number } } {
   const n = values.length;
   if (n === 0) return { mean: 0, ci: { lo: 0, hi: 0 } };
-  const mean = values.reduce((s, x) => s + x, 0) / n;
   // resampled in sorted order: the interval depends on the values, never on the order records came in
   const sorted = [...values].sort((a, b) => a - b);
   const rng = createPrng(opts.seed, 0x7e7a);
@@ -223,8 +225,13 @@ export function bootstrapMean(values: readonly number[], opts: { resamples: numb
     for (let i = 0; i < n; i++) sum += sorted[rng.int(n)];
     return sum / n;
   }).sort((a, b) => a - b);
-  const at = (q: number) => draws[Math.min(draws.length - 1, Math.floor(q * draws.length))];
-  return { mean, ci: { lo: at(0.025), hi: at(0.975) } };
+  return { mean: mean(values), ci: percentileInterval(draws) };
+}
+
+/** The 95% percentile interval of sorted bootstrap draws: their 2.5th and 97.5th percentiles. */
+function percentileInterval(sorted: readonly number[]): { lo: number; hi: number } {
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { lo: at(0.025), hi: at(0.975) };
 }
 
 /** Retained gain over paired question outcomes, with its paired bootstrap interval. */
@@ -256,6 +263,5 @@ export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { r
   }
   if (draws.length < opts.resamples / 2) return { value, reason: null, ci: null, ...base };
   draws.sort((a, b) => a - b);
-  const at = (q: number) => draws[Math.min(draws.length - 1, Math.max(0, Math.floor(q * draws.length)))];
-  return { value, reason: null, ci: { lo: at(0.025), hi: at(0.975) }, ...base };
+  return { value, reason: null, ci: percentileInterval(draws), ...base };
 }

@@ -336,6 +336,9 @@ export interface StudyReport {
 /** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
 const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeployment(r) && !probeOf(r).baselineOf)!.probe_key;
 
+/** The spec of a run's records of probe key `key`. */
+const specOfKey = (run: StudyRunResult, key: string): ProbeSpec => run.records.find((x) => x.probe_key === key)!.probe_spec;
+
 /** The route space a spec draws from ("blocks", "neighborhood", "cola"); null for a probe without one. */
 const spaceOf = (spec: ProbeSpec): string | null => ('space' in spec && typeof spec.space === 'object' && spec.space !== null ? spec.space.kind : null);
 
@@ -397,16 +400,17 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       const r = randoms.find((x) => x.probe.space === m.probe.space) ?? randoms[0];
       if (!r) continue;
       const mk = mainProbeKey(m.run!);
-      const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], mainProbeKey(r.run!), mk);
+      const rk = mainProbeKey(r.run!);
+      const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], rk, mk);
       const walks = guidanceComparisons(m.run!.records)[0]?.depth_matched ?? null;
       const walkRecord = m.run!.records.find((x) => probeOf(x).dependsOn?.(x.probe_spec) === mk);
       const walkSummary = walkRecord && sums.get(m.label)!.probes.find((x) => x.probe_key === walkRecord.probe_key);
-      const spec = m.run!.records.find((x) => x.probe_key === mk)!.probe_spec;
+      const spec = specOfKey(m.run!, mk);
       report.random_minus_structured[m.label] = {
         ...pairedDelta(cmp.diff),
         random: r.label,
         space: spaceOf(spec) ?? m.probe.space,
-        random_space: spaceOf(r.run!.records.find((x) => x.probe_key === mainProbeKey(r.run!))!.probe_spec) ?? r.probe.space,
+        random_space: spaceOf(specOfKey(r.run!, rk)) ?? r.probe.space,
         preset: 'preset' in spec ? spec.preset : spec.probe,
         matched_attempts: cmp.matched_attempts,
         random_reachable: cmp.a.reachable,

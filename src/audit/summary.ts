@@ -4,7 +4,7 @@ import { ceilingDecoy, decoyCount, goldMinusDecoy } from './decoy';
 import { AuditError } from './errors';
 import { INVALID } from './graders';
 import { isDeployment, probeOf } from './probes/registry';
-import { pairedDelta, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, retainedGainNote, type RetainedGainEstimate } from './stats';
+import { mean, pairedDelta, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, retainedGainNote, type RetainedGainEstimate } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
 
 /** Reachability@k for k = 1..budget for one record, by its probe's curve (Probe.curve): the
@@ -36,8 +36,6 @@ export function covered(r: Pick<QuestionRecord, 'attempts' | 'budget'>, tau: num
   const judged = r.attempts.slice(0, r.budget);
   return judged.length > 0 && judged.filter((a) => a.correct).length >= tau * judged.length;
 }
-
-const mean = (xs: number[]) => (xs.length ? xs.reduce((s, x) => s + x, 0) / xs.length : 0);
 
 /** Realized from deployment records, and per probe key: reachable, ceiling and realized (joined by
  *  doc_id with deployment), reachable and ceiling against the decoy answer (decoy.ts), reach@k,

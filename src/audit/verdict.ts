@@ -125,7 +125,7 @@ export function f1Outcome(c: { random: number; structured: number; ci: { lo: num
 const supports = (o: F1Outcome) => o === 'random higher' || o === 'random not worse';
 
 /** A setting's probe (a label of the setting, or its walks) reaches beyond its decoy; null without one. */
-export const settingReaches = (s: SettingReport, label: string): boolean | null => reachesBeyondDecoy(s.gold_minus_decoy[label] ?? null);
+const settingReaches = (s: SettingReport, label: string): boolean | null => reachesBeyondDecoy(s.gold_minus_decoy[label] ?? null);
 
 /** "CoLa's search": an MCTS preset by the search it runs. */
 const searchName = (preset: string) => `${PRESET_NAME[preset as MctsPreset] ?? preset}'s search`;
@@ -180,8 +180,11 @@ export function f1Comparisons(r: StudyReport, holmOf: (id: string) => number = h
   );
 }
 
-function holmLookup(r: StudyReport): (id: string) => number {
-  const byId = new Map(reportTests(r).map((t) => [t.id, t.holm]));
+/** The comparison F1 is led by: the search against its walks where the run has them, else uniform routes. */
+const lead = (c: F1Comparison) => c.walks ?? c.uniform;
+
+function holmLookup(r: StudyReport, tests: readonly ReportTest[] = reportTests(r)): (id: string) => number {
+  const byId = new Map(tests.map((t) => [t.id, t.holm]));
   return (id) => byId.get(id)!;
 }
 
@@ -195,14 +198,12 @@ function outcomeWords(o: F1Outcome, random: string, c: F1Comparison, side: F1Sid
 }
 
 /** "gold − decoy +3.5 points (95% CI …)", or that there is no decoy. */
-export const gapWords = (gap: PairedDelta | null) => (gap === null ? 'no decoy to compare against' : `gold − decoy ${pts(gap.diff)} points (${interval(gap.ci)})`);
+const gapWords = (gap: PairedDelta | null) => (gap === null ? 'no decoy to compare against' : `gold − decoy ${pts(gap.diff)} points (${interval(gap.ci)})`);
 
-function f1Verdict(r: StudyReport, holmOf: (id: string) => number): StudyVerdicts['f1'] {
-  const cs = f1Comparisons(r, holmOf);
+function f1Verdict(r: StudyReport, cs: readonly F1Comparison[]): StudyVerdicts['f1'] {
   const tally: F1Tally = { support: 0, no_reach: 0, uninformative: 0, inconclusive: 0, against: 0 };
   if (cs.length === 0) return { sentence: 'No setting compares random routes with MCTS (the plan needs a random-routes and an mcts-routes probe), so Finding 1 has no verdict.', evidence: [], uniform: null, tally };
   const where = (c: F1Comparison) => `${r.settings.length > 1 ? `${c.model} · ${c.task}, ` : ''}${c.search} (${c.label}, space ${c.space})`;
-  const lead = (c: F1Comparison) => c.walks ?? c.uniform;
   for (const c of cs) {
     const o = lead(c).outcome;
     tally[supports(o) ? 'support' : o === 'no reach' ? 'no_reach' : o === 'uninformative' ? 'uninformative' : o === 'inconclusive' ? 'inconclusive' : 'against']++;
@@ -283,7 +284,10 @@ function f2Verdict(r: StudyReport): Verdict {
   const real = cases.filter((c) => c.status === 'case' && c.rate !== null);
   const layered = cases.filter(withLayer);
   const collateral = layered.length ? ` The same silencing breaks ${list(layered.map((c) => `${c.collateral} of ${c.realized}`))} held-out realized questions.` : '';
-  const sourced = [...new Set(cases.filter((c) => settingOf(r, c) && settingReaches(settingOf(r, c)!, c.probe) === false).map((c) => c.probe))];
+  const sourced = [...new Set(cases.filter((c) => {
+      const s = settingOf(r, c);
+      return s !== undefined && settingReaches(s, c.probe) === false;
+    }).map((c) => c.probe))];
   const source = sourced.length ? ` The failure sets come from ${list(sourced)}, ${sourced.length === 1 ? 'which is' : 'which are'} ${MANY_ANSWERS}.` : '';
   const head =
     real.length === cases.length && real.length > 0
@@ -353,7 +357,7 @@ const distinguishable = (ci: { lo: number; hi: number }, h: number) => (ci.lo > 
 
 /** Two sentences: what the study shows (reach against the decoy, F1's guidance comparisons, F3's
  *  deployed Δ) and where it cuts against the paper's findings, each clause from a rule above. */
-function openingVerdict(r: StudyReport, holmOf: (id: string) => number): Verdict {
+function openingVerdict(r: StudyReport, holmOf: (id: string) => number, cs: readonly F1Comparison[]): Verdict {
   const labels = [...new Set(r.settings.flatMap((s) => Object.keys(s.reachable)))];
   const reachIn = (label: string) => r.settings.filter((s) => label in s.reachable).map((s) => settingReaches(s, label));
   const reaching = labels.filter((l) => reachIn(l).every((x) => x === true));
@@ -365,8 +369,6 @@ function openingVerdict(r: StudyReport, holmOf: (id: string) => number): Verdict
         `${many.length ? `, while ${list(many)} ${many.length === 1 ? 'is' : 'are'} ${MANY_ANSWERS}` : ''}`,
     );
   }
-  const cs = f1Comparisons(r, holmOf);
-  const lead = (c: F1Comparison) => c.walks ?? c.uniform;
   const judged = cs.filter((c) => lead(c).outcome !== 'no reach');
   if (cs.length) {
     shows.push(
@@ -415,7 +417,7 @@ function multiplicityVerdict(tests: readonly ReportTest[]): Verdict {
 /** The verdict of every finding of a report. */
 export function studyVerdicts(r: StudyReport): StudyVerdicts {
   const tests = reportTests(r);
-  const byId = new Map(tests.map((t) => [t.id, t.holm]));
-  const holmOf = (id: string) => byId.get(id)!;
-  return { opening: openingVerdict(r, holmOf), reach: reachVerdict(r), f1: f1Verdict(r, holmOf), f2: f2Verdict(r), f3: f3Verdict(r, holmOf), multiplicity: multiplicityVerdict(tests) };
+  const holmOf = holmLookup(r, tests);
+  const cs = f1Comparisons(r, holmOf);
+  return { opening: openingVerdict(r, holmOf, cs), reach: reachVerdict(r), f1: f1Verdict(r, cs), f2: f2Verdict(r), f3: f3Verdict(r, holmOf), multiplicity: multiplicityVerdict(tests) };
 }

@@ -13,7 +13,8 @@ import type { HubRevision } from '../engine/sources/hub.ts';
 import type { HubTimeouts } from '../engine/sources/timeouts.ts';
 import { EngineError, isEngineError } from '../engine/types.ts';
 import { isStoreError } from './errors.ts';
-import { SHA256_HEX, shortCommit, type CachedCopy, type WeightCache } from './weight-cache.ts';
+import { SHA256_HEX } from '../util/hash.ts';
+import { shortCommit, type CachedCopy, type WeightCache } from './weight-cache.ts';
 
 /** What the Hub reader offers beyond CheckpointReader (src/engine/sources/hub.ts HubReader). */
 export interface HubFileReader extends CheckpointReader {

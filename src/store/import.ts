@@ -166,7 +166,7 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
     const s = check(lmEvalSample, row, where);
     const docId = String(s.doc_id);
     const seen = lineOf.get(docId);
-    if (seen !== undefined) throw invalid(where, `doc_id ${clip(String(docId))} repeats line ${seen}`);
+    if (seen !== undefined) throw invalid(where, `doc_id ${clip(docId)} repeats line ${seen}`);
     lineOf.set(docId, n + 1);
     const metric = o.metric ?? DEFAULT_METRICS.find((m) => m in s.metrics);
     if (metric === undefined || !(metric in s.metrics)) {

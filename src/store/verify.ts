@@ -20,6 +20,7 @@ import { replayProblem } from '../audit/replay.ts';
 import { routeToString } from '../audit/routes.ts';
 import { recordOutcome } from '../audit/record.ts';
 import { fixedRoutePick, majorityVote, maxLogprob } from '../audit/selectors.ts';
+import type { ProbeContext } from '../audit/probes/probe.ts';
 import type { Condition, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { canonicalJson, sha256Hex } from '../util/hash.ts';
 import { StoreError } from './errors.ts';
@@ -79,7 +80,16 @@ interface RunContext {
   deployment: Map<string, boolean>;
   /** probe key → the run's records of that probe. */
   byProbeKey: Map<string, QuestionRecord[]>;
+  /** What each probe spec of the run replays with, computed at its first record (specOf). */
+  specs: Map<ProbeSpec, SpecReplay>;
+  /** Each spec's candidate routes as routeToString keys, at its first fixed-route pick. */
+  candidates: Map<ProbeSpec, Set<string> | null>;
 }
+
+/** A spec's replay setup, the same for every record of the spec: `skip` when this version no
+ *  longer runs the spec, else a refusal that holds for all its records, or its context and own
+ *  fields (null, with the error recordFields threw, if it did). */
+type SpecReplay = { skip: true } | { skip: false; problem: Disagreement | null; ctx: ProbeContext; own: Partial<QuestionRecord> | null; ownError: unknown };
 
 function runContext(manifest: RunManifest, records: readonly QuestionRecord[]): RunContext {
   const deployment = new Map<string, boolean>();
@@ -94,7 +104,7 @@ function runContext(manifest: RunManifest, records: readonly QuestionRecord[]): 
   // (or, in a run without one, a silencing scan's attempts, which all run the default route)
   const space = manifest.probes.map((p) => (p as { space?: { numLayers?: number } }).space?.numLayers).find((n) => n !== undefined);
   const route = (records.find((r) => isDeployment(r) && r.attempts[0]?.route) ?? records.find((r) => r.attempts[0]?.route))?.attempts[0].route;
-  return { numLayers: space ?? route?.length ?? 0, questions: manifest.task.questions, deployment, byProbeKey };
+  return { numLayers: space ?? route?.length ?? 0, questions: manifest.task.questions, deployment, byProbeKey, specs: new Map(), candidates: new Map() };
 }
 
 interface Disagreement {
@@ -148,38 +158,72 @@ async function disagreement(manifest: RunManifest & { condition: Condition }, r:
     const bad = differ(field, stated, computed);
     if (bad) return bad;
   }
-  return replayDisagreement(cond, spec, r, run) ?? pickDisagreement(spec, r, regrade);
+  return replayDisagreement(cond, spec, r, run) ?? pickDisagreement(spec, r, regrade, run);
 }
 
 /** The record's attempts and its probe's own fields against its probe's session (replay.ts). An
  *  earlier version's spec that this version no longer runs (validate refuses it) keeps the
  *  attempts it states. */
 function replayDisagreement(cond: Condition, spec: ProbeSpec, r: QuestionRecord, run: RunContext): Disagreement | null {
-  const probe = probeOf(spec);
+  const setup = specReplay(cond, spec, run);
+  if (setup.skip) return null;
+  if (setup.problem) return setup.problem;
   try {
-    probe.validate(spec, run.numLayers);
-  } catch {
-    return null;
-  }
-  const dep = probe.dependsOn?.(spec) ?? null;
-  const dependency = dep === null ? [] : (run.byProbeKey.get(dep) ?? []);
-  if (dep !== null && new Set(dependency.map((d) => d.doc_id)).size < run.questions) {
-    return { field: 'probe_spec', why: `cannot be checked: this probe follows the run's ${dep} records, which the file does not hold for every question` };
-  }
-  const ctx = { numLayers: run.numLayers, condition: cond, dependency };
-  try {
-    const own = probe.recordFields?.(spec, ctx) ?? {};
+    if (setup.own === null) throw setup.ownError;
+    const own = setup.own;
     for (const k of PROBE_FIELDS) {
       if (r[k] === undefined && own[k] === undefined) continue;
       // a record written before a probe stated its own fields lacks them
       const bad = r[k] === undefined ? null : differ(k, r[k], own[k]);
       if (bad) return bad;
     }
-    return replayProblem(spec, r, ctx, run.deployment.get(r.doc_id) ?? null);
+    return replayProblem(spec, r, setup.ctx, run.deployment.get(r.doc_id) ?? null);
   } catch (e) {
     // a session that cannot start on what the run states (a depth profile its MCTS records cannot make)
     return { field: 'attempts', why: `cannot be replayed (${e instanceof Error ? e.message : String(e)})` };
   }
+}
+
+/** A spec's replay setup, computed once per spec of the run rather than for each of its records
+ *  (a depth-matched probe's own fields read every record of its MCTS probe). */
+function specReplay(cond: Condition, spec: ProbeSpec, run: RunContext): SpecReplay {
+  let setup = run.specs.get(spec);
+  if (!setup) {
+    setup = newSpecReplay(cond, spec, run);
+    run.specs.set(spec, setup);
+  }
+  return setup;
+}
+
+function newSpecReplay(cond: Condition, spec: ProbeSpec, run: RunContext): SpecReplay {
+  const probe = probeOf(spec);
+  try {
+    probe.validate(spec, run.numLayers);
+  } catch {
+    // an earlier version's spec that this version no longer runs (validate refuses it)
+    return { skip: true };
+  }
+  const dep = probe.dependsOn?.(spec) ?? null;
+  const dependency = dep === null ? [] : (run.byProbeKey.get(dep) ?? []);
+  const ctx = { numLayers: run.numLayers, condition: cond, dependency };
+  if (dep !== null && new Set(dependency.map((d) => d.doc_id)).size < run.questions) {
+    return { skip: false, ctx, own: null, ownError: null, problem: { field: 'probe_spec', why: `cannot be checked: this probe follows the run's ${dep} records, which the file does not hold for every question` } };
+  }
+  try {
+    return { skip: false, ctx, own: probe.recordFields?.(spec, ctx) ?? {}, ownError: null, problem: null };
+  } catch (ownError) {
+    return { skip: false, ctx, own: null, ownError, problem: null };
+  }
+}
+
+/** A spec's candidate routes as routeToString keys (null for a probe that draws none), drawn once
+ *  per spec of the run. */
+function candidateKeys(spec: ProbeSpec, run: RunContext): Set<string> | null {
+  if (!run.candidates.has(spec)) {
+    const routes = probeOf(spec).candidates?.(spec);
+    run.candidates.set(spec, routes ? new Set(routes.map(routeToString)) : null);
+  }
+  return run.candidates.get(spec)!;
 }
 
 /** Record fields a probe may add of its own (Probe.recordFields). */
@@ -189,7 +233,7 @@ const PROBE_FIELDS = ['route_draw', 'depth_profile'] as const;
  *  chose its attempts with the gold answer; the fixed route is one of the probe's candidate routes,
  *  always blind, and picks its first attempt on that route, or, when no attempt ran it, an extra
  *  decode regraded from the response it keeps. A deployment record has no picks. */
-function pickDisagreement(spec: ProbeSpec, r: QuestionRecord, regrade: (response: string, extracted: string) => { extracted: string; correct: boolean }): Disagreement | null {
+function pickDisagreement(spec: ProbeSpec, r: QuestionRecord, regrade: (response: string, extracted: string) => { extracted: string; correct: boolean }, run: RunContext): Disagreement | null {
   const probe = probeOf(spec);
   for (const [name, p] of Object.entries(r.selectors ?? {})) {
     const at = `selectors.${name}`;
@@ -199,9 +243,9 @@ function pickDisagreement(spec: ProbeSpec, r: QuestionRecord, regrade: (response
     if (name === 'majority') bad = differ(at, stated, { ...majorityVote(r.attempts), blind: !probe.sawGold, route: null });
     else if (name === 'max-logprob') bad = differ(at, stated, { ...maxLogprob(r.attempts), blind: !probe.sawGold, route: null });
     else {
-      const candidates = probe.candidates?.(spec);
+      const candidates = candidateKeys(spec, run);
       if (!candidates) return { field: at, why: `is a pick of a probe that draws no candidate routes (${spec.probe})` };
-      if (!p.route || !candidates.some((c) => routeToString(c) === routeToString(p.route!))) return { field: `${at}.route`, why: `says ${canonicalJson(p.route ?? null)}, which is not one of the probe's candidate routes` };
+      if (!p.route || !candidates.has(routeToString(p.route))) return { field: `${at}.route`, why: `says ${canonicalJson(p.route ?? null)}, which is not one of the probe's candidate routes` };
       const hit = fixedRoutePick(r.attempts, p.route);
       if (hit) bad = differ(at, stated, { ...hit, blind: true });
       else if (p.attempt !== null) bad = { field: `${at}.attempt`, why: `names attempt ${p.attempt}, but no attempt of the record ran the route ${routeToString(p.route)}` };

@@ -7,7 +7,7 @@
 import { formatBytes, isQuotaError, StoreError } from './errors.ts';
 import { EngineError, isEngineError } from '../engine/types.ts';
 import { fetchWithin, guardStream, HUB_HEADERS_TIMEOUT_MS, HUB_STALL_TIMEOUT_MS, type HubTimeouts } from '../engine/sources/timeouts.ts';
-import { sha256Hex } from '../util/hash.ts';
+import { SHA256_HEX, sha256Hex } from '../util/hash.ts';
 // Incremental SHA-256 checks a multi-GB download as it streams (WebCrypto's digest() needs it whole).
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
@@ -20,7 +20,6 @@ const CACHE_PREFIX = 'reachlab-weights-';
 const KEY_ORIGIN = 'https://reachlab.invalid/weights';
 const META_ORIGIN = 'https://reachlab.invalid/weights-meta';
 const REF_ORIGIN = 'https://reachlab.invalid/weights-refs';
-export const SHA256_HEX = /^[0-9a-f]{64}$/;
 
 /** The parts of CacheStorage / Cache / StorageManager used here (injectable for tests). */
 export interface CacheLike {

@@ -20,6 +20,9 @@ function sortDeep(v: unknown): unknown {
   return v;
 }
 
+/** A SHA-256 digest as hex text (what sha256Hex returns). */
+export const SHA256_HEX = /^[0-9a-f]{64}$/;
+
 /** Hex SHA-256 of a string (UTF-8) or bytes, through WebCrypto (browser, worker and Node ≥ 20). */
 export async function sha256Hex(data: string | Uint8Array): Promise<string> {
   const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
