@@ -29,8 +29,9 @@ export interface RowRun {
   key: string;
 }
 
-/** Gold − decoy reach with its interval, "+3.5 (−1.0 to +8.0)"; "—" without a decoy. */
-const gapText = (g: PairedDelta | null): Cell => (g === null ? '—' : points(g.diff, { ci: g.ci }));
+/** A difference in points with its interval (gold − decoy reach, a Δ beyond the decoy's),
+ *  "+3.5 (−1.0 to +8.0)"; "—" without a decoy. */
+const gapText = (g: Pick<PairedDelta, 'diff' | 'ci'> | null): Cell => (g === null ? '—' : points(g.diff, { ci: g.ci }));
 /** An F1 outcome as the table names it, the random side named. */
 const outcomeText = (o: F1Outcome, random: string) => (o === 'no reach' ? MANY_ANSWERS : o.replace('random', random).replace('MCTS', 'search'));
 /** "d1 12 · d2 40 · d3 48": attempts per tree depth. */
@@ -162,7 +163,7 @@ export function studyTables(r: StudyReport): StudyTable[] {
           interval(c.ci),
           pValue(c.mcnemar_p),
           pValue(holmOf(testId.ceiling(p, label))),
-          c.beyond_decoy === null ? '—' : points(c.beyond_decoy.diff, { ci: c.beyond_decoy.ci }),
+          gapText(c.beyond_decoy),
           ceilingChange(c, holmOf(testId.ceiling(p, label))).words,
           `${keys(p.run_keys.base)}; ${keys(p.run_keys.trained)}`,
         ]),
