@@ -76,13 +76,12 @@ export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): Figu
     // of the log axis, right of one in the left half, so none runs over the reachable axis
     const selY = spreadLabels(data.selectors.map((s) => s.accuracy));
     const leftHalf = (d: SelectorRow) => d.budget <= Math.sqrt(maxK);
-    const label = (d: SelectorRow) => selectorLabel(d);
     const title = (d: SelectorRow) => `${d.selector} · ${d.probe}${d.blind ? '' : ' · not blind'}: ${(100 * d.accuracy).toFixed(1)}% at budget ${d.budget}`;
     const side = (left: boolean) => data.selectors.map((d, i) => ({ d, y: selY[i] })).filter(({ d }) => leftHalf(d) === left);
     marks.push(
       Plot.dot(data.selectors, { x: 'budget', y: 'accuracy', symbol: 'selector', stroke: colorOf, fill: 'white', strokeWidth: 2, r: style.large ? 7 : 5, title }),
       ...[true, false].map((left) =>
-        Plot.text(side(left), { x: ({ d }) => d.budget, y: 'y', text: ({ d }) => label(d), textAnchor: left ? 'start' : 'end', dx: left ? 10 : -10, fill: ({ d }) => colorOf(d), ...HALO }),
+        Plot.text(side(left), { x: ({ d }) => d.budget, y: 'y', text: ({ d }) => selectorLabel(d), textAnchor: left ? 'start' : 'end', dx: left ? 10 : -10, fill: ({ d }) => colorOf(d), ...HALO }),
       ),
     );
   }

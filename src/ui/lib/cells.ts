@@ -21,6 +21,8 @@ export type Cell = CsvCell | Num;
 export const share = (value: number, o: Omit<Num, 'unit' | 'value'> = {}): Num => ({ unit: 'share', value, ...o });
 export const points = (value: number, o: Omit<Num, 'unit' | 'value'> = {}): Num => ({ unit: 'points', value, ...o });
 export const pValue = (value: number): Num => ({ unit: 'p', value });
+/** A rate against the decoy answer; "—" where the questions have none (exact-match answers). */
+export const decoyShare = (x: number | null): Cell => (x === null ? '—' : share(x));
 /** An interval alone, in points or as shares. */
 export const interval = (ci: { lo: number; hi: number }, unit: 'share' | 'points' = 'points'): Num => ({ unit, ci });
 

@@ -42,9 +42,10 @@ export function loadSetup(storage: Store | null, runId: string): RunSetup | null
  *  with one click here, with its kept setup; null when there is none. Paused and cancelled runs
  *  were stopped on purpose and stay in the Library. */
 export function interruptedRun<E extends { id: string; status: string; legacy: boolean; startedAt: string }>(entries: readonly E[], storage: Store | null): { entry: E; setup: RunSetup } | null {
-  const latest = entries
-    .filter((e) => e.status === 'interrupted' && !e.legacy)
-    .sort((a, b) => b.startedAt.localeCompare(a.startedAt))
-    .find((e) => loadSetup(storage, e.id) !== null);
-  return latest ? { entry: latest, setup: loadSetup(storage, latest.id)! } : null;
+  const newestFirst = entries.filter((e) => e.status === 'interrupted' && !e.legacy).sort((a, b) => b.startedAt.localeCompare(a.startedAt));
+  for (const entry of newestFirst) {
+    const setup = loadSetup(storage, entry.id);
+    if (setup) return { entry, setup };
+  }
+  return null;
 }

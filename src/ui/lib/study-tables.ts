@@ -4,7 +4,7 @@
 // screen can open the questions behind each row.
 
 import { QUESTION_STATES } from '../../audit/compare';
-import { interval, points, pValue, share, type Cell } from './cells';
+import { decoyShare, interval, points, pValue, share, type Cell } from './cells';
 import { COVER_TAU } from '../../audit/summary';
 import type { ScanCase, StudyReport } from '../../audit/study';
 import type { PairedDelta } from '../../audit/stats';
@@ -29,10 +29,9 @@ export interface RowRun {
   key: string;
 }
 
-/** A rate against the decoy answer; "—" where the questions have no decoy (exact-match answers). */
-const decoyPct = (x: number | null): Cell => (x === null ? '—' : share(x));
-/** Gold − decoy reach with its interval, "+3.5 (−1.0 to +8.0)"; "—" without a decoy. */
-const gapText = (g: PairedDelta | null): Cell => (g === null ? '—' : points(g.diff, { ci: g.ci }));
+/** A difference in points with its interval (gold − decoy reach, a Δ beyond the decoy's),
+ *  "+3.5 (−1.0 to +8.0)"; "—" without a decoy. */
+const gapText = (g: Pick<PairedDelta, 'diff' | 'ci'> | null): Cell => (g === null ? '—' : points(g.diff, { ci: g.ci }));
 /** An F1 outcome as the table names it, the random side named. */
 const outcomeText = (o: F1Outcome, random: string) => (o === 'no reach' ? MANY_ANSWERS : o.replace('random', random).replace('MCTS', 'search'));
 /** "d1 12 · d2 40 · d3 48": attempts per tree depth. */
@@ -77,7 +76,7 @@ export function studyTables(r: StudyReport): StudyTable[] {
         s.task,
         s.questions,
         share(s.realized),
-        ...labels.flatMap((l) => (l in s.reachable ? [share(s.reachable[l], { aside: { label: 'attempts', value: s.attempts[l] } }), decoyPct(s.reachable_decoy[l]), gapText(s.gold_minus_decoy[l] ?? null), share(s.cover[l])] : [null, null, null, null])),
+        ...labels.flatMap((l) => (l in s.reachable ? [share(s.reachable[l], { aside: { label: 'attempts', value: s.attempts[l] } }), decoyShare(s.reachable_decoy[l]), gapText(s.gold_minus_decoy[l] ?? null), share(s.cover[l])] : [null, null, null, null])),
         keys(s.run_keys),
       ]),
       runs: r.settings.map(settingRuns),
@@ -101,11 +100,11 @@ export function studyTables(r: StudyReport): StudyTable[] {
         const d = r.settings.find((s) => s.model === c.model && s.task === c.task)!.random_minus_structured[c.label];
         const w = c.walks;
         return [
-          c.model, c.task, c.label, c.search, c.space, share(c.structured.reachable), decoyPct(d.structured_reachable_decoy), gapText(c.structured.gap),
+          c.model, c.task, c.label, c.search, c.space, share(c.structured.reachable), decoyShare(d.structured_reachable_decoy), gapText(c.structured.gap),
           ...(w && d.depth_matched
-            ? [share(w.reachable), decoyPct(d.depth_matched.walks_reachable_decoy), gapText(w.gap), points(w.diff), interval(w.ci), pValue(w.mcnemar_p), pValue(w.holm), outcomeText(w.outcome, 'walks'), profileText(d.depth_matched.depth_profile)]
+            ? [share(w.reachable), decoyShare(d.depth_matched.walks_reachable_decoy), gapText(w.gap), points(w.diff), interval(w.ci), pValue(w.mcnemar_p), pValue(w.holm), outcomeText(w.outcome, 'walks'), profileText(d.depth_matched.depth_profile)]
             : [null, null, null, null, null, null, null, null, null]),
-          c.uniform.label, c.uniform.space, share(c.uniform.reachable), decoyPct(d.random_reachable_decoy), gapText(c.uniform.gap), points(c.uniform.diff), interval(c.uniform.ci), pValue(c.uniform.mcnemar_p), pValue(c.uniform.holm),
+          c.uniform.label, c.uniform.space, share(c.uniform.reachable), decoyShare(d.random_reachable_decoy), gapText(c.uniform.gap), points(c.uniform.diff), interval(c.uniform.ci), pValue(c.uniform.mcnemar_p), pValue(c.uniform.holm),
           outcomeText(c.uniform.outcome, 'random'), d.matched_attempts,
         ];
       }),
@@ -158,13 +157,13 @@ export function studyTables(r: StudyReport): StudyTable[] {
           label,
           share(c.base),
           share(c.trained),
-          decoyPct(c.base_decoy),
-          decoyPct(c.trained_decoy),
+          decoyShare(c.base_decoy),
+          decoyShare(c.trained_decoy),
           points(c.diff),
           interval(c.ci),
           pValue(c.mcnemar_p),
           pValue(holmOf(testId.ceiling(p, label))),
-          c.beyond_decoy === null ? '—' : points(c.beyond_decoy.diff, { ci: c.beyond_decoy.ci }),
+          gapText(c.beyond_decoy),
           ceilingChange(c, holmOf(testId.ceiling(p, label))).words,
           `${keys(p.run_keys.base)}; ${keys(p.run_keys.trained)}`,
         ]),
