@@ -6,7 +6,7 @@ import { generateArith } from '../../src/audit/tasks/arith';
 import { createPrng, type Prng } from '../../src/util/prng';
 import { hfConfigJson, microConfigFromHf, type MicroConfig } from './config';
 import { initParams } from './model';
-import { DEFAULT_RFT, drawToken, keepRewarded, reward, rft, rftLearningRate, sampleSameLength } from './rft';
+import { DEFAULT_RFT, drawToken, keepRewarded, reward, rft, rftLearningRate, sampleAnswers } from './rft';
 import { decodeSafetensors } from './safetensors';
 import { EOS_ID, VOCAB_SIZE, encodeChars } from './vocab';
 
@@ -50,8 +50,8 @@ describe('rejection-sampling fine-tuning', () => {
   it('samples reproducibly from a seed, each row ending at eos or the token limit', () => {
     const params = initParams(tiny, 3);
     const prompts = [encodeChars('12+34='), encodeChars('56-78=')];
-    const a = sampleSameLength(prompts, params, tiny, { temperature: 1, maxNewTokens: 4 }, createPrng(5));
-    const b = sampleSameLength(prompts, params, tiny, { temperature: 1, maxNewTokens: 4 }, createPrng(5));
+    const a = sampleAnswers(prompts, params, tiny, { temperature: 1, maxNewTokens: 4 }, createPrng(5));
+    const b = sampleAnswers(prompts, params, tiny, { temperature: 1, maxNewTokens: 4 }, createPrng(5));
     expect(a).toEqual(b);
     for (const s of a) expect(s.length === 4 || s[s.length - 1] === EOS_ID).toBe(true);
     tf.dispose([...params.values()]);

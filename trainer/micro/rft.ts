@@ -13,6 +13,7 @@ import { arithTarget } from '../../src/audit/tasks/arith';
 import { createPrng, shuffled, type Prng } from '../../src/util/prng';
 import type { MicroConfig } from './config';
 import { makeRowsBatch, problemIds } from './data';
+import { decodeBatched } from './decode';
 import { forward, maskedLoss, type Params } from './model';
 import { AdamW } from './optim';
 import { defaultRoute } from './routes';
@@ -70,9 +71,6 @@ export function rftLearningRate(step: number, o: Pick<RftOptions, 'lr' | 'warmup
   return o.lr * (o.minLrRatio + (1 - o.minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * Math.min(1, progress))));
 }
 
-/** Rows per sampling forward (the wasm backend's heap bounds one batch). */
-const CHUNK = 512;
-
 /** One sampled answer: its tokens (eos included when produced). */
 export type SampleTokens = number[];
 
@@ -91,32 +89,10 @@ export function drawToken(logits: ArrayLike<number>, temperature: number, rng: P
   return w.length - 1;
 }
 
-/** Temperature sampling of same-length prompts on the default route; each row stops at eos or
- *  maxNewTokens. Rows draw in row order at each step, so a seed fixes every sample. */
-export function sampleSameLength(prompts: number[][], params: Params, c: MicroConfig, o: Pick<RftOptions, 'temperature' | 'maxNewTokens'>, rng: Prng): SampleTokens[] {
-  const route = defaultRoute(c.numLayers);
-  const seqs = prompts.map((p) => p.slice());
-  const outs: SampleTokens[] = prompts.map(() => []);
-  const live = new Set(prompts.map((_, i) => i));
-  for (let step = 0; step < o.maxNewTokens && live.size > 0; step++) {
-    const rows = [...live];
-    const T = seqs[rows[0]].length;
-    const flat = new Int32Array(rows.length * T);
-    rows.forEach((r, i) => flat.set(seqs[r], i * T));
-    const last = tf.tidy(() => {
-      const logits = forward(tf.tensor2d(flat, [rows.length, T], 'int32'), route, params, c); // [n*T, V]
-      return logits.reshape([rows.length, T, c.vocabSize]).slice([0, T - 1, 0], [rows.length, 1, c.vocabSize]).reshape([rows.length, c.vocabSize]); // [n, V]
-    });
-    const values = last.dataSync();
-    last.dispose();
-    rows.forEach((r, i) => {
-      const tok = drawToken(values.subarray(i * c.vocabSize, (i + 1) * c.vocabSize), o.temperature, rng);
-      outs[r].push(tok);
-      seqs[r].push(tok);
-      if (tok === EOS_ID) live.delete(r);
-    });
-  }
-  return outs;
+/** Temperature sampling of any prompts on the default route; each row stops at eos or
+ *  maxNewTokens. Draws follow decodeBatched's fixed order, so a seed fixes every sample. */
+export function sampleAnswers(prompts: number[][], params: Params, c: MicroConfig, o: Pick<RftOptions, 'temperature' | 'maxNewTokens'>, rng: Prng): SampleTokens[] {
+  return decodeBatched(prompts, defaultRoute(c.numLayers), params, c, o.maxNewTokens, (logits) => drawToken(logits, o.temperature, rng));
 }
 
 /** Reward: 1 when the sample is the gold answer followed by eos. */
@@ -179,19 +155,10 @@ export async function rft(params: Params, c: MicroConfig, trainPool: readonly Ar
   let globalStep = 0;
   for (let round = 1; round <= o.rounds; round++) {
     const problems = shuffled(trainPool, rng).slice(0, o.problemsPerRound);
-    // sample: prompts grouped by length (the forward needs one length per batch)
-    const byLength = new Map<number, number[]>();
-    problems.forEach((p, i) => {
-      const n = problemIds(p).prompt.length;
-      byLength.set(n, [...(byLength.get(n) ?? []), i]);
-    });
-    const problemOf: number[] = [];
-    const outs: SampleTokens[] = [];
-    for (const [, idx] of [...byLength].sort((a, b) => a[0] - b[0])) {
-      const prompts = idx.flatMap((i) => Array.from({ length: o.samples }, () => problemIds(problems[i]).prompt));
-      for (let at = 0; at < prompts.length; at += CHUNK) outs.push(...sampleSameLength(prompts.slice(at, at + CHUNK), params, c, o, rng));
-      problemOf.push(...idx.flatMap((i) => Array(o.samples).fill(i)));
-    }
+    // sample k answers per problem; problems in ascending prompt length, the order the draws follow
+    const order = problems.map((_, i) => i).sort((i, j) => problemIds(problems[i]).prompt.length - problemIds(problems[j]).prompt.length);
+    const problemOf = order.flatMap((i) => Array<number>(o.samples).fill(i));
+    const outs = sampleAnswers(problemOf.map((i) => problemIds(problems[i]).prompt), params, c, o, rng);
     const kept = keepRewarded(problems, problemOf, outs);
     // fine-tune on the kept samples, each batch topped up with replay rows
     const rows = kept.rows;
