@@ -7,6 +7,7 @@ import path from 'node:path';
 import { createEngine } from '../../src/engine/engine.ts';
 import { checkConformance, conformanceFailures, type Expected } from '../../src/engine/conformance.ts';
 import type { EngineDtype } from '../../src/engine/types.ts';
+import { checkEp } from '../lib/ep-flag.ts';
 
 export const REFERENCE_MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
 
@@ -43,7 +44,7 @@ export async function gpuConformance(fixtures: string, dtypes: readonly ('f32' |
       const engine = createEngine();
       try {
         const info = await engine.load({ kind: 'fs', dir }, { ep: 'webgpu', dtype, maxSeqLen: 64 });
-        if (info.ep !== 'webgpu') throw new Error(`the engine loaded on ${info.ep}: ${info.fallbackReason ?? 'no reason given'}`);
+        checkEp(info, 'webgpu');
         const report = await checkConformance(engine, expected);
         const precision = info.dtype === 'f16' ? 'f16' : 'f32';
         rows.push({

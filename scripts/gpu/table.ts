@@ -2,16 +2,17 @@
 // the copy bandwidth), then ReachLab's speed over PyTorch's per measure, the f32 token check and the
 // conformance in one line each.
 import type { SideRun } from '../peer/side.ts';
+import { decodeTokS } from '../peer/summary.ts';
 import type { BenchResult, BenchRun } from './bench-gpu.ts';
 
 const f = (x: number | null | undefined, digits = 1) => (x === null || x === undefined || !Number.isFinite(x) ? '—' : x.toFixed(digits));
 
 /** Tokens per second of each measure: prefill of the long prompt, one row's decode, the route workload. */
-export function speeds(r: SideRun): { prefill: number; decode: number; routes: number } {
+export function speeds(r: SideRun): { prefill: number; decode: number | null; routes: number } {
   const long = r.prefill[r.prefill.length - 1];
   return {
     prefill: long.tokens / long.s,
-    decode: r.decode.tokens / (r.decode.many_s - r.decode.one_s),
+    decode: decodeTokS(r),
     routes: (r.routes.count * r.routes.tokens) / r.routes.s,
   };
 }
@@ -40,7 +41,7 @@ export function benchTable(res: BenchResult): string {
   for (const e of res.runs.filter((r) => r.side === 'reachlab' && r.run)) {
     for (const peer of res.runs.filter((r): r is BenchRun & { run: SideRun } => r.side === 'pytorch' && r.model === e.model && !!r.run)) {
       const [a, b] = [speeds(e.run!), speeds(peer.run)];
-      lines.push(`${e.model} ReachLab ${ran(e)} ÷ PyTorch ${peer.mode}: prefill ${f(a.prefill / b.prefill, 2)}×, decode ${f(a.decode / b.decode, 2)}×, audit routes ${f(a.routes / b.routes, 2)}×`);
+      lines.push(`${e.model} ReachLab ${ran(e)} ÷ PyTorch ${peer.mode}: prefill ${f(a.prefill / b.prefill, 2)}×, decode ${f(a.decode !== null && b.decode !== null ? a.decode / b.decode : null, 2)}×, audit routes ${f(a.routes / b.routes, 2)}×`);
     }
   }
   for (const t of res.f32_tokens) {

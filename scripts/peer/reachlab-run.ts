@@ -5,6 +5,7 @@ import { createEngine } from '../../src/engine/engine.ts';
 import { getOrt } from '../../src/engine/ort.ts';
 import { gpuDispatches } from '../../src/engine/node-webgpu.ts';
 import type { EngineDtype, GenerateRow } from '../../src/engine/types.ts';
+import { checkEp } from '../lib/ep-flag.ts';
 import { median } from './plan.ts';
 import type { SideRun, SideSpec } from './side.ts';
 
@@ -20,7 +21,7 @@ export async function reachlabRun(spec: SideSpec): Promise<SideRun> {
   if (ep === 'wasm') (await getOrt('wasm')).env.wasm.numThreads = spec.threads;
   const engine = createEngine();
   const [info, loadS] = await timed(() => engine.load({ kind: 'fs', dir: spec.dir }, { ep, dtype: spec.mode as EngineDtype, maxSeqLen: spec.maxSeqLen }));
-  if (info.ep !== ep) throw new Error(`the engine loaded on ${info.ep}, not ${ep}: ${info.fallbackReason ?? ''}`);
+  checkEp(info, ep);
   const full = Array.from({ length: info.numLayers }, (_, i) => i);
   const row = (promptIds: number[], route = full): GenerateRow => ({ promptIds, route, silence: [], sampling: { kind: 'greedy' } });
   const gen = (rows: GenerateRow[], n: number) => engine.generate(rows, { maxNewTokens: n, eosTokenIds: [] });

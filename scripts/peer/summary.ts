@@ -49,6 +49,8 @@ function measure(pairs: Pair[], name: string, unit: MeasureSummary['unit'], of: 
   return { measure: name, unit, reachlab: median(rl), pytorch: median(pt), ratio: median(ratios), pairs: kept.length };
 }
 
+/** One row's decode rate: the decode tokens over the time they add past the first (null when timing
+ *  noise makes that time non-positive). */
 export const decodeTokS = (r: SideRun): number | null => (r.decode.many_s > r.decode.one_s ? r.decode.tokens / (r.decode.many_s - r.decode.one_s) : null);
 
 export function measures(pairs: Pair[]): MeasureSummary[] {

@@ -3,7 +3,7 @@
 
 import { RETAINED_GAIN_BOOTSTRAP } from './stats';
 import { COVER_TAU } from './summary';
-import { ALPHA, FLOOR, MARGIN, MIN_HELD_OUT_FAILURES, PAPER } from './verdict';
+import { ALPHA, FLOOR, MARGIN, MIN_HELD_OUT_FAILURES, PAPER_REPAIR_RANGE } from './verdict';
 
 export interface Definition {
   term: string;
@@ -55,6 +55,6 @@ export const DEFINITIONS: readonly Definition[] = [
   },
   {
     term: 'opening',
-    definition: `Two sentences computed from the verdicts: what the study shows (reach against the decoy, F1\'s guidance comparisons, F3\'s deployed Δ) and where it cuts against the paper (route reach not above decoy reach; a search beating its walks; a repair rate below the paper\'s ${Math.round(100 * PAPER.repair.lo)}–${Math.round(100 * PAPER.repair.hi)}% or smaller than its collateral share; training that does not raise the deployed score, or a ceiling that rises) (verdict.ts).`,
+    definition: `Two sentences computed from the verdicts: what the study shows (reach against the decoy, F1\'s guidance comparisons, F3\'s deployed Δ) and where it cuts against the paper (route reach not above decoy reach; a search beating its walks; a repair rate below the paper\'s ${PAPER_REPAIR_RANGE} or smaller than its collateral share; training that does not raise the deployed score, or a ceiling that rises) (verdict.ts).`,
   },
 ];

@@ -38,6 +38,8 @@ export const ALPHA = 0.05;
  *  failure set (Finding 2); training raises the deployed score while the ceiling stays flat or
  *  falls (Finding 3). */
 export const PAPER = { repair: { lo: 0.68, hi: 0.92 } } as const;
+/** The paper's repair range as the report words it: "68–92%". */
+export const PAPER_REPAIR_RANGE = `${Math.round(100 * PAPER.repair.lo)}–${Math.round(100 * PAPER.repair.hi)}%`;
 
 /** What a probe that does not reach beyond its decoy is called. */
 export const MANY_ANSWERS = 'indistinguishable from producing many answers';
@@ -387,7 +389,7 @@ function openingVerdict(r: StudyReport, holmOf: (id: string) => number, cs: read
   if (against.length) cuts.push(`${list(against.map((c) => c.search))} reach${against.length === 1 ? 'es' : ''} more than ${against.length === 1 ? 'its' : 'their'} walks (Finding 1: random routes match or beat search)`);
   const cases = r.f2.cases.filter(withLayer);
   const belowPaper = cases.filter((c) => c.ci!.hi < PAPER.repair.lo);
-  if (belowPaper.length) cuts.push(`silencing repairs ${list(belowPaper.map((c) => pct(c.rate!)))} of held-out failures, below the paper's ${Math.round(100 * PAPER.repair.lo)}–${Math.round(100 * PAPER.repair.hi)}% (Finding 2)`);
+  if (belowPaper.length) cuts.push(`silencing repairs ${list(belowPaper.map((c) => pct(c.rate!)))} of held-out failures, below the paper's ${PAPER_REPAIR_RANGE} (Finding 2)`);
   const harmful = cases.filter((c) => c.realized > 0 && c.collateral / c.realized > c.rate!);
   if (harmful.length) cuts.push(`the same silencing breaks a larger share of realized questions (${list(harmful.map((c) => `${c.collateral} of ${c.realized}`))}) than of failures it repairs (Finding 2)`);
   for (const p of r.f3.pairs) {

@@ -23,6 +23,22 @@ describe('parseJsonInput', () => {
     expect(() => parseJsonInput('{"a":1,"a":2}')).toThrow(new JsonInputError('duplicate key "a" at the top level (line 1)'));
     expect(() => parseJsonInput('{"a":1,"\\u0061":2}')).toThrow('duplicate key "a" at the top level');
     expect(() => parseJsonInput('{\n "s": [\n  {"m": 1},\n  {"m": 2, "m": 3}\n ]\n}')).toThrow('duplicate key "m" at s[1] (line 4)');
+
+  });
+
+  it('quotes a huge repeated key, and a path of huge keys, clipped', () => {
+    const k = 'k'.repeat(100_000);
+    const message = (text: string) => {
+      try {
+        parseJsonInput(text);
+      } catch (e) {
+        return (e as Error).message;
+      }
+      return '';
+    };
+    const dup = message(`{"${k}":1,"${k}":2}`);
+    expect(dup).toBe(`duplicate key "${'k'.repeat(200)}… (100,000 characters in all)" at the top level (line 1)`);
+    expect(message(`{"${k}":{"a":1,"a":2}}`)).toBe(`duplicate key "a" at ${'k'.repeat(200)}… (100,000 characters in all) (line 1)`);
   });
 
   it(`refuses nesting deeper than ${MAX_JSON_DEPTH}, without recursing into it`, () => {

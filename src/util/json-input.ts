@@ -7,6 +7,8 @@
 // depth bound, so a hostile file is never recursed into; it jumps to the next structural character
 // with a native search, so 100 MB of whitespace or one long string is read in well under a second.
 
+import { clip, quote } from './clip';
+
 /** Far deeper than any plan, run file or task row the app writes. */
 export const MAX_JSON_DEPTH = 64;
 
@@ -73,7 +75,7 @@ function scanStructure(text: string, maxDepth: number): string | null {
             // not JSON: JSON.parse names it afterwards
           }
         }
-        if (top.keys.has(key)) duplicate = `duplicate key ${JSON.stringify(key)} at ${pathText(frames.slice(0, -1).map((f) => (f.keys ? f.key : f.index)))} (line ${line})`;
+        if (top.keys.has(key)) duplicate = `duplicate key ${quote(key)} at ${clip(pathText(frames.slice(0, -1).map((f) => (f.keys ? f.key : f.index))))} (line ${line})`;
         top.keys.add(key);
         top.key = key;
         top.expectKey = false;

@@ -10,6 +10,7 @@ import type { CheckpointReader } from './reader.ts';
 import { ByteCounter, checkFileName, checkRange, type BytesListener } from './common.ts';
 import { fetchWithin, guardStream, HUB_HEADERS_TIMEOUT_MS, HUB_STALL_TIMEOUT_MS, readAllWithin, readWithin, type HubTimeouts } from './timeouts.ts';
 import { quote } from '../../util/clip.ts';
+import { SHA256_HEX } from '../../util/hash.ts';
 
 export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 const RANGE_ATTEMPTS = 3;
@@ -109,7 +110,6 @@ export interface HubRepoInfo {
   files: Record<string, { size?: number; sha256?: string }>;
 }
 
-const SHA256_HEX = /^[0-9a-f]{64}$/;
 const COMMIT_SHA = /^[0-9a-f]{40}$/;
 
 /** `{endpoint}/api/models/{repo}/revision/{revision}?blobs=true`, read through the one status mapping. */
