@@ -58,3 +58,16 @@ export const DEFINITIONS: readonly Definition[] = [
     definition: `Two sentences computed from the verdicts: what the study shows (reach against the decoy, F1\'s guidance comparisons, F3\'s deployed Δ) and where it cuts against the paper (route reach not above decoy reach; a search beating its walks; a repair rate below the paper\'s ${PAPER_REPAIR_RANGE} or smaller than its collateral share; training that does not raise the deployed score, or a ceiling that rises) (verdict.ts).`,
   },
 ];
+
+/** A definition without its references to the code (`(summary.ts summarize)`, `; compare.ts …`):
+ *  what a screen shows beside the number. */
+export function plainDefinition(d: Definition): string {
+  return d.definition.replace(/\s*\([\w-]+\.ts\b[^()]*\)/g, '').replace(/;\s*[\w-]+\.ts\b[^()]*(?=\))/g, '');
+}
+
+/** The definition of `term`, as a screen shows it; throws naming the term when there is none. */
+export function definitionOf(term: string): string {
+  const d = DEFINITIONS.find((x) => x.term === term);
+  if (!d) throw new Error(`no definition of ${JSON.stringify(term)} in src/audit/definitions.ts`);
+  return plainDefinition(d);
+}

@@ -1,38 +1,44 @@
-// What every number and label on screen means, written from the README's "What the numbers mean"
-// (the audit core computes them; src/audit). Shown where the number appears (the ? toggles of
-// Term.svelte and table headers) and all together on the "How to read this" screen.
+// What every number and label on screen means (the README's "What the numbers mean"). Shown where
+// the number appears (the ? toggles of Term.svelte and table headers) and all together on the "How
+// to read this" screen. A number the study report also defines reads its definition from
+// src/audit/definitions.ts (stated once, there); the glossary only adds what a screen reader needs.
 
+import { definitionOf } from '../../audit/definitions';
 import { COVER_TAU } from '../../audit/summary';
 
-export interface Definition {
+/** One glossary entry: the term as screens print it and what it means. */
+export interface GlossaryEntry {
   term: string;
   text: string;
 }
 
+/** The audit's definition of `term`, then what the screens add. */
+const audit = (term: string, more?: string) => (more ? `${definitionOf(term)} ${more}` : definitionOf(term));
+
 export const GLOSSARY = {
   realized: {
     term: 'realized',
-    text: 'The share of questions the model answers correctly as deployed: the default route (every layer once, in order), nothing silenced, the condition’s decoding. One attempt per question.',
+    text: audit('realized', 'The deployment attempt is the model as deployed: every layer once, in order. One attempt per question.'),
   },
   reachable: {
     term: 'reachable@B',
-    text: 'The share of questions with at least one correct attempt among the probe’s first B attempts (B = the budget). It measures whether the right answer can be found, not whether the model gives it.',
+    text: audit('reachable@B', 'B is the budget. It measures whether the right answer can be found, not whether the model gives it.'),
   },
   ceiling: {
     term: 'ceiling@B',
-    text: 'The share of questions realized or reachable@B (the deployment attempt is not charged to the budget). It equals reachable@B whenever every realized question was also reached by the probe.',
+    text: audit('ceiling@B', 'It equals reachable@B whenever every realized question was also reached by the probe.'),
   },
   decoy: {
     term: 'reachable@B (decoy)',
-    text: 'The same attempts graded against a decoy instead of the gold answer: a wrong answer of the same kind, fixed for each question by the question seed (another option letter; for a number, the gold plus or minus 1 to 3). It is the share of questions on which the probe “reaches” a wrong answer; ceiling@B (decoy) is realized-or-reachable against the decoy. It costs no extra model call. If reachable@B minus reachable@B (decoy) is near zero, the probe is producing many answers, not finding the right one. Not shown when no decoy can be made (exact-match answers).',
+    text: audit('decoy', 'The decoy is fixed for each question by the question seed (another option letter; for a number, the gold plus or minus 1 to 3); ceiling@B (decoy) is realized-or-reachable against it. It costs no extra model call. Not shown when no decoy can be made (exact-match answers).'),
   },
   cover: {
     term: 'cover@τ',
-    text: `The share of questions whose attempts within the budget are correct at least a share τ of the time (τ = ${COVER_TAU} here). Unlike reachable@B, one lucky attempt among many does not count, so a probe is not rewarded for guessing (“Beyond pass@k”, arXiv 2510.08325).`,
+    text: audit(`cover@${COVER_TAU}`, 'Unlike reachable@B, a probe is not rewarded for guessing.'),
   },
   goldMinusDecoy: {
     term: 'gold − decoy',
-    text: 'reachable@B minus reachable@B (decoy) over the same questions, with a paired 95% interval. When the interval does not lie above 0, the probe reaches the right answer no more often than a wrong one: it is indistinguishable from producing many answers, and the report’s verdicts do not count it as reaching.',
+    text: audit('gold − decoy'),
   },
   budget: {
     term: 'budget B',
@@ -68,7 +74,7 @@ export const GLOSSARY = {
   },
   retainedGain: {
     term: 'retained gain',
-    text: '(selector − realized) / (ceiling@B − realized): of the questions the probe reaches that deployment misses (the “N more were reachable” of the Results sentence), the share a blind selector keeps, net of the realized questions it loses; with a paired bootstrap 95% interval. At most 100%. Negative when the selector answers fewer questions correctly than deployment does: picking blindly among the probe’s attempts loses answers the default route had (the note beside it says how many). “—” when the probe reaches no question deployment misses (no gain to keep).',
+    text: audit('retained gain', 'On Results, the questions the probe reaches that deployment misses are the “N more were reachable” of the sentence; “—” marks no gain to keep.'),
   },
   mctsPreset: {
     term: 'MCTS preset',
@@ -80,7 +86,7 @@ export const GLOSSARY = {
   },
   matched: {
     term: 'matched attempts',
-    text: 'Two probes are compared on the attempts both made, question by question, so neither gets more tries.',
+    text: audit('matched attempts', 'Neither probe gets more tries.'),
   },
   reachAtK: {
     term: 'reachability@k',
@@ -96,15 +102,15 @@ export const GLOSSARY = {
   },
   failureSet: {
     term: 'failure set',
-    text: 'The questions reachable@B but not realized: those the model could answer and did not.',
+    text: audit('failure set', 'Those the model could answer and did not.'),
   },
   repairRate: {
     term: 'repair rate',
-    text: 'Silencing one layer’s MLP block: the layer is chosen on a seeded half of the failure set, then the share of the other half it makes realized is measured (out of sample).',
+    text: audit('repair rate', 'The layer’s MLP block is silenced; the half it is identified on is seeded, so the rate is measured out of sample.'),
   },
   collateral: {
     term: 'collateral',
-    text: 'Realized questions (of the evaluation half) that silencing the chosen layer breaks.',
+    text: audit('collateral'),
   },
   inSample: {
     term: 'in-sample',
@@ -116,7 +122,7 @@ export const GLOSSARY = {
   },
   mcnemar: {
     term: 'McNemar p',
-    text: 'McNemar’s exact test on the questions that changed: the chance of a difference this large if both had the same rate. Below 0.05 it is unlikely to be chance.',
+    text: audit('McNemar p', 'The discordant pairs are the questions that changed; p is the chance of a difference this large if both had the same rate. Below 0.05 it is unlikely to be chance.'),
   },
   delta: {
     term: 'Δ (B − A)',
@@ -154,6 +160,6 @@ export const GLOSSARY = {
     term: 'time estimate',
     text: 'Attempts ÷ the attempts per second measured by your last run of this model, engine and dtype with the same probes and budgets on this device. Before any run it is a rough guess from the model’s size.',
   },
-} as const satisfies Record<string, Definition>;
+} as const satisfies Record<string, GlossaryEntry>;
 
 export type TermId = keyof typeof GLOSSARY;
