@@ -2,11 +2,12 @@ import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { renderFigure } from './figure';
 import { routePathSpec } from './route-path';
+import { svgSnapshot } from './testing/svg';
 
 const { document } = new JSDOM('').window;
 
 describe('route path figure', () => {
-  it('draws a route as a path through the layers beside the dashed default route', () => {
+  it('draws a route as a path through the layers beside the dashed default route', async () => {
     const spec = routePathSpec([0, 1, 1, 3], 4, { large: false });
     expect(spec.alt).toBe('The route runs layers 0, 1, 1, 3 at positions 0 to 3; the default route runs layers 0 to 3 in order (dashed).');
     const svg = renderFigure(spec, document);
@@ -14,6 +15,7 @@ describe('route path figure', () => {
     expect(lines.length).toBe(2);
     expect(svg.querySelector('g[aria-label="line"]')?.getAttribute('stroke-dasharray')).toBe('4 4');
     expect([...svg.querySelectorAll('g[aria-label="text"] text')].map((t) => t.textContent)).toEqual(['0', '1', '1', '3']);
+    await expect(svgSnapshot(spec)).toMatchFileSnapshot('__snapshots__/route-path.svg');
   });
 
   it('draws the default route alone when the route is the default', () => {

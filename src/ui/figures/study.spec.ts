@@ -13,6 +13,7 @@ import { studyTaskOptions } from '../../store/study';
 import { runStudy } from '../../../scripts/study-cli';
 import { renderFigure } from './figure';
 import { f1Dots, f1Spec, f2LayersSpec, f2Spec, f3Slopes, f3Spec } from './study';
+import { svgSnapshot } from './testing/svg';
 import { silencingSpec } from './silencing';
 import { silencingOf } from '../lib/analysis';
 import { EFFECT_COLOR } from '../lib/palette';
@@ -86,6 +87,7 @@ describe('findings figures', () => {
     // settings are labelled by number, named once in the key
     expect([...svg.querySelectorAll('g[aria-label="text"] text')].map((t) => t.textContent)).toEqual(expect.arrayContaining(['1', '2']));
     expect(f1Spec(r, { large: false }).alt).toMatch(/Settings are numbered: 1 = .+; 2 = .+\.$/);
+    await expect(svgSnapshot(f1Spec(r, { large: false }))).toMatchFileSnapshot('__snapshots__/f1.svg');
   });
 
   it('F2 shows each case with its held-out rate and interval, and a case\'s per-layer scan', async () => {
@@ -98,6 +100,8 @@ describe('findings figures', () => {
     expect(renderFigure(spec, document).tagName).toBe('svg');
     const layers = renderFigure(f2LayersSpec(r.f2.cases[0], { large: false }), document);
     expect(layers.querySelectorAll('g[aria-label="bar"]').length).toBeGreaterThan(0);
+    await expect(svgSnapshot(spec)).toMatchFileSnapshot('__snapshots__/f2.svg');
+    await expect(svgSnapshot(f2LayersSpec(r.f2.cases[0], { large: false }))).toMatchFileSnapshot('__snapshots__/f2-layers.svg');
   });
 
   it("draws the report's per-layer scan as the walk and Results do: repaired up, broken down", async () => {
@@ -120,5 +124,6 @@ describe('findings figures', () => {
     expect(slopes.filter((s) => s.measure === 'deployed').map((s) => s.rate)).toEqual([p.base_realized, p.trained_realized]);
     expect(new Set(slopes.map((s) => s.measure)).size).toBe(1 + Object.keys(p.ceilings).length);
     expect(renderFigure(f3Spec(r, { large: true }), document).tagName).toBe('svg');
+    await expect(svgSnapshot(f3Spec(r, { large: false }))).toMatchFileSnapshot('__snapshots__/f3.svg');
   });
 });
