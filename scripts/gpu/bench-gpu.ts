@@ -25,14 +25,14 @@ import { gpuConformance, REFERENCE_MODELS, type ConformanceRow } from './conform
 import { benchTable } from './table.ts';
 
 /** One checkpoint of the plan: its shape, ReachLab's dtypes and PyTorch's modes, in order. */
-export interface BenchModel {
+interface BenchModel {
   name: string;
   shape: CheckpointShape;
   reachlab: string[];
   pytorch: string[];
 }
 
-export interface BenchPlan {
+interface BenchPlan {
   /** The reference checkpoints and dtypes the conformance runs (all on a GPU; the smoke one, as CI runs them all on SwiftShader). */
   conformance: readonly string[];
   conformanceDtypes: readonly ('f32' | 'f16')[];
@@ -47,7 +47,7 @@ export interface BenchPlan {
 
 const SMOKE_SHAPE: CheckpointShape = { modelType: 'qwen2', layers: 4, hidden: 64, heads: 4, kvHeads: 2, headDim: 16, intermediate: 128, vocab: 512, tied: true, dtype: 'BF16' };
 
-export const FULL_PLAN: BenchPlan = {
+const FULL_PLAN: BenchPlan = {
   conformance: REFERENCE_MODELS,
   conformanceDtypes: ['f32', 'f16'],
   models: [
@@ -58,7 +58,7 @@ export const FULL_PLAN: BenchPlan = {
   prompt: 16, prefill: 512, decodeTokens: 64, routes: 32, routeTokens: 16, bandwidthBytes: 1 << 30,
 };
 
-export const SMOKE_PLAN: BenchPlan = {
+const SMOKE_PLAN: BenchPlan = {
   conformance: REFERENCE_MODELS.slice(0, 1),
   conformanceDtypes: ['f32'],
   models: [{ name: 'smoke-qwen2', shape: SMOKE_SHAPE, reachlab: ['q4f16', 'f32'], pytorch: ['bf16', 'f32'] }],

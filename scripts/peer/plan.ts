@@ -25,13 +25,13 @@ export interface PeerPlan {
 }
 
 /** ReachLab's quantized modes with f32 activations (f16 activations run as f32 plus casts on WASM). */
-export const PEER_QUANTIZED: string[] = ENGINE_DTYPES.filter((d) => d !== 'f32' && withF32Activations(d) === d);
+const PEER_QUANTIZED: string[] = ENGINE_DTYPES.filter((d) => d !== 'f32' && withF32Activations(d) === d);
 
 export const PEER_USAGE = `npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--prefill-reps 3] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
                        [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized]`;
 
 /** The longest prompt the plan accepts (the checkpoint allows more; the benchmark needs no more). */
-export const MAX_PROMPT = 4096;
+const MAX_PROMPT = 4096;
 
 function positiveInt(name: string, v: string, max = Number.MAX_SAFE_INTEGER): number {
   const n = Number(v);

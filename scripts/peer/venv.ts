@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const PEER_PACKAGES = ['torch', 'transformers', 'safetensors'];
+const PEER_PACKAGES = ['torch', 'transformers', 'safetensors'];
 const IMPORTS = 'import torch, transformers, safetensors';
 
 /** Setup that cannot go on: the message says what is missing and how to get it. */

@@ -37,7 +37,7 @@ export const ALPHA = 0.05;
 /** What the paper reports, for the opening's comparison: silencing one MLP repairs 68–92% of the
  *  failure set (Finding 2); training raises the deployed score while the ceiling stays flat or
  *  falls (Finding 3). */
-export const PAPER = { repair: { lo: 0.68, hi: 0.92 } } as const;
+const PAPER = { repair: { lo: 0.68, hi: 0.92 } } as const;
 /** The paper's repair range as the report words it: "68–92%". */
 export const PAPER_REPAIR_RANGE = `${Math.round(100 * PAPER.repair.lo)}–${Math.round(100 * PAPER.repair.hi)}%`;
 
@@ -109,7 +109,7 @@ export function reportTests(r: StudyReport): ReportTest[] {
 }
 
 /** "p 0.012 (Holm 0.048)". */
-export const pText = (p: number, adjusted: number) => `McNemar p ${formatP(p)} (Holm-adjusted ${formatP(adjusted)})`;
+const pText = (p: number, adjusted: number) => `McNemar p ${formatP(p)} (Holm-adjusted ${formatP(adjusted)})`;
 
 /** The F1 outcome of one paired comparison, random − MCTS; `reaches` (each side beyond its decoy,
  *  null without one) makes it "no reach" when either side does not reach. */

@@ -10,7 +10,7 @@ import { encodeSafetensorsF16, roundToF16, type NamedTensor } from './safetensor
 import { tokenizerConfigJson, tokenizerJson } from './vocab';
 
 /** The parameters as named float32 arrays, in HF file order. */
-export function namedTensors(params: Params, c: MicroConfig): NamedTensor[] {
+function namedTensors(params: Params, c: MicroConfig): NamedTensor[] {
   return tensorShapes(c).map(([name, shape]) => {
     const v = params.get(name);
     if (!v) throw new Error(`export: missing parameter ${name}`);

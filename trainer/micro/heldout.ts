@@ -11,7 +11,7 @@ import { blockRoutes, defaultRoute } from './routes';
 import { decodeChars } from './vocab';
 
 /** Answer (≤ 3 characters) plus eos, with room for one token past a wrong answer. */
-export const MAX_NEW_TOKENS = 5;
+const MAX_NEW_TOKENS = 5;
 
 export interface Sample {
   question: string;

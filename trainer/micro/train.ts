@@ -30,7 +30,7 @@ export interface EvalHooks {
   heldOut(): number;
 }
 
-export function learningRate(step: number, o: TrainOptions): number {
+function learningRate(step: number, o: TrainOptions): number {
   if (step < o.warmupSteps) return (o.lr * (step + 1)) / o.warmupSteps;
   const progress = (step - o.warmupSteps) / Math.max(1, o.steps - o.warmupSteps);
   return o.lr * (o.minLrRatio + (1 - o.minLrRatio) * 0.5 * (1 + Math.cos(Math.PI * progress)));

@@ -3,8 +3,8 @@
 // character to one token; ids here are the ones that file assigns.
 
 /** Characters in id order (plain text form). */
-export const CHARS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '+', '-', '*', '=', ' ', '\n'] as const;
-export const EOS_TOKEN = '<|endoftext|>';
+const CHARS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '+', '-', '*', '=', ' ', '\n'] as const;
+const EOS_TOKEN = '<|endoftext|>';
 export const EOS_ID = CHARS.length;
 export const VOCAB_SIZE = CHARS.length + 1;
 

@@ -12,7 +12,7 @@ import { fetchWithin, guardStream, HUB_HEADERS_TIMEOUT_MS, HUB_STALL_TIMEOUT_MS,
 import { quote } from '../../util/clip.ts';
 import { SHA256_HEX } from '../../util/hash.ts';
 
-export const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
+const DEFAULT_HUB_ENDPOINT = 'https://huggingface.co';
 const RANGE_ATTEMPTS = 3;
 const RETRY_DELAY_MS = 200;
 
@@ -59,7 +59,7 @@ export function hubStatusMeaning(status: number, hasToken: boolean): HubStatusMe
 }
 
 /** An EngineError for a failed Hub answer, naming what was asked for. */
-export function hubStatusError(status: number, what: string, hasToken: boolean): EngineError {
+function hubStatusError(status: number, what: string, hasToken: boolean): EngineError {
   const m = hubStatusMeaning(status, hasToken) ?? { code: 'network' as const, reason: 'unexpected answer from the server' };
   return new EngineError(m.code, `${what}: ${m.reason} (HTTP ${status})`);
 }

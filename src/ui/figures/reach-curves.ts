@@ -33,7 +33,7 @@ export function spreadLabels(ys: readonly number[], gap = LABEL_GAP, floor = 0):
 }
 
 /** A selector's label beside its point: "majority", "majority (not blind)". */
-export function selectorLabel(d: Pick<SelectorRow, 'selector' | 'blind'>): string {
+function selectorLabel(d: Pick<SelectorRow, 'selector' | 'blind'>): string {
   return `${d.selector}${d.blind ? '' : ' (not blind)'}`;
 }
 

@@ -7,7 +7,7 @@ import { definitionOf } from '../../audit/definitions';
 import { COVER_TAU } from '../../audit/summary';
 
 /** One glossary entry: the term as screens print it and what it means. */
-export interface GlossaryEntry {
+interface GlossaryEntry {
   term: string;
   text: string;
 }
