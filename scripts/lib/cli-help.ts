@@ -15,7 +15,7 @@ export function usageOf(source: string): string {
 }
 
 /** Whether the arguments ask for help. */
-export const asksForHelp = (argv: readonly string[]): boolean => argv.includes('--help') || argv.includes('-h');
+const asksForHelp = (argv: readonly string[]): boolean => argv.includes('--help') || argv.includes('-h');
 
 /** When `argv` asks for help, prints the usage of the CLI at `moduleUrl` (its import.meta.url) on
  *  stdout and exits 0; otherwise returns. */

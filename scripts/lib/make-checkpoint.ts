@@ -56,7 +56,7 @@ interface TensorPlan {
 }
 
 /** The tensors of a shape, in file order (which is also the order of the random stream). */
-export function tensorPlan(s: CheckpointShape): TensorPlan[] {
+function tensorPlan(s: CheckpointShape): TensorPlan[] {
   const q = s.heads * s.headDim;
   const kv = s.kvHeads * s.headDim;
   const w = 0.035; // uniform(-w, w): std ≈ 0.02, as Hugging Face initializes

@@ -27,7 +27,7 @@ function rssKb(pid: number): number {
 }
 
 /** Sum of VmRSS (MB) of root's descendants outside `exclude`. */
-export function treeRssMb(root: number, exclude: number[]): number {
+function treeRssMb(root: number, exclude: number[]): number {
   const kids = children();
   let kb = 0;
   const stack = [...(kids.get(root) ?? [])];

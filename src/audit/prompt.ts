@@ -9,7 +9,7 @@ import { seedFor } from './seeds';
 import type { Condition, Doc } from './types';
 
 /** "A. first\nB. second…" */
-export function formatChoices(choices: readonly string[]): string {
+function formatChoices(choices: readonly string[]): string {
   return choices.map((c, i) => `${indexLetter(i)}. ${c}`).join('\n');
 }
 
@@ -21,7 +21,7 @@ export function renderQuestion(template: string, doc: Doc): string {
 }
 
 /** What a worked example shows after its question: the rationale when there is one, else the gold. */
-export function exampleTarget(doc: Doc): string {
+function exampleTarget(doc: Doc): string {
   return doc.rationale ?? doc.target;
 }
 

@@ -175,7 +175,7 @@ export function retainedGain(selector: number, realized: number, ceiling: number
 }
 
 /** Why a retained gain is null, when the probe gains nothing. */
-export const NO_GAIN = 'the probe reaches no question that deployment misses, so there is no gain to retain';
+const NO_GAIN = 'the probe reaches no question that deployment misses, so there is no gain to retain';
 
 /** A retained gain in words, from the counts behind it over the same questions: the selector's
  *  correct answers, deployment's, and the questions the probe reaches that deployment misses. */

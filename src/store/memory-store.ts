@@ -184,7 +184,7 @@ function cmp<T extends string | number>(a: T, b: T): number {
 }
 
 /** IndexedDB key order for the key kinds records use: number < string < array. */
-export function compareKeys(a: IDBValidKey, b: IDBValidKey): number {
+function compareKeys(a: IDBValidKey, b: IDBValidKey): number {
   const rank = (k: IDBValidKey) => (typeof k === 'number' && !Number.isNaN(k) ? 0 : typeof k === 'string' ? 1 : Array.isArray(k) ? 2 : -1);
   const ra = rank(a);
   const rb = rank(b);

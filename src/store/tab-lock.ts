@@ -153,4 +153,4 @@ export class ProgressChannel {
 /** How often a tab running an audit repeats its progress, and how long another tab waits for it
  *  before taking the run for stopped. */
 export const HEARTBEAT_MS = 2_000;
-export const LEASE_MS = 3 * HEARTBEAT_MS;
+const LEASE_MS = 3 * HEARTBEAT_MS;

@@ -7,7 +7,7 @@ import { seedFor } from '../seeds';
 import type { Doc, LoadedTask } from '../types';
 import { ARITH_LEVELS, arithTarget, arithText, generateArith, type ArithProblem, type Split } from './arith';
 
-export const BUILTIN_TASK_VERSION = 1;
+const BUILTIN_TASK_VERSION = 1;
 export const MC_TEMPLATE = '{{question}}\n{{choices}}\nAnswer:';
 
 export interface BuiltinOptions {

@@ -8,7 +8,7 @@ import type { AnswerFormat, Doc, LoadedTask } from '../types';
 import { MC_TEMPLATE } from './builtin';
 import { clip, quote } from '../../util/clip';
 
-export const FILE_TASK_VERSION = 1;
+const FILE_TASK_VERSION = 1;
 
 export type Row = Record<string, unknown>;
 
@@ -42,7 +42,7 @@ export type TaskFileFormat = 'jsonl' | 'json' | 'csv';
 
 const badTask = (msg: string) => new AuditError('bad-task', msg);
 
-export function parseJsonl(text: string): Row[] {
+function parseJsonl(text: string): Row[] {
   const rows: Row[] = [];
   text.split(/\r?\n/).forEach((line, i) => {
     if (line.trim() === '') return;
@@ -165,7 +165,7 @@ export function goldLetter(answer: string, choices: string[], labels: string[] |
 }
 
 /** One row → one Doc; every problem is named with the row. */
-export function rowToDoc(row: Row, m: TaskFileMapping, format: AnswerFormat, id: string, where: string): Doc {
+function rowToDoc(row: Row, m: TaskFileMapping, format: AnswerFormat, id: string, where: string): Doc {
   const text = fieldText(row, m.question, where);
   const answer = fieldText(row, m.answer, where);
   if (format === 'mc-letter') {

@@ -13,8 +13,8 @@ import { goldLetter, type Row } from './file';
 import { quote } from '../../util/clip';
 
 export const HUB_ROWS_ENDPOINT = 'https://datasets-server.huggingface.co/rows';
-export const HUB_TASK_VERSION = 1;
-export const ROWS_PAGE_MAX = 100;
+const HUB_TASK_VERSION = 1;
+const ROWS_PAGE_MAX = 100;
 
 export type FetchLike = NonNullable<HubFetchOptions['fetch']>;
 
@@ -86,7 +86,7 @@ export async function fetchRowsPage(dataset: string, config: string, split: stri
 }
 
 /** Up to `limit` rows from offset 0, page by page; fewer only when the split holds fewer. */
-export async function fetchRows(dataset: string, config: string, split: string, limit: number, o: HubRowsOptions = {}): Promise<RowsPage['rows']> {
+async function fetchRows(dataset: string, config: string, split: string, limit: number, o: HubRowsOptions = {}): Promise<RowsPage['rows']> {
   const out: RowsPage['rows'] = [];
   let total = Infinity;
   while (out.length < Math.min(limit, total)) {

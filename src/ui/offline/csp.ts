@@ -6,7 +6,7 @@
 // named at build time (REACHLAB_HUB_MIRRORS, space-separated origins).
 
 /** Where a model or dataset may be fetched from, besides the app's own origin. */
-export const HUB_ORIGINS = [
+const HUB_ORIGINS = [
   'https://huggingface.co',
   'https://*.huggingface.co',
   'https://*.hf.co',
@@ -18,7 +18,7 @@ export const HUB_ORIGINS = [
 const ORIGIN = /^https?:\/\/(\*\.)?[a-z0-9.-]+(:(\d+|\*))?$/i;
 
 /** The directives; `frame-ancestors` only as a header (browsers ignore it in a meta tag). */
-export function cspDirectives(mirrors: readonly string[] = []): string[] {
+function cspDirectives(mirrors: readonly string[] = []): string[] {
   for (const m of mirrors) if (!ORIGIN.test(m)) throw new Error(`REACHLAB_HUB_MIRRORS: "${m}" is not an origin like https://mirror.example`);
   return [
     "default-src 'self'",
