@@ -8,19 +8,16 @@ import { compareRuns, curvePoints, layerUsage, numLayersOf, reachProbes, selecto
 import { blocksSpace } from '../lib/presets';
 import { scriptedRun } from '../testing/scripted-run';
 import { checkpointSpec } from './checkpoint';
-import { MIN_FIT_WIDTH, renderFigure, type FigureSpec } from './figure';
+import { MIN_FIT_WIDTH, renderFigure } from './figure';
 import { layerUsageSpec } from './layer-usage';
 import { readoutPlace } from './look-inside';
 import { budgetTicks, reachCurvesSpec, spreadLabels } from './reach-curves';
 import { silencingSpec } from './silencing';
+import { svgSnapshot } from './testing/svg';
 
 const { document } = new JSDOM('').window;
 const small = { large: false };
 const large = { large: true };
-
-function svgOf(spec: FigureSpec): string {
-  return renderFigure(spec, document).outerHTML.replace(/-?\d+\.\d+/g, (x) => String(Math.round(Number(x) * 10) / 10));
-}
 
 const run = scriptedRun();
 const L = numLayersOf(run.manifest, run.records);
@@ -51,7 +48,7 @@ function handScan(layers: [number, number, number][], identified: number | null)
 describe('figure specs', () => {
   it('reachability@k: three probes, realized rule, selector points', async () => {
     const spec = reachCurvesSpec(curvesData(), small);
-    const svg = svgOf(spec);
+    const svg = svgSnapshot(spec);
     for (const label of ['random routes', 'MCTS routes (CoLa)', 'sampling', 'realized', 'majority · random routes', 'max-logprob · sampling', 'majority · MCTS routes (CoLa) · not blind', 'majority (not blind)']) {
       expect(svg).toContain(label);
     }
@@ -111,7 +108,7 @@ describe('figure specs', () => {
   });
 
   it('reachability@k in large-text mode is wider with bigger type', async () => {
-    const svg = svgOf(reachCurvesSpec(curvesData(), large));
+    const svg = svgSnapshot(reachCurvesSpec(curvesData(), large));
     expect(svg).toContain('font-size: 18px');
     expect(svg).toMatch(/<svg[^>]*width="960"/);
     await expect(svg).toMatchFileSnapshot('__snapshots__/reach-curves-large.svg');
@@ -123,7 +120,7 @@ describe('figure specs', () => {
     const spec = silencingSpec(scan, small);
     expect(spec.title).toContain('in-sample');
     expect(spec.alt).toContain(`Out of sample: identified on ${scan.identification.doc_ids.length} failures, layer ${L / 2} repairs ${scan.evaluation.repaired}/${scan.evaluation.failures} held-out failures`);
-    const svg = svgOf(spec);
+    const svg = svgSnapshot(spec);
     expect(svg).toContain(`identified · held out: ${scan.evaluation.repaired}/${scan.evaluation.failures}`);
     await expect(svg).toMatchFileSnapshot('__snapshots__/silencing.svg');
   });
@@ -131,7 +128,7 @@ describe('figure specs', () => {
   it('silencing scan with no layer identified says so and marks none', () => {
     const spec = silencingSpec(handScan([[0, 0, 2]], null), small);
     expect(spec.alt).toContain('no layer repairs any of the 2 identification failures');
-    expect(svgOf(spec)).not.toContain('identified ·');
+    expect(svgSnapshot(spec)).not.toContain('identified ·');
   });
 
   it('silencing scan with nothing repaired or broken draws no bar height', () => {
@@ -144,7 +141,7 @@ describe('figure specs', () => {
 
   it('layer usage heatmap with a quantized legend and the default diagonal', async () => {
     const cells = layerUsage(run.records);
-    const svg = svgOf(layerUsageSpec(cells, L, small));
+    const svg = svgSnapshot(layerUsageSpec(cells, L, small));
     expect(svg).toContain('correct routes');
     // the default route: a white ring under a black outline, visible on dark and light cells
     const outlines = [...renderFigure(layerUsageSpec(cells, L, small), document).querySelectorAll('g[aria-label="cell"]')]
@@ -161,7 +158,7 @@ describe('figure specs', () => {
     expect(out.cmp.n).toBe(24);
     const spec = checkpointSpec(out.cmp, { A: 'base', B: 'RL' }, small);
     expect(spec.alt).toMatch(/^On 24 questions audited in both runs \(A = base; B = RL\): deployed Δ [+−]?\d+\.\d pts \(95% CI .+\), McNemar p = .+; ceiling Δ /);
-    const svg = svgOf(spec);
+    const svg = svgSnapshot(spec);
     for (const text of ['A = base', 'B = RL', 'deployed (realized)', 'ceiling', 'B − A (percentage points)']) expect(svg).toContain(text);
     await expect(svg).toMatchFileSnapshot('__snapshots__/checkpoint.svg');
   });
