@@ -40,4 +40,5 @@ export { importRunJson, importLmEvalSamples, UNKNOWN_CONDITION_PREFIX, type Impo
 export { importFile, isLmEvalSamplesName, lmEvalOptionsFor, type ImportFileOptions, type ImportSource } from './import-file.ts';
 export { progressText, type ImportControl, type ImportProgress } from './import-progress.ts';
 export { importInWorker } from './import-remote.ts';
+export { spawnImporter } from './spawn-import.ts';
 export { RUN_FILE_FORMAT, RUN_FILE_VERSION, LEGACY_RUN_FILE_VERSION, type RunFile, type LegacyRunFile, type Producer } from './run-file.ts';

@@ -18,6 +18,7 @@ import {
   exportRunJson,
   importFile,
   importInWorker,
+  spawnImporter,
   StoreError,
   type ImportControl,
   loadRun,
@@ -27,7 +28,6 @@ import {
   type AuditFn,
   type CoreAuditInput,
 } from '../store/index';
-import { spawnImporter } from '../store/spawn-import';
 import { StudyRunner } from '../store/study-runner';
 import { studyTaskOptions } from '../store/study';
 import type { NormalizedPlan, StudyReport } from '../audit/study';
