@@ -338,8 +338,7 @@ class RealBackend implements AppBackend {
 
   async importFile(file: File, control: ImportControl = {}): Promise<RunManifest> {
     const store = this.controller.store;
-    // A harness samples file states no condition, engine or route: the import leaves them null
-    // ("imported, condition unknown") under a condition key no measured run can have.
+    // the run id an lm-eval samples file becomes (store/import-file.ts lmEvalOptionsFor)
     const o = { runId: crypto.randomUUID(), appVersion: APP_VERSION };
     // IndexedDB is open to workers: the file is read, checked and stored there, off this thread. A
     // store in memory is this page's own, so the import runs here.
