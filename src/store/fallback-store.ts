@@ -11,7 +11,7 @@ import type { RecordKey } from './keys.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { keyId, latestRun } from './records.ts';
 import type { StoredRecord, StoredRun, StoredStudy } from './schema.ts';
-import type { PutOutcome, RecordItem, RunStore } from './store.ts';
+import type { ImportRunOptions, PutOutcome, RecordItem, RunStore } from './store.ts';
 
 export class FallbackRunStore implements RunStore {
   readonly kind = 'memory' as const;
@@ -80,8 +80,8 @@ export class FallbackRunStore implements RunStore {
     return merged(await this.memory.recordsForRun(runId), await this.disk.recordsForRun(runId), (r) => keyId(r.key));
   }
 
-  importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }> {
-    return this.memory.importRun(run, items, questions);
+  importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[], o?: ImportRunOptions): Promise<{ stored: number; linked: number }> {
+    return this.memory.importRun(run, items, questions, o);
   }
 
   putStudy(study: StoredStudy): Promise<void> {

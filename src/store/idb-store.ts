@@ -7,9 +7,9 @@ import type { QuestionIdentity } from '../audit/condition.ts';
 import { openReachDb, type OpenOptions, type ReachDb } from './db.ts';
 import { StoreError, toStoreError } from './errors.ts';
 import type { RecordKey } from './keys.ts';
-import { latestRun, withoutImported } from './records.ts';
+import { keyId, latestRun, withoutImported } from './records.ts';
 import type { ReachDB, StoredRecord, StoredRun, StoredStudy } from './schema.ts';
-import type { PutOutcome, RecordItem, RunStore } from './store.ts';
+import type { ImportRunOptions, PutOutcome, RecordItem, RunStore } from './store.ts';
 
 type WriteTx<S extends StoreNames<ReachDB>> = IDBPTransaction<ReachDB, S[], 'readwrite'>;
 
@@ -142,19 +142,33 @@ export class IdbRunStore implements RunStore {
     return this.read(`deleting study ${planKey}`, () => this.db.delete('studies', planKey));
   }
 
-  importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }> {
+  /** One transaction, its requests issued a batch at a time (a get per record, then the puts),
+   *  not one awaited request after another: a request's round trip, not its work, is what costs. */
+  importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[], o: ImportRunOptions = {}): Promise<{ stored: number; linked: number }> {
     return this.write(`importing run ${run.id}`, ['records', 'runs', 'questions'], async (tx) => {
+      const records = tx.objectStore('records');
       let stored = 0;
       let linked = 0;
-      for (const item of items) {
-        const outcome = await putOrLink(tx.objectStore('records'), run.id, item);
-        if (outcome === 'stored') stored++;
-        else if (outcome === 'linked') linked++;
+      let done = 0;
+      for (const batch of batches(items)) {
+        o.signal?.throwIfAborted();
+        const existing = await all(batch.map((item) => () => records.get(item.key)));
+        const values: StoredRecord[] = [];
+        for (const [i, item] of batch.entries()) {
+          const { value, outcome } = placed(existing[i], run.id, item);
+          if (value) values.push(value);
+          if (outcome === 'stored') stored++;
+          else if (outcome === 'linked') linked++;
+        }
+        await all(values.map((v) => () => records.put(v)));
+        done += batch.length;
+        o.onStored?.(done);
       }
+      o.signal?.throwIfAborted();
       if (questions) await tx.objectStore('questions').put({ runId: run.id, questions });
       await tx.objectStore('runs').put(run);
       return { stored, linked };
-    });
+    }, o.signal);
   }
 
   close(): void {
@@ -171,7 +185,7 @@ export class IdbRunStore implements RunStore {
   }
 
   /** One readwrite transaction; a failure inside aborts it, so nothing of it is written. */
-  private async write<T, S extends StoreNames<ReachDB>>(doing: string, stores: S[], fn: (tx: WriteTx<S>) => Promise<T>): Promise<T> {
+  private async write<T, S extends StoreNames<ReachDB>>(doing: string, stores: S[], fn: (tx: WriteTx<S>) => Promise<T>, signal?: AbortSignal): Promise<T> {
     let tx: WriteTx<S>;
     try {
       tx = this.db.transaction(stores, 'readwrite');
@@ -188,6 +202,8 @@ export class IdbRunStore implements RunStore {
         // already aborted by the failed request
       }
       await tx.done.catch(() => {});
+      // a cancel is not a storage failure: its reason goes back as it is
+      if (signal?.aborted && e === signal.reason) throw e;
       throw toStoreError(e, doing);
     }
     try {
@@ -197,6 +213,40 @@ export class IdbRunStore implements RunStore {
     }
     return out;
   }
+}
+
+/** Records per batch of requests: enough to keep the transaction busy, few enough to report often. */
+export const IMPORT_BATCH = 500;
+
+/** `items` in batches of IMPORT_BATCH; a key repeated within a batch starts the next one, so each
+ *  get sees every earlier put of its key. */
+function* batches(items: RecordItem[]): Generator<RecordItem[]> {
+  let batch: RecordItem[] = [];
+  let keys = new Set<string>();
+  for (const item of items) {
+    const k = keyId(item.key);
+    if (batch.length === IMPORT_BATCH || keys.has(k)) {
+      yield batch;
+      batch = [];
+      keys = new Set();
+    }
+    batch.push(item);
+    keys.add(k);
+  }
+  if (batch.length) yield batch;
+}
+
+/** Issues every request, then awaits them all. A request that throws as it is issued (a key
+ *  IndexedDB refuses) aborts the transaction: the ones already issued then fail too, silently. */
+async function all<T>(requests: (() => Promise<T>)[]): Promise<T[]> {
+  const issued: Promise<T>[] = [];
+  try {
+    for (const request of requests) issued.push(request());
+  } catch (e) {
+    for (const p of issued) p.catch(() => {});
+    throw e;
+  }
+  return Promise.all(issued);
 }
 
 type RecordsStore = IDBPObjectStore<ReachDB, ArrayLike<StoreNames<ReachDB>>, 'records', 'readwrite'>;

@@ -28,6 +28,7 @@ import { LEGACY_KEY_PREFIX, type RunCounters, type StoredRun } from './schema.ts
 import type { RecordItem, RunStore } from './store.ts';
 import { JsonInputError, parseJsonInput } from '../util/json-input.ts';
 import { clip } from '../util/clip.ts';
+import { ImportTracker, type ImportControl } from './import-progress.ts';
 
 export interface ImportResult {
   runId: string;
@@ -45,7 +46,13 @@ export const UNKNOWN_CONDITION_PREFIX = 'unknown:';
 const invalid = (where: string, message: string) => new StoreError('invalid-import', `${where}: ${message}`);
 
 /** Imports a JSON export. The run keeps its id; a run already in the library is refused. */
-export async function importRunJson(store: RunStore, text: string, fileName = 'the file'): Promise<ImportResult> {
+export function importRunJson(store: RunStore, text: string, fileName = 'the file', control: ImportControl = {}): Promise<ImportResult> {
+  return importRunText(store, text, fileName, new ImportTracker(fileName, text.length, control));
+}
+
+/** importRunJson with the caller's tracker (import-file.ts has counted the bytes it read). */
+export async function importRunText(store: RunStore, text: string, fileName: string, t: ImportTracker): Promise<ImportResult> {
+  t.check();
   let parsed: unknown;
   try {
     parsed = parseJsonInput(text);
@@ -54,13 +61,13 @@ export async function importRunJson(store: RunStore, text: string, fileName = 't
     throw invalid(fileName, `not JSON (${e instanceof Error ? e.message : String(e)})`);
   }
   const file = check(checkAnyRunFile, parsed, fileName);
-  return file.version === LEGACY_RUN_FILE_VERSION ? importLegacyFile(store, file, fileName) : importCurrentFile(store, file, fileName);
+  return file.version === LEGACY_RUN_FILE_VERSION ? importLegacyFile(store, file, fileName, t) : importCurrentFile(store, file, fileName, t);
 }
 
-async function importCurrentFile(store: RunStore, file: RunFile, fileName: string): Promise<ImportResult> {
-  const { manifest, items, regraded } = await verifyRunFile(file, fileName);
+async function importCurrentFile(store: RunStore, file: RunFile, fileName: string, t: ImportTracker): Promise<ImportResult> {
+  const { manifest, items, regraded } = await verifyRunFile(file, fileName, (n) => t.verified(n));
   const run = incompleteAsInterrupted(storedRun(manifest, file.run_key, items));
-  return write(store, run, withProvenance(items, fileName, run.id, regraded), file.questions, fileName);
+  return write(store, run, withProvenance(items, fileName, run.id, regraded), file.questions, fileName, t);
 }
 
 /** A current run file as the library would hold it, after every check an import makes. */
@@ -80,7 +87,7 @@ export interface VerifiedRunFile {
  * question content and prompt) and appears once, and each regradable record equals what this
  * version computes from its attempts. Throws StoreError 'invalid-import' naming the first problem.
  */
-export async function verifyRunFile(file: RunFile, fileName: string): Promise<VerifiedRunFile> {
+export async function verifyRunFile(file: RunFile, fileName: string, onVerified?: (records: number) => void): Promise<VerifiedRunFile> {
   const manifest = imported(file.manifest, fileName);
   if (manifest.condition) {
     if (manifest.condition_key !== (await conditionKey(manifest.condition))) {
@@ -99,13 +106,13 @@ export async function verifyRunFile(file: RunFile, fileName: string): Promise<Ve
   const regraded = canRegrade(manifest);
   const records = regraded ? unverifiablePicksDropped(recordsOf(file)) : recordsOf(file);
   const items = itemsOf(scope, manifest, records, fileName, (i) => `records[${i}]`);
-  if (regraded) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`);
+  if (regraded) await verifyRecords(manifest, records, fileName, (i) => `records[${i}]`, onVerified);
   return { manifest, items, regraded };
 }
 
 /** A file of the previous version: a legacy run (schema.ts), its records completed where the
  *  record itself says how (legacy.ts), re-keyed from their own fields. */
-async function importLegacyFile(store: RunStore, file: LegacyRunFile, fileName: string): Promise<ImportResult> {
+async function importLegacyFile(store: RunStore, file: LegacyRunFile, fileName: string, t: ImportTracker): Promise<ImportResult> {
   const manifest = imported(file.manifest, fileName);
   const condition = manifest.condition!;
   // Its records are never reused because their condition key is a grader-v1 key: hold it to that.
@@ -115,7 +122,7 @@ async function importLegacyFile(store: RunStore, file: LegacyRunFile, fileName: 
   const scope = await scopeOf(manifest, null, fileName);
   const items = itemsOf(scope, manifest, file.records.map(upgradeLegacyRecord), fileName, (i) => `records[${i}]`);
   const run: StoredRun = { ...storedRun(manifest, LEGACY_KEY_PREFIX + (await legacyManifestKey(file.manifest)), items), legacy: true };
-  return write(store, run, withProvenance(items, fileName, run.id, false), undefined, fileName);
+  return write(store, run, withProvenance(items, fileName, run.id, false), undefined, fileName, t);
 }
 
 /** The manifest as stored here: a run left running elsewhere is interrupted; its provenance says
@@ -144,18 +151,35 @@ const DEFAULT_METRICS = ['exact_match', 'acc', 'acc_norm', 'pass@1', 'em'];
  * null, its condition key is "unknown:" + SHA-256 of the file's text, attempts have route and
  * meanLogprob null, records stop_reason null; doc_hash and prompt_hash are the file's.
  */
-export async function importLmEvalSamples(store: RunStore, text: string, o: LmEvalImportOptions): Promise<ImportResult> {
-  const fileName = o.fileName ?? 'the samples file';
-  const spec: ProbeSpec = { probe: DEPLOYMENT };
-  const condition_key = UNKNOWN_CONDITION_PREFIX + (await sha256Hex(text));
-  const probe_key = await probeKey(spec);
-  const records: QuestionRecord[] = [];
-  const lineOf = new Map<string, number>();
+export async function importLmEvalSamples(store: RunStore, text: string, o: LmEvalImportOptions, control: ImportControl = {}): Promise<ImportResult> {
+  const t = new ImportTracker(o.fileName ?? 'the samples file', text.length, control);
+  const samples = new LmEvalSamples(o, t);
   const lines = text.split(/\r?\n/);
-  for (let n = 0; n < lines.length; n++) {
-    const line = lines[n].trim();
-    if (line === '') continue;
-    const where = `${fileName} line ${n + 1}`;
+  for (let n = 0; n < lines.length; n++) samples.line(lines[n], n + 1);
+  return samples.importInto(store, await sha256Hex(text));
+}
+
+/** An lm-eval samples file read line by line (import-file.ts streams it), each line checked as it
+ *  comes; then the run is made and written whole. */
+export class LmEvalSamples {
+  private readonly fileName: string;
+  private readonly spec: ProbeSpec = { probe: DEPLOYMENT };
+  private readonly records: QuestionRecord[] = [];
+  private readonly lineOf = new Map<string, number>();
+
+  constructor(
+    private readonly o: LmEvalImportOptions,
+    private readonly t: ImportTracker,
+  ) {
+    this.fileName = o.fileName ?? 'the samples file';
+  }
+
+  /** Line `n` (from 1) of the file. */
+  line(text: string, n: number): void {
+    const line = text.trim();
+    if (line === '') return;
+    const { fileName, o, spec } = this;
+    const where = `${fileName} line ${n}`;
     let row: unknown;
     try {
       row = parseJsonInput(line);
@@ -165,9 +189,9 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
     }
     const s = check(lmEvalSample, row, where);
     const docId = String(s.doc_id);
-    const seen = lineOf.get(docId);
+    const seen = this.lineOf.get(docId);
     if (seen !== undefined) throw invalid(where, `doc_id ${clip(docId)} repeats line ${seen}`);
-    lineOf.set(docId, n + 1);
+    this.lineOf.set(docId, n);
     const metric = o.metric ?? DEFAULT_METRICS.find((m) => m in s.metrics);
     if (metric === undefined || !(metric in s.metrics)) {
       throw invalid(where, `expected a metric (${o.metric ?? DEFAULT_METRICS.join(', ')}) with a number or true/false, found ${clip(Object.keys(s.metrics).join(', ')) || 'none'}`);
@@ -180,8 +204,8 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
     const record = makeRecord({
       question: { doc: { id: docId, text: question ?? s.prompt, target: s.target, raw: doc }, prompt: s.prompt, doc_hash: s.doc_hash, prompt_hash: s.prompt_hash },
       spec,
-      probe_key,
-      condition_key,
+      probe_key: '', // set with the condition key once the whole file is read (importInto)
+      condition_key: '',
       model_fingerprint: o.model.fingerprint,
       task_id: o.task.id,
       task_version: o.task.version,
@@ -190,28 +214,37 @@ export async function importLmEvalSamples(store: RunStore, text: string, o: LmEv
       condition: null,
     });
     // the file's own responses (lm-eval may keep several per question)
-    records.push({ ...record, resps: s.resps, filtered_resps: s.filtered_resps });
+    this.records.push({ ...record, resps: s.resps, filtered_resps: s.filtered_resps });
+    this.t.verified(this.records.length);
   }
-  if (records.length === 0) throw invalid(fileName, 'no samples (expected one JSON object per line)');
-  const now = new Date().toISOString();
-  const manifest: RunManifest = {
-    id: o.runId,
-    appVersion: o.appVersion,
-    model: o.model,
-    task: { ...o.task, questions: records.length },
-    condition: null,
-    condition_key,
-    probes: [spec],
-    engine: null,
-    imported: { format: 'lm-eval-samples', file: fileName },
-    startedAt: now,
-    finishedAt: now,
-    status: 'finished',
-  };
-  const questions: QuestionIdentity[] = records.map((r) => ({ doc_id: r.doc_id, doc_hash: r.doc_hash, prompt_hash: r.prompt_hash }));
-  const scope = await scopeOf(manifest, questions, fileName);
-  const items = itemsOf(scope, manifest, records, fileName, (i) => `line ${lineOf.get(records[i].doc_id)}`);
-  return write(store, storedRun(manifest, await manifestKey(manifest, questions), items), withProvenance(items, fileName, o.runId, false), questions, fileName);
+
+  /** Writes the run of the lines read; `textHash` is the SHA-256 of the file's whole text. */
+  async importInto(store: RunStore, textHash: string): Promise<ImportResult> {
+    const { fileName, o, spec, records } = this;
+    if (records.length === 0) throw invalid(fileName, 'no samples (expected one JSON object per line)');
+    const condition_key = UNKNOWN_CONDITION_PREFIX + textHash;
+    const probe_key = await probeKey(spec);
+    for (const r of records) Object.assign(r, { condition_key, probe_key });
+    const now = new Date().toISOString();
+    const manifest: RunManifest = {
+      id: o.runId,
+      appVersion: o.appVersion,
+      model: o.model,
+      task: { ...o.task, questions: records.length },
+      condition: null,
+      condition_key,
+      probes: [spec],
+      engine: null,
+      imported: { format: 'lm-eval-samples', file: fileName },
+      startedAt: now,
+      finishedAt: now,
+      status: 'finished',
+    };
+    const questions: QuestionIdentity[] = records.map((r) => ({ doc_id: r.doc_id, doc_hash: r.doc_hash, prompt_hash: r.prompt_hash }));
+    const scope = await scopeOf(manifest, questions, fileName);
+    const items = itemsOf(scope, manifest, records, fileName, (i) => `line ${this.lineOf.get(records[i].doc_id)}`);
+    return write(store, storedRun(manifest, await manifestKey(manifest, questions), items), withProvenance(items, fileName, o.runId, false), questions, fileName, this.t);
+  }
 }
 
 interface LmEvalSample {
@@ -374,12 +407,13 @@ function incompleteAsInterrupted(run: StoredRun): StoredRun {
 /** Writes the run unless the library has it already (same id or same run key): that is said
  *  plainly, not as an invalid file. An imported run of the same run key that holds fewer records
  *  than the file (a deletion took some) takes the file's records back instead. */
-async function write(store: RunStore, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined, where: string): Promise<ImportResult> {
+async function write(store: RunStore, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined, where: string, t: ImportTracker): Promise<ImportResult> {
+  t.check();
   const again = 'delete it there first to import this file again';
   const byId = await store.getRun(run.id);
   const same = byId ?? (await store.runsByManifestKey(run.manifestKey))[0];
   if (same && same.manifestKey === run.manifestKey && same.manifest.imported && !same.legacy && same.counters.recordsDone < items.length) {
-    return refill(store, same, run, items, questions);
+    return refill(store, same, run, items, questions, t);
   }
   if (byId) {
     throw new StoreError('duplicate', `${where}: this run is already in your library (run ${run.id}); ${again}`);
@@ -387,12 +421,13 @@ async function write(store: RunStore, run: StoredRun, items: RecordItem[], quest
   if (same) {
     throw new StoreError('duplicate', `${where}: this run is already in your library as run ${same.id} (same model, condition, probes and questions); ${again}`);
   }
-  const { stored, linked } = await store.importRun(run, items, questions);
+  t.storing(items.length);
+  const { stored, linked } = await store.importRun(run, items, questions, { onStored: (n) => t.stored(n), signal: t.signal });
   return { runId: run.id, records: items.length, stored, linked, legacy: run.legacy === true };
 }
 
 /** The file's records back into the imported run `held` of the same run key, which lacks some. */
-async function refill(store: RunStore, held: StoredRun, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined): Promise<ImportResult> {
+async function refill(store: RunStore, held: StoredRun, run: StoredRun, items: RecordItem[], questions: QuestionIdentity[] | undefined, t: ImportTracker): Promise<ImportResult> {
   const have = new Set((await store.keysForRun(held.id)).map(keyId));
   const done = have.size + items.filter((it) => !have.has(keyId(it.key))).length;
   const { lastError: _e, ...counters } = held.counters;
@@ -403,6 +438,7 @@ async function refill(store: RunStore, held: StoredRun, run: StoredRun, items: R
     updatedAt: new Date().toISOString(),
   });
   const mine = items.map((it) => (it.imported ? { ...it, imported: { ...it.imported, runId: held.id } } : it));
-  const { stored, linked } = await store.importRun(back, mine, questions);
+  t.storing(mine.length);
+  const { stored, linked } = await store.importRun(back, mine, questions, { onStored: (n) => t.stored(n), signal: t.signal });
   return { runId: held.id, records: items.length, stored, linked, legacy: false };
 }

@@ -37,4 +37,8 @@ export {
 export { CachedHubReader, type HubFileReader } from './cached-reader.ts';
 export { exportRunJson, exportRunCsv, recordsToCsv, runFile, loadRun, definitionsCsv, CSV_COLUMNS, type LoadedRun } from './export.ts';
 export { importRunJson, importLmEvalSamples, UNKNOWN_CONDITION_PREFIX, type ImportResult, type LmEvalImportOptions } from './import.ts';
+export { importFile, isLmEvalSamplesName, lmEvalOptionsFor, type ImportFileOptions, type ImportSource } from './import-file.ts';
+export { progressText, type ImportControl, type ImportProgress } from './import-progress.ts';
+export { importInWorker } from './import-remote.ts';
+export { spawnImporter } from './spawn-import.ts';
 export { RUN_FILE_FORMAT, RUN_FILE_VERSION, LEGACY_RUN_FILE_VERSION, type RunFile, type LegacyRunFile, type Producer } from './run-file.ts';

@@ -8,7 +8,7 @@ import type { RecordKey } from './keys.ts';
 import type { StoredRecord, StoredRun, StoredStudy } from './schema.ts';
 import { afterDelete, placed } from './idb-store.ts';
 import { latestRun, withoutImported } from './records.ts';
-import type { PutOutcome, RecordItem, RunStore } from './store.ts';
+import type { ImportRunOptions, PutOutcome, RecordItem, RunStore } from './store.ts';
 
 export class MemoryRunStore implements RunStore {
   readonly kind = 'memory' as const;
@@ -142,10 +142,12 @@ export class MemoryRunStore implements RunStore {
   }
 
 
-  async importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }> {
+  async importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[], o: ImportRunOptions = {}): Promise<{ stored: number; linked: number }> {
     this.check();
-    // All or nothing, like the IndexedDB transaction: check every key before writing any.
+    // All or nothing, like the IndexedDB transaction: every key and the signal are checked before
+    // anything is written; once begun, the writes run to the end.
     for (const item of items) compareKeys(item.key, item.key);
+    o.signal?.throwIfAborted();
     let stored = 0;
     let linked = 0;
     for (const item of items) {
@@ -153,6 +155,7 @@ export class MemoryRunStore implements RunStore {
       if (outcome === 'stored') stored++;
       else if (outcome === 'linked') linked++;
     }
+    o.onStored?.(items.length);
     if (questions) this.questions.set(run.id, structuredClone(questions));
     this.runs.set(run.id, structuredClone(run));
     return { stored, linked };

@@ -16,6 +16,13 @@ export interface RecordItem {
   imported?: RecordProvenance;
 }
 
+export interface ImportRunOptions {
+  /** Called as records are placed, with how many of `items` are so far. */
+  onStored?: (placed: number) => void;
+  /** Aborting it rolls the import back (it rejects with the signal's reason). */
+  signal?: AbortSignal;
+}
+
 export interface RunStore {
   readonly kind: 'indexeddb' | 'memory';
   /** Writes a run; with `questions` (its ordered question identities, what its manifest key is
@@ -50,8 +57,8 @@ export interface RunStore {
   keysForRun(runId: string): Promise<RecordKey[]>;
   recordsForRun(runId: string): Promise<StoredRecord[]>;
   /** Writes a run, its question identities (none for a legacy run) and its records in one
-   *  transaction: all of it or nothing. */
-  importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]): Promise<{ stored: number; linked: number }>;
+   *  transaction: all of it or nothing (an aborted `signal` or a failure leaves nothing). */
+  importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[], o?: ImportRunOptions): Promise<{ stored: number; linked: number }>;
   putStudy(study: StoredStudy): Promise<void>;
   getStudy(planKey: string): Promise<StoredStudy | undefined>;
   listStudies(): Promise<StoredStudy[]>;

@@ -36,7 +36,14 @@ export function canRegrade(manifest: RunManifest): manifest is RunManifest & { c
  * Checks every record of an imported run (see the file comment); throws StoreError
  * 'invalid-import' naming the first disagreement. `label(i)` names record i in the file.
  */
-export async function verifyRecords(manifest: RunManifest & { condition: Condition }, records: readonly QuestionRecord[], where: string, label: (i: number) => string): Promise<void> {
+export async function verifyRecords(
+  manifest: RunManifest & { condition: Condition },
+  records: readonly QuestionRecord[],
+  where: string,
+  label: (i: number) => string,
+  /** Told how many records have passed so far. */
+  onVerified?: (records: number) => void,
+): Promise<void> {
   const run = runContext(manifest, records);
   const refuse = (i: number, problem: Disagreement) =>
     new StoreError(
@@ -46,6 +53,7 @@ export async function verifyRecords(manifest: RunManifest & { condition: Conditi
   for (const [i, r] of records.entries()) {
     const problem = await disagreement(manifest, r, run).catch((e: unknown) => ({ field: 'target', why: `cannot be graded (${e instanceof Error ? e.message : String(e)})` }));
     if (problem) throw refuse(i, problem);
+    onVerified?.(i + 1);
   }
   // one calibration per probe: every fixed-route pick of a probe names the same route
   const fixed = new Map<string, { route: string; i: number }>();

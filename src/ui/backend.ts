@@ -8,7 +8,7 @@ import type { Condition, ProbeSpec, QuestionRecord, RunManifest, AnswerFormat } 
 import type { LoadOptions, LoadProgress, ModelInfo } from '../engine/types';
 import type { AttemptLook, AttemptReadout } from '../engine/readout';
 import type { NormalizedPlan, StudyReport } from '../audit/study';
-import type { LoadedRun, RunProgress } from '../store/index';
+import type { ImportControl, LoadedRun, RunProgress } from '../store/index';
 import type { StudyOverview, StudyProgress } from '../store/study-runner';
 
 /** The built-in model, served by the app itself in Hub layout. */
@@ -145,7 +145,9 @@ export interface AppBackend {
   /** A file that importFile reads back (JSON lines: manifest, then records). */
   exportRun(runId: string): Promise<Blob>;
   deleteRun(runId: string): Promise<void>;
-  importFile(file: File): Promise<RunManifest>;
+  /** Imports a run file or lm-eval samples file; `control` hears its progress and can cancel it
+   *  (nothing of a cancelled import is stored; it rejects with an AbortError). */
+  importFile(file: File, control?: ImportControl): Promise<RunManifest>;
   /** Calls `listener` with the progress of runs other tabs are running; returns the unsubscribe. */
   watchOtherTabs(listener: (p: RunProgress) => void): () => void;
   /** The stored run with this run key (the study report cites runs by key). */

@@ -16,8 +16,11 @@ import {
   coreRunRequest,
   errorOfRunFailure,
   exportRunJson,
-  importLmEvalSamples,
-  importRunJson,
+  importFile,
+  importInWorker,
+  spawnImporter,
+  StoreError,
+  type ImportControl,
   loadRun,
   openRunStore,
   ProgressChannel,
@@ -333,21 +336,16 @@ class RealBackend implements AppBackend {
     return this.channel.watch(listener);
   }
 
-  async importFile(file: File): Promise<RunManifest> {
-    const text = await file.text();
+  async importFile(file: File, control: ImportControl = {}): Promise<RunManifest> {
     const store = this.controller.store;
-    // A harness samples file states no condition, engine or route: the import leaves them null
-    // ("imported, condition unknown") under a condition key no measured run can have.
-    const result = /^samples_.*\.jsonl$/i.test(file.name)
-      ? await importLmEvalSamples(store, text, {
-          runId: crypto.randomUUID(),
-          appVersion: APP_VERSION,
-          model: { fingerprint: `lm-eval:${file.name}`, name: file.name, source: `lm-eval:${file.name}` },
-          task: { id: `lm-eval:${file.name}`, version: 1 },
-          fileName: file.name,
-        })
-      : await importRunJson(store, text, file.name);
-    return (await loadRun(store, result.runId)).manifest;
+    // the run id an lm-eval samples file becomes (store/import-file.ts lmEvalOptionsFor)
+    const o = { runId: crypto.randomUUID(), appVersion: APP_VERSION };
+    // IndexedDB is open to workers: the file is read, checked and stored there, off this thread. A
+    // store in memory is this page's own, so the import runs here.
+    const result = store.kind === 'indexeddb' && typeof Worker !== 'undefined' ? await importInWorker(spawnImporter, file, o, control) : await importFile(store, file, o, control);
+    const run = await store.getRun(result.runId);
+    if (!run) throw new StoreError('not-found', `run ${result.runId} was imported but is not in the library`);
+    return run.manifest;
   }
 }
 

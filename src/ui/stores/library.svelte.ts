@@ -2,6 +2,7 @@
 
 import type { RunManifest } from '../../audit/types';
 import type { AppBackend, LibraryEntry, RunProgress, StoredRun } from '../backend';
+import type { ImportProgress } from '../../store/index';
 import { toUserMessage, type Doing, type UserMessage } from '../lib/errors';
 
 export class LibraryState {
@@ -12,6 +13,11 @@ export class LibraryState {
   error = $state.raw<UserMessage | null>(null);
   /** Runs going on in other tabs, by run id, with their latest progress (until they end). */
   elsewhere = $state.raw<Record<string, RunProgress>>({});
+  /** The import going on, as far as it has come (null when none). */
+  importing = $state.raw<ImportProgress | null>(null);
+  /** What became of the last import when it did not end in a run or an error (a cancel). */
+  importNote = $state<string | null>(null);
+  private importCancel: AbortController | null = null;
   private backend: AppBackend;
 
   constructor(backend: AppBackend) {
@@ -72,10 +78,38 @@ export class LibraryState {
     return blob ? { blob, filename: `reachlab-${id}.${/ndjson|jsonl/.test(blob.type) ? 'jsonl' : 'json'}` } : null;
   }
 
+  /** Reads, checks and stores `file` (off the page's thread where the backend can), its progress
+   *  in `importing`; cancelled (cancelImport), nothing of it is stored and no error is shown. */
   async importFile(file: File): Promise<RunManifest | null> {
-    const m = await this.guard(() => this.backend.importFile(file), 'import');
-    if (m) await this.refresh();
-    return m;
+    const cancel = new AbortController();
+    this.importCancel = cancel;
+    this.importNote = null;
+    this.importing = { fileName: file.name, bytesRead: 0, bytesTotal: file.size, recordsVerified: 0, recordsStored: 0, recordsTotal: null };
+    try {
+      const onProgress = (p: ImportProgress) => {
+        if (this.importCancel === cancel) this.importing = p;
+      };
+      const m = await this.guard(
+        () =>
+          this.backend.importFile(file, { signal: cancel.signal, onProgress }).catch((e: unknown) => {
+            if (cancel.signal.aborted) return null;
+            throw e;
+          }),
+        'import',
+      );
+      if (cancel.signal.aborted) this.importNote = `Import of ${file.name} cancelled: nothing of it was stored.`;
+      if (m) await this.refresh();
+      return m;
+    } finally {
+      if (this.importCancel === cancel) {
+        this.importCancel = null;
+        this.importing = null;
+      }
+    }
+  }
+
+  cancelImport(): void {
+    this.importCancel?.abort();
   }
 
   private async guard<T>(f: () => Promise<T>, doing: Doing = 'library'): Promise<T | null> {
