@@ -32,6 +32,8 @@ export interface FakeEngineOptions {
   score?: (q: Omit<FakeQuery, 'sampling'> & { continuation: string }) => number;
   fingerprint?: string;
   dtype?: ModelInfo['dtype'];
+  /** Milliseconds each generate or score call takes (paces a run, so it can be paused or cancelled). */
+  delayMs?: number;
 }
 
 export interface FakeCall {
@@ -40,6 +42,7 @@ export interface FakeCall {
   opts?: GenerateOptions;
 }
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const encode = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 const decode = (ids: number[]) => String.fromCharCode(...ids);
 
@@ -114,6 +117,7 @@ export class FakeEngine implements Engine {
 
   async generate(rows: GenerateRow[], opts: GenerateOptions): Promise<GenerateResult[]> {
     this.calls.push({ method: 'generate', rows: rows.length, opts });
+    if (this.o.delayMs) await sleep(this.o.delayMs);
     return rows.map((row) => {
       this.check(row);
       const q: FakeQuery = { prompt: decode(row.promptIds), route: row.route.slice(), silence: row.silence.slice(), sampling: row.sampling };
@@ -134,6 +138,7 @@ export class FakeEngine implements Engine {
 
   async score(rows: ScoreRow[]): Promise<number[][]> {
     this.calls.push({ method: 'score', rows: rows.length });
+    if (this.o.delayMs) await sleep(this.o.delayMs);
     return rows.map((row) => {
       this.check(row);
       const prompt = decode(row.promptIds);
