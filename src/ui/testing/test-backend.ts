@@ -56,6 +56,10 @@ export function arithModel(numLayers: number, skill = 0.45): (q: FakeQuery) => s
 export interface TestBackendOptions {
   /** The fake model's layers (default 8). */
   numLayers?: number;
+  /** The fake model's chance to answer a question right as deployed (default 0.45). */
+  skill?: number;
+  /** The fake model's fingerprint (default fake-<layers>): another fingerprint is another model. */
+  fingerprint?: string;
   /** Milliseconds each engine call takes (default 0): paces a run so it can be paused or cancelled. */
   delayMs?: number;
   /** Starts each engine (default: a FakeEngine answering as arithModel); resetEngine starts another. */
@@ -93,7 +97,7 @@ export class TestBackend extends RealBackend {
     const numLayers = o.numLayers ?? 8;
     const engines: FakeEngine[] = [];
     const tabs = new OtherTabs();
-    const spawn = o.engine ?? (() => new FakeEngine({ numLayers, answer: arithModel(numLayers), delayMs: o.delayMs }));
+    const spawn = o.engine ?? (() => new FakeEngine({ numLayers, answer: arithModel(numLayers, o.skill), delayMs: o.delayMs, fingerprint: o.fingerprint }));
     super({
       spawnEngine: () => {
         const e = spawn();
