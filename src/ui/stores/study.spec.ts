@@ -12,7 +12,7 @@ import { studyTaskOptions } from '../../store/study';
 import { StudyRunner } from '../../store/study-runner';
 import { InProcessLocks, TabLocks } from '../../store/tab-lock';
 import type { AppBackend, StudyProgress } from '../backend';
-import { FakeBackend } from '../testing/fake-backend';
+import { TestBackend } from '../testing/test-backend';
 import { STUDY_PRESETS, StudyState } from './study.svelte';
 import { studyTables } from '../lib/study-tables';
 import { encodeStudyLink, parseStudyLink } from '../lib/study-link';
@@ -33,7 +33,7 @@ function studyBackend(): AppBackend & { runProbes: (key: string) => Promise<stri
     loadTask: (spec, plan) => loadTask(spec, studyTaskOptions(plan)),
     appVersion: 'test',
   });
-  const base = new FakeBackend({ delayMs: 0, seedLibrary: false });
+  const base = new TestBackend();
   return Object.assign(base, {
     runStudy: (plan: NormalizedPlan, onProgress: (p: StudyProgress) => void) => runner.run(plan, onProgress),
     pauseStudy: () => runner.pause(),
@@ -59,7 +59,7 @@ const SMALL = { models: ['builtin:micro-arith'], tasks: ['builtin:arith-2d'], pr
 
 describe('StudyState', () => {
   it('loads presets, and names what is wrong with a plan', () => {
-    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    const s = new StudyState(new TestBackend());
     expect(STUDY_PRESETS.map((p) => p.id)).toEqual(['builtin', 'finding1', 'finding3']);
     s.usePreset('finding3');
     expect('plan' in s.parsed && s.parsed.plan.pairs).toHaveLength(3);
@@ -200,7 +200,7 @@ describe('StudyState', () => {
   });
 
   it('the form rewrites the plan text; invalid JSON turns it off; a link carries the plan as written', () => {
-    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    const s = new StudyState(new TestBackend());
     s.planText = JSON.stringify(SMALL);
     s.edit((r) => setField(toggleProbe(r, { probe: 'sampling' }, true), 'budget', 5));
     expect(JSON.parse(s.planText)).toEqual({ ...SMALL, probes: [{ probe: 'random-routes' }, { probe: 'sampling' }], budget: 5 });
@@ -208,7 +208,7 @@ describe('StudyState', () => {
     const hash = s.linkHash!;
     expect(hash).toBe(encodeStudyLink(JSON.parse(s.planText)));
 
-    const other = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    const other = new StudyState(new TestBackend());
     other.applyLink(parseStudyLink(hash)!);
     expect(JSON.parse(other.planText)).toEqual(JSON.parse(s.planText));
     expect(other.linkProblem).toBeNull();
@@ -221,11 +221,5 @@ describe('StudyState', () => {
     expect(s.linkHash).toBeNull();
     s.edit((r) => setField(r, 'budget', 9));
     expect(s.planText).toBe('{"models": [');
-  });
-
-  it('the scripted backend says plainly that it cannot run studies', async () => {
-    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
-    await s.start();
-    expect(s.error?.title).toMatch(/^The study stopped: the scripted backend cannot run a study/);
   });
 });
