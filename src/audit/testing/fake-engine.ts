@@ -31,6 +31,8 @@ export interface FakeEngineOptions {
   /** Log-prob of `continuation` after the prompt (score); default: −1 per character. */
   score?: (q: Omit<FakeQuery, 'sampling'> & { continuation: string }) => number;
   fingerprint?: string;
+  /** The model's name (default "fake"). */
+  name?: string;
   dtype?: ModelInfo['dtype'];
   /** Milliseconds each generate or score call takes (paces a run, so it can be paused or cancelled). */
   delayMs?: number;
@@ -58,7 +60,7 @@ export class FakeEngine implements Engine {
     const L = o.numLayers;
     this.modelInfo = {
       fingerprint: o.fingerprint ?? `fake-${L}`,
-      name: 'fake',
+      name: o.name ?? 'fake',
       modelType: 'llama',
       numLayers: L,
       vocabSize: 65536,

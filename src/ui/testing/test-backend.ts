@@ -60,6 +60,8 @@ export interface TestBackendOptions {
   skill?: number;
   /** The fake model's fingerprint (default fake-<layers>): another fingerprint is another model. */
   fingerprint?: string;
+  /** The fake model's name (default "fake"). */
+  name?: string;
   /** Milliseconds each engine call takes (default 0): paces a run so it can be paused or cancelled. */
   delayMs?: number;
   /** Starts each engine (default: a FakeEngine answering as arithModel); resetEngine starts another. */
@@ -97,7 +99,7 @@ export class TestBackend extends RealBackend {
     const numLayers = o.numLayers ?? 8;
     const engines: FakeEngine[] = [];
     const tabs = new OtherTabs();
-    const spawn = o.engine ?? (() => new FakeEngine({ numLayers, answer: arithModel(numLayers, o.skill), delayMs: o.delayMs, fingerprint: o.fingerprint }));
+    const spawn = o.engine ?? (() => new FakeEngine({ numLayers, answer: arithModel(numLayers, o.skill), delayMs: o.delayMs, fingerprint: o.fingerprint, name: o.name }));
     super({
       spawnEngine: () => {
         const e = spawn();
