@@ -4,6 +4,9 @@
 
 import type {
   ChatMessage,
+  CheckpointSource,
+  LoadOptions,
+  LoadProgress,
   Engine,
   ForwardRow,
   GenerateOptions,
@@ -92,7 +95,8 @@ export class FakeEngine implements Engine {
     };
   }
 
-  async load(): Promise<ModelInfo> {
+  /** Loads nothing: the scripted model is there already (a test's subclass may load otherwise). */
+  async load(_source?: CheckpointSource, _opts?: LoadOptions, _onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
     return this.modelInfo;
   }
   async info(): Promise<ModelInfo> {
