@@ -1,6 +1,7 @@
 // The one interface between the UI and everything behind it (engine worker, audit core, store).
-// The UI holds an AppBackend and nothing else; src/ui/testing/fake-backend.ts implements it with
-// scripted records, the real one wires the comlink engine, the audit API and the IndexedDB store.
+// The UI holds an AppBackend and nothing else; RealBackend (real-backend.ts) implements it over the
+// engine and run store it is given: the comlink worker and IndexedDB in the app, a FakeEngine and a
+// MemoryRunStore in tests and on the development page ?fake=1 (testing/test-backend.ts).
 // Every method rejects with an EngineError (or a StoreError with a `code`) that lib/errors.ts maps
 // to a message a person can act on.
 
@@ -142,7 +143,7 @@ export interface AppBackend {
   cancelRun(runId: string): Promise<void>;
   listRuns(): Promise<LibraryEntry[]>;
   getRun(runId: string): Promise<StoredRun>;
-  /** A file that importFile reads back (JSON lines: manifest, then records). */
+  /** The run file (one JSON document: manifest and records) that importFile reads back. */
   exportRun(runId: string): Promise<Blob>;
   deleteRun(runId: string): Promise<void>;
   /** Imports a run file or lm-eval samples file; `control` hears its progress and can cancel it

@@ -1,14 +1,15 @@
-// The AppBackend over the engine worker (comlink), the audit core and the IndexedDB store.
-// The run controller lives on the page, not in the engine worker: a crashed worker or lost GPU is
-// detected here (src/engine/remote.ts), so the run can be marked interrupted and resumed on a
-// fresh engine without losing a record.
+// The AppBackend: the audit core and the run controller over an engine and a run store it is given.
+// The app gives it the engine worker (comlink) and the IndexedDB store (createAppBackend below);
+// tests and the development page `?fake=1` give it a FakeEngine and a MemoryRunStore
+// (testing/test-backend.ts). The run controller lives on the page, not in the engine worker: a
+// crashed worker or lost GPU is detected here (src/engine/remote.ts), so the run can be marked
+// interrupted and resumed on a fresh engine without losing a record.
 
 import { drawsRoutes, loadTask, parseTaskFile, formatFromName } from '../audit/index';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../audit/types';
 import { fetchRepoInfo } from '../engine/sources/hub';
 import { spawnEngine } from '../engine/spawn-worker';
-import type { RemoteEngine } from '../engine/remote';
-import { EngineError, type CheckpointSource, type LoadOptions, type LoadProgress, type ModelInfo } from '../engine/types';
+import { EngineError, type Engine, type CheckpointSource, type LoadOptions, type LoadProgress, type ModelInfo } from '../engine/types';
 import { canonicalJson } from '../util/hash';
 import { readAttempt, type AttemptLook, type AttemptReadout } from '../engine/readout';
 import {
@@ -27,6 +28,8 @@ import {
   RunController,
   type AuditFn,
   type CoreAuditInput,
+  type RunStore,
+  type TabLocks,
 } from '../store/index';
 import { StudyRunner } from '../store/study-runner';
 import { studyTaskOptions } from '../store/study';
@@ -55,16 +58,40 @@ const APP_VERSION: string = import.meta.env.VITE_APP_VERSION ?? '0.0.0';
 /** The built-in models' "commit": the app build they ship with. */
 const BUILTIN_COMMIT = `build-${import.meta.env.VITE_APP_COMMIT && import.meta.env.VITE_APP_COMMIT !== 'unknown' ? import.meta.env.VITE_APP_COMMIT : APP_VERSION}`;
 
-/** The app serves its built-in model (and the reference checkpoints) in Hub layout under /hub. */
-function builtinEndpoint(): string {
-  return `${location.origin}${import.meta.env.BASE_URL}hub`;
+/** An engine as a backend holds it: the worker's can be terminated (resetEngine). */
+export type BackendEngine = Engine & { terminate?(): void };
+
+/** What a RealBackend runs on; it creates none of it. */
+export interface BackendParts {
+  /** Starts an engine: once at construction, again on each resetEngine. */
+  spawnEngine: () => BackendEngine;
+  store: RunStore;
+  /** This tab's end of the cross-tab progress channel (the controller publishes on it). */
+  channel: ProgressChannel;
+  /** The audit locks between tabs (default: navigator.locks). */
+  locks?: TabLocks;
+  /** Set when IndexedDB could not be opened and runs live in memory only. */
+  storageWarning?: string;
+  /** What the Hub API says about a repo (hubModelInfo). */
+  repoInfo: typeof fetchRepoInfo;
+  /** Where the built-in models are served in Hub layout. */
+  builtinEndpoint: string;
+  /** The browser's facts environment() reports (the page's navigator). */
+  browser: BrowserFacts;
 }
 
-function sourceOf(model: ModelChoice): CheckpointSource {
+/** What environment() reads of navigator. */
+export interface BrowserFacts {
+  onLine: boolean;
+  deviceMemory?: number;
+  gpu?: GPU;
+}
+
+function sourceOf(model: ModelChoice, builtinEndpoint: string): CheckpointSource {
   switch (model.kind) {
     case 'builtin':
       // the built-in files are the build's own: cached per build, no revision lookup
-      return { kind: 'hub', repo: model.id, revision: 'main', endpoint: builtinEndpoint(), commit: BUILTIN_COMMIT };
+      return { kind: 'hub', repo: model.id, revision: 'main', endpoint: builtinEndpoint, commit: BUILTIN_COMMIT };
     case 'hub':
       return { kind: 'hub', repo: model.repo, revision: model.revision || 'main', ...(model.token ? { token: model.token } : {}), ...(model.endpoint ? { endpoint: model.endpoint } : {}) };
     case 'files':
@@ -112,8 +139,8 @@ interface LiveRun {
   settle: { resolve: (m: RunManifest) => void; reject: (e: unknown) => void };
 }
 
-class RealBackend implements AppBackend {
-  private engine: RemoteEngine = spawnEngine();
+export class RealBackend implements AppBackend {
+  private engine: BackendEngine;
   /** Model loads not settled yet (cancelLoad stops the engine's work only while there is one). */
   private loadsInFlight = 0;
   private loaded: { key: string; info: ModelInfo } | null = null;
@@ -121,13 +148,8 @@ class RealBackend implements AppBackend {
   private readonly controller: RunController<CoreAuditInput>;
   private readonly studies: StudyRunner;
 
-  constructor(
-    controller: (audit: AuditFn<CoreAuditInput>, engine: RemoteEngine) => RunController<CoreAuditInput>,
-    /** This tab's end of the cross-tab progress channel (the controller publishes on it). */
-    private readonly channel: ProgressChannel,
-    /** Set when IndexedDB could not be opened and runs live in memory only. */
-    private readonly storageWarning?: string,
-  ) {
+  constructor(private readonly parts: BackendParts) {
+    this.engine = parts.spawnEngine();
     // Wrap the audit so each record, once persisted, also reaches the screen that started the run.
     const audit: AuditFn<CoreAuditInput> = (engine, call) =>
       coreAudit(engine, {
@@ -137,7 +159,7 @@ class RealBackend implements AppBackend {
           for (const run of this.live.values()) if (belongsTo(r, run.manifest)) run.listener.record(r);
         },
       });
-    this.controller = controller(audit, this.engine);
+    this.controller = new RunController<CoreAuditInput>({ store: parts.store, engine: this.engine, audit, channel: parts.channel, ...(parts.locks ? { locks: parts.locks } : {}) });
     this.controller.subscribe((e) => {
       if (e.type === 'status') {
         const live = this.live.get(e.run.id);
@@ -158,6 +180,16 @@ class RealBackend implements AppBackend {
 
   /** The dtype of the study being run (its models load with it). */
   private studyDtype: NormalizedPlan['dtype'] = 'f32';
+
+  /** Marks the runs a closed tab or crash left "running" interrupted: resumable, never failed. */
+  recoverInterrupted(): Promise<unknown> {
+    return this.controller.recoverInterrupted();
+  }
+
+  /** Tells other tabs at once that this tab's running audit stopped (the page is going away). */
+  announceClosing(): void {
+    this.controller.announceClosing();
+  }
 
   async getRunByKey(runKey: string): Promise<StoredRun> {
     const [run] = await this.controller.store.runsByManifestKey(runKey);
@@ -200,10 +232,8 @@ class RealBackend implements AppBackend {
   }
 
   async environment(): Promise<EnvironmentInfo> {
-    const storageWarning = this.storageWarning;
-    const online = navigator.onLine;
-    const deviceMemoryGiB = (navigator as { deviceMemory?: number }).deviceMemory;
-    const gpu = (navigator as { gpu?: GPU }).gpu;
+    const storageWarning = this.parts.storageWarning;
+    const { onLine: online, deviceMemory: deviceMemoryGiB, gpu } = this.parts.browser;
     const missing: EnvironmentInfo = { gpu: { status: 'missing', shaderF16: false }, online, deviceMemoryGiB, ...(storageWarning ? { storageWarning } : {}) };
     if (!gpu) return missing;
     const adapter = await gpu.requestAdapter().catch(() => null);
@@ -224,13 +254,13 @@ class RealBackend implements AppBackend {
   }
 
   async hubModelInfo(repo: string, revision: string, token?: string, endpoint?: string): Promise<HubModelMeta> {
-    const info = await fetchRepoInfo({ repo, revision, token, endpoint });
+    const info = await this.parts.repoInfo({ repo, revision, token, endpoint });
     return { repo, revision: revision || 'main', ...info };
   }
 
   async resetEngine(): Promise<void> {
-    this.engine.terminate();
-    this.engine = spawnEngine();
+    this.engine.terminate?.();
+    this.engine = this.parts.spawnEngine();
     this.loaded = null;
     this.controller.setEngine(this.engine);
   }
@@ -248,12 +278,12 @@ class RealBackend implements AppBackend {
   }
 
   async loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo> {
-    const key = canonicalJson({ source: model.kind === 'files' ? { files: model.name } : sourceOf(model), opts });
+    const key = canonicalJson({ source: model.kind === 'files' ? { files: model.name } : sourceOf(model, this.parts.builtinEndpoint), opts });
     if (this.loaded?.key === key) return this.loaded.info;
     this.loaded = null;
     this.loadsInFlight++;
     try {
-      const info = await this.engine.load(sourceOf(model), opts, onProgress);
+      const info = await this.engine.load(sourceOf(model, this.parts.builtinEndpoint), opts, onProgress);
       this.loaded = { key, info };
       return info;
     } finally {
@@ -333,7 +363,7 @@ class RealBackend implements AppBackend {
   watchOtherTabs(listener: (p: RunProgress) => void): () => void {
     // A BroadcastChannel never hears its own messages: this tab's runs do not come back here.
     // A run whose tab stops beating is reported interrupted (tab-lock.ts watch).
-    return this.channel.watch(listener);
+    return this.parts.channel.watch(listener);
   }
 
   async importFile(file: File, control: ImportControl = {}): Promise<RunManifest> {
@@ -349,22 +379,23 @@ class RealBackend implements AppBackend {
   }
 }
 
+/** The app's backend: the engine worker over the IndexedDB store (memory when it cannot open). */
 export async function createRealBackend(): Promise<AppBackend> {
   const { store, warning } = await openRunStore();
   if (warning) console.warn(warning);
-  let controller!: RunController<CoreAuditInput>;
-  const channel = new ProgressChannel();
-  const backend = new RealBackend(
-    (audit, engine) => {
-      controller = new RunController<CoreAuditInput>({ store, engine, audit, channel });
-      return controller;
-    },
-    channel,
-    warning,
-  );
+  const backend = new RealBackend({
+    spawnEngine,
+    store,
+    channel: new ProgressChannel(),
+    ...(warning ? { storageWarning: warning } : {}),
+    repoInfo: fetchRepoInfo,
+    // the app serves its built-in model (and the reference checkpoints) in Hub layout under /hub
+    builtinEndpoint: `${location.origin}${import.meta.env.BASE_URL}hub`,
+    browser: navigator as BrowserFacts,
+  });
   // Runs a closed tab or crash left "running" become interrupted: resumable, never failed.
-  await controller.recoverInterrupted();
+  await backend.recoverInterrupted();
   // other tabs hear at once that this tab's running audit stopped
-  globalThis.addEventListener?.('pagehide', () => controller.announceClosing());
+  globalThis.addEventListener?.('pagehide', () => backend.announceClosing());
   return backend;
 }

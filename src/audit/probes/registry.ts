@@ -28,6 +28,14 @@ export const PROBE_NAMES: readonly ProbeName[] = PROBES.map((p) => p.name);
 const ALL = PROBES as unknown as readonly Probe<ProbeSpec>[];
 const byName = new Map<string, Probe<ProbeSpec>>(ALL.map((p) => [p.name, p]));
 
+/** Adds a probe of a test's own to the lookups below (probeOf and what asks it: the driver,
+ *  records, summaries, the screens); returns its removal. Tests only: the app's probes are PROBES. */
+export function registerProbe<S extends { probe: string }>(probe: Probe<S>): () => void {
+  if (byName.has(probe.name)) throw new AuditError('bad-input', `a probe named "${probe.name}" is registered already`);
+  byName.set(probe.name, probe as unknown as Probe<ProbeSpec>);
+  return () => byName.delete(probe.name);
+}
+
 /** The probe a name or spec names; throws on a name no probe has. */
 export function probeOf(x: string | { probe: string }): Probe<ProbeSpec> {
   const name = typeof x === 'string' ? x : x.probe;

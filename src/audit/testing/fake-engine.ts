@@ -4,6 +4,9 @@
 
 import type {
   ChatMessage,
+  CheckpointSource,
+  LoadOptions,
+  LoadProgress,
   Engine,
   ForwardRow,
   GenerateOptions,
@@ -31,7 +34,11 @@ export interface FakeEngineOptions {
   /** Log-prob of `continuation` after the prompt (score); default: −1 per character. */
   score?: (q: Omit<FakeQuery, 'sampling'> & { continuation: string }) => number;
   fingerprint?: string;
+  /** The model's name (default "fake"). */
+  name?: string;
   dtype?: ModelInfo['dtype'];
+  /** Milliseconds each generate or score call takes (paces a run, so it can be paused or cancelled). */
+  delayMs?: number;
 }
 
 export interface FakeCall {
@@ -40,6 +47,7 @@ export interface FakeCall {
   opts?: GenerateOptions;
 }
 
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const encode = (s: string) => Array.from(s, (c) => c.charCodeAt(0));
 const decode = (ids: number[]) => String.fromCharCode(...ids);
 
@@ -55,7 +63,7 @@ export class FakeEngine implements Engine {
     const L = o.numLayers;
     this.modelInfo = {
       fingerprint: o.fingerprint ?? `fake-${L}`,
-      name: 'fake',
+      name: o.name ?? 'fake',
       modelType: 'llama',
       numLayers: L,
       vocabSize: 65536,
@@ -87,7 +95,8 @@ export class FakeEngine implements Engine {
     };
   }
 
-  async load(): Promise<ModelInfo> {
+  /** Loads nothing: the scripted model is there already (a test's subclass may load otherwise). */
+  async load(_source?: CheckpointSource, _opts?: LoadOptions, _onProgress?: (p: LoadProgress) => void): Promise<ModelInfo> {
     return this.modelInfo;
   }
   async info(): Promise<ModelInfo> {
@@ -114,6 +123,7 @@ export class FakeEngine implements Engine {
 
   async generate(rows: GenerateRow[], opts: GenerateOptions): Promise<GenerateResult[]> {
     this.calls.push({ method: 'generate', rows: rows.length, opts });
+    if (this.o.delayMs) await sleep(this.o.delayMs);
     return rows.map((row) => {
       this.check(row);
       const q: FakeQuery = { prompt: decode(row.promptIds), route: row.route.slice(), silence: row.silence.slice(), sampling: row.sampling };
@@ -134,6 +144,7 @@ export class FakeEngine implements Engine {
 
   async score(rows: ScoreRow[]): Promise<number[][]> {
     this.calls.push({ method: 'score', rows: rows.length });
+    if (this.o.delayMs) await sleep(this.o.delayMs);
     return rows.map((row) => {
       this.check(row);
       const prompt = decode(row.promptIds);

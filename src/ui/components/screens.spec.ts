@@ -1,12 +1,12 @@
-// Server-rendered screens over a scripted run: untrusted text stays text, key controls are present.
+// Server-rendered screens over runs of the real audit (TestBackend: a fake model, in memory):
+// untrusted text stays text, key controls are present.
 
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
 import { AppState } from '../stores/app.svelte';
-import { FakeBackend } from '../testing/fake-backend';
-import { MARKUP_QUESTION, scriptedRun } from '../testing/scripted-run';
+import { TestBackend, auditedRun, fullProbes, runToEnd, testSetup } from '../testing/test-backend';
 import { BUILTIN_MODEL_ID, type RunSetup, type StoredRun } from '../backend';
 import { DEFAULT_CONDITION } from '../lib/presets';
 import { saveSetup } from '../lib/resumable';
@@ -20,18 +20,29 @@ import RunScreen from './RunScreen.svelte';
 import SetupScreen from './SetupScreen.svelte';
 import StudyScreen from './StudyScreen.svelte';
 
-const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
-const run = scriptedRun();
+const app = new AppState(new TestBackend(), null);
+const run = await auditedRun();
+/** The same audit of another model (a different fingerprint, more skill). */
+const b = await auditedRun(24, new TestBackend({ fingerprint: 'fake-other', name: 'other', skill: 0.6 }));
+/** The first question of the run. */
+const first = run.records[0].doc_id;
 
-/** The scripted run as an import would hold it: no condition, no engine, no routes. */
+/** A question text that looks like markup: the UI must show it as text. */
+const MARKUP_QUESTION = 'What is <b>2</b> + <img src=x onerror="alert(1)"> 3?';
+
+/** The run as an import would hold it: no condition, no engine, no routes. */
 const imported: StoredRun = {
   manifest: { ...run.manifest, id: 'imp', condition: null, condition_key: 'unknown:abc', engine: null, imported: { format: 'lm-eval-samples', file: 'samples_x.jsonl' } },
   records: run.records.map((r) => ({ ...r, condition_key: 'unknown:abc', attempts: r.attempts.map((a) => ({ ...a, route: null })) })),
 };
 
 describe('screens', () => {
-  it('shows a question that looks like markup as text', () => {
-    const { body } = render(QuestionScreen, { props: { app, run, docId: 'test-1' } });
+  it('shows a question that looks like markup as text', async () => {
+    const file = new File([[{ question: '2 + 3 =', answer: '5' }, { question: MARKUP_QUESTION, answer: '5' }].map((q) => JSON.stringify(q)).join('\n')], 'markup.jsonl');
+    const task = { kind: 'file' as const, file, mapping: { question: 'question', answer: 'answer' }, answerFormat: 'numeric' as const, count: 2 };
+    const marked = await runToEnd(new TestBackend(), testSetup(fullProbes(8), 2, task));
+    const docId = marked.records.find((r) => r.doc.text === MARKUP_QUESTION)!.doc_id;
+    const { body } = render(QuestionScreen, { props: { app, run: marked, docId } });
     expect(body).not.toContain('<img');
     expect(body).not.toContain('<b>2</b>');
     expect(body).toContain('What is &lt;b>2&lt;/b> + &lt;img src=x onerror="alert(1)"> 3?');
@@ -40,7 +51,7 @@ describe('screens', () => {
 
   it('renders results with the rate and outcome tables, and the question list', () => {
     const { body } = render(ResultsScreen, { props: { app, run } });
-    for (const id of ['screen-results', 'table-rates', 'table-realized-reachable', 'question-list', 'open-question-test-0', 'export-definitions']) expect(body).toContain(`data-testid="${id}"`);
+    for (const id of ['screen-results', 'table-rates', 'table-realized-reachable', 'question-list', `open-question-${first}`, 'export-definitions']) expect(body).toContain(`data-testid="${id}"`);
     expect(body).not.toContain('<img');
   });
 
@@ -62,25 +73,25 @@ describe('screens', () => {
   it('says how many attempts a probe made, and when its space ran out', () => {
     const cut: StoredRun = {
       ...run,
-      records: run.records.map((r) => (r.doc_id === 'test-0' && r.probe === 'mcts-routes' ? { ...r, attempts: r.attempts.slice(0, 5), stop_reason: 'space-exhausted' as const } : r)),
+      records: run.records.map((r) => (r.doc_id === first && r.probe === 'mcts-routes' ? { ...r, attempts: r.attempts.slice(0, 5), stop_reason: 'space-exhausted' as const } : r)),
     };
-    const { body } = render(QuestionScreen, { props: { app, run: cut, docId: 'test-0' } });
+    const { body } = render(QuestionScreen, { props: { app, run: cut, docId: first } });
     expect(body).toMatch(/MCTS routes \(CoLa\) \(budget 16; first success (at attempt \d+|none); decoy (first at attempt \d+|not reached); 5 attempts made, space exhausted\)/);
     expect(body).toMatch(/random routes \(budget 16; first success (at attempt \d+|none); decoy (first at attempt \d+|not reached); 16 attempts made\)/);
   });
 
   it("names the failure set its silencing effects are counted on, the one chosen on Results", () => {
     const mcts = run.records.find((r) => r.probe === 'mcts-routes')!.probe_key;
-    const chosen = new AppState(new FakeBackend({ delayMs: 0, seedLibrary: false }), null);
-    const hint = () => render(QuestionScreen, { props: { app: chosen, run, docId: 'test-0' } }).body.split('data-testid="silencing-effects-probe"')[1].split('</p>')[0].replace(/<[^>]*>/g, '');
+    const chosen = new AppState(new TestBackend(), null);
+    const hint = () => render(QuestionScreen, { props: { app: chosen, run, docId: first } }).body.split('data-testid="silencing-effects-probe"')[1].split('</p>')[0].replace(/<[^>]*>/g, '');
     expect(hint()).toMatch(/ from random routes\.$/);
     chosen.scanProbe = mcts;
     expect(hint()).toMatch(/ from MCTS routes \(CoLa\)\.$/);
   });
 
   it('shows the decoy answer of a question and where each probe first said it', () => {
-    const records = run.records.filter((r) => r.doc_id === 'test-0');
-    const { body } = render(QuestionScreen, { props: { app, run, docId: 'test-0' } });
+    const records = run.records.filter((r) => r.doc_id === first);
+    const { body } = render(QuestionScreen, { props: { app, run, docId: first } });
     const decoy = records[0].decoy!;
     expect(decoy).not.toBe(records[0].target);
     expect(body).toMatch(new RegExp(`data-testid="question-decoy"[^>]*>${decoy}<`));
@@ -102,7 +113,7 @@ describe('screens', () => {
     expect(results).toMatch(/data-testid="results-condition-unknown"[^>]*>imported, condition unknown</);
     expect(results).toContain('unknown (imported)');
     expect(results).toContain('samples_x.jsonl (lm-eval-samples)');
-    const question = render(QuestionScreen, { props: { app, run: imported, docId: 'test-0' } }).body;
+    const question = render(QuestionScreen, { props: { app, run: imported, docId: first } }).body;
     expect(question).toContain('route unknown');
     expect(question).not.toContain('data-testid="route-strip"');
     app.library.runs = [{ ...imported.manifest, legacy: false }];
@@ -112,7 +123,7 @@ describe('screens', () => {
   it('marks a run of an earlier version in the Library and offers no Resume for it', () => {
     // both runs interrupted with a kept setup: only the current-version one may resume
     const kept = new Map<string, string>();
-    const withStorage = new AppState(new FakeBackend({ seedLibrary: false }), { getItem: (k) => kept.get(k) ?? null, setItem: (k, v) => void kept.set(k, v) });
+    const withStorage = new AppState(new TestBackend(), { getItem: (k) => kept.get(k) ?? null, setItem: (k, v) => void kept.set(k, v) });
     const setup: RunSetup = {
       model: { kind: 'builtin', id: BUILTIN_MODEL_ID },
       task: { kind: 'builtin', id: 'arith-2d', count: 4, seed: 1 },
@@ -149,11 +160,10 @@ describe('screens', () => {
   });
 
   it('renders a checkpoint comparison: labelled runs, paired deltas, the transition table', () => {
-    const b = scriptedRun({ id: 'b', modelName: 'other', seed: 3 });
     const { body } = render(CompareScreen, { props: { app, pair: [run, b] } });
     expect(body).toContain('data-testid="table-transitions"');
     expect(body).toMatch(/data-testid="compare-shared"[^>]*>24</);
-    expect(body).toMatch(/data-testid="compare-label-a"[^>]*>reachlab\/micro-arith · f32 · random routes ×16 · blocks · probe seed 1 · question seed 1</);
+    expect(body).toMatch(/data-testid="compare-label-a"[^>]*>fake · f32 · random routes ×16 · blocks · probe seed 1 · question seed 1</);
     expect(body).toMatch(/data-testid="compare-label-b"[^>]*>other · f32 · random routes ×16 · blocks/);
     expect(body).toMatch(/data-testid="compare-deployed"[^>]*>Deployed Δ \(realized, B − A\): [+−]?\d+\.\d pts \(95% CI [+−]?\d+\.\d to [+−]?\d+\.\d\), McNemar p = /);
     expect(body).toContain('data-testid="compare-ceiling"');
@@ -165,12 +175,11 @@ describe('screens', () => {
     const deployedRow = rates.split('</tr>').find((r) => r.includes('>deployed (realized)<'))!;
     expect(deployedRow).toMatch(new RegExp(`>${p.replace(/[.<]/g, (c) => `\\${c}`)}</td>$`));
     // runs are named by model, probes and date, never by id
-    expect(body).toMatch(/data-testid="compare-name-a"[^>]*>run A: reachlab\/micro-arith, random routes ×16 · blocks, [^<]*, \d{4}-\d\d-\d\d \d\d:\d\d UTC</);
-    expect(body).not.toContain('fake-run-1');
+    expect(body).toMatch(/data-testid="compare-name-a"[^>]*>run A: fake, random routes ×16 · blocks, [^<]*, \d{4}-\d\d-\d\d \d\d:\d\d UTC</);
+    expect(body).not.toContain(run.manifest.id);
   });
 
   it('refuses to compare across conditions, naming the fields, and an imported run', () => {
-    const b = scriptedRun({ id: 'b', modelName: 'other', seed: 3 });
     const other: StoredRun = { ...b, manifest: { ...b.manifest, condition: { ...DEFAULT_CONDITION, chatTemplate: true } } };
     const refused = render(CompareScreen, { props: { app, pair: [run, other] } }).body;
     expect(refused).toMatch(/data-testid="compare-refused"[^>]*>Not compared. The runs were audited under different conditions: chat template differs\./);
@@ -179,7 +188,6 @@ describe('screens', () => {
   });
 
   it('refuses to compare runs probed in different route spaces, naming the space', () => {
-    const b = scriptedRun({ id: 'b', modelName: 'other', seed: 3 });
     const neighborhood = { kind: 'neighborhood' as const, numLayers: 8, radius: 1, maxEdits: 2 };
     const other: StoredRun = {
       manifest: b.manifest,
@@ -193,10 +201,10 @@ describe('screens', () => {
 
 describe('what the screens explain', () => {
   it('says the Results in a sentence, and that reused results were reused', () => {
-    const fresh = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const fresh = new AppState(new TestBackend(), null);
     fresh.openRun(run);
     const plain = render(ResultsScreen, { props: { app: fresh, run } }).body;
-    expect(plain).toMatch(/data-testid="results-sentence"[^>]*>15 of 24 questions were answered correctly as deployed; 3 more were reachable with random routes within 16 attempts/);
+    expect(plain).toMatch(/data-testid="results-sentence"[^>]*>11 of 24 questions were answered correctly as deployed; 8 more were reachable with random routes within 16 attempts/);
     expect(plain).not.toContain('data-testid="results-reused"');
     fresh.openRun(run, { reused: true });
     expect(render(ResultsScreen, { props: { app: fresh, run } }).body).toMatch(/data-testid="results-reused"[^>]*>\s*Reused: this exact audit \(same model, condition, probes and questions\) had already finished on /);
@@ -208,9 +216,9 @@ describe('what the screens explain', () => {
     expect(Number(more[1])).toBeGreaterThan(0);
     const notes = /data-testid="retained-gain-reasons"[^>]*>([^<]*)/.exec(plain)![1];
     expect(notes).not.toMatch(/no gain to retain|reaches no question/);
-    // random routes' max-logprob picks 10 right against 15 realized: below 0, said as the questions it loses
+    // random routes' max-logprob picks 7 right against 11 realized: below 0, said as the questions it loses
     expect(plain).toMatch(
-      new RegExp(`data-testid="retained-gain-reasons"[^>]*>Retained gain: random routes, max-logprob: below 0: the selector answers 10 questions correctly, 5 fewer than deployment's 15 — choosing blindly among the probe's attempts loses more realized questions than it wins of the ${more[1]} the probe reaches beyond deployment;`),
+      new RegExp(`data-testid="retained-gain-reasons"[^>]*>Retained gain: random routes, max-logprob: below 0: the selector answers 7 questions correctly, 4 fewer than deployment's 11 — choosing blindly among the probe's attempts loses more realized questions than it wins of the ${more[1]} the probe reaches beyond deployment;`),
     );
   });
 
@@ -220,7 +228,7 @@ describe('what the screens explain', () => {
   });
 
   it('offers Retry and Back when a start fails, with the cause in the headline', () => {
-    const failed = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const failed = new AppState(new TestBackend(), null);
     failed.run.error = { title: 'The audit did not start: the Hub dataset server cannot be reached.', hint: 'Check the connection and retry.', action: 'retry' };
     const body = render(RunScreen, { props: { app: failed } }).body;
     expect(body).toMatch(/data-testid="error-title"[^>]*>The audit did not start: the Hub dataset server cannot be reached\.</);
@@ -232,7 +240,7 @@ describe('what the screens explain', () => {
   });
 
   it('shows progress within a long first question on the Run screen', () => {
-    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const s = new AppState(new TestBackend(), null);
     const base = { runId: 'r', manifestKey: 'k', status: 'running' as const, recordsDone: 0, recordsTotal: 2, questionsDone: 0, questionsTotal: 1, attemptsDone: 0, attemptsPerSec: null, etaSec: null, currentDocId: 'q1', currentProbe: 'random-routes' as const, reused: 0, storage: 'indexeddb' as const };
     s.run.progress = { ...base, inFlight: { probe: 'random-routes', questions: 1, attemptsDone: 192, attemptsOf: 3000 } };
     expect(render(RunScreen, { props: { app: s } }).body).toMatch(/data-testid="run-in-flight"[^>]*>192 of 3,000 attempts decoded for the question being worked on \(random routes\)/);
@@ -249,16 +257,16 @@ describe('what the screens explain', () => {
   });
 
   it('lists dtype, engine, probes with budgets and seeds in the Library', () => {
-    const lib = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const lib = new AppState(new TestBackend(), null);
     lib.library.runs = [{ ...run.manifest, legacy: false }];
     const body = render(LibraryScreen, { props: { app: lib } }).body;
-    expect(body).toMatch(/data-testid="library-engine-fake-run-1"[^>]*>f32, WebAssembly</);
-    expect(body).toMatch(/data-testid="library-probes-fake-run-1"[^>]*>random routes ×16 · blocks, MCTS routes \(CoLa\) ×16 · cola, sampling ×8, MLP silencing \(8 layers\)</);
-    expect(body).toMatch(/data-testid="library-seeds-fake-run-1"[^>]*>1, 1</);
+    expect(body).toMatch(new RegExp(`data-testid="library-engine-${run.manifest.id}"[^>]*>f32, WebAssembly<`));
+    expect(body).toMatch(new RegExp(`data-testid="library-probes-${run.manifest.id}"[^>]*>random routes ×16 · blocks, MCTS routes \\(CoLa\\) ×16 · cola, sampling ×8, MLP silencing \\(8 layers\\)<`));
+    expect(body).toMatch(new RegExp(`data-testid="library-seeds-${run.manifest.id}"[^>]*>1, 1<`));
   });
 
   it("offers the chat template's variables the loaded model's template reads", async () => {
-    const backend = new FakeBackend({ delayMs: 0, seedLibrary: false });
+    const backend = new TestBackend();
     const s = new AppState(backend, null);
     const fakeInfo = await backend.loadModel({ kind: 'builtin', id: BUILTIN_MODEL_ID }, { ep: 'auto', dtype: 'f32' }, () => {});
     s.setup.condition.chatTemplate = true;
@@ -271,7 +279,7 @@ describe('what the screens explain', () => {
   });
 
   it('says next to a disabled Load button why it is disabled', () => {
-    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const s = new AppState(new TestBackend(), null);
     s.setup.setModelKind('hub');
     expect(render(SetupScreen, { props: { app: s } }).body).toMatch(/data-testid="load-blocked"[^>]*>Enter a Hub repo id like owner\/name to load it\.</);
     s.setup.hubRepo = 'Qwen/Qwen2.5-0.5B';
@@ -279,7 +287,7 @@ describe('what the screens explain', () => {
   });
 
   it('refuses both MCTS presets in words, with Start disabled', () => {
-    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const s = new AppState(new TestBackend(), null);
     s.setup.togglePreset('cola-mcts', true);
     expect(s.setup.problems.join(' ')).not.toMatch(/both run/);
     s.setup.togglePreset('program-selection-mcts', true);
@@ -289,7 +297,7 @@ describe('what the screens explain', () => {
   });
 
   it("shows every field of the condition with a control, the \\boxed{} requirement included, and warns of CoLa's condition on the built-in model", () => {
-    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const s = new AppState(new TestBackend(), null);
     const body = () => render(SetupScreen, { props: { app: s } }).body;
     for (const id of ['condition-reset', 'prompt-template', 'chat-template', 'few-shot', 'few-shot-delimiter', 'few-shot-target-delimiter', 'max-new-tokens', 'answer-format', 'require-boxed', 'stop-sequences', 'decoding-greedy', 'decoding-sample', 'condition-fixed']) {
       expect(body(), id).toContain(`data-testid="${id}"`);
@@ -307,7 +315,7 @@ describe('what the screens explain', () => {
   it('says on Setup, after a reload, that an audit was interrupted, and offers to resume it', () => {
     const m = new Map<string, string>();
     const storage = { getItem: (k: string) => m.get(k) ?? null, setItem: (k: string, v: string) => void m.set(k, v) };
-    const s = new AppState(new FakeBackend({ seedLibrary: false }), storage);
+    const s = new AppState(new TestBackend(), storage);
     expect(render(SetupScreen, { props: { app: s } }).body).not.toContain('data-testid="resume-notice"');
     const setup: RunSetup = { model: { kind: 'builtin', id: BUILTIN_MODEL_ID }, task: { kind: 'builtin', id: 'arith-2d', count: 24, seed: 1 }, condition: DEFAULT_CONDITION, questionSeed: 1, probes: [{ probe: 'deployment' }], load: { ep: 'wasm', dtype: 'f32' } };
     saveSetup(storage, 'cut', setup);
@@ -318,7 +326,7 @@ describe('what the screens explain', () => {
   });
 
   it('warns when the built-in model is given a task it was not trained on, on Setup and in the Study form', () => {
-    const s = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const s = new AppState(new TestBackend(), null);
     expect(render(SetupScreen, { props: { app: s } }).body).not.toContain('data-testid="untrained-warning"');
     s.setup.builtinTask = 'arith-1d';
     expect(render(SetupScreen, { props: { app: s } }).body).toMatch(/data-testid="untrained-warning"[^>]*>reachlab\/micro-arith was trained only on two-digit arithmetic \(arith-2d\); on arith-1d it was never trained/);

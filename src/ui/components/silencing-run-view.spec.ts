@@ -15,7 +15,7 @@ import { StudyRunner } from '../../store/study-runner';
 import { InProcessLocks, TabLocks } from '../../store/tab-lock';
 import { definingRef, isScanRun, scanRunView } from '../lib/scan-run';
 import { AppState } from '../stores/app.svelte';
-import { FakeBackend } from '../testing/fake-backend';
+import { TestBackend } from '../testing/test-backend';
 import SilencingRunView from './SilencingRunView.svelte';
 
 /** "12+34=" → 46 */
@@ -95,7 +95,7 @@ describe('a silencing scan run', () => {
     const { studies, scan, defining } = await studied();
     const view = scanRunView(scan, { run: defining, ref: definingRef(scan.manifest.id, studies)! });
     const evil = { ...view, questions: view.questions.map((q, i) => (i ? q : { ...q, view: { ...q.view, text: '<img src=x onerror=alert(1)>' } })) };
-    const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const app = new AppState(new TestBackend(), null);
     const { body } = render(SilencingRunView, { props: { app, run: scan, initial: evil } });
     expect(body).toContain('data-testid="screen-silencing-run"');
     expect(body).toContain(view.sentence);

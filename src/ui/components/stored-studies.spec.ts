@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { normalizePlan } from '../../audit/study';
 import type { StoredStudyEntry } from '../backend';
 import { AppState } from '../stores/app.svelte';
-import { FakeBackend } from '../testing/fake-backend';
+import { TestBackend } from '../testing/test-backend';
 import StoredStudies from './StoredStudies.svelte';
 import StudyScreen from './StudyScreen.svelte';
 
@@ -26,7 +26,7 @@ const entry = (key: string, status: StoredStudyEntry['status'], done: number, st
 
 describe('stored studies', () => {
   it('tells two studies of one name apart, and offers Resume only where one stopped', () => {
-    const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const app = new AppState(new TestBackend(), null);
     app.study.studies = [entry('a'.repeat(64), 'interrupted', 1, '2026-12-05T16:01:02.000Z'), entry('b'.repeat(64), 'finished', 2, '2026-12-04T09:30:00.000Z'), entry('c'.repeat(64), 'paused', 0, '2026-12-03T08:00:00.000Z')];
     const { body } = render(StoredStudies, { props: { app, heading: 'Studies', testId: 'library-studies', buttonTestId: 'library-study' } });
     expect(body).toContain(`plan <code>${'a'.repeat(12)}</code>, started 2026-12-05 16:01 UTC: interrupted, 1 of 2 runs done`);
@@ -42,7 +42,7 @@ describe('stored studies', () => {
   });
 
   it('the Study screen says where a stopped study is, and offers to resume it', () => {
-    const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const app = new AppState(new TestBackend(), null);
     const stopped = entry('a'.repeat(64), 'interrupted', 1, '2026-12-05T16:01:02.000Z');
     app.study.showStopped(stopped);
     const { body } = render(StudyScreen, { props: { app } });

@@ -4,7 +4,7 @@ import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
 import { normalizePlan, type StudyReport } from '../../audit/study';
 import { AppState } from '../stores/app.svelte';
-import { FakeBackend } from '../testing/fake-backend';
+import { TestBackend } from '../testing/test-backend';
 import ReportScreen from './ReportScreen.svelte';
 import StudyScreen from './StudyScreen.svelte';
 
@@ -67,7 +67,7 @@ const withPair: StudyReport = {
 };
 
 describe('study screens', () => {
-  const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+  const app = new AppState(new TestBackend(), null);
 
   it('the Study screen offers the presets, the plan editor and a start button', () => {
     const { body } = render(StudyScreen, { props: { app } });

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import type { CheckpointComparison, SilencingScanResult } from '../../audit';
 import { compareRuns, curvePoints, layerUsage, numLayersOf, reachProbes, selectorRows, sharedProbes, silencingOf, summaryOf } from '../lib/analysis';
 import { blocksSpace } from '../lib/presets';
-import { scriptedRun } from '../testing/scripted-run';
+import { TestBackend, auditedRun } from '../testing/test-backend';
 import { checkpointSpec } from './checkpoint';
 import { MIN_FIT_WIDTH, renderFigure } from './figure';
 import { layerUsageSpec } from './layer-usage';
@@ -19,7 +19,7 @@ const { document } = new JSDOM('').window;
 const small = { large: false };
 const large = { large: true };
 
-const run = scriptedRun();
+const run = await auditedRun();
 const L = numLayersOf(run.manifest, run.records);
 
 function curvesData() {
@@ -52,7 +52,7 @@ describe('figure specs', () => {
     for (const label of ['random routes', 'MCTS routes (CoLa)', 'sampling', 'realized', 'majority · random routes', 'max-logprob · sampling', 'majority · MCTS routes (CoLa) · not blind', 'majority (not blind)']) {
       expect(svg).toContain(label);
     }
-    expect(spec.alt).toContain('selectors (majority, max-logprob) as points');
+    expect(spec.alt).toContain('selectors (fixed-route, majority, max-logprob) as points');
     expect(spec.alt).toContain('over MCTS routes (CoLa) they are not answer-blind (they chose among gold-guided attempts)');
     // selector labels and the realized label sit on a white halo: the realized rule never strikes through them
     const dom = renderFigure(spec, document);
@@ -69,7 +69,7 @@ describe('figure specs', () => {
       const dom = renderFigure(spec, document, { fitWidth });
       const left = spec.plot.marginLeft as number;
       const right = fitWidth - (spec.plot.marginRight as number);
-      const texts = [...dom.querySelectorAll('g[aria-label="text"] text')].filter((t) => /majority|max-logprob/.test(t.textContent ?? ''));
+      const texts = [...dom.querySelectorAll('g[aria-label="text"] text')].filter((t) => /fixed-route|majority|max-logprob/.test(t.textContent ?? ''));
       expect(texts.length).toBe(curvesData().selectors.length);
       for (const t of texts) {
         const g = t.parentElement!;
@@ -152,7 +152,7 @@ describe('figure specs', () => {
   });
 
   it('checkpoint comparison: deployed and ceiling deltas with paired intervals', async () => {
-    const b = scriptedRun({ id: 'fake-run-2', modelName: 'reachlab/micro-arith-rl', seed: 11, skill: 0.6 });
+    const b = await auditedRun(24, new TestBackend({ fingerprint: 'fake-rl', skill: 0.6 }));
     const out = compareRuns(run, b, sharedProbes(run.records, b.records)[0]);
     if ('refused' in out) throw new Error(out.refused);
     expect(out.cmp.n).toBe(24);

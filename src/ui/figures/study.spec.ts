@@ -17,7 +17,7 @@ import { svgSnapshot } from './testing/svg';
 import { silencingSpec } from './silencing';
 import { silencingOf } from '../lib/analysis';
 import { EFFECT_COLOR } from '../lib/palette';
-import { scriptedRun } from '../testing/scripted-run';
+import { auditedRun } from '../testing/test-backend';
 
 /** Where the repaired and the broken bars of a drawn scan lie against its zero rule. */
 function barSides(svg: SVGSVGElement): { repaired: string[]; broken: string[] } {
@@ -106,7 +106,7 @@ describe('findings figures', () => {
 
   it("draws the report's per-layer scan as the walk and Results do: repaired up, broken down", async () => {
     const r = await report();
-    const view = silencingOf(scriptedRun().records);
+    const view = silencingOf((await auditedRun()).records);
     const walk = barSides(renderFigure(silencingSpec(view && 'scan' in view ? view.scan : (null as never), { large: false }), document));
     const drawn = [walk, ...r.f2.cases.map((c) => barSides(renderFigure(f2LayersSpec(c, { large: false }), document)))];
     for (const d of drawn) {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { JSDOM } from 'jsdom';
 import { groupByQuestion } from './analysis';
 import { lookTargets, suggestedTargets, type LookTarget } from './look-inside';
-import { scriptedRun } from '../testing/scripted-run';
+import { auditedRun } from '../testing/test-backend';
 import { LookInsideState } from '../stores/look-inside.svelte';
 import type { AppBackend } from '../backend';
 import type { AttemptLook, AttemptReadout } from '../../engine/readout';
@@ -12,7 +12,7 @@ import { attributionSpec, lensSpec } from '../figures/look-inside';
 import { renderFigure } from '../figures/figure';
 import { EngineError } from '../../engine/types';
 
-const run = scriptedRun();
+const run = await auditedRun();
 const q = groupByQuestion(run.records)[0];
 
 function readoutOf(look: AttemptLook): AttemptReadout {

@@ -1,13 +1,16 @@
-import { describe, expect, it } from 'vitest';
-import { scriptedRun } from '../testing/scripted-run';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { auditedRun } from '../testing/test-backend';
 import { conditionFieldLabel, differingFacts, importedText, probesText, runFacts, runName } from './run-facts';
 
 describe('run facts', () => {
-  const a = scriptedRun().manifest;
+  let a: Awaited<ReturnType<typeof auditedRun>>['manifest'];
+  beforeAll(async () => {
+    a = (await auditedRun()).manifest;
+  });
 
   it('lists model, revision, dtype, engine, task, questions, probes with budgets, seeds and condition', () => {
     expect(runFacts(a)).toEqual([
-      { label: 'model', value: 'reachlab/micro-arith' },
+      { label: 'model', value: 'fake' },
       { label: 'revision', value: '—' },
       { label: 'dtype', value: 'f32' },
       { label: 'engine', value: 'WebAssembly' },
@@ -15,7 +18,7 @@ describe('run facts', () => {
       { label: 'questions', value: '24' },
       { label: 'probes and budgets', value: 'random routes ×16 · blocks, MCTS routes (CoLa) ×16 · cola, sampling ×8, MLP silencing (8 layers)' },
       { label: 'seeds', value: 'question 1, probe 1' },
-      { label: 'condition key', value: 'fake-conditi' },
+      { label: 'condition key', value: a.condition_key.slice(0, 12) },
     ]);
   });
 
@@ -42,10 +45,10 @@ describe('an imported run, counted in questions', () => {
 });
 
 describe('a run named for a person', () => {
-  it('is its model, probes and start time, never its id', () => {
-    const m = scriptedRun().manifest;
+  it('is its model, probes and start time, never its id', async () => {
+    const m = (await auditedRun(2)).manifest;
     const name = runName(m);
-    expect(name).toBe(`reachlab/micro-arith, ${probesText(m.probes)}, ${m.startedAt.slice(0, 16).replace('T', ' ')} UTC`);
+    expect(name).toBe(`fake, ${probesText(m.probes)}, ${m.startedAt.slice(0, 16).replace('T', ' ')} UTC`);
     expect(name).not.toContain(m.id);
   });
 });

@@ -1,25 +1,26 @@
 import { describe, expect, it } from 'vitest';
-import { scriptedRun } from '../testing/scripted-run';
+import { auditedRun } from '../testing/test-backend';
 import { reachProbes, summaryOf } from './analysis';
 import { ceilingNotes, resultsSentence } from './sentences';
 
+const run = await auditedRun();
+
 describe('the Results sentence', () => {
-  const run = scriptedRun();
   const summary = summaryOf(run.records);
   const probes = reachProbes(summary, run.records);
 
   it('says the counts in plain words, one clause per probe with its budget', () => {
     expect(resultsSentence(summary, probes)).toBe(
-      '15 of 24 questions were answered correctly as deployed; 3 more were reachable with random routes within 16 attempts, ' +
-        '3 more with MCTS routes (CoLa) within 16 attempts, 3 more with sampling within 8 samples.',
+      '11 of 24 questions were answered correctly as deployed; 8 more were reachable with random routes within 16 attempts, ' +
+        '6 more with MCTS routes (CoLa) within 16 attempts, 6 more with sampling within 8 samples.',
     );
     // the counts are the core's: realized, and ceiling minus realized
-    expect(summary.realized_count).toBe(15);
-    expect(probes.map((p) => p.summary.counts.ceiling - p.summary.counts.realized)).toEqual([3, 3, 3]);
+    expect(summary.realized_count).toBe(11);
+    expect(probes.map((p) => p.summary.counts.ceiling - p.summary.counts.realized)).toEqual([8, 6, 6]);
   });
 
-  it('says one question in the singular, and no probe clause without probes', () => {
-    const one = scriptedRun({ questions: 1 });
+  it('says one question in the singular, and no probe clause without probes', async () => {
+    const one = await auditedRun(1);
     const s = summaryOf(one.records.filter((r) => r.probe === 'deployment'));
     expect(resultsSentence(s, [])).toMatch(/^[01] of 1 question was answered correctly as deployed\.$/);
   });

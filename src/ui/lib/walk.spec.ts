@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { QuestionRecord } from '../../audit/types';
-import { scriptedRun } from '../testing/scripted-run';
+import { auditedRun } from '../testing/test-backend';
 import { groupByQuestion, silencingOf } from './analysis';
 import { noRepairSentence, noWalkSentence, walkComplete, walkOf } from './walk';
 
-const run = scriptedRun();
+const run = await auditedRun();
 
 describe('the guided walk', () => {
   it('tells a question wrong as deployed, reached without its decoy, and repaired out of sample', () => {
@@ -54,9 +54,9 @@ describe('the guided walk', () => {
   });
 
   it('without an out-of-sample repair, keeps the reach and says in one sentence why step 4 has none', () => {
-    // the told question's silencing attempts all wrong: the identified layer no longer repairs it
-    const told = walkOf(run.records)!;
-    const broken = run.records.map((r) => (r.doc_id === told.question.doc_id && r.probe === 'mlp-silencing' ? { ...r, attempts: r.attempts.map((a) => ({ ...a, correct: false })) } : r));
+    // every failure's silencing attempts wrong: no silenced layer repairs any of them
+    const failures = new Set(groupByQuestion(run.records).filter((q) => !q.realized).map((q) => q.doc_id));
+    const broken = run.records.map((r) => (failures.has(r.doc_id) && r.probe === 'mlp-silencing' ? { ...r, attempts: r.attempts.map((a) => ({ ...a, correct: false })) } : r));
     const walk = walkOf(broken)!;
     expect(walk.reach).not.toBeNull();
     expect(walkComplete(walk)).toBe(false);

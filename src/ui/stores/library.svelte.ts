@@ -74,8 +74,8 @@ export class LibraryState {
   /** The export file of a run and the name to save it under. */
   async exportRun(id: string): Promise<{ blob: Blob; filename: string } | null> {
     const blob = await this.guard(() => this.backend.exportRun(id));
-    // the extension follows the content: one JSON document, or JSON lines
-    return blob ? { blob, filename: `reachlab-${id}.${/ndjson|jsonl/.test(blob.type) ? 'jsonl' : 'json'}` } : null;
+    // a run file is one JSON document
+    return blob ? { blob, filename: `reachlab-${id}.json` } : null;
   }
 
   /** Reads, checks and stores `file` (off the page's thread where the backend can), its progress

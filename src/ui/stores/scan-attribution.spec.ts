@@ -6,15 +6,14 @@ import type { AttemptLook, AttemptReadout } from '../../engine/readout';
 import { EngineError } from '../../engine/types';
 import type { AppBackend } from '../backend';
 import { groupByQuestion, silencingOf } from '../lib/analysis';
-import { scriptedRun } from '../testing/scripted-run';
-import { FakeBackend } from '../testing/fake-backend';
+import { TestBackend, auditedRun } from '../testing/test-backend';
 import { AppState } from './app.svelte';
 import { ScanAttribution, type ScanAttributionState } from './scan-attribution.svelte';
 import SilencingLayers from '../components/SilencingLayers.svelte';
 
-const run = scriptedRun();
+const run = await auditedRun();
 const view = silencingOf(run.records);
-if (!view || !('scan' in view)) throw new Error('the scripted run has a silencing scan');
+if (!view || !('scan' in view)) throw new Error('the audited run has a silencing scan');
 const scan = view.scan;
 const questions = groupByQuestion(run.records);
 const failures = questions.filter((q) => scan.failure_set.includes(q.doc_id));
@@ -60,7 +59,7 @@ describe('ScanAttribution', () => {
 
 describe('SilencingLayers', () => {
   it('offers the mean attribution beside the per-layer repair counts', () => {
-    const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const app = new AppState(new TestBackend(), null);
     const { body } = render(SilencingLayers, { props: { app, run, scan, questions, fileStem: 'x' } });
     expect(body).toContain('data-testid="scan-attribution-start"');
     expect(body).toContain('Mean attribution over the failure set');
@@ -69,7 +68,7 @@ describe('SilencingLayers', () => {
   });
 
   it('with an empty failure set: the button is off and no repair rate reads 0.0%', () => {
-    const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const app = new AppState(new TestBackend(), null);
     const empty = { ...scan, failure_set: [], in_sample: { ...scan.in_sample, layers: scan.in_sample.layers.map((l) => ({ ...l, repaired: 0, failures: 0, repair: { ...l.repair, k: 0, n: 0, rate: 0 } })) } };
     const { body } = render(SilencingLayers, { props: { app, run, scan: empty, questions, fileStem: 'x' } });
     expect(body).toMatch(/<button[^>]*disabled[^>]*data-testid="scan-attribution-start"/);

@@ -1,9 +1,12 @@
 import { describe, expect, it, vi } from 'vitest';
 import { parsePermalink } from '../lib/permalink';
 import { BOXED_CONDITION, DEFAULT_CONDITION, presetById, type PresetId } from '../lib/presets';
-import type { RunListener, RunProgress, RunSetup } from '../backend';
+import type { RunProgress } from '../backend';
 import { measuredRate, probeMix } from '../lib/rates';
-import { FakeBackend } from '../testing/fake-backend';
+import { TestBackend, arithModel, auditedRun, runToEnd } from '../testing/test-backend';
+import { MemoryRunStore } from '../../store/memory-store';
+import { FakeEngine } from '../../audit/testing/fake-engine';
+import { EngineError, type CheckpointSource, type LoadOptions, type LoadProgress } from '../../engine/types';
 import { AppState } from './app.svelte';
 import { LibraryState } from './library.svelte';
 import { Prefs } from './prefs.svelte';
@@ -83,7 +86,7 @@ describe('SetupState', () => {
   it('takes the dtype the engine really runs, so the condition says what ran', async () => {
     const s = new SetupState();
     s.condition.engineDtype = 'f16';
-    const info = await new FakeBackend({ delayMs: 0, seedLibrary: false }).loadModel({ kind: 'builtin', id: 'reachlab/micro-arith' }, { ep: 'auto', dtype: 'f16' }, () => {});
+    const info = await new TestBackend().loadModel({ kind: 'builtin', id: 'reachlab/micro-arith' }, { ep: 'auto', dtype: 'f16' }, () => {});
     s.modelLoaded({ ...info, dtype: 'f32', dtypeFallbackReason: 'dtype f16 needs the WebGPU feature shader-f16' });
     expect(s.condition.engineDtype).toBe('f32');
     expect(s.modelInfo?.dtypeFallbackReason).toMatch(/shader-f16/);
@@ -91,7 +94,22 @@ describe('SetupState', () => {
   });
 
   it('a model load can be cancelled: it rejects as cancelled, and the next load goes through', async () => {
-    const backend = new FakeBackend({ delayMs: 20, seedLibrary: false });
+    // an engine whose load reports its first phase and then waits, as a long download does, until cancelled
+    class SlowLoad extends FakeEngine {
+      private stop: (() => void) | null = null;
+      private waited = false;
+      override async load(source?: CheckpointSource, _o?: LoadOptions, onProgress?: (p: LoadProgress) => void) {
+        if (this.waited) return super.load();
+        this.waited = true;
+        onProgress?.({ phase: 'config', loadedBytes: 0, totalBytes: 1 });
+        await new Promise<void>((r) => (this.stop = r));
+        throw new EngineError('cancelled', `loading ${source?.kind === 'hub' ? source.repo : 'the model'} was cancelled`);
+      }
+      override async cancel() {
+        this.stop?.();
+      }
+    }
+    const backend = new TestBackend({ engine: () => new SlowLoad({ numLayers: 8, answer: arithModel(8) }) });
     const model = { kind: 'hub' as const, repo: 'Qwen/Qwen2.5-0.5B', revision: 'main' };
     const phases: string[] = [];
     const load = backend.loadModel(model, { ep: 'auto', dtype: 'f32' }, (p) => phases.push(p.phase));
@@ -303,6 +321,16 @@ describe('SetupState', () => {
   });
 });
 
+/** A store holding two finished runs, a base model's and then an RL checkpoint's, opened as after
+ *  a reload (a fresh backend over it). */
+async function twoStoredRuns(): Promise<{ backend: TestBackend; base: string; rl: string }> {
+  const store = new MemoryRunStore();
+  const base = await auditedRun(4, new TestBackend({ store, name: 'base', fingerprint: 'fake-base' }));
+  await new Promise((r) => setTimeout(r, 5)); // started later
+  const rl = await auditedRun(4, new TestBackend({ store, name: 'rl', fingerprint: 'fake-rl', skill: 0.6 }));
+  return { backend: new TestBackend({ store }), base: base.manifest.id, rl: rl.manifest.id };
+}
+
 function quickSetup(count = 4) {
   const s = new SetupState();
   s.hubMeta = { repo: 'a/b', revision: 'main', gated: false, numLayers: 8 };
@@ -313,7 +341,7 @@ function quickSetup(count = 4) {
 
 describe('RunState', () => {
   it('streams records, counts realized and reachable, and finishes', async () => {
-    const run = new RunState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    const run = new RunState(new TestBackend());
     await run.start(quickSetup());
     await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
     expect(run.records).toHaveLength(4 * 3);
@@ -328,7 +356,7 @@ describe('RunState', () => {
   });
 
   it('pauses, resumes and cancels', async () => {
-    const run = new RunState(new FakeBackend({ delayMs: 5, seedLibrary: false }));
+    const run = new RunState(new TestBackend({ delayMs: 5 }));
     await run.start(quickSetup(50));
     await run.pause();
     await vi.waitFor(() => expect(run.phase).toBe('paused'));
@@ -343,21 +371,33 @@ describe('RunState', () => {
   });
 
   it('turns an engine failure into an actionable message', async () => {
-    const run = new RunState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    // an engine that loses its device after 40 generated rows, and refuses to load a gated repo
+    class Failing extends FakeEngine {
+      override async load(source?: CheckpointSource) {
+        if (source?.kind === 'hub' && source.repo === 'owner/gated') throw new EngineError('gated', `${source.repo}: 401 Unauthorized`);
+        return super.load();
+      }
+    }
+    const answer = arithModel(8);
+    const engine = new Failing({ numLayers: 8, answer: (q) => {
+      if (engine.generated.length > 40) throw new EngineError('device-lost', 'WebGPU device was lost');
+      return answer(q);
+    } });
+    const run = new RunState(new TestBackend({ engine: () => engine }));
     const s = quickSetup(10);
-    await run.start({ ...s, model: { kind: 'hub', repo: 'fake/device-lost', revision: 'main' } });
+    await run.start(s);
     await vi.waitFor(() => expect(run.error).not.toBeNull());
-    expect(run.error).toMatchObject({ title: 'The audit stopped: WebGPU device was lost (fake).', hint: expect.stringMatching(/Finished records are kept/), action: 'reload-engine' });
+    expect(run.error).toMatchObject({ title: 'The audit stopped: WebGPU device was lost.', hint: expect.stringMatching(/Finished records are kept/), action: 'reload-engine' });
     expect(run.phase).toBe('interrupted');
-    expect(run.lastSetup?.model).toEqual({ kind: 'hub', repo: 'fake/device-lost', revision: 'main' });
-    const gated = { ...s, model: { kind: 'hub' as const, repo: 'fake/gated', revision: 'main' } };
+    expect(run.lastSetup?.model).toEqual(s.model);
+    const gated = { ...s, model: { kind: 'hub' as const, repo: 'owner/gated', revision: 'main' } };
     await run.start(gated);
-    expect(run.error).toEqual({ title: 'The audit did not start: fake/gated: 401 Unauthorized.', hint: expect.stringMatching(/token/), action: 'add-token' });
+    expect(run.error).toEqual({ title: 'The audit did not start: owner/gated: 401 Unauthorized.', hint: expect.stringMatching(/token/), action: 'add-token' });
     expect(run.lastSetup).toEqual(gated); // what Retry starts again
   });
 
   it('a finished identical audit opens its stored results, saying so, and computes nothing', async () => {
-    const backend = new FakeBackend({ delayMs: 0, seedLibrary: false });
+    const backend = new TestBackend();
     const app = new AppState(backend, null);
     const setup = quickSetup();
     await app.startAudit(setup);
@@ -375,37 +415,36 @@ describe('RunState', () => {
     expect(app.run.progress).toBeNull(); // nothing ran
   });
 
-  it('a resumed run counts the records earlier sessions stored, and the rate of this session only', async () => {
-    // a run with 2 of 4 questions stored, resumed: the backend streams only what it computes now
-    const earlier = new FakeBackend({ delayMs: 0, seedLibrary: false });
-    const finished = new RunState(earlier);
-    await finished.start(quickSetup());
-    await vi.waitFor(() => expect(finished.manifest?.status).toBe('finished'));
-    const stored = finished.records;
-    const half = stored.filter((r) => ['test-0', 'test-1'].includes(r.doc_id) || r.doc_id === stored[0].doc_id);
-    class Resuming extends FakeBackend {
-      override async getRun() {
-        return { manifest: finished.manifest!, records: half };
-      }
-      override async startRun(_s: RunSetup, listener: RunListener) {
-        const base = { runId: 'r1', manifestKey: 'r1', recordsTotal: 12, questionsTotal: 4, etaSec: null, currentDocId: null, currentProbe: null, reused: 0, storage: 'memory' as const };
-        listener.progress({ ...base, status: 'running', recordsDone: 6, questionsDone: 2, attemptsDone: 26, attemptsPerSec: null });
-        for (const r of stored.filter((x) => !half.includes(x))) listener.record(r);
-        listener.progress({ ...base, status: 'finished', recordsDone: 12, questionsDone: 4, attemptsDone: 52, attemptsPerSec: 520 });
-        return { runId: 'r1', alreadyFinished: false, texts: new Map(), done: Promise.resolve(finished.manifest!) };
-      }
-    }
-    const run = new RunState(new Resuming({ delayMs: 0, seedLibrary: false }));
-    await run.start(quickSetup());
-    await vi.waitFor(() => expect(run.records).toHaveLength(stored.length));
-    expect(run.counts.questions).toBe(4);
-    expect(run.counts.realized).toBe(finished.counts.realized);
-    expect(run.progress?.attemptsPerSec).toBe(520);
+  it('a resumed run counts the records earlier sessions stored, and computes only the rest', async () => {
+    // a run cancelled after its first records, started again: the stored run resumes
+    const backend = new TestBackend({ delayMs: 20 });
+    const earlier = new RunState(backend);
+    await earlier.start(quickSetup(20));
+    await vi.waitFor(() => expect(earlier.progress?.recordsDone).toBeGreaterThanOrEqual(1));
+    await earlier.cancel();
+    await vi.waitFor(() => expect(earlier.manifest?.status).toBe('cancelled'));
+    const kept = (await backend.getRun(earlier.runId!)).records;
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(20 * 3);
+    const rowsBefore = backend.engines[0].rowsRequested;
+    const run = new RunState(backend);
+    await run.start(quickSetup(20));
+    await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
+    expect(run.runId).toBe(earlier.runId);
+    expect(run.records).toHaveLength(20 * 3);
+    expect(run.counts.questions).toBe(20);
+    const stored = (await backend.getRun(run.runId!)).records;
+    expect(run.counts.realized).toBe(stored.filter((r) => r.probe === 'deployment' && r.realized).length);
+    // this session asked the engine for less than the whole audit takes: the kept records were not computed again
+    const whole = new TestBackend();
+    await runToEnd(whole, quickSetup(20));
+    expect(backend.engines[0].rowsRequested - rowsBefore).toBeLessThan(whole.engines[0].rowsRequested);
+    expect(run.progress?.attemptsPerSec).toBeGreaterThan(0);
   });
 
   it('keeps the measured pace of a run for the next estimate of that model here', async () => {
     const storage = memoryStorage();
-    const run = new RunState(new FakeBackend({ delayMs: 1, seedLibrary: false }), storage);
+    const run = new RunState(new TestBackend({ delayMs: 1 }), storage);
     await run.start(quickSetup());
     await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
     const m = run.manifest!;
@@ -417,7 +456,7 @@ describe('RunState', () => {
 
 describe('AppState', () => {
   it('follows the browser going offline and online, for the banner', async () => {
-    const app = new AppState(new FakeBackend({ seedLibrary: false }), null);
+    const app = new AppState(new TestBackend(), null);
     await app.init();
     expect(app.env?.online).toBe(true);
     app.setOnline(false);
@@ -427,7 +466,7 @@ describe('AppState', () => {
   });
 
   it('offers Results for a run this tab finished, before the library list is read again', async () => {
-    const app = new AppState(new FakeBackend({ delayMs: 0, seedLibrary: false }), null);
+    const app = new AppState(new TestBackend(), null);
     await app.init();
     expect(app.hasResults).toBe(false);
     await app.run.start(quickSetup());
@@ -440,38 +479,42 @@ describe('AppState', () => {
   });
 
   it('opens the latest finished run for Results when none is open (after a reload)', async () => {
-    const app = new AppState(new FakeBackend({ delayMs: 0 }), null);
+    const { backend, rl } = await twoStoredRuns();
+    const app = new AppState(backend, null);
     await app.init();
     await vi.waitFor(() => expect(app.library.runs).toHaveLength(2));
-    expect(app.latestFinished?.id).toBe('fake-rl');
+    expect(app.latestFinished?.id).toBe(rl);
     await app.showResults();
     expect(app.screen).toBe('results');
-    expect(app.opened?.manifest.id).toBe('fake-rl');
+    expect(app.opened?.manifest.id).toBe(rl);
   });
 });
 
 describe('LibraryState', () => {
   it('lists, selects two for comparison, exports, imports and deletes', async () => {
-    const lib = new LibraryState(new FakeBackend({ delayMs: 0 }));
+    const { backend, base, rl } = await twoStoredRuns();
+    const lib = new LibraryState(backend);
     await lib.refresh();
-    expect(lib.runs.map((r) => r.id)).toEqual(['fake-rl', 'fake-base']);
-    lib.toggle('fake-base', true);
-    lib.toggle('fake-rl', true);
+    expect(lib.runs.map((r) => r.id)).toEqual([rl, base]);
+    lib.toggle(base, true);
+    lib.toggle(rl, true);
     expect(lib.canCompare).toBe(true);
     const pair = await lib.openPair();
-    expect(pair!.map((r) => r.manifest.id)).toEqual(['fake-base', 'fake-rl']);
-    const exported = await lib.exportRun('fake-base');
-    expect(exported!.filename).toBe('reachlab-fake-base.jsonl');
+    expect(pair!.map((r) => r.manifest.id)).toEqual([base, rl]);
+    const exported = await lib.exportRun(base);
+    expect(exported!.filename).toBe(`reachlab-${base}.json`);
+    await lib.remove(base);
+    expect(lib.runs.map((r) => r.id)).toEqual([rl]);
+    expect(lib.selected).toEqual([rl]);
+    // the exported file brings the run back, with its records
     const imported = await lib.importFile(new File([await exported!.blob.text()], exported!.filename));
-    expect(imported!.id).toMatch(/^fake-base-imported-/);
-    expect(lib.runs).toHaveLength(3);
-    await lib.remove('fake-base');
-    expect(lib.runs.map((r) => r.id)).not.toContain('fake-base');
-    expect(lib.selected).toEqual(['fake-rl']);
+    expect(lib.error).toBeNull();
+    expect(lib.runs).toHaveLength(2);
+    expect((await backend.getRun(imported!.id)).records).toHaveLength(4 * 5);
   });
 
   it("keeps another tab's live progress while its run goes on and reads the list again as it starts and ends", async () => {
-    const backend = new FakeBackend({ delayMs: 0 });
+    const backend = new TestBackend();
     const lib = new LibraryState(backend);
     const refresh = vi.spyOn(lib, 'refresh');
     const p: RunProgress = {
@@ -489,10 +532,10 @@ describe('LibraryState', () => {
   });
 
   it('reports a bad import and a missing run as messages', async () => {
-    const lib = new LibraryState(new FakeBackend({ delayMs: 0 }));
+    const lib = new LibraryState(new TestBackend());
     expect(await lib.importFile(new File(['hello'], 'x.jsonl'))).toBeNull();
-    expect(lib.error).toMatchObject({ title: 'Not imported: "x.jsonl" line 1 is not JSON.', action: 'choose-file' });
+    expect(lib.error).toMatchObject({ title: expect.stringMatching(/^Not imported: x\.jsonl: not JSON \(/), action: 'choose-file' });
     expect(await lib.open('nope')).toBeNull();
-    expect(lib.error).toMatchObject({ title: 'The library could not do that: no run "nope".', action: 'open-library' });
+    expect(lib.error).toMatchObject({ title: 'The library could not do that: no run nope to export.', action: 'open-library' });
   });
 });

@@ -1,51 +1,42 @@
-// The Study screen's state over a backend that runs studies with the real StudyRunner on scripted
-// engines (what the app does, minus the worker): presets, plan problems, progress, report, pause.
+// The Study screen's state over the real backend, which runs studies with its StudyRunner on a
+// scripted engine (what the app does, minus the worker): presets, plan problems, progress, report, pause.
 
 import { describe, expect, it } from 'vitest';
-import { loadTask } from '../../audit';
-import type { NormalizedPlan } from '../../audit/study';
 import { FakeEngine } from '../../audit/testing/fake-engine';
-import { coreAudit, type CoreAuditInput } from '../../store/core-audit';
+import type { CheckpointSource, ModelInfo } from '../../engine/types';
 import { MemoryRunStore } from '../../store/memory-store';
-import { RunController } from '../../store/run-controller';
-import { studyTaskOptions } from '../../store/study';
-import { StudyRunner } from '../../store/study-runner';
-import { InProcessLocks, TabLocks } from '../../store/tab-lock';
 import type { AppBackend, StudyProgress } from '../backend';
-import { FakeBackend } from '../testing/fake-backend';
+import { TestBackend } from '../testing/test-backend';
 import { STUDY_PRESETS, StudyState } from './study.svelte';
 import { studyTables } from '../lib/study-tables';
 import { encodeStudyLink, parseStudyLink } from '../lib/study-link';
 import { setField, toggleProbe } from '../lib/study-form';
 import { measuredRate, probeMix } from '../lib/rates';
 
+/** One engine that loads each model under its own fingerprint (the repo it is given), as the
+ *  worker does; right on routes longer than 4 layers and with layer 1's MLP silenced. */
+class Models extends FakeEngine {
+  private loaded: ModelInfo | null = null;
+  override async load(source?: CheckpointSource) {
+    this.loaded = { ...(await super.load()), fingerprint: source?.kind === 'hub' ? source.repo : 'files' };
+    return this.loaded;
+  }
+  override async info() {
+    return this.loaded ?? super.info();
+  }
+}
+
+/** The real backend (its own StudyRunner and RunController) over Models and a memory store. */
 function studyBackend(): AppBackend & { runProbes: (key: string) => Promise<string[]>; leaveRunning: () => Promise<void> } {
-  const engine = (ref: string) =>
-    new FakeEngine({ numLayers: 4, fingerprint: ref, answer: (q) => (q.route.length > 4 || q.silence[0] === 1 ? String(eval0(q.prompt)) : 'x') });
-  const first = engine('builtin:micro-arith');
-  const controller = new RunController<CoreAuditInput>({ store: new MemoryRunStore(), engine: first, audit: coreAudit, locks: new TabLocks(new InProcessLocks()) });
-  const runner = new StudyRunner(controller, {
-    useModel: async (ref) => {
-      const e = engine(ref);
-      controller.setEngine(e);
-      return { engine: e, info: (await e.info())!, source: ref };
-    },
-    loadTask: (spec, plan) => loadTask(spec, studyTaskOptions(plan)),
-    appVersion: 'test',
-  });
-  const base = new FakeBackend({ delayMs: 0, seedLibrary: false });
-  return Object.assign(base, {
-    runStudy: (plan: NormalizedPlan, onProgress: (p: StudyProgress) => void) => runner.run(plan, onProgress),
-    pauseStudy: () => runner.pause(),
-    listStudies: () => runner.list(),
-    studyOverview: (plan: NormalizedPlan) => runner.overview(plan),
-    studyReport: (k: string) => runner.report(k),
+  const store = new MemoryRunStore();
+  const backend = new TestBackend({ store, engine: () => new Models({ numLayers: 4, answer: (q) => (q.route.length > 4 || q.silence[0] === 1 ? String(eval0(q.prompt)) : 'x') }) });
+  return Object.assign(backend, {
     /** What a tab closed mid-study leaves: its stored studies say running. */
     leaveRunning: async () => {
-      for (const s of await controller.store.listStudies()) await controller.store.putStudy({ ...s, status: 'running' });
+      for (const s of await store.listStudies()) await store.putStudy({ ...s, status: 'running' });
     },
     /** The probes of the stored run with this run key. */
-    runProbes: async (key: string) => (await controller.store.runsByManifestKey(key))[0]?.manifest.probes.map((p) => p.probe) ?? [],
+    runProbes: async (key: string) => (await store.runsByManifestKey(key))[0]?.manifest.probes.map((p) => p.probe) ?? [],
   });
 }
 
@@ -59,7 +50,7 @@ const SMALL = { models: ['builtin:micro-arith'], tasks: ['builtin:arith-2d'], pr
 
 describe('StudyState', () => {
   it('loads presets, and names what is wrong with a plan', () => {
-    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    const s = new StudyState(new TestBackend());
     expect(STUDY_PRESETS.map((p) => p.id)).toEqual(['builtin', 'finding1', 'finding3']);
     s.usePreset('finding3');
     expect('plan' in s.parsed && s.parsed.plan.pairs).toHaveLength(3);
@@ -200,7 +191,7 @@ describe('StudyState', () => {
   });
 
   it('the form rewrites the plan text; invalid JSON turns it off; a link carries the plan as written', () => {
-    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    const s = new StudyState(new TestBackend());
     s.planText = JSON.stringify(SMALL);
     s.edit((r) => setField(toggleProbe(r, { probe: 'sampling' }, true), 'budget', 5));
     expect(JSON.parse(s.planText)).toEqual({ ...SMALL, probes: [{ probe: 'random-routes' }, { probe: 'sampling' }], budget: 5 });
@@ -208,7 +199,7 @@ describe('StudyState', () => {
     const hash = s.linkHash!;
     expect(hash).toBe(encodeStudyLink(JSON.parse(s.planText)));
 
-    const other = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
+    const other = new StudyState(new TestBackend());
     other.applyLink(parseStudyLink(hash)!);
     expect(JSON.parse(other.planText)).toEqual(JSON.parse(s.planText));
     expect(other.linkProblem).toBeNull();
@@ -221,11 +212,5 @@ describe('StudyState', () => {
     expect(s.linkHash).toBeNull();
     s.edit((r) => setField(r, 'budget', 9));
     expect(s.planText).toBe('{"models": [');
-  });
-
-  it('the scripted backend says plainly that it cannot run studies', async () => {
-    const s = new StudyState(new FakeBackend({ delayMs: 0, seedLibrary: false }));
-    await s.start();
-    expect(s.error?.title).toMatch(/^The study stopped: the scripted backend cannot run a study/);
   });
 });
