@@ -274,7 +274,7 @@ export function placed(existing: StoredRecord | undefined, runId: string, item: 
   return { value: { ...existing, runIds }, outcome };
 }
 
-function newStored(runId: string, item: RecordItem): StoredRecord {
+export function newStored(runId: string, item: RecordItem): StoredRecord {
   return { key: item.key, record: item.record, runIds: [runId], computedBy: runId, savedAt: new Date().toISOString(), ...(item.imported ? { imported: item.imported } : {}) };
 }
 

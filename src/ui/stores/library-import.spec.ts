@@ -4,12 +4,12 @@ import { describe, expect, it } from 'vitest';
 import type { AppBackend } from '../backend';
 import type { ImportControl } from '../../store/index';
 import { StoreError } from '../../store/index';
-import { FakeBackend } from '../testing/fake-backend';
+import { TestBackend } from '../testing/test-backend';
 import { LibraryState } from './library.svelte';
 
 /** A backend whose import reports one step of progress, then waits until it is cancelled. */
 function waitingBackend(): { backend: AppBackend; started: Promise<void> } {
-  const backend = new FakeBackend() as unknown as AppBackend;
+  const backend = new TestBackend() as AppBackend;
   let began!: () => void;
   const started = new Promise<void>((r) => (began = r));
   backend.importFile = (file: File, c: ImportControl = {}) =>
@@ -36,7 +36,7 @@ describe('LibraryState import', () => {
   });
 
   it('shows a refused file as an error, with no progress left behind', async () => {
-    const backend = new FakeBackend() as unknown as AppBackend;
+    const backend = new TestBackend() as AppBackend;
     backend.importFile = () => Promise.reject(new StoreError('invalid-import', 'bad.json: not JSON (oops)'));
     const lib = new LibraryState(backend);
     expect(await lib.importFile(new File(['x'], 'bad.json'))).toBeNull();
