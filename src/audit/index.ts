@@ -72,6 +72,11 @@ export {
   STANDALONE_REACH,
   probeSpecOf,
   SETUP_PRESETS,
+  routeSpaceOfSpec,
+  seedOfSpec,
+  presetOfSpec,
+  silencedLayers,
+  reseeded,
 } from './probes/registry';
 export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext, SetupPreset } from './probes/probe';
 export { sharedRoutes, drawCount, MAX_BUDGET } from './probes/route-draws';

@@ -5,7 +5,8 @@ import { randomRoutes } from './probes/random-routes';
 import { samplingCeiling } from './probes/sampling';
 import { blocksSpace, neighborhoodSpace } from './routes';
 import { auditCondition } from './setup';
-import { boxedConditionWarning, BUILTIN_TRAINED_ON, colaOverrides, fileTaskOf, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
+import { boxedConditionWarning, BUILTIN_TRAINED_ON, colaOverrides, fileTaskOf, manifestNumLayers, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
+import { silencingAllLayers } from './probes/mlp-silencing';
 import { toyTask } from './testing/toy-task';
 
 const L = 6;
@@ -16,6 +17,15 @@ describe('probeSpecText', () => {
     expect(probeSpecText(randomRoutes(blocksSpace(L), 32, 1))).toBe('random routes ×32 · blocks');
     expect(probeSpecText(colaMcts(L, 16, 1))).toBe('MCTS routes (CoLa) ×16 · cola');
     expect(probeSpecText(samplingCeiling(8, 1))).toBe('sampling ×8');
+  });
+});
+
+describe('manifestNumLayers', () => {
+  const model = { fingerprint: 'f', name: 'm', source: 's' };
+  it('reads the layers the manifest states, else (an older run) a route space of its probes', () => {
+    expect(manifestNumLayers({ model: { ...model, numLayers: 24 }, probes: [{ probe: 'deployment' }, samplingCeiling(8, 1)] })).toBe(24);
+    expect(manifestNumLayers({ model, probes: [{ probe: 'deployment' }, samplingCeiling(8, 1), colaMcts(L, 16, 1)] })).toBe(L);
+    expect(manifestNumLayers({ model, probes: [{ probe: 'deployment' }, silencingAllLayers(L)] })).toBeNull();
   });
 });
 

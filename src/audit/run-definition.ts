@@ -4,9 +4,9 @@
 // built-in models were trained on (and what they cannot be graded under).
 
 import { AuditError } from './errors';
-import { DEPLOYMENT, isDeployment, probeOf } from './probes/registry';
+import { DEPLOYMENT, isDeployment, probeOf, routeSpaceOfSpec } from './probes/registry';
 import { arithLevelOf } from './tasks/arith';
-import type { Condition, ProbeSpec } from './types';
+import type { Condition, ProbeSpec, RunManifest } from './types';
 
 export { colaOverrides } from './boxed';
 
@@ -37,7 +37,19 @@ export function runProbes(specs: readonly ProbeSpec[]): ProbeSpec[] {
  *  the route space it draws from, when it draws from one. */
 export function probeSpecText(spec: ProbeSpec): string {
   const text = probeOf(spec).describe(spec);
-  return 'space' in spec ? `${text} · ${spec.space.kind}` : text;
+  const space = routeSpaceOfSpec(spec);
+  return space ? `${text} · ${space.kind}` : text;
+}
+
+/** The layers of a run's model: as its manifest states them, else (a run stored before manifests
+ *  stated them) as a route space of its probes does; null when neither does. */
+export function manifestNumLayers(manifest: Pick<RunManifest, 'model' | 'probes'>): number | null {
+  if (manifest.model.numLayers !== undefined) return manifest.model.numLayers;
+  for (const p of manifest.probes) {
+    const space = routeSpaceOfSpec(p);
+    if (space) return space.numLayers;
+  }
+  return null;
 }
 
 /** The tasks each built-in model was trained on (their model cards), by model name. */

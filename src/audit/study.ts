@@ -14,7 +14,7 @@ import { compareProbes, compareRecords, guidanceComparisons, type CheckpointComp
 import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
-import { baselinesOf, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
+import { baselinesOf, INTERVENTION, isDeployment, isIntervention, presetOfSpec, probeOf, probeSpecOf, routeSpaceOfSpec, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
 import { MAX_BUDGET } from './probes/route-draws';
 import { DEFAULT_PROBE_CHOICE, parseTemplateVars, type ProbeChoice, type SpaceName } from './setup';
 import { runProbes } from './run-definition';
@@ -340,7 +340,7 @@ const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeploym
 const specOfKey = (run: StudyRunResult, key: string): ProbeSpec => run.records.find((x) => x.probe_key === key)!.probe_spec;
 
 /** The route space a spec draws from ("blocks", "neighborhood", "cola"); null for a probe without one. */
-const spaceOf = (spec: ProbeSpec): string | null => ('space' in spec && typeof spec.space === 'object' && spec.space !== null ? spec.space.kind : null);
+const spaceOf = (spec: ProbeSpec): string | null => routeSpaceOfSpec(spec)?.kind ?? null;
 
 /** Which run a result answers: setting and label. */
 const runId = (model: string, task: string, label: string) => JSON.stringify([model, task, label]);
@@ -411,7 +411,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
         random: r.label,
         space: spaceOf(spec) ?? m.probe.space,
         random_space: spaceOf(specOfKey(r.run!, rk)) ?? r.probe.space,
-        preset: 'preset' in spec ? spec.preset : spec.probe,
+        preset: presetOfSpec(spec),
         matched_attempts: cmp.matched_attempts,
         random_reachable: cmp.a.reachable,
         structured_reachable: cmp.b.reachable,

@@ -23,7 +23,7 @@ import { colaActions } from './cola-mcts';
 import { depthProfile, mctsProbe, validatePreset, withPreset, type MctsPreset, type MctsSpec } from './mcts';
 import { oneShot, type Probe } from './probe';
 import { applySetAction, programSelectionActions } from './program-selection-mcts';
-import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
+import { budgetSeed, drawCount, drawSpace, routeSpaceSchema, seeded, sharedRoutes, validateRouteDraw } from './route-draws';
 
 const MAX_FRUITLESS = 1000;
 
@@ -131,6 +131,9 @@ export const depthMatchedProbe: Probe<DepthMatchedSpec> = {
   maxAttempts: drawCount,
   roundSize: (spec) => spec.budget,
   takesSpace: true,
+  space: drawSpace,
+  ...seeded,
+  searchPreset: (spec) => spec.preset,
   sawGold: false,
   curve: 'first-success',
   candidates: sharedRoutes,

@@ -11,7 +11,7 @@ import { AuditError } from '../errors';
 import { defaultRoute } from '../routes';
 import { seedFor } from '../seeds';
 import { oneShot, type Probe } from './probe';
-import { budgetSeed, validateBudgetSeed } from './route-draws';
+import { budgetSeed, seeded, validateBudgetSeed } from './route-draws';
 
 export type LayerSkipSpec = { probe: 'layer-skip'; numLayers: number; budget: number; seed: number };
 
@@ -49,6 +49,7 @@ export const layerSkipProbe: Probe<LayerSkipSpec> = {
   sawGold: false,
   curve: 'unbiased',
   candidates: allSkips,
+  ...seeded,
   fromChoice: (o, L) => layerSkips(L, o.budget, o.seed),
   start: (spec, q) => oneShot(questionSkips(spec, q.doc.id).map((route) => ({ route, silence: [] }))),
   presets: [

@@ -13,7 +13,7 @@ import type { ColaSpace, NeighborhoodSpace } from '../types';
 import { ColaSearch, colaSpace } from './cola-mcts';
 import type { Probe, ProbeSession } from './probe';
 import { ProgramSelectionSearch } from './program-selection-mcts';
-import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
+import { budgetSeed, drawCount, drawSpace, routeSpaceSchema, seeded, sharedRoutes, validateRouteDraw } from './route-draws';
 import type { RouteSearch } from './search';
 
 /** The released searches ReachLab runs. */
@@ -123,6 +123,9 @@ export const mctsProbe: Probe<MctsSpec> = {
   maxAttempts: drawCount,
   roundSize: () => 1,
   takesSpace: true,
+  space: drawSpace,
+  ...seeded,
+  searchPreset: (spec) => spec.preset,
   sawGold: true,
   curve: 'first-success',
   candidates: sharedRoutes,

@@ -8,7 +8,7 @@ import type { Check } from '../../util/check';
 import type { Question } from '../attempts';
 import type { QuestionIdentity } from '../condition';
 import type { ProbeChoice } from '../setup';
-import type { Condition, ProbeSpec, ProbeSummary, QuestionRecord } from '../types';
+import type { Condition, ProbeSpec, ProbeSummary, QuestionRecord, RouteSpace } from '../types';
 
 /** What a probe is for: the deployment attempt itself, reaching the gold answer within a budget,
  *  or an intervention scanned for repairs (its records are read by the silencing scan). */
@@ -77,6 +77,15 @@ export interface Probe<S extends { probe: string } = ProbeSpec> {
   /** Its spec draws from the route space a setup choice names (ProbeChoice.space): plans, the CLI
    *  and the forms then ask for a space. */
   takesSpace?: boolean;
+  /** What screens and reports read of a spec, asked of its probe rather than of its fields: the
+   *  route space it draws from, the seed of its draws, the released search it runs ("cola") and
+   *  the layers it silences; each absent where the probe has none. */
+  space?(spec: S): RouteSpace;
+  seed?(spec: S): number;
+  searchPreset?(spec: S): string;
+  silenced?(spec: S): number[];
+  /** The spec with another seed and, when given, budget (absent: the probe takes neither). */
+  reseed?(spec: S, seed: number, budget?: number): S;
   /** Routes the fixed-route selector calibrates over; absent for probes that do not draw routes. */
   candidates?(spec: S): number[][];
   /** The spec bound to its run (the run's probes and questions), checked if already bound. */

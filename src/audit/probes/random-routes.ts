@@ -9,7 +9,7 @@ import { seedFor } from '../seeds';
 import { routeSpaceOf } from '../setup';
 import type { RouteSpace } from '../types';
 import { oneShot, type Probe } from './probe';
-import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
+import { budgetSeed, drawCount, drawSpace, routeSpaceSchema, seeded, sharedRoutes, validateRouteDraw } from './route-draws';
 
 export type RandomRoutesSpec = { probe: 'random-routes'; space: RouteSpace; budget: number; seed: number; shared: boolean };
 
@@ -35,6 +35,8 @@ export const randomRoutesProbe: Probe<RandomRoutesSpec> = {
   roundSize: drawCount,
   attemptMajor: (spec) => spec.shared,
   takesSpace: true,
+  space: drawSpace,
+  ...seeded,
   sawGold: false,
   curve: 'unbiased',
   candidates: sharedRoutes,

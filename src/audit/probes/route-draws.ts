@@ -54,6 +54,15 @@ export function validateRouteDraw(spec: RouteDraw, numLayers: number): void {
   if (spec.space.numLayers !== numLayers) throw bad(`${spec.probe} route space has ${spec.space.numLayers} layers; the model has ${numLayers}`);
 }
 
+/** The accessors every budgeted, seeded probe shares (probe.ts `seed`, `reseed`). */
+export const seeded = {
+  seed: (spec: { seed: number }): number => spec.seed,
+  reseed: <S extends { seed: number; budget: number }>(spec: S, seed: number, budget?: number): S => ({ ...spec, seed, ...(budget === undefined ? {} : { budget }) }),
+};
+
+/** The route space a route probe's spec draws from (probe.ts `space`). */
+export const drawSpace = (spec: { space: RouteSpace }): RouteSpace => spec.space;
+
 /** Distinct routes a route probe can draw: its budget, or the whole space when that is smaller. */
 export function drawCount(spec: Pick<RouteDraw, 'space' | 'budget'>): number {
   const size = routeSpaceSize(spec.space);

@@ -7,7 +7,7 @@ import { AuditError } from '../errors';
 import { defaultRoute } from '../routes';
 import { seedFor } from '../seeds';
 import { oneShot, type Probe } from './probe';
-import { budgetSeed, validateBudgetSeed } from './route-draws';
+import { budgetSeed, seeded, validateBudgetSeed } from './route-draws';
 
 export type SamplingSpec = { probe: 'sampling'; budget: number; temperature: number; topP: number; seed: number };
 
@@ -36,6 +36,7 @@ export const samplingProbe: Probe<SamplingSpec> = {
   sawGold: false,
   curve: 'unbiased',
   needsGeneration: true,
+  ...seeded,
   fromChoice: (o) => samplingCeiling(o.budget, o.seed, o.temperature, o.topP),
   start: (spec, q, ctx) =>
     oneShot(

@@ -2,7 +2,7 @@
 // the plan as written (defaults shown where a field is omitted) and each edit rewrites the text.
 // These functions only move values between fields; what a value means is normalizePlan's business.
 
-import { DEFAULT_PROBE_CHOICE, isProbeName, probeSpecOf, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
+import { DEFAULT_PROBE_CHOICE, isProbeName, probeSpecOf, routeSpaceOfSpec, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
 import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
 import { BUILTIN_MODELS } from '../backend';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
@@ -49,7 +49,7 @@ export const FORM_PROBES: { probe: StudyProbe; label: string }[] = STANDALONE_RE
     seen.add(JSON.stringify(spec));
     const title = titleOf(spec);
     const beside = withBaselines([spec]).slice(1).map(titleOf);
-    const parts = [title[0].toUpperCase() + title.slice(1), 'space' in spec ? SPACE_WORDS[spec.space.kind] : '', beside.length ? `with ${beside.join(', ')} beside it` : ''];
+    const parts = [title[0].toUpperCase() + title.slice(1), SPACE_WORDS[routeSpaceOfSpec(spec)?.kind as SpaceName] ?? '', beside.length ? `with ${beside.join(', ')} beside it` : ''];
     return [{ probe: space ? { probe: name, space } : { probe: name }, label: parts.filter(Boolean).join(', ') }];
   });
 });

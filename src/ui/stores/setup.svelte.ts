@@ -1,7 +1,7 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
-import { withBaselines } from '../../audit';
+import { probeOf, reseeded, routeSpaceOfSpec, withBaselines } from '../../audit';
 import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
@@ -158,8 +158,8 @@ export class SetupState {
     for (const id of this.presets) {
       const b = this.budgetOf(id);
       if (b === null) continue;
-      const spec = this.numLayers === null ? null : presetById(id).spec(this.numLayers);
-      const space = spec && 'space' in spec ? { size: routeSpaceSize(spec.space), numLayers: spec.space.numLayers, words: routeSpaceInWords(spec.space) } : null;
+      const drawn = this.numLayers === null ? null : routeSpaceOfSpec(presetById(id).spec(this.numLayers));
+      const space = drawn && { size: routeSpaceSize(drawn), numLayers: drawn.numLayers, words: routeSpaceInWords(drawn) };
       out.push(budgetProblem(presetById(id).short, b, space));
     }
     return out.filter((p): p is string => p !== null);
@@ -229,7 +229,7 @@ export class SetupState {
     if (this.budgets[id] !== undefined) return this.budgets[id];
     // before a model is loaded its route space is unknown: the protocol's own budget
     const spec = this.numLayers === null ? null : preset.spec(this.numLayers);
-    return spec && 'budget' in spec ? spec.budget : preset.nominalBudget;
+    return spec ? probeOf(spec).budget(spec) : preset.nominalBudget;
   }
 
   /** Counts changes of the model choice: a load that settles under an older count is stale. */
@@ -303,8 +303,6 @@ export class SetupState {
   }
 
   private withSeedAndBudget(id: PresetId, spec: ProbeSpec): ProbeSpec {
-    if (!('seed' in spec)) return spec;
-    const b = this.budgets[id];
-    return { ...spec, seed: this.probeSeed, ...(b === undefined ? {} : { budget: b }) };
+    return reseeded(spec, this.probeSeed, this.budgets[id]);
   }
 }
