@@ -91,4 +91,7 @@ export { passAtK, wilson, mcnemar, pairedDifference, formatP, holm, retainedGain
 export * from './presets';
 
 // setting up audits and studies
-export { auditCondition, parseTemplateVars, routeSpaceOf, taskLoadOptions, DEFAULT_PROBE_CHOICE, type ConditionChoice, type ProbeChoice, type QuestionChoice, type SpaceName } from './setup';
+export { auditCondition, parseTemplateVars, taskLoadOptions, type ConditionChoice, type QuestionChoice } from './setup';
+export { DEFAULT_PROBE_CHOICE, PROBE_SETTINGS, probeChoice, settingOf, intBounds, flagOf, settingsUsage, type ProbeChoice, type SettingName } from './probes/choice';
+export { ROUTE_SPACES, SPACE_NAMES, routeSpaceOf, routeSpaceEntry, type SpaceName } from './probes/route-spaces';
+export { boundsText, fits, type Setting } from './probes/settings';

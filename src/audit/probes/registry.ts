@@ -5,7 +5,7 @@
 import { tagged, CheckError, type Check } from '../../util/check';
 import { AuditError } from '../errors';
 import type { QuestionIdentity } from '../condition';
-import type { ProbeChoice } from '../setup';
+import type { ProbeChoice } from './choice';
 import { depthMatchedProbe } from './depth-matched';
 import { deploymentProbe } from './deployment';
 import { mctsProbe } from './mcts';

@@ -1,7 +1,7 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
-import { probeOf, reseeded, routeSpaceOfSpec, withBaselines } from '../../audit';
+import { intBounds, probeOf, reseeded, routeSpaceOfSpec, withBaselines } from '../../audit';
 import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
@@ -152,7 +152,7 @@ export class SetupState {
     const out: (string | null)[] = [
       wholeNumberProblem('Questions', this.count, 1, this.maxQuestions),
       wholeNumberProblem('Question seed', this.questionSeed, 0, MAX_SEED),
-      wholeNumberProblem('Probe seed', this.probeSeed, 0, MAX_SEED),
+      wholeNumberProblem('Probe seed', this.probeSeed, intBounds('seed').min, MAX_SEED),
       ...this.conditionProblems(),
     ];
     for (const id of this.presets) {
