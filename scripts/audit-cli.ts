@@ -44,6 +44,7 @@ import {
   DEPLOYMENT,
   UNIFORM_BASELINE,
   STANDALONE_REACH,
+  SELECTOR_NAMES,
   isDeployment,
   isIntervention,
   isReach,
@@ -222,7 +223,7 @@ export function parseCli(argv: string[]): Command {
   if (probes.length === 1 && !isReach({ probe: probes[0] }) && v.budget !== undefined) {
     throw new CliError(`--budget does not apply to ${probes[0]}: ${probes[0] === DEPLOYMENT ? 'the deployment attempt is not charged' : 'its budget is one attempt per layer'}`);
   }
-  const selectors = (v.selectors ? v.selectors.split(',') : []).map((s) => oneOf('selectors', s, ['majority', 'max-logprob', 'fixed-route'] as const, 'majority'));
+  const selectors = (v.selectors ? v.selectors.split(',') : []).map((s) => oneOf('selectors', s, SELECTOR_NAMES, 'majority'));
   let taskFile: AuditCliOptions['taskFile'];
   if (v['task-file'] !== undefined) {
     if (!v['question-field'] || !v['answer-field'] || !v['answer-format']) throw new CliError('--task-file needs --question-field, --answer-field and --answer-format');

@@ -83,7 +83,7 @@ export { sharedRoutes, drawCount, MAX_BUDGET } from './probes/route-draws';
 export { questionRoutes } from './probes/random-routes';
 export { COVER_TAU, covered, summarize, reachCurve } from './summary';
 export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';
-export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick } from './selectors';
+export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick, SELECTORS, SELECTOR_NAMES, READ_TIME_SELECTORS, calibrates, selectorsFor } from './selectors';
 export { silencingScan, failureSet, scanFromRecords, scanRole, silencingEffect, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';
 export { meanMlpAttribution, type LayerAttribution } from './silencing-attribution';
 export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, guidanceComparisons, questionState, reachedBy, type GuidanceComparison, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type StateOptions, type CompareOptions } from './compare';

@@ -3,6 +3,7 @@
 // single audit with the same choices are the same run (same run key, same numbers).
 
 import { AuditError } from './errors';
+import { calibrates } from './selectors';
 import { bindFewShotPool, DEFAULT_TEMPLATE_VARS, defaultCondition } from './condition';
 import { colaOverrides } from './boxed';
 import type { LoadTaskOptions } from './tasks/index';
@@ -23,7 +24,7 @@ export interface QuestionChoice {
 
 /** loadTask options for a question choice. */
 export function taskLoadOptions(o: QuestionChoice): LoadTaskOptions {
-  const train = o.trainQuestions ?? (o.fewShot || o.selectors.includes('fixed-route') ? Math.max(20, o.fewShot) : undefined);
+  const train = o.trainQuestions ?? (o.fewShot || o.selectors.some(calibrates) ? Math.max(20, o.fewShot) : undefined);
   return { questions: o.questions, seed: o.questionSeed, ...(train !== undefined ? { trainQuestions: train } : {}) };
 }
 

@@ -19,7 +19,7 @@ import { parseTemplateVars } from './setup';
 import { DEFAULT_PROBE_CHOICE, intBounds, type ProbeChoice } from './probes/choice';
 import { SPACE_NAMES, type SpaceName } from './probes/route-spaces';
 import { runProbes } from './run-definition';
-import { withSelectorPicks } from './selectors';
+import { SELECTOR_NAMES, withSelectorPicks } from './selectors';
 import { summarize } from './summary';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
 import { pairedDelta, type PairedDelta } from './stats';
@@ -81,7 +81,6 @@ export interface NormalizedPlan {
 }
 
 const bad = (msg: string) => new AuditError('bad-input', `study plan: ${msg}`);
-const SELECTORS: SelectorName[] = ['majority', 'max-logprob', 'fixed-route'];
 const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
 const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype', 'chat', 'template_vars'];
 
@@ -134,7 +133,7 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
   const labels = normProbes.map(probeLabel);
   if (new Set(labels).size !== labels.length) throw bad(`probes list one probe twice (${labels.join(', ')})`);
   const selectors = (p.selectors ?? []) as unknown;
-  if (!Array.isArray(selectors) || selectors.some((s) => !SELECTORS.includes(s))) throw bad(`selectors must be a list of ${SELECTORS.join(', ')}`);
+  if (!Array.isArray(selectors) || selectors.some((s) => !SELECTOR_NAMES.includes(s))) throw bad(`selectors must be a list of ${SELECTOR_NAMES.join(', ')}`);
   const pairs = (p.pairs ?? []) as unknown;
   if (!Array.isArray(pairs) || pairs.some((x) => typeof x !== 'object' || x === null || typeof x.base !== 'string' || typeof x.trained !== 'string')) throw bad('pairs must be a list of { "base": model, "trained": model }');
   const dtype = (p.dtype ?? 'f32') as EngineDtype;

@@ -199,7 +199,7 @@ export interface QuestionRecord {
   selectors?: Record<string, SelectorPick>;
 }
 
-export type SelectorName = 'majority' | 'max-logprob' | 'fixed-route';
+export type { SelectorName } from './selectors';
 export interface SelectorPick {
   extracted: string;
   correct: boolean;

@@ -5,7 +5,7 @@
 import { DEFAULT_PROBE_CHOICE, isProbeName, probeSpecOf, routeSpaceEntry, routeSpaceOfSpec, SPACE_NAMES, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
 import { SELECTOR_NAMES } from '../../audit/selectors';
 import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
-import { BUILTIN_MODELS } from '../backend';
+import { BUILTIN_MODELS, builtinRef } from '../../audit/builtin-models';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
 import { parseJsonInput } from '../../util/json-input';
 
@@ -27,7 +27,7 @@ export const writePlan = (raw: RawPlan): string => JSON.stringify(raw, null, 2);
 export const PLAN_DEFAULTS = normalizePlan({ models: ['-'], tasks: ['-'] });
 
 /** The built-in models as a plan names them ("builtin:micro-arith"). */
-export const FORM_MODELS = BUILTIN_MODELS.map((id) => ({ ref: `builtin:${id.slice('reachlab/'.length)}`, label: `${id} (built in, offline)` }));
+export const FORM_MODELS = BUILTIN_MODELS.map((m) => ({ ref: builtinRef(m), label: `${m.id} (built in, offline)` }));
 
 export const FORM_TASKS = [
   ...BUILTIN_TASKS.map((t) => ({ ref: `builtin:${t.id}`, label: `${t.label} (built in)` })),
