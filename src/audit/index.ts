@@ -93,5 +93,5 @@ export * from './presets';
 // setting up audits and studies
 export { auditCondition, parseTemplateVars, taskLoadOptions, type ConditionChoice, type QuestionChoice } from './setup';
 export { DEFAULT_PROBE_CHOICE, PROBE_SETTINGS, probeChoice, settingOf, intBounds, flagOf, settingsUsage, type ProbeChoice, type SettingName } from './probes/choice';
-export { ROUTE_SPACES, SPACE_NAMES, routeSpaceOf, routeSpaceEntry, type SpaceName } from './probes/route-spaces';
+export { ROUTE_SPACES, SPACE_NAMES, routeSpaceOf, routeSpaceEntry, routeSpaceInWords, type SpaceName } from './probes/route-spaces';
 export { boundsText, fits, type Setting } from './probes/settings';

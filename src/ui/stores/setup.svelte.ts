@@ -1,7 +1,7 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
-import { intBounds, probeOf, reseeded, routeSpaceOfSpec, withBaselines } from '../../audit';
+import { intBounds, probeOf, reseeded, routeSpaceInWords, routeSpaceOfSpec, withBaselines } from '../../audit';
 import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
@@ -12,7 +12,7 @@ import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoic
 import { attemptsOf } from '../lib/estimate';
 import { encodePermalink, linkModelOf, linkTaskOf, MAX_QUESTIONS, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
 import { DEFAULT_CONDITION, HUB_TASK_PRESETS, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
-import { budgetProblem, numberProblem, routeSpaceInWords, wholeNumberProblem } from '../lib/validate';
+import { budgetProblem, numberProblem, wholeNumberProblem } from '../lib/validate';
 import type { UserMessage } from '../lib/errors';
 
 export type ModelKind = ModelChoice['kind'];
