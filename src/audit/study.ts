@@ -14,7 +14,7 @@ import { compareProbes, compareRecords, guidanceComparisons, type CheckpointComp
 import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
-import { baselinesOf, INTERVENTION, isDeployment, isIntervention, presetOfSpec, probeOf, probeSpecOf, routeSpaceOfSpec, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
+import { INTERVENTION, isDeployment, isIntervention, presetOfSpec, probeOf, probeSpecOf, routeSpaceOfSpec, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
 import { parseTemplateVars } from './setup';
 import { DEFAULT_PROBE_CHOICE, intBounds, type ProbeChoice } from './probes/choice';
 import { SPACE_NAMES, type SpaceName } from './probes/route-spaces';
@@ -195,15 +195,6 @@ export function scanProbe(plan: NormalizedPlan): string {
 export function studyRunProbes(plan: NormalizedPlan, p: StudyProbe, numLayers: number): ProbeSpec[] {
   const choice: ProbeChoice = { ...DEFAULT_PROBE_CHOICE, budget: plan.budget, seed: plan.seed, space: p.space ?? DEFAULT_PROBE_CHOICE.space };
   return withBaselines(runProbes([probeSpecOf(p.probe, choice, numLayers)!]));
-}
-
-/** The audit CLI arguments of the single audit a study run equals (for notes and checks). */
-export function auditArgs(plan: NormalizedPlan, s: StudySetting, p: StudyProbe): string {
-  const space = takesSpace(p.probe) ? ` --space ${p.space ?? 'blocks'}` : '';
-  const sel = plan.selectors.length ? ` --selectors ${plan.selectors.join(',')}` : '';
-  const probes = [p.probe, ...baselinesOf(p.probe).map((b) => b.name)].join(',');
-  const chat = plan.chat ? ' --chat' + Object.entries(plan.template_vars ?? {}).map(([k, v]) => ` --template-var ${JSON.stringify(`${k}=${v}`)}`).join('') : '';
-  return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${probes}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}${chat}`;
 }
 
 // ------------------------------------------------------------------ the report
