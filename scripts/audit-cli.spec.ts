@@ -179,7 +179,8 @@ describe('audit CLI', () => {
     const bad: [string, RegExp | string][] = [
       ['--probe nope --model A', `--probe must be one of ${PROBE_NAMES.join(', ')}, got "nope"`],
       ['--questions 20', /--model DIR is required/],
-      ['--model A --budget 0', /--budget must be an integer ≥ 1/],
+      ['--model A --budget 0', /--budget must be an integer from 1 to 10000, got "0"/],
+      ['--model A --budget 10001', /--budget must be an integer from 1 to 10000, got "10001"/],
       ['--model A --budget x', /--budget must be an integer/],
       ['--model A --space ring', /--space must be one of blocks, neighborhood/],
       ['--model A --probe mlp-silencing --budget 3', /does not apply to mlp-silencing/],

@@ -1,9 +1,8 @@
 // Headless audit runner (npm run -s audit -- ...). Prints one JSON object on stdout.
 //
 //   audit --model DIR [--task builtin:arith-2d] [--questions 20] [--question-seed 1]
-//         [--probe random-routes[,mcts-routes,depth-matched-routes,...]] [--space blocks|neighborhood|cola] [--budget 16]
-//         [--seed 1] [--radius 2] [--max-edits 3] [--max-block 4] [--min-len N] [--max-len N]
-//         [--shared] [--temperature 0.6] [--top-p 0.95] [--selectors majority,max-logprob,fixed-route]
+//         [--probe random-routes[,mcts-routes,depth-matched-routes,...]] [probe settings, listed below]
+//         [--selectors majority,max-logprob,fixed-route]
 //         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
 //         [--few-shot N] [--chat [--template-var enable_thinking=false|date_string="26 Jul 2024"|...]] [--boxed]
 //         [--prompt-template T] [--stop S ...] [--ep wasm|webgpu]
@@ -12,6 +11,7 @@
 //
 // --question-seed picks the questions (built-in generators) and each question's few-shot examples;
 // --seed drives the probes' draws only, so probes run with different seeds score the same questions.
+// The probe settings (each probe declares its own, with defaults and bounds) follow this text.
 //   audit grade --format numeric|mc-letter|exact --gold G --response R [--choices A,B,C,D]
 //
 // --ep webgpu runs the engine on WebGPU over Dawn (npm --prefix gpu ci); the output's model.engine
@@ -30,8 +30,13 @@ import {
   compareProbes,
   guidanceComparisons,
   compareRecords,
-  DEFAULT_PROBE_CHOICE,
+  boundsText,
+  fits,
+  flagOf,
   grade,
+  PROBE_SETTINGS,
+  probeChoice,
+  settingsUsage,
   loadTask,
   probeSpecOf,
   probeOf,
@@ -39,6 +44,7 @@ import {
   DEPLOYMENT,
   UNIFORM_BASELINE,
   STANDALONE_REACH,
+  SELECTOR_NAMES,
   isDeployment,
   isIntervention,
   isReach,
@@ -50,8 +56,8 @@ import {
   type Condition,
   type LoadedTask,
   type ProbeChoice,
-  type SpaceName,
   type ProbeName,
+  type Setting,
   type ProbeSpec,
   type QuestionRecord,
   type SelectorName,
@@ -68,7 +74,8 @@ export type Command =
   | { kind: 'grade'; format: AnswerFormat; gold: string; response: string; choices?: string[] }
   | { kind: 'audit'; opts: AuditCliOptions };
 
-export interface AuditCliOptions {
+/** The audit's options: its probes' settings (choice.ts ProbeChoice, defaults filled in) and the rest. */
+export interface AuditCliOptions extends ProbeChoice {
   model: string;
   compare?: string;
   task: string;
@@ -78,17 +85,6 @@ export interface AuditCliOptions {
   trainQuestions?: number;
   /** The probes after deployment, in order (deployment alone when only it is asked for). */
   probes: ProbeName[];
-  space: SpaceName;
-  budget?: number;
-  seed: number;
-  radius: number;
-  maxEdits?: number;
-  maxBlock: number;
-  minLen?: number;
-  maxLen?: number;
-  shared: boolean;
-  temperature: number;
-  topP: number;
   selectors: SelectorName[];
   scan: boolean;
   splitSeed: number;
@@ -125,12 +121,21 @@ function int(name: string, v: string | undefined, min: number): number | undefin
   return Number(v);
 }
 
-function num(name: string, v: string | undefined, ok: (x: number) => boolean, what: string): number | undefined {
-  if (v === undefined) return undefined;
-  const x = Number(v);
-  if (v.trim() === '' || !Number.isFinite(x) || !ok(x)) throw new CliError(`--${name} must be ${what}, got "${v}"`);
+/** A probe setting's value as its flag gives it, checked against the setting's bounds. */
+function settingValue(name: string, s: Setting, v: string | boolean): number | string | boolean {
+  const flag = flagOf(name);
+  if (s.kind === 'flag') return v;
+  const text = v as string;
+  if (s.kind === 'choice') return oneOf(flag.slice(2), text, s.options, s.default);
+  const x = Number(text);
+  const ok = s.kind === 'int' ? /^-?\d+$/.test(text) && x >= s.min && (s.max === undefined || x <= s.max) : text.trim() !== '' && Number.isFinite(x) && fits(s, x);
+  if (!ok) throw new CliError(`${flag} must be ${boundsText(s)}, got "${text}"`);
+  if (s.kind === 'int' && !Number.isSafeInteger(x)) throw new CliError(`${flag} must be at most ${Number.MAX_SAFE_INTEGER} (larger integers are not exact in JSON), got "${text}"`);
   return x;
 }
+
+/** The probe settings' flags, one per setting every probe declares. */
+const SETTING_OPTIONS = Object.fromEntries([...PROBE_SETTINGS].map(([name, { setting }]) => [flagOf(name).slice(2), { type: setting.kind === 'flag' ? ('boolean' as const) : ('string' as const) }]));
 
 function oneOf<T extends string>(name: string, v: string | undefined, allowed: readonly T[], dflt: T): T {
   if (v === undefined) return dflt;
@@ -173,17 +178,7 @@ export function parseCli(argv: string[]): Command {
         'question-seed': { type: 'string' },
         'train-questions': { type: 'string' },
         probe: { type: 'string' },
-        space: { type: 'string' },
-        budget: { type: 'string' },
-        seed: { type: 'string' },
-        radius: { type: 'string' },
-        'max-edits': { type: 'string' },
-        'max-block': { type: 'string' },
-        'min-len': { type: 'string' },
-        'max-len': { type: 'string' },
-        shared: { type: 'boolean' },
-        temperature: { type: 'string' },
-        'top-p': { type: 'string' },
+        ...SETTING_OPTIONS,
         selectors: { type: 'string' },
         scan: { type: 'boolean' },
         'split-seed': { type: 'string' },
@@ -210,7 +205,11 @@ export function parseCli(argv: string[]): Command {
   } catch (e) {
     throw new CliError((e as Error).message);
   }
-  const v = values as Record<string, string | undefined> & { shared?: boolean; scan?: boolean; chat?: boolean; boxed?: boolean; stop?: string[] };
+  const v = values as Record<string, string | undefined> & { scan?: boolean; chat?: boolean; boxed?: boolean; stop?: string[] };
+  const settings = Object.fromEntries([...PROBE_SETTINGS].flatMap(([name, { setting }]) => {
+    const given = values[flagOf(name).slice(2)] as string | boolean | undefined;
+    return given === undefined ? [] : [[name, settingValue(name, setting, given)]];
+  }));
   const template = v['prompt-template'];
   if (template !== undefined && !template.includes('{{question}}')) throw new CliError(`--prompt-template must contain {{question}}, where each question goes; got "${template}"`);
   // one stop sequence per --stop, with \n, \t and \\ written as escapes (as Setup's stop field takes them)
@@ -224,7 +223,7 @@ export function parseCli(argv: string[]): Command {
   if (probes.length === 1 && !isReach({ probe: probes[0] }) && v.budget !== undefined) {
     throw new CliError(`--budget does not apply to ${probes[0]}: ${probes[0] === DEPLOYMENT ? 'the deployment attempt is not charged' : 'its budget is one attempt per layer'}`);
   }
-  const selectors = (v.selectors ? v.selectors.split(',') : []).map((s) => oneOf('selectors', s, ['majority', 'max-logprob', 'fixed-route'] as const, 'majority'));
+  const selectors = (v.selectors ? v.selectors.split(',') : []).map((s) => oneOf('selectors', s, SELECTOR_NAMES, 'majority'));
   let taskFile: AuditCliOptions['taskFile'];
   if (v['task-file'] !== undefined) {
     if (!v['question-field'] || !v['answer-field'] || !v['answer-format']) throw new CliError('--task-file needs --question-field, --answer-field and --answer-format');
@@ -246,17 +245,7 @@ export function parseCli(argv: string[]): Command {
       questionSeed: int('question-seed', v['question-seed'], 0) ?? 1,
       trainQuestions: int('train-questions', v['train-questions'], 0),
       probes,
-      space: oneOf('space', v.space, ['blocks', 'neighborhood', 'cola'] as const, 'blocks'),
-      budget: int('budget', v.budget, 1),
-      seed: int('seed', v.seed, 0) ?? 1,
-      radius: int('radius', v.radius, 0) ?? 2,
-      maxEdits: int('max-edits', v['max-edits'], 1),
-      maxBlock: int('max-block', v['max-block'], 1) ?? 4,
-      minLen: int('min-len', v['min-len'], 1),
-      maxLen: int('max-len', v['max-len'], 1),
-      shared: v.shared ?? false,
-      temperature: num('temperature', v.temperature, (x) => x > 0, 'a number > 0') ?? 0.6,
-      topP: num('top-p', v['top-p'], (x) => x > 0 && x <= 1, 'a number in (0, 1]') ?? 0.95,
+      ...probeChoice(settings),
       selectors,
       scan: v.scan ?? false,
       splitSeed: int('split-seed', v['split-seed'], 0) ?? 0,
@@ -278,8 +267,7 @@ export function parseCli(argv: string[]): Command {
 
 /** The probes an audit runs for one model: deployment, then the chosen probes. */
 export function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
-  const choice: ProbeChoice = { ...o, budget: o.budget ?? DEFAULT_PROBE_CHOICE.budget };
-  return runProbes(o.probes.map((p) => probeSpecOf(p, choice, info.numLayers)).filter((s): s is ProbeSpec => s !== null));
+  return runProbes(o.probes.map((p) => probeSpecOf(p, o, info.numLayers)).filter((s): s is ProbeSpec => s !== null));
 }
 
 export interface CliDeps {
@@ -393,7 +381,7 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
 }
 
 async function main() {
-  answerHelp(process.argv.slice(2), import.meta.url);
+  answerHelp(process.argv.slice(2), import.meta.url, `Probe settings:\n${settingsUsage()}`);
   let cmd: Command;
   try {
     cmd = parseCli(process.argv.slice(2));

@@ -24,6 +24,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadTask, runAudit } from '../src/audit/index.ts';
+import { BUILTIN_MODELS, builtinModel, builtinRef } from '../src/audit/builtin-models.ts';
 import { studyExport, type StudyExport } from '../src/audit/provenance.ts';
 import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../src/audit/types.ts';
@@ -106,7 +107,11 @@ function epOption(v: string | undefined): ExecutionProvider {
 
 /** Where a plan's model reference loads from in Node. */
 export function modelSource(ref: string, root: string, env: { endpoint?: string; token?: string } = {}): CheckpointSource {
-  if (ref.startsWith('builtin:')) return { kind: 'fs', dir: path.join(root, 'public/hub/reachlab', ref.slice('builtin:'.length), 'resolve/main') };
+  if (ref.startsWith('builtin:')) {
+    const builtin = builtinModel(ref);
+    if (!builtin) throw new StudyCliError(`no built-in model "${ref}" (built in: ${BUILTIN_MODELS.map(builtinRef).join(', ')})`);
+    return { kind: 'fs', dir: path.join(root, 'public/hub', builtin.id, 'resolve/main') };
+  }
   if (ref.startsWith('.') || ref.startsWith('/') || existsSync(path.join(ref, 'config.json'))) return { kind: 'fs', dir: path.resolve(ref) };
   const m = /^([\w.-]+\/[\w.-]+)(?:@([\w./-]+))?$/.exec(ref);
   if (!m) throw new StudyCliError(`model "${ref}" is neither builtin:<name>, a folder with config.json, nor a Hub id org/name[@revision]`);

@@ -18,9 +18,10 @@ export function usageOf(source: string): string {
 const asksForHelp = (argv: readonly string[]): boolean => argv.includes('--help') || argv.includes('-h');
 
 /** When `argv` asks for help, prints the usage of the CLI at `moduleUrl` (its import.meta.url) on
- *  stdout and exits 0; otherwise returns. */
-export function answerHelp(argv: readonly string[], moduleUrl: string): void {
+ *  stdout, then `more` (text made from what the code declares, e.g. the probes' settings), and
+ *  exits 0; otherwise returns. */
+export function answerHelp(argv: readonly string[], moduleUrl: string, more?: string): void {
   if (!asksForHelp(argv)) return;
-  process.stdout.write(`${usageOf(readFileSync(fileURLToPath(moduleUrl), 'utf8'))}\n`);
+  process.stdout.write(`${usageOf(readFileSync(fileURLToPath(moduleUrl), 'utf8'))}\n${more === undefined ? '' : `\n${more}\n`}`);
   process.exit(0);
 }

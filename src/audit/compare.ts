@@ -10,7 +10,7 @@
 import type { Engine, ModelInfo } from '../engine/types';
 import { ceilingDecoy, decoyCount, decoyWithin } from './decoy';
 import { AuditError } from './errors';
-import { isDeployment, isReach, probeOf } from './probes/registry';
+import { isDeployment, isReach, presetOfSpec, probeOf } from './probes/registry';
 import { runAudit, type AuditOptions, type AuditResult } from './run';
 import { bootstrapMean, mean, pairedDifference, type McNemar, type PairedDifference } from './stats';
 import type { Condition, ProbeSpec, QuestionRecord } from './types';
@@ -274,7 +274,7 @@ export function guidanceComparisons(records: readonly QuestionRecord[]): Guidanc
     const spec = records.find((r) => r.probe_key === mk)!.probe_spec;
     const walks = firstOf((r) => probeOf(r).dependsOn?.(r.probe_spec) === mk);
     return {
-      preset: 'preset' in spec ? spec.preset : spec.probe,
+      preset: presetOfSpec(spec),
       mcts_probe_key: mk,
       uniform: uniform ? compareProbes(records, uniform, mk) : null,
       depth_matched: walks ? compareProbes(records, walks, mk) : null,

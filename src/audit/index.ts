@@ -72,13 +72,18 @@ export {
   STANDALONE_REACH,
   probeSpecOf,
   SETUP_PRESETS,
+  routeSpaceOfSpec,
+  seedOfSpec,
+  presetOfSpec,
+  silencedLayers,
+  reseeded,
 } from './probes/registry';
 export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext, SetupPreset } from './probes/probe';
 export { sharedRoutes, drawCount, MAX_BUDGET } from './probes/route-draws';
 export { questionRoutes } from './probes/random-routes';
 export { COVER_TAU, covered, summarize, reachCurve } from './summary';
 export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';
-export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick } from './selectors';
+export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick, SELECTORS, SELECTOR_NAMES, READ_TIME_SELECTORS, calibrates, selectorsFor } from './selectors';
 export { silencingScan, failureSet, scanFromRecords, scanRole, silencingEffect, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';
 export { meanMlpAttribution, type LayerAttribution } from './silencing-attribution';
 export { compareCheckpoints, compareRecords, compareProbes, conditionDiff, guidanceComparisons, questionState, reachedBy, type GuidanceComparison, QUESTION_STATES, type CheckpointComparison, type ProbeComparison, type QuestionState, type StateOptions, type CompareOptions } from './compare';
@@ -86,4 +91,7 @@ export { passAtK, wilson, mcnemar, pairedDifference, formatP, holm, retainedGain
 export * from './presets';
 
 // setting up audits and studies
-export { auditCondition, parseTemplateVars, routeSpaceOf, taskLoadOptions, DEFAULT_PROBE_CHOICE, type ConditionChoice, type ProbeChoice, type QuestionChoice, type SpaceName } from './setup';
+export { auditCondition, parseTemplateVars, taskLoadOptions, type ConditionChoice, type QuestionChoice } from './setup';
+export { DEFAULT_PROBE_CHOICE, PROBE_SETTINGS, probeChoice, settingOf, intBounds, flagOf, settingsUsage, type ProbeChoice, type SettingName } from './probes/choice';
+export { ROUTE_SPACES, SPACE_NAMES, routeSpaceOf, routeSpaceEntry, routeSpaceInWords, type SpaceName } from './probes/route-spaces';
+export { boundsText, fits, type Setting } from './probes/settings';

@@ -5,7 +5,9 @@ import { randomRoutes } from './probes/random-routes';
 import { samplingCeiling } from './probes/sampling';
 import { blocksSpace, neighborhoodSpace } from './routes';
 import { auditCondition } from './setup';
-import { boxedConditionWarning, BUILTIN_TRAINED_ON, colaOverrides, fileTaskOf, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
+import { builtinModel } from './builtin-models';
+import { boxedConditionWarning, colaOverrides, fileTaskOf, manifestNumLayers, probeConflicts, probeSpecText, runProbes, untrainedTaskWarning } from './run-definition';
+import { silencingAllLayers } from './probes/mlp-silencing';
 import { toyTask } from './testing/toy-task';
 
 const L = 6;
@@ -16,6 +18,15 @@ describe('probeSpecText', () => {
     expect(probeSpecText(randomRoutes(blocksSpace(L), 32, 1))).toBe('random routes ×32 · blocks');
     expect(probeSpecText(colaMcts(L, 16, 1))).toBe('MCTS routes (CoLa) ×16 · cola');
     expect(probeSpecText(samplingCeiling(8, 1))).toBe('sampling ×8');
+  });
+});
+
+describe('manifestNumLayers', () => {
+  const model = { fingerprint: 'f', name: 'm', source: 's' };
+  it('reads the layers the manifest states, else (an older run) a route space of its probes', () => {
+    expect(manifestNumLayers({ model: { ...model, numLayers: 24 }, probes: [{ probe: 'deployment' }, samplingCeiling(8, 1)] })).toBe(24);
+    expect(manifestNumLayers({ model, probes: [{ probe: 'deployment' }, samplingCeiling(8, 1), colaMcts(L, 16, 1)] })).toBe(L);
+    expect(manifestNumLayers({ model, probes: [{ probe: 'deployment' }, silencingAllLayers(L)] })).toBeNull();
   });
 });
 
@@ -52,7 +63,7 @@ describe('CoLa’s condition', () => {
 
 describe('tasks the built-in models were not trained on', () => {
   it('warns, naming what the model was trained on', () => {
-    expect(BUILTIN_TRAINED_ON['micro-arith'].tasks).toEqual(['arith-2d']);
+    expect(builtinModel('builtin:micro-arith')!.trainedOn.tasks).toEqual(['arith-2d']);
     expect(untrainedTaskWarning('reachlab/micro-arith', 'arith-1d')).toMatch(/^reachlab\/micro-arith was trained only on two-digit arithmetic \(arith-2d\); on arith-1d it was never trained/);
     expect(untrainedTaskWarning('builtin:micro-arith-rl', 'builtin:arith-3d')).toMatch(/micro-arith-rl was trained only on two-digit arithmetic/);
     expect(untrainedTaskWarning('builtin:micro-arith', 'hub:gsm8k')).toMatch(/on hub:gsm8k it was never trained/);

@@ -1,12 +1,13 @@
 // One definition of a run from a setup to the store, shared by the Setup screen, the audit CLI and
 // studies: the probe list (deployment first, one spec per probe, refused in words otherwise), the
-// CoLa condition's overrides, how a probe spec reads (with its route space), and which tasks the
-// built-in models were trained on (and what they cannot be graded under).
+// CoLa condition's overrides, how a probe spec reads (with its route space), the model's layers a
+// run states, and what a built-in model was not trained on or cannot be graded under.
 
+import { builtinModel } from './builtin-models';
 import { AuditError } from './errors';
-import { DEPLOYMENT, isDeployment, probeOf } from './probes/registry';
+import { DEPLOYMENT, isDeployment, probeOf, routeSpaceOfSpec } from './probes/registry';
 import { arithLevelOf } from './tasks/arith';
-import type { Condition, ProbeSpec } from './types';
+import type { Condition, ProbeSpec, RunManifest } from './types';
 
 export { colaOverrides } from './boxed';
 
@@ -37,20 +38,21 @@ export function runProbes(specs: readonly ProbeSpec[]): ProbeSpec[] {
  *  the route space it draws from, when it draws from one. */
 export function probeSpecText(spec: ProbeSpec): string {
   const text = probeOf(spec).describe(spec);
-  return 'space' in spec ? `${text} · ${spec.space.kind}` : text;
+  const space = routeSpaceOfSpec(spec);
+  return space ? `${text} · ${space.kind}` : text;
 }
 
-/** The tasks each built-in model was trained on (their model cards), by model name. */
-export const BUILTIN_TRAINED_ON: Readonly<Record<string, { tasks: readonly string[]; words: string }>> = {
-  'micro-arith': { tasks: ['arith-2d'], words: 'two-digit arithmetic (arith-2d)' },
-  'micro-arith-rl': { tasks: ['arith-2d'], words: 'two-digit arithmetic (arith-2d)' },
-};
-
-/** The built-in model a reference names ("builtin:micro-arith", "reachlab/micro-arith"), or null. */
-function builtinName(model: string): string | null {
-  const name = model.startsWith('builtin:') ? model.slice('builtin:'.length) : model.startsWith('reachlab/') ? model.slice('reachlab/'.length) : null;
-  return name !== null && Object.hasOwn(BUILTIN_TRAINED_ON, name) ? name : null;
+/** The layers of a run's model: as its manifest states them, else (a run stored before manifests
+ *  stated them) as a route space of its probes does; null when neither does. */
+export function manifestNumLayers(manifest: Pick<RunManifest, 'model' | 'probes'>): number | null {
+  if (manifest.model.numLayers !== undefined) return manifest.model.numLayers;
+  for (const p of manifest.probes) {
+    const space = routeSpaceOfSpec(p);
+    if (space) return space.numLayers;
+  }
+  return null;
 }
+
 
 /** The task a file's questions belong to for a built-in model's warning: the built-in arithmetic
  *  level every one of them is written as (`questions`: the rows read so far), else "a task file". */
@@ -64,18 +66,18 @@ export function fileTaskOf(questions: readonly string[]): string {
  *  counts an answer only inside \boxed{} (CoLa's), which the built-in models never write, so every
  *  attempt is graded wrong ([invalid]) on every probe. null otherwise. */
 export function boxedConditionWarning(model: string, condition: Pick<Condition, 'requireBoxed'>): string | null {
-  const name = builtinName(model);
-  if (name === null || !condition.requireBoxed) return null;
-  return `reachlab/${name} never writes \\boxed{} (it answers with the number alone), so under a condition that counts only a boxed answer every attempt is graded [invalid]: realized and reachable are 0 on every probe. Untick the \\boxed{} requirement or reset the condition.`;
+  const builtin = builtinModel(model);
+  if (builtin === null || !condition.requireBoxed) return null;
+  return `${builtin.id} never writes \\boxed{} (it answers with the number alone), so under a condition that counts only a boxed answer every attempt is graded [invalid]: realized and reachable are 0 on every probe. Untick the \\boxed{} requirement or reset the condition.`;
 }
 
 /** A warning when a built-in model is given a task it was not trained on ("builtin:arith-1d",
  *  "arith-1d", "hub:gsm8k"): what it finds there is mostly luck. null otherwise. */
 export function untrainedTaskWarning(model: string, task: string): string | null {
-  const name = builtinName(model);
-  if (name === null) return null;
+  const builtin = builtinModel(model);
+  if (builtin === null) return null;
   const id = task.startsWith('builtin:') ? task.slice('builtin:'.length) : task;
-  const trained = BUILTIN_TRAINED_ON[name];
-  if (trained.tasks.includes(id)) return null;
-  return `reachlab/${name} was trained only on ${trained.words}; on ${task} it was never trained, so what it realizes or reaches there is mostly luck, not hidden ability.`;
+  const trained = builtin.trainedOn;
+  if ((trained.tasks as readonly string[]).includes(id)) return null;
+  return `${builtin.id} was trained only on ${trained.words}; on ${task} it was never trained, so what it realizes or reaches there is mostly luck, not hidden ability.`;
 }

@@ -7,7 +7,7 @@
 import { INVALID } from './graders';
 import { isDeployment, probeOf } from './probes/registry';
 import { routeToString } from './routes';
-import type { Attempt, QuestionRecord, SelectorName, SelectorPick } from './types';
+import type { Attempt, QuestionRecord, SelectorPick } from './types';
 
 type Pick = Omit<SelectorPick, 'blind'>;
 
@@ -53,11 +53,29 @@ export function fixedRoutePick(attempts: readonly Attempt[], route: readonly num
   return a ? { extracted: a.extracted, correct: a.correct, attempt: a.index, route: route.slice() } : null;
 }
 
-/** Every selector, by name. */
-export const SELECTOR_NAMES: readonly SelectorName[] = ['majority', 'max-logprob', 'fixed-route'];
+/** Every selector, listed once: its name (what screens show) and what it needs. A read-time selector is a
+ *  function of a record's attempts alone; a calibrated one (the fixed route) needs a probe that
+ *  draws routes (its candidates) and train questions to calibrate on, and is stored by run.ts. */
+export const SELECTORS = [
+  { name: 'majority', readTime: true },
+  { name: 'max-logprob', readTime: true },
+  { name: 'fixed-route', readTime: false },
+] as const;
+
+export type SelectorName = (typeof SELECTORS)[number]['name'];
+
+export const SELECTOR_NAMES: readonly SelectorName[] = SELECTORS.map((s) => s.name);
 
 /** The selectors computed from a record's attempts alone, at read time. */
-export const READ_TIME_SELECTORS: readonly SelectorName[] = ['majority', 'max-logprob'];
+export const READ_TIME_SELECTORS: readonly SelectorName[] = SELECTORS.filter((s) => s.readTime).map((s) => s.name);
+
+/** A selector that is calibrated on train questions over a probe's candidate routes. */
+export const calibrates = (name: SelectorName): boolean => !READ_TIME_SELECTORS.includes(name);
+
+/** The selectors a run can use: every read-time one, and a calibrated one when one of its probes
+ *  draws routes and the task has train questions. */
+export const selectorsFor = (drawsRoutes: boolean, trainQuestions: number): SelectorName[] =>
+  SELECTOR_NAMES.filter((s) => !calibrates(s) || (drawsRoutes && trainQuestions > 0));
 
 /** A selector's pick over a record's attempts: majority and max-logprob computed from them (blind
  *  unless the probe chose its attempts with the gold answer), the fixed route as stored (its

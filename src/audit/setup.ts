@@ -3,12 +3,11 @@
 // single audit with the same choices are the same run (same run key, same numbers).
 
 import { AuditError } from './errors';
+import { calibrates } from './selectors';
 import { bindFewShotPool, DEFAULT_TEMPLATE_VARS, defaultCondition } from './condition';
-import { blocksSpace, neighborhoodSpace } from './routes';
-import { colaSpace } from './probes/cola-mcts';
 import { colaOverrides } from './boxed';
 import type { LoadTaskOptions } from './tasks/index';
-import type { Condition, LoadedTask, RouteSpace, SelectorName } from './types';
+import type { Condition, LoadedTask, SelectorName } from './types';
 import type { EngineDtype, TemplateVars } from '../engine/types';
 import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
 import { quote } from '../util/clip';
@@ -25,7 +24,7 @@ export interface QuestionChoice {
 
 /** loadTask options for a question choice. */
 export function taskLoadOptions(o: QuestionChoice): LoadTaskOptions {
-  const train = o.trainQuestions ?? (o.fewShot || o.selectors.includes('fixed-route') ? Math.max(20, o.fewShot) : undefined);
+  const train = o.trainQuestions ?? (o.fewShot || o.selectors.some(calibrates) ? Math.max(20, o.fewShot) : undefined);
   return { questions: o.questions, seed: o.questionSeed, ...(train !== undefined ? { trainQuestions: train } : {}) };
 }
 
@@ -78,34 +77,3 @@ export async function auditCondition(task: LoadedTask, o: ConditionChoice): Prom
   });
   return bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);
 }
-
-export type SpaceName = 'blocks' | 'neighborhood' | 'cola';
-
-export interface ProbeChoice {
-  budget: number;
-  seed: number;
-  space: SpaceName;
-  radius: number;
-  maxEdits?: number;
-  maxBlock: number;
-  minLen?: number;
-  maxLen?: number;
-  shared: boolean;
-  temperature: number;
-  topP: number;
-}
-
-/** The route space a choice names, for a model of L layers (cola: CoLa's own limits for L). */
-export function routeSpaceOf(o: ProbeChoice, L: number): RouteSpace {
-  switch (o.space) {
-    case 'blocks':
-      return blocksSpace(L, { maxBlock: o.maxBlock, ...(o.maxEdits !== undefined ? { maxEdits: o.maxEdits } : {}), ...(o.minLen !== undefined ? { minLen: o.minLen } : {}), ...(o.maxLen !== undefined ? { maxLen: o.maxLen } : {}) });
-    case 'neighborhood':
-      return neighborhoodSpace(L, o.radius, o.maxEdits ?? 3);
-    case 'cola':
-      return colaSpace(L);
-  }
-}
-
-/** Defaults of a probe choice (the audit CLI's). */
-export const DEFAULT_PROBE_CHOICE: ProbeChoice = { budget: 16, seed: 1, space: 'blocks', radius: 2, maxBlock: 4, shared: false, temperature: 0.6, topP: 0.95 };

@@ -14,11 +14,12 @@ import { compareProbes, compareRecords, guidanceComparisons, type CheckpointComp
 import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
-import { baselinesOf, INTERVENTION, isDeployment, isIntervention, probeOf, probeSpecOf, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
-import { MAX_BUDGET } from './probes/route-draws';
-import { DEFAULT_PROBE_CHOICE, parseTemplateVars, type ProbeChoice, type SpaceName } from './setup';
+import { INTERVENTION, isDeployment, isIntervention, presetOfSpec, probeOf, probeSpecOf, routeSpaceOfSpec, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
+import { parseTemplateVars } from './setup';
+import { DEFAULT_PROBE_CHOICE, intBounds, type ProbeChoice } from './probes/choice';
+import { SPACE_NAMES, type SpaceName } from './probes/route-spaces';
 import { runProbes } from './run-definition';
-import { withSelectorPicks } from './selectors';
+import { SELECTOR_NAMES, withSelectorPicks } from './selectors';
 import { summarize } from './summary';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
 import { pairedDelta, type PairedDelta } from './stats';
@@ -80,7 +81,6 @@ export interface NormalizedPlan {
 }
 
 const bad = (msg: string) => new AuditError('bad-input', `study plan: ${msg}`);
-const SELECTORS: SelectorName[] = ['majority', 'max-logprob', 'fixed-route'];
 const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
 const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype', 'chat', 'template_vars'];
 
@@ -115,20 +115,25 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     if (typeof v !== 'number' || !Number.isInteger(v) || v < min || v > max) throw bad(`${k} must be a whole number ${max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`}, got ${quote(p[k])}`);
     return v;
   };
-  const probes = (p.probes ?? [{ probe: UNIFORM_BASELINE, space: 'blocks' }]) as unknown;
+  /** A probe setting the plan sets for every probe, with its default and bounds (choice.ts). */
+  const setting = (k: 'budget' | 'seed'): number => {
+    const { min, max } = intBounds(k);
+    return int(k, DEFAULT_PROBE_CHOICE[k], min, max);
+  };
+  const probes = (p.probes ?? [{ probe: UNIFORM_BASELINE, space: DEFAULT_PROBE_CHOICE.space }]) as unknown;
   if (!Array.isArray(probes) || probes.length === 0) throw bad('probes must be a non-empty list');
   const normProbes = probes.map((x, i): Required<StudyProbe> => {
     const q = x as Record<string, unknown>;
     if (typeof q !== 'object' || q === null || !STANDALONE_REACH.includes(q.probe as StudyProbeName)) throw bad(`probes[${i}].probe must be one of ${STANDALONE_REACH.join(', ')}`);
-    const space = (q.space ?? 'blocks') as SpaceName;
-    if (space !== 'blocks' && space !== 'neighborhood' && space !== 'cola') throw bad(`probes[${i}].space must be blocks, neighborhood or cola`);
+    const space = (q.space ?? DEFAULT_PROBE_CHOICE.space) as SpaceName;
+    if (!SPACE_NAMES.includes(space)) throw bad(`probes[${i}].space must be ${SPACE_NAMES.slice(0, -1).join(', ')} or ${SPACE_NAMES.at(-1)}`);
     for (const k of Object.keys(q)) if (k !== 'probe' && k !== 'space') throw bad(`probes[${i}] has an unknown field "${k}"`);
-    return { probe: q.probe as StudyProbeName, space: takesSpace(q.probe as string) ? space : 'blocks' };
+    return { probe: q.probe as StudyProbeName, space: takesSpace(q.probe as string) ? space : DEFAULT_PROBE_CHOICE.space };
   });
   const labels = normProbes.map(probeLabel);
   if (new Set(labels).size !== labels.length) throw bad(`probes list one probe twice (${labels.join(', ')})`);
   const selectors = (p.selectors ?? []) as unknown;
-  if (!Array.isArray(selectors) || selectors.some((s) => !SELECTORS.includes(s))) throw bad(`selectors must be a list of ${SELECTORS.join(', ')}`);
+  if (!Array.isArray(selectors) || selectors.some((s) => !SELECTOR_NAMES.includes(s))) throw bad(`selectors must be a list of ${SELECTOR_NAMES.join(', ')}`);
   const pairs = (p.pairs ?? []) as unknown;
   if (!Array.isArray(pairs) || pairs.some((x) => typeof x !== 'object' || x === null || typeof x.base !== 'string' || typeof x.trained !== 'string')) throw bad('pairs must be a list of { "base": model, "trained": model }');
   const dtype = (p.dtype ?? 'f32') as EngineDtype;
@@ -140,10 +145,10 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     models: strings('models', 1),
     tasks: strings('tasks', 1),
     probes: normProbes,
-    budget: int('budget', DEFAULT_PROBE_CHOICE.budget, 1, MAX_BUDGET),
+    budget: setting('budget'),
     questions: int('questions', 20, 1),
     question_seed: int('question_seed', 1, 0),
-    seed: int('seed', DEFAULT_PROBE_CHOICE.seed, 0),
+    seed: setting('seed'),
     scan: (p.scan as boolean | undefined) ?? false,
     split_seed: int('split_seed', 0, 0),
     selectors: selectors as SelectorName[],
@@ -161,7 +166,7 @@ export async function planKey(plan: NormalizedPlan): Promise<string> {
 
 /** "random-routes/blocks", "mcts-routes/neighborhood", "sampling". */
 export function probeLabel(p: StudyProbe): string {
-  return takesSpace(p.probe) ? `${p.probe}/${p.space ?? 'blocks'}` : p.probe;
+  return takesSpace(p.probe) ? `${p.probe}/${p.space ?? DEFAULT_PROBE_CHOICE.space}` : p.probe;
 }
 
 /** Models the study audits: the plan's, then pair members not already listed. */
@@ -188,17 +193,8 @@ export function scanProbe(plan: NormalizedPlan): string {
 /** The probe specs of one run: deployment and the study probe (an MCTS probe with its
  *  depth-matched baseline), for a model of L layers. */
 export function studyRunProbes(plan: NormalizedPlan, p: StudyProbe, numLayers: number): ProbeSpec[] {
-  const choice: ProbeChoice = { ...DEFAULT_PROBE_CHOICE, budget: plan.budget, seed: plan.seed, space: p.space ?? 'blocks' };
+  const choice: ProbeChoice = { ...DEFAULT_PROBE_CHOICE, budget: plan.budget, seed: plan.seed, space: p.space ?? DEFAULT_PROBE_CHOICE.space };
   return withBaselines(runProbes([probeSpecOf(p.probe, choice, numLayers)!]));
-}
-
-/** The audit CLI arguments of the single audit a study run equals (for notes and checks). */
-export function auditArgs(plan: NormalizedPlan, s: StudySetting, p: StudyProbe): string {
-  const space = takesSpace(p.probe) ? ` --space ${p.space ?? 'blocks'}` : '';
-  const sel = plan.selectors.length ? ` --selectors ${plan.selectors.join(',')}` : '';
-  const probes = [p.probe, ...baselinesOf(p.probe).map((b) => b.name)].join(',');
-  const chat = plan.chat ? ' --chat' + Object.entries(plan.template_vars ?? {}).map(([k, v]) => ` --template-var ${JSON.stringify(`${k}=${v}`)}`).join('') : '';
-  return `--model ${s.model} --task ${s.task} --questions ${plan.questions} --question-seed ${plan.question_seed} --probe ${probes}${space} --budget ${plan.budget} --seed ${plan.seed} --dtype ${plan.dtype}${sel}${chat}`;
 }
 
 // ------------------------------------------------------------------ the report
@@ -340,7 +336,7 @@ const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeploym
 const specOfKey = (run: StudyRunResult, key: string): ProbeSpec => run.records.find((x) => x.probe_key === key)!.probe_spec;
 
 /** The route space a spec draws from ("blocks", "neighborhood", "cola"); null for a probe without one. */
-const spaceOf = (spec: ProbeSpec): string | null => ('space' in spec && typeof spec.space === 'object' && spec.space !== null ? spec.space.kind : null);
+const spaceOf = (spec: ProbeSpec): string | null => routeSpaceOfSpec(spec)?.kind ?? null;
 
 /** Which run a result answers: setting and label. */
 const runId = (model: string, task: string, label: string) => JSON.stringify([model, task, label]);
@@ -411,7 +407,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
         random: r.label,
         space: spaceOf(spec) ?? m.probe.space,
         random_space: spaceOf(specOfKey(r.run!, rk)) ?? r.probe.space,
-        preset: 'preset' in spec ? spec.preset : spec.probe,
+        preset: presetOfSpec(spec),
         matched_attempts: cmp.matched_attempts,
         random_reachable: cmp.a.reachable,
         structured_reachable: cmp.b.reachable,

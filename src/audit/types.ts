@@ -199,7 +199,7 @@ export interface QuestionRecord {
   selectors?: Record<string, SelectorPick>;
 }
 
-export type SelectorName = 'majority' | 'max-logprob' | 'fixed-route';
+export type { SelectorName } from './selectors';
 export interface SelectorPick {
   extracted: string;
   correct: boolean;
@@ -299,8 +299,9 @@ export interface AuditSummary {
 export interface RunManifest {
   id: string;
   appVersion: string;
-  /** chatTemplate: the file the chat template was read from, when the condition applied one. */
-  model: { fingerprint: string; name: string; source: string; revision?: string; chatTemplate?: ChatTemplateFile };
+  /** chatTemplate: the file the chat template was read from, when the condition applied one.
+   *  numLayers: the model's layers (absent on runs stored before it was recorded: manifestNumLayers). */
+  model: { fingerprint: string; name: string; source: string; revision?: string; chatTemplate?: ChatTemplateFile; numLayers?: number };
   /** question_seed: which questions (built-in generators) and which few-shot examples. */
   task: { id: string; version: number; questions: number; question_seed?: number };
   /** null for an imported run whose file does not state its condition ("imported, condition

@@ -59,6 +59,11 @@ describe('RunController on the audit core', () => {
     expect((await coreRunRequest(e, info, input, { appVersion: 'test', source: 'fake' })).manifest.model.chatTemplate).toBeUndefined();
   });
 
+  it("states the model's layers in the manifest (screens read them there)", async () => {
+    const e = new FakeEngine({ numLayers: L, answer });
+    expect((await coreRunRequest(e, await e.info(), input, { appVersion: 'test', source: 'fake' })).manifest.model.numLayers).toBe(L);
+  });
+
   it('resumes a crashed run: every record once, none recomputed, the uninterrupted summary', async () => {
     const reference = await runAudit(new FakeEngine({ numLayers: L, answer }), input);
     const units = docs.length * probes.length;

@@ -29,7 +29,7 @@ export interface RunMeta {
 }
 
 /** What a run request needs of a model: its identity and what it computes on (manifest only). */
-export type RunModel = Pick<ModelInfo, 'fingerprint' | 'name' | 'ep' | 'dtype' | 'chatTemplateFile' | 'adapter'>;
+export type RunModel = Pick<ModelInfo, 'fingerprint' | 'name' | 'numLayers' | 'ep' | 'dtype' | 'chatTemplateFile' | 'adapter'>;
 
 /**
  * The run request for auditing `input` on the model `info` describes, `engine` building the
@@ -48,7 +48,7 @@ export async function coreRunRequest(engine: PromptEngine, info: RunModel, input
     id: meta.id ?? crypto.randomUUID(),
     appVersion: meta.appVersion,
     model: {
-      fingerprint: info.fingerprint, name: info.name, source: meta.source, ...(meta.revision ? { revision: meta.revision } : {}),
+      fingerprint: info.fingerprint, name: info.name, source: meta.source, numLayers: info.numLayers, ...(meta.revision ? { revision: meta.revision } : {}),
       ...(input.condition.chatTemplate && info.chatTemplateFile ? { chatTemplate: info.chatTemplateFile } : {}),
     },
     task: {

@@ -7,6 +7,7 @@ import { auditCondition, taskLoadOptions } from '../audit/setup.ts';
 import { plannedRuns, scanProbe, scanQuestions, studyRunProbes, type NormalizedPlan, type StudyProbe, type StudySetting } from '../audit/study.ts';
 import { silencingAllLayers } from '../audit/presets.ts';
 import { isDeployment } from '../audit/probes/registry.ts';
+import { manifestNumLayers } from '../audit/run-definition.ts';
 import type { LoadTaskOptions } from '../audit/tasks/index.ts';
 import type { Condition, LoadedTask, QuestionRecord, RunManifest } from '../audit/types.ts';
 import type { ModelInfo } from '../engine/types.ts';
@@ -82,9 +83,9 @@ const NO_CHAT_TEMPLATE: PromptEngine = {
 function storedModels(manifests: readonly RunManifest[], ref: string): StudyRunContext['info'][] {
   const out = new Map<string, StudyRunContext['info']>();
   for (const m of manifests) {
-    const space = m.probes.find((s) => 'space' in s);
-    if (m.model.source !== ref || !m.engine || !space || !('space' in space) || out.has(m.model.fingerprint)) continue;
-    out.set(m.model.fingerprint, { fingerprint: m.model.fingerprint, name: m.model.name, numLayers: space.space.numLayers, ...m.engine });
+    const numLayers = manifestNumLayers(m);
+    if (m.model.source !== ref || !m.engine || numLayers === null || out.has(m.model.fingerprint)) continue;
+    out.set(m.model.fingerprint, { fingerprint: m.model.fingerprint, name: m.model.name, numLayers, ...m.engine });
   }
   return [...out.values()];
 }

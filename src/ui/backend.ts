@@ -11,12 +11,11 @@ import type { AttemptLook, AttemptReadout } from '../engine/readout';
 import type { NormalizedPlan, StudyReport } from '../audit/study';
 import type { ImportControl, LoadedRun, RunProgress } from '../store/index';
 import type { StudyOverview, StudyProgress } from '../store/study-runner';
+import { BUILTIN_MODELS, type BuiltinModelId } from '../audit/builtin-models';
 
-/** The built-in model, served by the app itself in Hub layout. */
-export const BUILTIN_MODEL_ID = 'reachlab/micro-arith';
-/** The built-in models, served by the app itself: the default and its RL-trained sibling. */
-export const BUILTIN_MODELS = [BUILTIN_MODEL_ID, 'reachlab/micro-arith-rl'] as const;
-export type BuiltinModelId = (typeof BUILTIN_MODELS)[number];
+/** The built-in model Setup offers, served by the app itself in Hub layout (the built-in models
+ *  are listed in audit/builtin-models.ts). */
+export const BUILTIN_MODEL_ID = BUILTIN_MODELS[0].id;
 
 export type ModelChoice =
   | { kind: 'builtin'; id: BuiltinModelId }

@@ -5,7 +5,7 @@
 // crashed worker or lost GPU is detected here (src/engine/remote.ts), so the run can be marked
 // interrupted and resumed on a fresh engine without losing a record.
 
-import { drawsRoutes, loadTask, parseTaskFile, formatFromName } from '../audit/index';
+import { drawsRoutes, loadTask, parseTaskFile, formatFromName, selectorsFor } from '../audit/index';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../audit/types';
 import { fetchRepoInfo } from '../engine/sources/hub';
 import { spawnEngine } from '../engine/spawn-worker';
@@ -34,10 +34,9 @@ import {
 import { StudyRunner } from '../store/study-runner';
 import { studyTaskOptions } from '../store/study';
 import type { NormalizedPlan, StudyReport } from '../audit/study';
+import { BUILTIN_MODELS, builtinModel, builtinRef } from '../audit/builtin-models';
 import {
-  BUILTIN_MODELS,
   type AppBackend,
-  type BuiltinModelId,
   type StoredStudyEntry,
   type StudyOverview,
   type StudyProgress,
@@ -102,9 +101,9 @@ function sourceOf(model: ModelChoice, builtinEndpoint: string): CheckpointSource
 /** A study's model reference as a model choice: a built-in model, or a Hub id "org/name[@revision]". */
 function studyModel(ref: string): ModelChoice {
   if (ref.startsWith('builtin:')) {
-    const id = `reachlab/${ref.slice('builtin:'.length)}`;
-    if (!(BUILTIN_MODELS as readonly string[]).includes(id)) throw new EngineError('not-found', `no built-in model "${ref}" (built in: ${BUILTIN_MODELS.map((m) => `builtin:${m.slice('reachlab/'.length)}`).join(', ')})`);
-    return { kind: 'builtin', id: id as BuiltinModelId };
+    const builtin = builtinModel(ref);
+    if (!builtin) throw new EngineError('not-found', `no built-in model "${ref}" (built in: ${BUILTIN_MODELS.map(builtinRef).join(', ')})`);
+    return { kind: 'builtin', id: builtin.id };
   }
   const m = /^([\w.-]+\/[\w.-]+)(?:@([\w./-]+))?$/.exec(ref);
   if (!m) throw new EngineError('not-found', `model "${ref}" is neither builtin:<name> nor a Hub id org/name[@revision] (a browser study cannot read a folder path)`);
@@ -268,11 +267,11 @@ export class RealBackend implements AppBackend {
   /** On the loaded model when it is the run's; a built-in model is loaded as the run ran it. */
   async lookInside(manifest: RunManifest, look: AttemptLook): Promise<AttemptReadout> {
     if (this.loaded?.info.fingerprint !== manifest.model.fingerprint) {
-      const builtin = /^builtin:(.+)$/.exec(manifest.model.source)?.[1];
-      if (!builtin || !(BUILTIN_MODELS as readonly string[]).includes(builtin) || !manifest.engine) {
+      const builtin = builtinModel(manifest.model.source);
+      if (!builtin || !manifest.engine) {
         throw new EngineError('not-loaded', `the run's model ${manifest.model.name} is not the one loaded: load it on Setup, then look inside`);
       }
-      await this.loadModel({ kind: 'builtin', id: builtin as BuiltinModelId }, { ep: manifest.engine.ep, dtype: manifest.engine.dtype }, () => {});
+      await this.loadModel({ kind: 'builtin', id: builtin.id }, { ep: manifest.engine.ep, dtype: manifest.engine.dtype }, () => {});
     }
     return readAttempt(this.engine, look);
   }
@@ -310,7 +309,7 @@ export class RealBackend implements AppBackend {
       condition: setup.condition,
       probes: setup.probes,
       questions: Math.min(setup.task.count, task.test.length),
-      selectors: ['majority', 'max-logprob', ...(setup.probes.some((p) => drawsRoutes(p.probe)) && task.train.length ? (['fixed-route'] as const) : [])],
+      selectors: selectorsFor(setup.probes.some((p) => drawsRoutes(p.probe)), task.train.length),
     };
     // the engine builds each question's prompt so the run key covers the prompts the audit will ask
     const req = await coreRunRequest(this.engine, info, input, {

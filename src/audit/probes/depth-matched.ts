@@ -20,10 +20,10 @@ import { defaultRoute, routeToString } from '../routes';
 import { seedFor } from '../seeds';
 import type { ColaSpace, NeighborhoodSpace, QuestionRecord, StopReason } from '../types';
 import { colaActions } from './cola-mcts';
-import { depthProfile, mctsProbe, validatePreset, withPreset, type MctsPreset, type MctsSpec } from './mcts';
+import { depthProfile, MCTS_SETTINGS, mctsProbe, validatePreset, withPreset, type MctsPreset, type MctsSpec } from './mcts';
 import { oneShot, type Probe } from './probe';
 import { applySetAction, programSelectionActions } from './program-selection-mcts';
-import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
+import { budgetSeed, drawCount, drawSpace, routeSpaceSchema, seeded, sharedRoutes, validateRouteDraw } from './route-draws';
 
 const MAX_FRUITLESS = 1000;
 
@@ -108,7 +108,7 @@ function profileOf(mcts: readonly QuestionRecord[]): number[] {
   return p;
 }
 
-export const depthMatchedProbe: Probe<DepthMatchedSpec> = {
+export const depthMatchedProbe: Probe<DepthMatchedSpec, typeof MCTS_SETTINGS> = {
   name: 'depth-matched-routes',
   label: 'depth-matched routes',
   colour: OKABE_ITO.skyBlue,
@@ -131,6 +131,9 @@ export const depthMatchedProbe: Probe<DepthMatchedSpec> = {
   maxAttempts: drawCount,
   roundSize: (spec) => spec.budget,
   takesSpace: true,
+  space: drawSpace,
+  ...seeded,
+  searchPreset: (spec) => spec.preset,
   sawGold: false,
   curve: 'first-success',
   candidates: sharedRoutes,
@@ -149,6 +152,7 @@ export const depthMatchedProbe: Probe<DepthMatchedSpec> = {
     }
     return { ...spec, matched };
   },
+  settings: MCTS_SETTINGS,
   fromChoice: (o, L) => depthMatchedRoutes(mctsProbe.fromChoice!(o, L)),
   baselineOf: mctsProbe.name,
   baselineFor: (other) => depthMatchedRoutes(other as MctsSpec),

@@ -11,7 +11,7 @@ import { AuditError } from '../errors';
 import { defaultRoute } from '../routes';
 import { seedFor } from '../seeds';
 import { oneShot, type Probe } from './probe';
-import { budgetSeed, validateBudgetSeed } from './route-draws';
+import { BUDGET_SEED_SETTINGS, budgetSeed, seeded, validateBudgetSeed } from './route-draws';
 
 export type LayerSkipSpec = { probe: 'layer-skip'; numLayers: number; budget: number; seed: number };
 
@@ -31,7 +31,7 @@ const drawn = (spec: LayerSkipSpec) => Math.min(spec.budget, spec.numLayers);
 export const questionSkips = (spec: LayerSkipSpec, docId: string): number[][] =>
   shuffled(allSkips(spec), createPrng(seedFor(spec.seed, docId))).slice(0, drawn(spec));
 
-export const layerSkipProbe: Probe<LayerSkipSpec> = {
+export const layerSkipProbe: Probe<LayerSkipSpec, typeof BUDGET_SEED_SETTINGS> = {
   name: 'layer-skip',
   label: 'single-layer skips',
   colour: OKABE_ITO.grey,
@@ -49,6 +49,8 @@ export const layerSkipProbe: Probe<LayerSkipSpec> = {
   sawGold: false,
   curve: 'unbiased',
   candidates: allSkips,
+  ...seeded,
+  settings: BUDGET_SEED_SETTINGS,
   fromChoice: (o, L) => layerSkips(L, o.budget, o.seed),
   start: (spec, q) => oneShot(questionSkips(spec, q.doc.id).map((route) => ({ route, silence: [] }))),
   presets: [

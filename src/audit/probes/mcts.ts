@@ -13,8 +13,9 @@ import type { ColaSpace, NeighborhoodSpace } from '../types';
 import { ColaSearch, colaSpace } from './cola-mcts';
 import type { Probe, ProbeSession } from './probe';
 import { ProgramSelectionSearch } from './program-selection-mcts';
-import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
+import { BUDGET_SEED_SETTINGS, budgetSeed, drawCount, drawSpace, routeSpaceSchema, seeded, sharedRoutes, validateRouteDraw } from './route-draws';
 import type { RouteSearch } from './search';
+import { SPACE_SETTINGS } from './route-spaces';
 
 /** The released searches ReachLab runs. */
 export type MctsPreset = 'cola' | 'program-selection';
@@ -105,7 +106,10 @@ function session(spec: MctsSpec, docId: string): ProbeSession {
   };
 }
 
-export const mctsProbe: Probe<MctsSpec> = {
+/** The space chosen names the search: neighborhood program selection's, blocks or cola CoLa's. */
+export const MCTS_SETTINGS = { ...BUDGET_SEED_SETTINGS, space: SPACE_SETTINGS.space, radius: SPACE_SETTINGS.radius, maxEdits: SPACE_SETTINGS.maxEdits };
+
+export const mctsProbe: Probe<MctsSpec, typeof MCTS_SETTINGS> = {
   name: 'mcts-routes',
   label: 'MCTS routes',
   colour: OKABE_ITO.vermillion,
@@ -123,10 +127,14 @@ export const mctsProbe: Probe<MctsSpec> = {
   maxAttempts: drawCount,
   roundSize: () => 1,
   takesSpace: true,
+  space: drawSpace,
+  ...seeded,
+  searchPreset: (spec) => spec.preset,
   sawGold: true,
   curve: 'first-success',
   candidates: sharedRoutes,
   // the neighborhood space names program selection's search; blocks or cola CoLa's (in its own space)
+  settings: MCTS_SETTINGS,
   fromChoice: (o, L) => (o.space === 'neighborhood' ? programSelectionMcts(L, o.budget, o.seed, neighborhoodSpace(L, o.radius, o.maxEdits ?? 3)) : colaMcts(L, o.budget, o.seed)),
   start: (spec, q) => session(spec, q.doc.id),
   // an earlier version's MCTS records state no depths

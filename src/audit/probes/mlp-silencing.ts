@@ -32,6 +32,7 @@ export const mlpSilencingProbe: Probe<MlpSilencingSpec> = {
   roundSize: (spec) => spec.layers.length,
   sawGold: false,
   curve: 'unbiased',
+  silenced: (spec) => spec.layers,
   fromChoice: (_o, L) => silencingAllLayers(L),
   start: (spec, _q, ctx) => oneShot(spec.layers.map((l) => ({ route: defaultRoute(ctx.numLayers), silence: [l] }))),
   presets: [

@@ -7,8 +7,8 @@ import type { Sampling } from '../../engine/types';
 import type { Check } from '../../util/check';
 import type { Question } from '../attempts';
 import type { QuestionIdentity } from '../condition';
-import type { ProbeChoice } from '../setup';
-import type { Condition, ProbeSpec, ProbeSummary, QuestionRecord } from '../types';
+import type { ChoiceOf, Settings } from './settings';
+import type { Condition, ProbeSpec, ProbeSummary, QuestionRecord, RouteSpace } from '../types';
 
 /** What a probe is for: the deployment attempt itself, reaching the gold answer within a budget,
  *  or an intervention scanned for repairs (its records are read by the silencing scan). */
@@ -41,7 +41,7 @@ export interface ProbeContext {
   dependency: readonly QuestionRecord[];
 }
 
-export interface Probe<S extends { probe: string } = ProbeSpec> {
+export interface Probe<S extends { probe: string } = ProbeSpec, Ss extends Settings = {}> {
   name: S['probe'];
   /** Lower-case noun phrase for tables and legends: "random routes". */
   label: string;
@@ -74,18 +74,29 @@ export interface Probe<S extends { probe: string } = ProbeSpec> {
   needsGeneration?: boolean;
   /** reach@k of one record: 'unbiased' (exchangeable draws) or 'first-success' (ordered attempts). */
   curve: 'unbiased' | 'first-success';
-  /** Its spec draws from the route space a setup choice names (ProbeChoice.space): plans, the CLI
-   *  and the forms then ask for a space. */
+  /** Its spec draws from the route space a setup choice names (route-spaces.ts SPACE_SETTINGS):
+   *  plans, the CLI and the forms then ask for a space. */
   takesSpace?: boolean;
+  /** What screens and reports read of a spec, asked of its probe rather than of its fields: the
+   *  route space it draws from, the seed of its draws, the released search it runs ("cola") and
+   *  the layers it silences; each absent where the probe has none. */
+  space?(spec: S): RouteSpace;
+  seed?(spec: S): number;
+  searchPreset?(spec: S): string;
+  silenced?(spec: S): number[];
+  /** The spec with another seed and, when given, budget (absent: the probe takes neither). */
+  reseed?(spec: S, seed: number, budget?: number): S;
   /** Routes the fixed-route selector calibrates over; absent for probes that do not draw routes. */
   candidates?(spec: S): number[][];
   /** The spec bound to its run (the run's probes and questions), checked if already bound. */
   bind?(spec: S, probes: readonly ProbeSpec[], questions: readonly QuestionIdentity[]): Promise<S>;
   /** Probe key whose records this probe reads (ctx.dependency); it then runs after that probe. */
   dependsOn?(spec: S): string | null;
-  /** The spec a setup choice (the CLI's flags, a study plan's probe, the app's form) asks for on a
-   *  model of numLayers layers; absent when no choice builds one. */
-  fromChoice?(o: ProbeChoice, numLayers: number): S;
+  /** What a setup choice (the CLI's flags, a study plan, the app's forms) may set for it, with
+   *  defaults and bounds (settings.ts); choice.ts merges every probe's into ProbeChoice. */
+  settings?: Ss;
+  /** The spec a setup choice asks for on a model of numLayers layers; absent when no choice builds one. */
+  fromChoice?(o: ChoiceOf<Ss>, numLayers: number): S;
   /** The uniform baseline a guided search is compared with (guidanceComparisons). */
   uniformBaseline?: boolean;
   /** The probe this one runs beside as its baseline (depth-matched walks: MCTS), and its spec

@@ -6,10 +6,11 @@ import { OKABE_ITO } from '../../util/okabe-ito';
 import { createPrng } from '../../util/prng';
 import { blocksSpace, sampleRoutes } from '../routes';
 import { seedFor } from '../seeds';
-import { routeSpaceOf } from '../setup';
 import type { RouteSpace } from '../types';
 import { oneShot, type Probe } from './probe';
-import { budgetSeed, drawCount, routeSpaceSchema, sharedRoutes, validateRouteDraw } from './route-draws';
+import { routeSpaceOf, SPACE_SETTINGS } from './route-spaces';
+import { flag } from './settings';
+import { BUDGET_SEED_SETTINGS, budgetSeed, drawCount, drawSpace, routeSpaceSchema, seeded, sharedRoutes, validateRouteDraw } from './route-draws';
 
 export type RandomRoutesSpec = { probe: 'random-routes'; space: RouteSpace; budget: number; seed: number; shared: boolean };
 
@@ -22,7 +23,9 @@ export function questionRoutes(spec: RandomRoutesSpec, docId: string): number[][
   return spec.shared ? sharedRoutes(spec) : sampleRoutes(spec.space, drawCount(spec), createPrng(seedFor(spec.seed, docId)));
 }
 
-export const randomRoutesProbe: Probe<RandomRoutesSpec> = {
+const SETTINGS = { ...BUDGET_SEED_SETTINGS, ...SPACE_SETTINGS, shared: flag('one route set for every question (else drawn per question)') };
+
+export const randomRoutesProbe: Probe<RandomRoutesSpec, typeof SETTINGS> = {
   name: 'random-routes',
   label: 'random routes',
   colour: OKABE_ITO.blue,
@@ -35,9 +38,12 @@ export const randomRoutesProbe: Probe<RandomRoutesSpec> = {
   roundSize: drawCount,
   attemptMajor: (spec) => spec.shared,
   takesSpace: true,
+  space: drawSpace,
+  ...seeded,
   sawGold: false,
   curve: 'unbiased',
   candidates: sharedRoutes,
+  settings: SETTINGS,
   fromChoice: (o, L) => randomRoutes(routeSpaceOf(o, L), o.budget, o.seed, o.shared),
   uniformBaseline: true,
   start: (spec, q) => oneShot(questionRoutes(spec, q.doc.id).map((route) => ({ route, silence: [] }))),

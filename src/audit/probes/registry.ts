@@ -5,13 +5,14 @@
 import { tagged, CheckError, type Check } from '../../util/check';
 import { AuditError } from '../errors';
 import type { QuestionIdentity } from '../condition';
-import type { ProbeChoice } from '../setup';
+import type { ProbeChoice } from './choice';
 import { depthMatchedProbe } from './depth-matched';
 import { deploymentProbe } from './deployment';
 import { mctsProbe } from './mcts';
 import { layerSkipProbe } from './layer-skip';
 import { mlpSilencingProbe } from './mlp-silencing';
 import type { Probe, ProbeRole, SetupPreset } from './probe';
+import type { RouteSpace } from '../types';
 import { randomRoutesProbe } from './random-routes';
 import { samplingProbe } from './sampling';
 
@@ -110,6 +111,20 @@ export const UNIFORM_BASELINE: ProbeName = ALL.find((p) => p.uniformBaseline)!.n
 
 /** Reach probes a study plan or the CLI names on their own (baselines come with their probe). */
 export const STANDALONE_REACH: readonly ProbeName[] = ALL.filter((p) => p.role === 'reach' && !p.baselineOf).map((p) => p.name);
+
+/** The route space a spec draws from, null for a probe without one. */
+export const routeSpaceOfSpec = (spec: ProbeSpec): RouteSpace | null => probeOf(spec).space?.(spec) ?? null;
+/** The seed of a spec's draws, null for a probe that draws nothing at random. */
+export const seedOfSpec = (spec: ProbeSpec): number | null => probeOf(spec).seed?.(spec) ?? null;
+/** The released search a spec runs ("cola", "program-selection"), else its probe's name. */
+export const presetOfSpec = (spec: ProbeSpec): string => probeOf(spec).searchPreset?.(spec) ?? spec.probe;
+/** The layers a spec silences (none for a probe that silences nothing). */
+export const silencedLayers = (spec: ProbeSpec): number[] => probeOf(spec).silenced?.(spec) ?? [];
+/** The spec with another seed and, when given, budget; unchanged for a probe that takes neither. */
+export function reseeded(spec: ProbeSpec, seed: number, budget?: number): ProbeSpec {
+  const p = probeOf(spec);
+  return p.reseed ? p.reseed(spec, seed, budget) : spec;
+}
 
 /** The spec a setup choice asks for (null for deployment, which every run holds). */
 export const probeSpecOf = (name: ProbeName, o: ProbeChoice, numLayers: number): ProbeSpec | null => probeOf(name).fromChoice?.(o, numLayers) ?? null;

@@ -8,10 +8,11 @@ import { AuditError } from '../errors';
 import { routeSpaceSize, sampleRoutes, validateRouteSpace } from '../routes';
 import { seedFor } from '../seeds';
 import type { RouteSpace } from '../types';
+import { int } from './settings';
 
 const pos = num({ int: true, min: 1 });
 const nat = num({ int: true, min: 0 });
-export const int = num({ int: true });
+const anyInt = num({ int: true });
 
 export const routeSpaceSchema = tagged<RouteSpace>('kind', {
   blocks: obj({ kind: oneOf('blocks'), numLayers: pos, minLen: pos, maxLen: pos, maxBlock: pos, maxEdits: pos }),
@@ -24,8 +25,14 @@ export const routeSpaceSchema = tagged<RouteSpace>('kind', {
  *  so a larger budget is refused where it enters (Setup, plans, links, the CLI, run files). */
 export const MAX_BUDGET = 10_000;
 
+/** What a setup choice sets on every budgeted, seeded probe (settings.ts). */
+export const BUDGET_SEED_SETTINGS = {
+  budget: int({ min: 1, max: MAX_BUDGET, default: 16, help: "attempts charged per question (reach@B's B)" }),
+  seed: int({ min: 0, default: 1, help: "seed of the probe's draws (routes, searches, samples); the questions have their own" }),
+};
+
 /** The fields a budgeted, seeded probe's schema holds. */
-export const budgetSeed = { budget: num({ int: true, min: 1, max: MAX_BUDGET }), seed: int };
+export const budgetSeed = { budget: num({ int: true, min: 1, max: MAX_BUDGET }), seed: anyInt };
 
 export interface RouteDraw {
   probe: string;
@@ -53,6 +60,15 @@ export function validateRouteDraw(spec: RouteDraw, numLayers: number): void {
   }
   if (spec.space.numLayers !== numLayers) throw bad(`${spec.probe} route space has ${spec.space.numLayers} layers; the model has ${numLayers}`);
 }
+
+/** The accessors every budgeted, seeded probe shares (probe.ts `seed`, `reseed`). */
+export const seeded = {
+  seed: (spec: { seed: number }): number => spec.seed,
+  reseed: <S extends { seed: number; budget: number }>(spec: S, seed: number, budget?: number): S => ({ ...spec, seed, ...(budget === undefined ? {} : { budget }) }),
+};
+
+/** The route space a route probe's spec draws from (probe.ts `space`). */
+export const drawSpace = (spec: { space: RouteSpace }): RouteSpace => spec.space;
 
 /** Distinct routes a route probe can draw: its budget, or the whole space when that is smaller. */
 export function drawCount(spec: Pick<RouteDraw, 'space' | 'budget'>): number {

@@ -7,7 +7,8 @@ import { AuditError } from '../errors';
 import { defaultRoute } from '../routes';
 import { seedFor } from '../seeds';
 import { oneShot, type Probe } from './probe';
-import { budgetSeed, validateBudgetSeed } from './route-draws';
+import { BUDGET_SEED_SETTINGS, budgetSeed, seeded, validateBudgetSeed } from './route-draws';
+import { number } from './settings';
 
 export type SamplingSpec = { probe: 'sampling'; budget: number; temperature: number; topP: number; seed: number };
 
@@ -18,7 +19,13 @@ export function samplingCeiling(budget: number, seed: number, temperature = 0.6,
   return { probe: 'sampling', budget, temperature, topP, seed };
 }
 
-export const samplingProbe: Probe<SamplingSpec> = {
+const SETTINGS = {
+  ...BUDGET_SEED_SETTINGS,
+  temperature: number({ min: 0, above: true, default: 0.6, help: 'sampling temperature' }),
+  topP: number({ min: 0, above: true, max: 1, default: 0.95, help: 'sampling top-p (nucleus) mass' }),
+};
+
+export const samplingProbe: Probe<SamplingSpec, typeof SETTINGS> = {
   name: 'sampling',
   label: 'sampling',
   colour: OKABE_ITO.bluishGreen,
@@ -36,6 +43,8 @@ export const samplingProbe: Probe<SamplingSpec> = {
   sawGold: false,
   curve: 'unbiased',
   needsGeneration: true,
+  ...seeded,
+  settings: SETTINGS,
   fromChoice: (o) => samplingCeiling(o.budget, o.seed, o.temperature, o.topP),
   start: (spec, q, ctx) =>
     oneShot(

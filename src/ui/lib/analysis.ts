@@ -23,6 +23,8 @@ import {
   COVER_TAU,
   summarize,
   titleOf,
+  seedOfSpec,
+  silencedLayers,
   wilson,
   type AuditSummary,
   type CheckpointComparison,
@@ -39,7 +41,7 @@ import type { StoredRun } from '../backend';
 import { modelLabel } from './model-label';
 import { pValue, share, type Cell } from './cells';
 import { probeSpecDiffText } from '../../audit/compare';
-import { probeSpecText } from '../../audit/run-definition';
+import { manifestNumLayers, probeSpecText } from '../../audit/run-definition';
 import { withSelectorPicks } from '../../audit/selectors';
 import { conditionFieldLabel } from './run-facts';
 
@@ -282,7 +284,7 @@ export function silencingOf(records: readonly QuestionRecord[], key = scanProbeK
       failureIds: set.failures.map((d) => d.id),
       realizedIds: set.realized.map((d) => d.id),
       silencing: ofScan,
-      layers: 'layers' in spec ? spec.layers : [],
+      layers: silencedLayers(spec),
       splitSeed: SPLIT_SEED,
     });
     return { scan, failureProbe: titleOf(records.find((r) => r.probe_key === key)!.probe_spec) };
@@ -342,10 +344,11 @@ export function layerUsage(records: readonly QuestionRecord[]): UsageCell[] {
   return [...counts.values()].sort((a, b) => a.position - b.position || a.layer - b.layer);
 }
 
-/** Layers of the run's model: from a route space in the manifest, else one past the highest layer
- *  seen in a known route or silence set. */
+/** Layers of the run's model: as its manifest states them (manifestNumLayers), else one past the
+ *  highest layer seen in a known route or silence set. */
 export function numLayersOf(manifest: RunManifest, records: readonly QuestionRecord[]): number {
-  for (const p of manifest.probes) if ('space' in p) return p.space.numLayers;
+  const stated = manifestNumLayers(manifest);
+  if (stated !== null) return stated;
   let max = -1;
   for (const r of records) for (const a of r.attempts) for (const l of [...(a.route ?? []), ...a.silence]) max = Math.max(max, l);
   return max + 1;
@@ -355,10 +358,13 @@ export function numLayersOf(manifest: RunManifest, records: readonly QuestionRec
 
 /** "1" when every seeded probe shares one seed, else "random routes 1, sampling 2"; "—" when none. */
 export function probeSeeds(probes: readonly ProbeSpec[]): string {
-  const seeded = probes.filter((p): p is Extract<ProbeSpec, { seed: number }> => 'seed' in p);
+  const seeded = probes.flatMap((p) => {
+    const seed = seedOfSpec(p);
+    return seed === null ? [] : [{ p, seed }];
+  });
   if (seeded.length === 0) return '—';
-  const seeds = new Set(seeded.map((p) => p.seed));
-  return seeds.size === 1 ? String(seeded[0].seed) : seeded.map((p) => `${titleOf(p)} ${p.seed}`).join(', ');
+  const seeds = new Set(seeded.map((x) => x.seed));
+  return seeds.size === 1 ? String(seeded[0].seed) : seeded.map((x) => `${titleOf(x.p)} ${x.seed}`).join(', ');
 }
 
 export const IMPORTED_UNKNOWN = 'imported, condition unknown';
@@ -419,7 +425,8 @@ export function runLabel(run: StoredRun, probeKey: string): string {
   const m = run.manifest;
   const spec = run.records.find((r) => r.probe_key === probeKey)?.probe_spec;
   const dtype = m.engine?.dtype ?? m.condition?.engineDtype ?? 'dtype unknown';
-  const probe = spec ? `${probeSpecText(spec)}${'seed' in spec ? ` · probe seed ${spec.seed}` : ''}` : 'no probe';
+  const seed = spec ? seedOfSpec(spec) : null;
+  const probe = spec ? `${probeSpecText(spec)}${seed !== null ? ` · probe seed ${seed}` : ''}` : 'no probe';
   const qs = m.task.question_seed === undefined ? '' : ` · question seed ${m.task.question_seed}`;
   return `${modelLabel(m.model)} · ${dtype} · ${probe}${qs}`;
 }

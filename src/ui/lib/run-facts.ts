@@ -1,7 +1,7 @@
 // What tells runs apart, as the Library and Compare show it: model and revision, engine and dtype,
 // probes with their budgets, seeds, questions, condition. And condition fields in the form's words.
 
-import { isDeployment } from '../../audit';
+import { isDeployment, seedOfSpec } from '../../audit';
 import { probeSpecText } from '../../audit/run-definition';
 import type { ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
 import { modelLabel } from './model-label';
@@ -20,7 +20,7 @@ export function probesText(probes: readonly ProbeSpec[]): string {
 
 /** Probe seeds: one number when all seeded probes share it. */
 function seedsText(m: RunManifest): string {
-  const seeds = [...new Set(m.probes.flatMap((p) => ('seed' in p ? [p.seed] : [])))];
+  const seeds = [...new Set(m.probes.flatMap((p) => seedOfSpec(p) ?? []))];
   return `question ${m.task.question_seed ?? '—'}, probe ${seeds.length ? seeds.join('/') : '—'}`;
 }
 

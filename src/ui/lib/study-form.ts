@@ -2,9 +2,10 @@
 // the plan as written (defaults shown where a field is omitted) and each edit rewrites the text.
 // These functions only move values between fields; what a value means is normalizePlan's business.
 
-import { DEFAULT_PROBE_CHOICE, isProbeName, probeSpecOf, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
+import { DEFAULT_PROBE_CHOICE, isProbeName, probeSpecOf, routeSpaceEntry, routeSpaceOfSpec, SPACE_NAMES, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
+import { SELECTOR_NAMES } from '../../audit/selectors';
 import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
-import { BUILTIN_MODELS } from '../backend';
+import { BUILTIN_MODELS, builtinRef } from '../../audit/builtin-models';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
 import { parseJsonInput } from '../../util/json-input';
 
@@ -26,14 +27,13 @@ export const writePlan = (raw: RawPlan): string => JSON.stringify(raw, null, 2);
 export const PLAN_DEFAULTS = normalizePlan({ models: ['-'], tasks: ['-'] });
 
 /** The built-in models as a plan names them ("builtin:micro-arith"). */
-export const FORM_MODELS = BUILTIN_MODELS.map((id) => ({ ref: `builtin:${id.slice('reachlab/'.length)}`, label: `${id} (built in, offline)` }));
+export const FORM_MODELS = BUILTIN_MODELS.map((m) => ({ ref: builtinRef(m), label: `${m.id} (built in, offline)` }));
 
 export const FORM_TASKS = [
   ...BUILTIN_TASKS.map((t) => ({ ref: `builtin:${t.id}`, label: `${t.label} (built in)` })),
   ...HUB_TASK_PRESETS.map((t) => ({ ref: `hub:${t.id}`, label: `${t.label} (Hub)` })),
 ];
 
-const SPACE_WORDS: Record<SpaceName, string> = { blocks: 'blocks space', neighborhood: 'neighborhood space', cola: "CoLa's space" };
 /** Any depth: the spec a choice builds differs in kind (probe, preset, space) the same at every depth. */
 const SOME_DEPTH = 8;
 
@@ -42,19 +42,19 @@ const SOME_DEPTH = 8;
  *  its spec draws from and the baselines that run beside it. */
 export const FORM_PROBES: { probe: StudyProbe; label: string }[] = STANDALONE_REACH.flatMap((name) => {
   const seen = new Set<string>();
-  const spaces: (SpaceName | undefined)[] = takesSpace(name) ? ['blocks', 'neighborhood', 'cola'] : [undefined];
+  const spaces: (SpaceName | undefined)[] = takesSpace(name) ? [...SPACE_NAMES] : [undefined];
   return spaces.flatMap((space) => {
-    const spec = probeSpecOf(name, { ...DEFAULT_PROBE_CHOICE, space: space ?? 'blocks' }, SOME_DEPTH);
+    const spec = probeSpecOf(name, { ...DEFAULT_PROBE_CHOICE, space: space ?? DEFAULT_PROBE_CHOICE.space }, SOME_DEPTH);
     if (!spec || seen.has(JSON.stringify(spec))) return [];
     seen.add(JSON.stringify(spec));
     const title = titleOf(spec);
     const beside = withBaselines([spec]).slice(1).map(titleOf);
-    const parts = [title[0].toUpperCase() + title.slice(1), 'space' in spec ? SPACE_WORDS[spec.space.kind] : '', beside.length ? `with ${beside.join(', ')} beside it` : ''];
+    const parts = [title[0].toUpperCase() + title.slice(1), routeSpaceEntry(routeSpaceOfSpec(spec)?.kind ?? '')?.label ?? '', beside.length ? `with ${beside.join(', ')} beside it` : ''];
     return [{ probe: space ? { probe: name, space } : { probe: name }, label: parts.filter(Boolean).join(', ') }];
   });
 });
 
-export const FORM_SELECTORS = ['majority', 'max-logprob', 'fixed-route'] as const;
+export const FORM_SELECTORS = SELECTOR_NAMES;
 
 /** A Hub model id the form adds: org/name, optionally @revision (each part starting with a letter or digit). */
 export const HUB_MODEL_RE = /^[A-Za-z0-9][\w.-]{0,95}\/[A-Za-z0-9][\w.-]{0,95}(?:@[A-Za-z0-9][\w./-]{0,127})?$/;

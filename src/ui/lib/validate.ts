@@ -2,7 +2,6 @@
 // what it accepts, and what it holds now. null when the value is fine.
 
 import { MAX_BUDGET } from '../../audit';
-import type { RouteSpace } from '../../audit/types';
 
 const show = (v: number) => (Number.isInteger(v) ? v.toLocaleString('en') : String(v));
 
@@ -19,18 +18,6 @@ export function numberProblem(label: string, v: number, lo: number, hi: number):
   if (!Number.isFinite(v)) return `${label}: enter a number from ${lo} to ${hi}.`;
   if (v < lo || v > hi) return `${label} must be from ${lo} to ${hi} (it is ${v}).`;
   return null;
-}
-
-/** A route space in words: "blocks of 1–4 layers skipped or repeated (routes of 1–14 layers, at most 2 edits)". */
-export function routeSpaceInWords(space: RouteSpace): string {
-  switch (space.kind) {
-    case 'blocks':
-      return `blocks of 1–${space.maxBlock} layers skipped or repeated, at most ${space.maxEdits} edits, routes of ${space.minLen}–${space.maxLen} layers`;
-    case 'neighborhood':
-      return `each position runs a layer within ±${space.radius} of its own, at most ${space.maxEdits} positions changed`;
-    case 'cola':
-      return `CoLa's routes: layers skipped or repeated any number of times (a layer at most twice), routes of ${space.minLen}–${space.maxLen} layers`;
-  }
 }
 
 /** A budget of distinct attempts: at least 1, and no more than a route space holds. */

@@ -1,7 +1,7 @@
 // The Setup screen's state: model, task, condition, probes and budgets, and what follows from them
 // (the probe list, the attempt estimate, validation, the permalink).
 
-import { withBaselines } from '../../audit';
+import { intBounds, probeOf, reseeded, routeSpaceInWords, routeSpaceOfSpec, withBaselines } from '../../audit';
 import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
@@ -12,7 +12,7 @@ import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoic
 import { attemptsOf } from '../lib/estimate';
 import { encodePermalink, linkModelOf, linkTaskOf, MAX_QUESTIONS, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
 import { DEFAULT_CONDITION, HUB_TASK_PRESETS, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
-import { budgetProblem, numberProblem, routeSpaceInWords, wholeNumberProblem } from '../lib/validate';
+import { budgetProblem, numberProblem, wholeNumberProblem } from '../lib/validate';
 import type { UserMessage } from '../lib/errors';
 
 export type ModelKind = ModelChoice['kind'];
@@ -152,14 +152,14 @@ export class SetupState {
     const out: (string | null)[] = [
       wholeNumberProblem('Questions', this.count, 1, this.maxQuestions),
       wholeNumberProblem('Question seed', this.questionSeed, 0, MAX_SEED),
-      wholeNumberProblem('Probe seed', this.probeSeed, 0, MAX_SEED),
+      wholeNumberProblem('Probe seed', this.probeSeed, intBounds('seed').min, MAX_SEED),
       ...this.conditionProblems(),
     ];
     for (const id of this.presets) {
       const b = this.budgetOf(id);
       if (b === null) continue;
-      const spec = this.numLayers === null ? null : presetById(id).spec(this.numLayers);
-      const space = spec && 'space' in spec ? { size: routeSpaceSize(spec.space), numLayers: spec.space.numLayers, words: routeSpaceInWords(spec.space) } : null;
+      const drawn = this.numLayers === null ? null : routeSpaceOfSpec(presetById(id).spec(this.numLayers));
+      const space = drawn && { size: routeSpaceSize(drawn), numLayers: drawn.numLayers, words: routeSpaceInWords(drawn) };
       out.push(budgetProblem(presetById(id).short, b, space));
     }
     return out.filter((p): p is string => p !== null);
@@ -229,7 +229,7 @@ export class SetupState {
     if (this.budgets[id] !== undefined) return this.budgets[id];
     // before a model is loaded its route space is unknown: the protocol's own budget
     const spec = this.numLayers === null ? null : preset.spec(this.numLayers);
-    return spec && 'budget' in spec ? spec.budget : preset.nominalBudget;
+    return spec ? probeOf(spec).budget(spec) : preset.nominalBudget;
   }
 
   /** Counts changes of the model choice: a load that settles under an older count is stale. */
@@ -303,8 +303,6 @@ export class SetupState {
   }
 
   private withSeedAndBudget(id: PresetId, spec: ProbeSpec): ProbeSpec {
-    if (!('seed' in spec)) return spec;
-    const b = this.budgets[id];
-    return { ...spec, seed: this.probeSeed, ...(b === undefined ? {} : { budget: b }) };
+    return reseeded(spec, this.probeSeed, this.budgets[id]);
   }
 }
