@@ -14,6 +14,7 @@
 // Sharing nothing with the graphs, it is the tests' oracle: checked against the reference
 // checkpoints' expected.json (a float64 pass made elsewhere), it then gives float64 logits for
 // checkpoints that have none, such as the trained micro model.
+import { inverseFrequencies } from './rope.ts';
 import { layerWeights, MODEL_WEIGHTS, type Checkpoint } from './checkpoint.ts';
 import { assembleReadout, checkReadoutTokens, components, emittedOf, normScale } from './readout.ts';
 import type { ModelConfig, Readout, ReadoutRow } from './types.ts';
@@ -55,7 +56,7 @@ export async function loadReference(ckpt: Checkpoint, transform?: WeightTransfor
     w.set(n, Float64Array.from(transform ? transform(v, rows, cols) : v));
   }
   const get: Weights = (n) => w.get(n)!;
-  const invFreq = inverseFrequencies64(c);
+  const invFreq = inverseFrequencies(c);
   const { hiddenSize: H, vocabSize: V, rmsNormEps: eps } = c;
   const embed = get(MODEL_WEIGHTS.embed); // [V, H]
   const head = get(c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead); // [V, H]
@@ -93,23 +94,6 @@ export async function loadReference(ckpt: Checkpoint, transform?: WeightTransfor
       return assembleReadout({ route: row.route, silence: row.silence, gold: row.gold, emitted, lens, direct, scale: normScale(last(states), eps) });
     },
   };
-}
-
-/** theta^(-2i/d) for i < d/2, with Hugging Face's llama3 frequency scaling when configured. */
-function inverseFrequencies64(c: ModelConfig): Vec {
-  const d = c.headDim;
-  const inv = Float64Array.from({ length: d / 2 }, (_, i) => Math.pow(c.ropeTheta, (-2 * i) / d));
-  const s = c.ropeScaling;
-  if (!s) return inv;
-  const lowWavelen = s.originalMaxPositionEmbeddings / s.lowFreqFactor;
-  const highWavelen = s.originalMaxPositionEmbeddings / s.highFreqFactor;
-  return inv.map((f) => {
-    const wavelen = (2 * Math.PI) / f;
-    if (wavelen < highWavelen) return f;
-    if (wavelen > lowWavelen) return f / s.factor;
-    const smooth = (s.originalMaxPositionEmbeddings / wavelen - s.lowFreqFactor) / (s.highFreqFactor - s.lowFreqFactor);
-    return (1 - smooth) * (f / s.factor) + smooth * f;
-  });
 }
 
 /** y = W x for W [rows, cols] row-major. */
