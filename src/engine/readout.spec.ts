@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalEngine } from './engine.ts';
-import { type Expected } from './conformance.ts';
+import { maxAbsDiff, type Expected } from './conformance.ts';
 import { loadReference, type Reference } from './reference.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
@@ -67,6 +67,20 @@ describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('
     // its last lens point is the engine's own logits for the row
     const [logits] = await engine.logits(row);
     expect(got.lens[got.lens.length - 1].gold).toEqual(standing(logits, gold));
+  });
+
+  it.each(CASES)('attn-norm, case %s: ‖attn_out‖ at every position equals the float64 reference within the logits tolerance', async (caseName) => {
+    const c = expected.cases.find((x) => x.name === caseName)!;
+    const row = { promptIds: expected.input_ids, route: c.route, silence: c.silence };
+    const got = await engine.readout('attn-norm', row);
+    const want = await ref.readout('attn-norm', row);
+    expect(got.route).toEqual(c.route);
+    expect(got.norms).toHaveLength(c.route.length);
+    got.norms.forEach((perToken, p) => {
+      expect(perToken, `position ${p}`).toHaveLength(expected.input_ids.length);
+      expect(maxAbsDiff(perToken, want.norms[p]), `${caseName}: route position ${p}`).toBeLessThanOrEqual(tol);
+      expect(perToken.every((v) => v > 0), `${caseName}: route position ${p} attends somewhere`).toBe(true);
+    });
   });
 
   it('takes a chosen emitted token and refuses bad tokens by name, staying usable', async () => {

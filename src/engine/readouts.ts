@@ -8,6 +8,7 @@
 // reference (readout.spec.ts).
 import { EngineError, type ForwardRow, type ModelConfig, type PointName, type PointsRow, type PointValues } from './types.ts';
 import { LOOK_INSIDE } from './readout.ts';
+import { blockPoint } from './points.ts';
 import { quote } from '../util/clip.ts';
 
 export type Vector = ArrayLike<number>;
@@ -33,10 +34,21 @@ const POINTS: ReadoutDef<PointsRow, Record<PointName, number[][]>> = {
   reduce: (row, { points }) => Object.fromEntries(row.points.map((name) => [name, points.get(name)!.map((x) => Array.from(x))])) as Record<PointName, number[][]>,
 };
 
+/** The attention block's output norm: ‖blocks.p.attn_out‖₂ at every prompt position t, per route
+ *  position p (norms[p][t]). */
+const ATTN_NORM: ReadoutDef<ForwardRow, { route: number[]; norms: number[][] }> = {
+  read: (row) => ({ points: row.route.map((_, p) => blockPoint(p, 'attn_out')), positions: 'all' }),
+  reduce: (row, { points }) => ({
+    route: row.route.slice(),
+    norms: row.route.map((_, p) => points.get(blockPoint(p, 'attn_out'))!.map((x) => Math.hypot(...Array.from(x)))),
+  }),
+};
+
 export const READOUTS = {
   points: POINTS,
   /** The logit lens and direct attribution at the last prompt position (readout.ts). */
   'look-inside': LOOK_INSIDE,
+  'attn-norm': ATTN_NORM,
 };
 
 export type ReadoutName = keyof typeof READOUTS;
