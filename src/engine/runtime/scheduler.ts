@@ -200,7 +200,7 @@ export async function readPoints(model: RoutedModel, row: PointsRow, plan: Route
   ctl.check();
   const lnFinal = sites.includes('ln_final') ? (await model.runHead([{ hidden: end.cursor.hidden, all }], { logits: false, greedy: false, lnFinal: true })).lnFinal! : null;
   const blocks = sites.flatMap((s) => (s === 'ln_final' ? [] : [{ hidden: at[s.position][s.point], all }]));
-  const flat = await model.readRows(blocks); // [blocks · positions, H]
+  const flat = blocks.length > 0 ? await model.readRows(blocks) : new Float32Array(0); // [blocks · positions, H]
   model.endStep([], []);
   const H = model.config.hiddenSize;
   const count = all ? row.promptIds.length : 1;
