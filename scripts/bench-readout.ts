@@ -43,7 +43,7 @@ for (const { model, dir } of models) {
   const row = { promptIds, route: Array.from({ length: info.numLayers }, (_, l) => l), silence: [] };
   await engine.logits(row); // warm-up
   const forward = await timed(() => engine.logits(row));
-  const readout = await timed(() => engine.readout({ ...row, gold: 1 }));
+  const readout = await timed(() => engine.readout('look-inside', { ...row, gold: 1 }));
   rows.push({ model, layers: info.numLayers, prompt_tokens: T, forward_s: +forward.toFixed(3), readout_s: +readout.toFixed(3), ratio: +(readout / forward).toFixed(2) });
   process.stderr.write(`${model}: forward ${forward.toFixed(3)} s, readout ${readout.toFixed(3)} s (×${(readout / forward).toFixed(2)})\n`);
   await engine.dispose();

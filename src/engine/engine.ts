@@ -11,8 +11,9 @@ import { openCheckpoint } from './checkpoint.ts';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
 import { RoutedModel, type HeadRow, type TokenChoice } from './runtime/model.ts';
 import { precisionOf, withF32Activations } from './graph/linear.ts';
-import { decodeLoop, prefill, prefillStates, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
-import { assembleReadout, checkReadoutTokens, components, emittedOf, normScale } from './readout.ts';
+import { decodeLoop, prefill, readPoints, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
+import { runReadout, type ReadoutName, type ReadoutOf, type ReadoutRowOf } from './readouts.ts';
+import { blockPoint } from './points.ts';
 import { checkFinite, createSampler, logSoftmaxAt, validateSampling, type Sampler } from './sampling.ts';
 import {
   EngineError,
@@ -30,8 +31,6 @@ import {
   type LoadProgress,
   type LogitsOptions,
   type ModelInfo,
-  type Readout,
-  type ReadoutRow,
   ENGINE_DTYPES,
   type ScoreRow,
   type TemplateVars,
@@ -259,45 +258,28 @@ export class LocalEngine implements Engine {
     });
   }
 
-  /** engine/readout.ts at the row's last prompt position. One prefill of 2n + 1 rows sharing their
-   *  prefixes (the route cut after each position, and cut after each position's attention by
-   *  silencing its MLP), so about two forward passes of layer work, then one head run over the
-   *  3n + 1 vectors (lens states and components). */
-  readout(row: ReadoutRow): Promise<Readout> {
+  /** Read-out `name` of one row (engine/readouts.ts): one prefill that reads the points it asks for,
+   *  then one head run over the vectors it asks logits for. */
+  readout<K extends ReadoutName>(name: K, row: ReadoutRowOf<K>): Promise<ReadoutOf<K>> {
     const ctl = this.control();
     return this.serial(async () => {
       const { model } = this.need();
       checkRows([row]);
       const plan = this.plan(row, 'readout');
-      const { vocabSize: V, hiddenSize: H, rmsNormEps: eps } = model.config;
-      checkReadoutTokens(row.gold, row.emitted, V);
-      const n = plan.route.length;
-      const cut = (k: number) => ({ route: plan.route.slice(0, k), keep: plan.keep.slice(0, k) });
-      const plans = [
-        ...Array.from({ length: n + 1 }, (_, k) => cut(k)), // h_0..h_n
-        ...Array.from({ length: n }, (_, p) => ({ route: plan.route.slice(0, p + 1), keep: [...plan.keep.slice(0, p), false] })), // h_mid_p
-      ];
-      const T = row.promptIds.length;
-      const flat = await prefillStates(model, plans.map(() => row.promptIds), plans, this.capacity(T), ctl);
-      const vec = (i: number) => flat.subarray(i * H, (i + 1) * H);
-      const states = Array.from({ length: n + 1 }, (_, k) => vec(k));
-      const mids = Array.from({ length: n }, (_, p) => vec(n + 1 + p));
-      const parts = components({ states, mids });
-      const fed = new Float32Array((n + 1 + parts.length) * H);
-      states.forEach((x, k) => fed.set(x, k * H));
-      parts.forEach((x, j) => fed.set(x, (n + 1 + j) * H));
-      ctl.check();
-      const logits = await model.project(fed, n + 1 + parts.length);
-      const logitsOf = (i: number) => logits.subarray(i * V, (i + 1) * V);
-      const lens = states.map((_, k) => logitsOf(k));
-      lens.forEach((l, k) => checkFinite(l, `readout, lens after route position ${k - 1}`));
-      const emitted = emittedOf(lens, row.emitted);
-      // the head gives u(x) · normScale(x) for each component: divide the scale out again
-      const direct = parts.map((x, j) => {
-        const l = logitsOf(n + 1 + j);
-        return (l[row.gold] - l[emitted]) / normScale(x, eps);
+      const cap = this.capacity(row.promptIds.length);
+      const H = model.config.hiddenSize;
+      const V = model.config.vocabSize;
+      return runReadout(name, row, {
+        config: model.config,
+        points: (r) => readPoints(model, r, plan, cap, ctl),
+        project: async (vectors) => {
+          const fed = new Float32Array(vectors.length * H); // [n, H]
+          vectors.forEach((x, i) => fed.set(x, i * H));
+          ctl.check();
+          const logits = await model.project(fed, vectors.length); // [n, V]
+          return vectors.map((_, i) => logits.subarray(i * V, (i + 1) * V));
+        },
       });
-      return assembleReadout({ route: plan.route, silence: row.silence, gold: row.gold, emitted, lens: lens.map((l) => l.slice()), direct, scale: normScale(states[n], eps) });
     });
   }
 
@@ -352,7 +334,7 @@ export class LocalEngine implements Engine {
 
   /** `work`, where NaN or Inf logits (nan-logits, naming a row) are named with the checkpoint and
    *  the layer where the row's hidden state first holds them: a diagnosis pass runs the row's prompt
-   *  through its route, cut after each position. */
+   *  through its route, reading its residual stream after each position. */
   private async diagnosed(rows: ForwardRow[], plans: RoutePlan[], ctl: RunControl, work: Promise<void>): Promise<void> {
     try {
       await work;
@@ -368,16 +350,15 @@ export class LocalEngine implements Engine {
     }
   }
 
-  /** Where a prompt's hidden state (at its last position) first holds NaN or Inf along a route. */
+  /** Where a prompt's hidden state (at its last position) first holds NaN or Inf along a route: its
+   *  residual stream read at every route position in one pass. */
   private async nanSite(promptIds: number[], plan: RoutePlan, ctl: RunControl): Promise<string> {
     const { model } = this.need();
-    const H = model.config.hiddenSize;
     const n = plan.route.length;
-    const plans = Array.from({ length: n + 1 }, (_, k) => ({ route: plan.route.slice(0, k), keep: plan.keep.slice(0, k) }));
-    const flat = await prefillStates(model, plans.map(() => promptIds), plans, this.capacity(promptIds.length), ctl); // [n + 1, H]
+    const names = [blockPoint(0, 'resid_pre'), ...plan.route.map((_, p) => blockPoint(p, 'resid_post'))];
+    const points = await readPoints(model, { promptIds, route: plan.route, silence: [], points: names, positions: 'last' }, plan, this.capacity(promptIds.length), ctl);
     for (let k = 0; k <= n; k++) {
-      const h = flat.subarray(k * H, (k + 1) * H);
-      if (h.every(Number.isFinite)) continue;
+      if (Array.prototype.every.call(points.get(names[k])![0], Number.isFinite)) continue;
       if (k === 0) return 'the token embedding already holds NaN or Inf (the embedding weights hold them)';
       const layer = plan.route[k - 1];
       return `the hidden state first holds NaN or Inf after layer ${layer} (blocks.${layer}, route position ${k - 1}${plan.keep[k - 1] ? '' : ', MLP silenced'}): its weights hold NaN or Inf, or its activations overflow`;

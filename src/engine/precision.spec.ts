@@ -24,7 +24,7 @@ const { onnx } = onnxProto;
 const typeOf = (vi: onnxProto.onnx.IValueInfoProto) => vi.type?.tensorType?.elemType;
 
 describe('f16 graphs', () => {
-  it('take and give f32 hidden states but keep f16 KV caches, weights and logits inside', async () => {
+  it('take and give f32 hidden states and read-out points but keep f16 KV caches, weights and logits inside', async () => {
     const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: fixture('tiny-qwen3') }));
     const c = ckpt.config;
     for (const dtype of ['f16', 'q4f16'] as const) {
@@ -36,6 +36,7 @@ describe('f16 graphs', () => {
       expect(io).toMatchObject({ [span.in.hidden]: onnx.TensorProto.DataType.FLOAT, [span.out.hidden]: onnx.TensorProto.DataType.FLOAT });
       const slot = span.slot(0);
       for (const kv of [slot.in.pastKey, slot.in.pastValue, slot.out.presentKey, slot.out.presentValue]) expect(io[kv], kv).toBe(onnx.TensorProto.DataType.FLOAT16);
+      for (const point of [slot.out.attnOut, slot.out.mlpOut, slot.out.residPost]) expect(io[point], point).toBe(onnx.TensorProto.DataType.FLOAT);
       const floatInits = layer.initializer!.filter((t) => t.dataType === onnx.TensorProto.DataType.FLOAT || t.dataType === onnx.TensorProto.DataType.FLOAT16);
       expect(floatInits.length).toBeGreaterThan(0);
       expect(floatInits.every((t) => t.dataType === onnx.TensorProto.DataType.FLOAT16), 'every float initializer is f16').toBe(true);
@@ -45,7 +46,7 @@ describe('f16 graphs', () => {
       expect(head.initializer!.filter((t) => t.dataType === onnx.TensorProto.DataType.FLOAT)).toEqual([]);
       const { FLOAT, INT64 } = onnx.TensorProto.DataType;
       const o = headIo.out;
-      expect(Object.fromEntries(head.output!.map((v) => [v.name, typeOf(v)]))).toEqual({ [o.embedded]: FLOAT, [o.logits]: FLOAT, [o.nextIds]: INT64, [o.nextLogprobs]: FLOAT, [o.nextEmbedded]: FLOAT });
+      expect(Object.fromEntries(head.output!.map((v) => [v.name, typeOf(v)]))).toEqual({ [o.embedded]: FLOAT, [o.logits]: FLOAT, [o.nextIds]: INT64, [o.nextLogprobs]: FLOAT, [o.nextEmbedded]: FLOAT, [o.lnFinal]: FLOAT });
     }
   });
 });

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalEngine } from './engine.ts';
-import { type Expected } from './conformance.ts';
+import { maxAbsDiff, type Expected } from './conformance.ts';
 import { loadReference, type Reference } from './reference.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
@@ -25,10 +25,10 @@ describe.each(MODELS)('%s: the reference read-out', (name) => {
     ref = await loadReference(await openCheckpoint(openReader({ kind: 'fs', dir: fixture(name) })));
   });
 
-  it('ends in expected.json logits, emits the greedy token, and its attributions sum to the logit difference', () => {
+  it('ends in expected.json logits, emits the greedy token, and its attributions sum to the logit difference', async () => {
     for (const c of expected.cases) {
       const gold = expected.cases[(expected.cases.indexOf(c) + 1) % expected.cases.length].greedy_tokens[0];
-      const r = ref.readout({ promptIds: expected.input_ids, route: c.route, silence: c.silence, gold });
+      const r = await ref.readout('look-inside', { promptIds: expected.input_ids, route: c.route, silence: c.silence, gold });
       expect(r.emitted, c.name).toBe(c.greedy_tokens[0]);
       const last = r.lens[r.lens.length - 1];
       expect(last.gold).toEqual(expect.objectContaining({ id: gold }));
@@ -58,8 +58,8 @@ describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('
     const c = expected.cases.find((x) => x.name === caseName)!;
     const gold = expected.cases[0].greedy_tokens[1];
     const row = { promptIds: expected.input_ids, route: c.route, silence: c.silence, gold };
-    const got = await engine.readout(row);
-    const want = ref.readout(row);
+    const got = await engine.readout('look-inside', row);
+    const want = await ref.readout('look-inside', row);
     const { maxAbsDiff, ranksEqual } = readoutDiff(got, want);
     expect(maxAbsDiff, `${caseName}: max |engine − reference|`).toBeLessThanOrEqual(tol);
     expect(ranksEqual, `${caseName}: ranks`).toBe(true);
@@ -69,17 +69,31 @@ describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('
     expect(got.lens[got.lens.length - 1].gold).toEqual(standing(logits, gold));
   });
 
+  it.each(CASES)('attn-norm, case %s: ‖attn_out‖ at every position equals the float64 reference within the logits tolerance', async (caseName) => {
+    const c = expected.cases.find((x) => x.name === caseName)!;
+    const row = { promptIds: expected.input_ids, route: c.route, silence: c.silence };
+    const got = await engine.readout('attn-norm', row);
+    const want = await ref.readout('attn-norm', row);
+    expect(got.route).toEqual(c.route);
+    expect(got.norms).toHaveLength(c.route.length);
+    got.norms.forEach((perToken, p) => {
+      expect(perToken, `position ${p}`).toHaveLength(expected.input_ids.length);
+      expect(maxAbsDiff(perToken, want.norms[p]), `${caseName}: route position ${p}`).toBeLessThanOrEqual(tol);
+      expect(perToken.every((v) => v > 0), `${caseName}: route position ${p} attends somewhere`).toBe(true);
+    });
+  });
+
   it('takes a chosen emitted token and refuses bad tokens by name, staying usable', async () => {
     const row = { promptIds: expected.input_ids, route: [0, 1], silence: [], gold: 3, emitted: 5 };
-    expect((await engine.readout(row)).emitted).toBe(5);
+    expect((await engine.readout('look-inside', row)).emitted).toBe(5);
     const V = (await engine.info())!.vocabSize;
     const bads: [ReadoutRow, RegExp][] = [[{ ...row, gold: V }, /gold token/], [{ ...row, emitted: -1 }, /emitted token/], [{ ...row, route: [99] }, /route\[0\] = 99/]];
     for (const [bad, what] of bads) {
-      const err = await engine.readout(bad).catch((e: unknown) => e);
+      const err = await engine.readout('look-inside', bad).catch((e: unknown) => e);
       expect(isEngineError(err) && err.code).toBe('bad-input');
       expect((err as Error).message).toMatch(what);
     }
-    expect((await engine.readout(row)).lens).toHaveLength(3);
+    expect((await engine.readout('look-inside', row)).lens).toHaveLength(3);
   });
 });
 
@@ -140,7 +154,7 @@ describe('readAttempt on the built-in micro model (one token per character)', ()
     expect(r.gold).not.toBe(r.emitted);
     // the read-out of the prompt extended by the shared "-", as the engine computes it for that row
     const { row } = await attemptRow(engine, look);
-    expect(readoutDiff(r, await engine.readout(row)).maxAbsDiff).toBe(0);
+    expect(readoutDiff(r, await engine.readout('look-inside', row)).maxAbsDiff).toBe(0);
     expect(Math.abs(r.logitDiff)).toBeGreaterThan(0);
   });
 });

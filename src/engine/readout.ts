@@ -1,38 +1,24 @@
 // A look inside one forward row at its last prompt position (an answer token: for an attempt, the
-// first where the gold answer and the response differ, attemptRow), computed
-// once here from a row's hidden states, by the engine (engine.ts, on either runtime) and by the
-// float64 reference (reference.ts) alike.
+// first where the gold answer and the response differ, attemptRow): the read-out 'look-inside'
+// (readouts.ts), computed by the engine and by the float64 reference alike from the row's named
+// points (engine/points.ts).
 //
-// With h_0 the embedding and, at route position p, h_mid_p = h_p + attn_p (after attention) and
-// h_{p+1} = h_mid_p + mlp_p (mlp_p = 0 where the layer's MLP is silenced):
+// With h_0 = blocks.0.resid_pre (the embedding) and h_{p+1} = blocks.p.resid_post
+// = h_p + attn_p + mlp_p (attn_p = blocks.p.attn_out; mlp_p = blocks.p.mlp_out, 0 where silenced):
 // - logit lens: logits(h_k) = head(finalNorm(h_k)) for k = 0..n, and the gold and emitted token's
 //   rank and probability in each;
 // - direct attribution with the final norm's scale frozen at h_n (as TransformerLens does with a
 //   cached scale): s = 1 / sqrt(mean(h_n²) + eps), u(x) = W_head (γ ⊙ x), and a component x of
-//   {h_0, attn_p, mlp_p} contributes s · (u(x)[gold] − u(x)[emitted]). Once s is fixed the norm is
-//   linear, and h_n = h_0 + Σ attn_p + Σ mlp_p, so the contributions sum to the final logit
-//   difference: `identityError` is how far rounding leaves them from it.
+//   {h_0, attn_p, mlp_p} contributes s · (u(x)[gold] − u(x)[emitted]); u(x) is read off the head as
+//   head(finalNorm(x)) / normScale(x). Once s is fixed the norm is linear, and
+//   h_n = h_0 + Σ attn_p + Σ mlp_p, so the contributions sum to the final logit difference:
+//   `identityError` is how far rounding leaves them from it.
 import { argmax } from './conformance.ts';
-import { EngineError, type AttributionPoint, type Engine, type LensPoint, type Readout, type ReadoutRow, type TokenStanding } from './types.ts';
+import { blockPoint } from './points.ts';
+import { checkFinite } from './sampling.ts';
+import { EngineError, type Engine, type LensPoint, type PointName, type Readout, type ReadoutRow, type TokenStanding } from './types.ts';
+import type { ReadoutDef, Vector } from './readouts.ts';
 import { quote } from '../util/clip.ts';
-
-type Vector = ArrayLike<number>;
-
-/** A row's vectors at its last position: h_0..h_n (`states`) and h_mid_0..h_mid_{n-1} (`mids`). */
-export interface RowStates {
-  states: Vector[];
-  mids: Vector[];
-}
-
-/** The components whose direct attribution is read, in order: h_0, then attn_p, mlp_p per position. */
-export function components({ states, mids }: RowStates): Float64Array[] {
-  const out = [Float64Array.from(states[0])];
-  mids.forEach((mid, p) => {
-    out.push(Float64Array.from(mid, (v, i) => v - states[p][i]));
-    out.push(Float64Array.from(states[p + 1], (v, i) => v - mid[i]));
-  });
-  return out;
-}
 
 /** The RMS norm's scale at x: 1 / sqrt(mean(x²) + eps). */
 export function normScale(x: Vector, eps: number): number {
@@ -62,47 +48,46 @@ export function checkReadoutTokens(gold: unknown, emitted: unknown, V: number): 
   if (emitted !== undefined && bad(emitted)) throw new EngineError('bad-input', `readout: emitted token ${quote(emitted)} is not a token id in [0, ${V})`);
 }
 
-export interface ReadoutParts {
-  route: number[];
-  silence: number[];
-  gold: number;
-  /** Default: the argmax of the last lens logits (the greedy choice). */
-  emitted?: number;
-  /** head(finalNorm(h_k)) for k = 0..n. */
-  lens: Vector[];
-  /** u(x)[gold] − u(x)[emitted] for each of `components`, in order (needs `emitted` resolved: see
-   *  `emittedOf`). */
-  direct: number[];
-  /** The final norm's scale at h_n (normScale). */
-  scale: number;
+/** h_k: the residual stream after k route positions (h_0 the embedding). */
+const state = (k: number): PointName => (k === 0 ? blockPoint(0, 'resid_pre') : blockPoint(k - 1, 'resid_post'));
+
+/** The points whose logits the look inside reads, in order: h_0..h_n, then attn_p, mlp_p per position. */
+function projected(route: number[]): PointName[] {
+  return [...Array.from({ length: route.length + 1 }, (_, k) => state(k)), ...route.flatMap((_, p) => [blockPoint(p, 'attn_out'), blockPoint(p, 'mlp_out')])];
 }
 
-/** The emitted token: as given, else the greedy choice of the last lens logits. */
-export function emittedOf(lens: Vector[], emitted?: number): number {
-  return emitted ?? argmax(lens[lens.length - 1]);
-}
-
-/** The read-out from its parts. */
-export function assembleReadout(p: ReadoutParts): Readout {
-  const emitted = emittedOf(p.lens, p.emitted);
-  const lens: LensPoint[] = p.lens.map((logits, k) => ({
-    position: k - 1,
-    layer: k === 0 ? null : p.route[k - 1],
-    gold: standing(logits, p.gold),
-    emitted: standing(logits, emitted),
-  }));
-  const embed = p.scale * p.direct[0];
-  const attribution: AttributionPoint[] = p.route.map((layer, pos) => ({
-    position: pos,
-    layer,
-    attn: p.scale * p.direct[1 + 2 * pos],
-    mlp: p.scale * p.direct[2 + 2 * pos],
-  }));
-  const last = p.lens[p.lens.length - 1];
-  const logitDiff = last[p.gold] - last[emitted];
-  const sum = attribution.reduce((s, a) => s + a.attn + a.mlp, embed);
-  return { route: p.route.slice(), silence: p.silence.slice(), gold: p.gold, emitted, lens, embed, attribution, logitDiff, sum, identityError: Math.abs(sum - logitDiff) };
-}
+/** The logit lens and direct attribution of a row at its last prompt position. */
+export const LOOK_INSIDE: ReadoutDef<ReadoutRow, Readout> = {
+  check: (row, config) => checkReadoutTokens(row.gold, row.emitted, config.vocabSize),
+  read: (row) => ({ points: projected(row.route), positions: 'last' }),
+  project: (row, points) => projected(row.route).map((name) => points.get(name)![0]),
+  reduce(row, { points, logits, config }) {
+    const n = row.route.length;
+    const names = projected(row.route);
+    const logitsOf = new Map(names.map((name, i) => [name, logits[i]]));
+    const vec = (name: PointName) => points.get(name)![0];
+    const lensLogits = Array.from({ length: n + 1 }, (_, k) => logitsOf.get(state(k))!);
+    lensLogits.forEach((l, k) => checkFinite(l, `readout, lens after route position ${k - 1}`));
+    const emitted = row.emitted ?? argmax(lensLogits[n]);
+    const scale = normScale(vec(state(n)), config.rmsNormEps);
+    // s · (u(x)[gold] − u(x)[emitted]), with u(x) = head(finalNorm(x)) / normScale(x)
+    const direct = (name: PointName) => {
+      const l = logitsOf.get(name)!;
+      return scale * ((l[row.gold] - l[emitted]) / normScale(vec(name), config.rmsNormEps));
+    };
+    const lens: LensPoint[] = lensLogits.map((l, k) => ({
+      position: k - 1,
+      layer: k === 0 ? null : row.route[k - 1],
+      gold: standing(l, row.gold),
+      emitted: standing(l, emitted),
+    }));
+    const embed = direct(state(0));
+    const attribution = row.route.map((layer, p) => ({ position: p, layer, attn: direct(blockPoint(p, 'attn_out')), mlp: direct(blockPoint(p, 'mlp_out')) }));
+    const logitDiff = lensLogits[n][row.gold] - lensLogits[n][emitted];
+    const sum = attribution.reduce((s, a) => s + a.attn + a.mlp, embed);
+    return { route: row.route.slice(), silence: row.silence.slice(), gold: row.gold, emitted, lens, embed, attribution, logitDiff, sum, identityError: Math.abs(sum - logitDiff) };
+  },
+};
 
 /** The largest difference between two read-outs of the same row, over every logit, probability
  *  and attribution they report (ranks compared apart: `ranksEqual`). */
@@ -181,7 +166,7 @@ export async function attemptRow(engine: Pick<Engine, 'encode'>, a: AttemptLook)
 export async function readAttempt(engine: Engine, a: AttemptLook): Promise<AttemptReadout> {
   if (!engine.readout) throw new EngineError('internal', 'this engine has no read-out');
   const { row, position } = await attemptRow(engine, a);
-  const r = await engine.readout(row);
+  const r = await engine.readout('look-inside', row);
   const prefix = position === 0 ? '' : await engine.decode(row.promptIds.slice(row.promptIds.length - position));
   return { ...r, goldToken: await engine.decode([r.gold]), emittedToken: await engine.decode([r.emitted]), position, prefix };
 }

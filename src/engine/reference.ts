@@ -2,10 +2,15 @@
 //
 //   h = embed(ids)                                   [T, H]
 //   for each route position p:                       layer route[p], its own keys and values
-//     h = h + attention(norm(h))                     causal, grouped-query, rotate-half rotary
-//     h = h + mlp(norm(h))   unless route[p]'s MLP is silenced
-//   logits = lm_head(norm(h))                        [T, V]
+//     blocks.p.resid_pre = h
+//     blocks.p.attn_out = attention(norm(h))         causal, grouped-query, rotate-half rotary
+//     h = h + blocks.p.attn_out
+//     blocks.p.mlp_out = mlp(norm(h))                0 where route[p]'s MLP is silenced
+//     h = blocks.p.resid_post = h + blocks.p.mlp_out
+//   ln_final = norm(h)
+//   logits = lm_head(ln_final)                       [T, V]
 //
+// The named points (engine/points.ts) are read in that one loop, for the read-outs (readouts.ts).
 // The semantics are test/fixtures/reference/README.md's, written from the Hugging Face modeling
 // code (RMSNorm, rotary with llama3 scaling, SwiGLU, tied or untied head). The engine computes the
 // same with ONNX graphs: graph/layer.ts layerBody is one route position, runtime/scheduler.ts
@@ -14,9 +19,11 @@
 // Sharing nothing with the graphs, it is the tests' oracle: checked against the reference
 // checkpoints' expected.json (a float64 pass made elsewhere), it then gives float64 logits for
 // checkpoints that have none, such as the trained micro model.
+import { inverseFrequencies } from './rope.ts';
 import { layerWeights, MODEL_WEIGHTS, type Checkpoint } from './checkpoint.ts';
-import { assembleReadout, checkReadoutTokens, components, emittedOf, normScale } from './readout.ts';
-import type { ModelConfig, Readout, ReadoutRow } from './types.ts';
+import { blockPoint, pointSite } from './points.ts';
+import { runReadout, type ReadoutName, type ReadoutOf, type ReadoutRowOf } from './readouts.ts';
+import type { ModelConfig, PointName, PointsRow, PointValues } from './types.ts';
 
 type Vec = Float64Array<ArrayBuffer>;
 type Weights = (name: string) => Vec;
@@ -25,8 +32,10 @@ export interface Reference {
   config: ModelConfig;
   /** Logits [positions][vocab] of `ids` through `route`, MLPs of `silence` silenced. */
   logits(ids: number[], route: number[], silence: number[]): Vec[];
-  /** The logit lens and direct attribution of a row at its last position (engine/readout.ts). */
-  readout(row: ReadoutRow): Readout;
+  /** A row's read-out points (engine/points.ts), read in the same loop. */
+  points(row: PointsRow): PointValues;
+  /** A read-out of a row (engine/readouts.ts), as the engine runs it: points, head, reduction. */
+  readout<K extends ReadoutName>(name: K, row: ReadoutRowOf<K>): Promise<ReadoutOf<K>>;
 }
 
 /** Replaces a [rows, cols] weight by what a lossy format stores for it (e.g. 4-bit round trip). */
@@ -55,61 +64,47 @@ export async function loadReference(ckpt: Checkpoint, transform?: WeightTransfor
     w.set(n, Float64Array.from(transform ? transform(v, rows, cols) : v));
   }
   const get: Weights = (n) => w.get(n)!;
-  const invFreq = inverseFrequencies64(c);
+  const invFreq = inverseFrequencies(c);
   const { hiddenSize: H, vocabSize: V, rmsNormEps: eps } = c;
   const embed = get(MODEL_WEIGHTS.embed); // [V, H]
   const head = get(c.tieWordEmbeddings ? MODEL_WEIGHTS.embed : MODEL_WEIGHTS.lmHead); // [V, H]
   const norm = get(MODEL_WEIGHTS.norm); // [H]
+  /** The forward loop: the final norm's output [T][H]; `read` sees each point's vectors [T][H]. */
+  const forward = (ids: number[], route: number[], silence: number[], read: (name: PointName, x: Vec[]) => void = () => {}): Vec[] => {
+    let h = ids.map((id) => embed.slice(id * H, (id + 1) * H)); // [T][H]
+    route.forEach((layer, p) => {
+      read(blockPoint(p, 'resid_pre'), h);
+      const attn = attention(c, layer, h, get, invFreq); // [T][H]
+      const mid = h.map((x, t) => add(x, attn[t]));
+      const mlpOut = silence.includes(layer) ? mid.map(() => new Float64Array(H)) : mid.map((x) => mlp(c, layer, x, get)); // [T][H]
+      h = mid.map((x, t) => add(x, mlpOut[t]));
+      read(blockPoint(p, 'attn_out'), attn);
+      read(blockPoint(p, 'mlp_out'), mlpOut);
+      read(blockPoint(p, 'resid_post'), h);
+    });
+    const normed = h.map((x) => rmsNorm(x, norm, eps)); // [T][H]
+    read('ln_final', normed);
+    return normed;
+  };
+  const points = (row: PointsRow): PointValues => {
+    const wanted = new Set(row.points.filter((name) => pointSite(name, row.route.length)));
+    const got: PointValues = new Map();
+    forward(row.promptIds, row.route, row.silence, (name, x) => {
+      if (wanted.has(name)) got.set(name, row.positions === 'all' ? x : [x[x.length - 1]]);
+    });
+    return new Map(row.points.map((name) => [name, got.get(name)!]));
+  };
   return {
     config: c,
-    logits(ids, route, silence) {
-      let h = ids.map((id) => embed.slice(id * H, (id + 1) * H)); // [T][H]
-      for (const layer of route) {
-        h = attention(c, layer, h, get, invFreq); // [T][H]
-        if (!silence.includes(layer)) h = h.map((x) => mlp(c, layer, x, get));
-      }
-      return h.map((x) => matVec(head, rmsNorm(x, norm, eps), V, H)); // [T][V]
-    },
-    readout(row) {
-      checkReadoutTokens(row.gold, row.emitted, V);
-      const last = (x: Vec[]) => x[x.length - 1];
-      let h = row.promptIds.map((id) => embed.slice(id * H, (id + 1) * H)); // [T][H]
-      const states = [last(h)];
-      const mids: Vec[] = [];
-      for (const layer of row.route) {
-        h = attention(c, layer, h, get, invFreq);
-        mids.push(last(h));
-        if (!row.silence.includes(layer)) h = h.map((x) => mlp(c, layer, x, get));
-        states.push(last(h));
-      }
-      const lens = states.map((x) => matVec(head, rmsNorm(x, norm, eps), V, H));
-      const emitted = emittedOf(lens, row.emitted);
-      const direct = components({ states, mids }).map((x) => {
-        const u = x.map((v, i) => v * norm[i]); // W (γ ⊙ x): the final norm with its scale left out
-        let d = 0;
-        for (let k = 0; k < H; k++) d += (head[row.gold * H + k] - head[emitted * H + k]) * u[k];
-        return d;
-      });
-      return assembleReadout({ route: row.route, silence: row.silence, gold: row.gold, emitted, lens, direct, scale: normScale(last(states), eps) });
-    },
+    logits: (ids, route, silence) => forward(ids, route, silence).map((x) => matVec(head, x, V, H)), // [T][V]
+    points,
+    readout: (name, row) =>
+      runReadout(name, row, { config: c, points, project: (xs) => xs.map((x) => matVec(head, rmsNorm(Float64Array.from(x), norm, eps), V, H)) }),
   };
 }
 
-/** theta^(-2i/d) for i < d/2, with Hugging Face's llama3 frequency scaling when configured. */
-function inverseFrequencies64(c: ModelConfig): Vec {
-  const d = c.headDim;
-  const inv = Float64Array.from({ length: d / 2 }, (_, i) => Math.pow(c.ropeTheta, (-2 * i) / d));
-  const s = c.ropeScaling;
-  if (!s) return inv;
-  const lowWavelen = s.originalMaxPositionEmbeddings / s.lowFreqFactor;
-  const highWavelen = s.originalMaxPositionEmbeddings / s.highFreqFactor;
-  return inv.map((f) => {
-    const wavelen = (2 * Math.PI) / f;
-    if (wavelen < highWavelen) return f;
-    if (wavelen > lowWavelen) return f / s.factor;
-    const smooth = (s.originalMaxPositionEmbeddings / wavelen - s.lowFreqFactor) / (s.highFreqFactor - s.lowFreqFactor);
-    return (1 - smooth) * (f / s.factor) + smooth * f;
-  });
+function add(a: Vec, b: Vec): Vec {
+  return a.map((v, i) => v + b[i]);
 }
 
 /** y = W x for W [rows, cols] row-major. */
@@ -143,7 +138,7 @@ function rotate(x: Vec, pos: number, invFreq: Vec): Vec {
   return out;
 }
 
-/** h + o(attention(norm(h))) at every position: causal, each query head reading kv head
+/** o(attention(norm(h))) at every position (the attention block's output): causal, each query head reading kv head
  *  ⌊head / (nH / nKv)⌋, scaled by 1/√headDim. */
 function attention(c: ModelConfig, layer: number, h: Vec[], get: Weights, invFreq: Vec): Vec[] {
   const n = layerWeights(layer);
@@ -166,7 +161,7 @@ function attention(c: ModelConfig, layer: number, h: Vec[], get: Weights, invFre
     v.push(Array.from({ length: nKv }, (_, i) => vt.slice(i * d, (i + 1) * d)));
   }
   const group = nH / nKv;
-  return h.map((ht, t) => {
+  return h.map((_, t) => {
     const attn = new Float64Array(nH * d);
     for (let head = 0; head < nH; head++) {
       const kv = Math.floor(head / group);
@@ -176,14 +171,11 @@ function attention(c: ModelConfig, layer: number, h: Vec[], get: Weights, invFre
       const sum = e.reduce((a, b) => a + b, 0);
       for (let s = 0; s <= t; s++) for (let i = 0; i < d; i++) attn[head * d + i] += (e[s] / sum) * v[s][kv][i];
     }
-    const h1 = ht.slice();
-    const o = proj(get, n.o, null, attn, H);
-    h1.forEach((_, i) => (h1[i] += o[i]));
-    return h1;
+    return proj(get, n.o, null, attn, H);
   });
 }
 
-/** x + down(silu(gate(norm(x))) · up(norm(x))) at one position. */
+/** down(silu(gate(norm(x))) · up(norm(x))) at one position (the MLP block's output). */
 function mlp(c: ModelConfig, layer: number, x: Vec, get: Weights): Vec {
   const n = layerWeights(layer);
   const { hiddenSize: H, intermediateSize: I } = c;
@@ -191,8 +183,7 @@ function mlp(c: ModelConfig, layer: number, x: Vec, get: Weights): Vec {
   const gate = proj(get, n.gate, null, x2, I);
   const up = proj(get, n.up, null, x2, I);
   const act = gate.map((g, i) => (g / (1 + Math.exp(-g))) * up[i]);
-  const down = proj(get, n.down, null, act, H);
-  return x.map((v, i) => v + down[i]);
+  return proj(get, n.down, null, act, H);
 }
 
 /** W x (+ bias) for weight `name` [rows, x.length]. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { connectEngine, exposeEngine } from './remote';
-import { EngineError, type Engine, type LoadProgress } from './types';
+import { EngineError, type Engine, type LoadProgress, type ReadoutRow } from './types';
 
 // A minimal engine whose behaviour the tests script; only what crosses the boundary matters here.
 function scriptedEngine(): Engine {
@@ -17,11 +17,15 @@ function scriptedEngine(): Engine {
     logits: async () => [new Float32Array([1, 2, 3])],
     generate: () => new Promise(() => {}), // never settles: stands for a call in flight
     score: notUsed,
-    readout: async (row) => ({
-      route: row.route, silence: row.silence, gold: row.gold, emitted: 7, embed: 0.5, logitDiff: 1, sum: 1, identityError: 0,
-      lens: [{ position: -1, layer: null, gold: { id: row.gold, rank: 2, prob: 0.25, logit: 1 }, emitted: { id: 7, rank: 1, prob: 0.5, logit: 2 } }],
-      attribution: [{ position: 0, layer: row.route[0], attn: 0.25, mlp: 0.25 }],
-    }),
+    readout: async (name, row) => {
+      if (name !== 'look-inside') throw new EngineError('bad-input', `unknown read-out ${name}`);
+      const r = row as unknown as ReadoutRow;
+      return {
+        route: r.route, silence: r.silence, gold: r.gold, emitted: 7, embed: 0.5, logitDiff: 1, sum: 1, identityError: 0,
+        lens: [{ position: -1, layer: null, gold: { id: r.gold, rank: 2, prob: 0.25, logit: 1 }, emitted: { id: 7, rank: 1, prob: 0.5, logit: 2 } }],
+        attribution: [{ position: 0, layer: r.route[0], attn: 0.25, mlp: 0.25 }],
+      } as never;
+    },
     cancel: async () => {},
     dispose: async () => {},
   };
@@ -55,7 +59,7 @@ describe('engine over the worker boundary', () => {
 
   it('carries a read-out across as plain data', async () => {
     const { engine } = connect();
-    const r = await engine.readout!({ promptIds: [1], route: [3], silence: [], gold: 4 });
+    const r = await engine.readout!('look-inside', { promptIds: [1], route: [3], silence: [], gold: 4 });
     expect(r).toMatchObject({ route: [3], gold: 4, emitted: 7, attribution: [{ position: 0, layer: 3, attn: 0.25, mlp: 0.25 }] });
     expect(r.lens[0].gold).toEqual({ id: 4, rank: 2, prob: 0.25, logit: 1 });
   });

@@ -83,7 +83,8 @@ export function connectEngine(worker: Worker): RemoteEngine {
     logits: (row, opts) => call(() => remote.logits(row, opts)),
     generate: (rows, opts) => call(() => remote.generate(rows, opts)),
     score: (rows) => call(() => remote.score(rows)),
-    readout: (row) => call(() => remote.readout(row)),
+    // one method for every read-out: the read-out is data (its name), so a new one needs no line here
+    readout: (name, row) => call(() => remote.readout(name, row as never) as never),
     stats: () => call(() => remote.stats()),
     // cancel must reach the worker even while another call is in flight; it does not wait on `call`.
     cancel: () => (dead ? Promise.resolve() : remote.cancel()),

@@ -2,6 +2,7 @@
 // (workers/engine.worker.ts exposes an Engine over comlink; tests hold the real object).
 // Everything here is plain data so it crosses postMessage unchanged.
 import type { AdapterInfo } from './adapter.ts';
+import type { ReadoutName, ReadoutOf, ReadoutRowOf } from './readouts.ts';
 
 /** Where a checkpoint in Hugging Face layout comes from. */
 export type CheckpointSource =
@@ -147,6 +148,26 @@ export interface ForwardRow {
   silence: number[];
 }
 
+/** The read-out points of one route position, as TransformerLens names its hook points
+ *  (`blocks.{i}.hook_resid_pre`, ...): the residual stream entering it, the attention block's
+ *  output, the MLP block's output (0 where silenced) and the residual stream leaving it. */
+export const BLOCK_POINTS = ['resid_pre', 'attn_out', 'mlp_out', 'resid_post'] as const;
+export type BlockPoint = (typeof BLOCK_POINTS)[number];
+
+/** A named point of the forward pass: `blocks.{p}.{BlockPoint}` at route position p (on the default
+ *  route, layer p; a repeated layer has a point per position it runs at), or `ln_final`, the final
+ *  norm's output (what the LM head multiplies). Each holds one H-vector per prompt position. */
+export type PointName = `blocks.${number}.${BlockPoint}` | 'ln_final';
+
+/** A forward row that asks for read-out points, at its last prompt position or at every one. */
+export interface PointsRow extends ForwardRow {
+  points: PointName[];
+  positions: 'last' | 'all';
+}
+
+/** The values of a PointsRow's points: per point one H-vector per position read. */
+export type PointValues = Map<PointName, ArrayLike<number>[]>;
+
 export interface GenerateRow extends ForwardRow {
   sampling: Sampling;
 }
@@ -180,7 +201,7 @@ export interface LogitsOptions {
 /** A look inside one forward row at its last prompt position (an answer token; readout.ts
  *  attemptRow extends the prompt by the answer tokens gold and response share): `gold` is the gold
  *  answer's token there; `emitted` the token the attempt emitted there (default: the row's greedy
- *  choice). See engine/readout.ts for what is computed and how. */
+ *  choice). See engine/readout.ts for what is computed and how (read-out 'look-inside'). */
 export interface ReadoutRow extends ForwardRow {
   gold: number;
   emitted?: number;
@@ -242,8 +263,8 @@ export interface Engine {
   generate(rows: GenerateRow[], opts: GenerateOptions): Promise<GenerateResult[]>;
   /** Total log-prob of each continuation, per row: result[row][continuation]. */
   score(rows: ScoreRow[]): Promise<number[][]>;
-  /** A logit lens and direct attribution of one row (engine/readout.ts). */
-  readout?(row: ReadoutRow): Promise<Readout>;
+  /** A read-out of one row: the points its definition asks for, reduced (engine/readouts.ts). */
+  readout?<K extends ReadoutName>(name: K, row: ReadoutRowOf<K>): Promise<ReadoutOf<K>>;
   /** Cancels the call in flight; it rejects with EngineError code 'cancelled'. */
   cancel(): Promise<void>;
   dispose(): Promise<void>;

@@ -7,6 +7,7 @@
 
 import * as tf from '@tensorflow/tfjs';
 import { createPrng } from '../../src/util/prng';
+import { inverseFrequencies } from '../../src/engine/rope';
 import { tensorShapes, type MicroConfig } from './config';
 
 export type Params = Map<string, tf.Variable>;
@@ -66,23 +67,6 @@ const linear = tf.customGrad((...args) => {
     },
   };
 }) as (x: tf.Tensor2D, w: tf.Tensor) => tf.Tensor2D;
-
-/** HF rotary inverse frequencies, [headDim / 2], with Llama 3 scaling when the config has it. */
-export function inverseFrequencies(c: MicroConfig): Float64Array {
-  const hd = c.headDim;
-  const inv = Float64Array.from({ length: hd / 2 }, (_, i) => 1 / Math.pow(c.ropeTheta, (2 * i) / hd));
-  const s = c.ropeScaling;
-  if (!s) return inv;
-  const lowWavelen = s.originalMaxPositionEmbeddings / s.lowFreqFactor;
-  const highWavelen = s.originalMaxPositionEmbeddings / s.highFreqFactor;
-  return inv.map((f) => {
-    const wavelen = (2 * Math.PI) / f;
-    if (wavelen < highWavelen) return f;
-    if (wavelen > lowWavelen) return f / s.factor;
-    const smooth = (s.originalMaxPositionEmbeddings / wavelen - s.lowFreqFactor) / (s.highFreqFactor - s.lowFreqFactor);
-    return (1 - smooth) * (f / s.factor) + smooth * f;
-  });
-}
 
 /** cos/sin of concat(freqs, freqs) for positions 0..T-1: two [T, headDim] tensors. */
 export function ropeTables(T: number, c: MicroConfig): { cos: tf.Tensor2D; sin: tf.Tensor2D } {

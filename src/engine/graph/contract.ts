@@ -28,6 +28,11 @@ export const GRAPH = {
         out: {
           presentKey: `${prefix}present_key`, // [batch, kvHeads, cap, headDim] act: the cache with this run's tokens written
           presentValue: `${prefix}present_value`, // [batch, kvHeads, cap, headDim] act
+          // read-out points (engine/points.ts), fetched only by runs that read them; a slot's
+          // resid_pre is the previous slot's resid_post, or the span's input
+          attnOut: `${prefix}attn_out`, // [batch, seq, H] f32: blocks.{p}.attn_out, the attention block's output
+          mlpOut: `${prefix}mlp_out`, // [batch, seq, H] f32: blocks.{p}.mlp_out, the MLP block's output (0 where silenced)
+          residPost: `${prefix}resid_post`, // [batch, seq, H] f32: blocks.{p}.resid_post, the slot's output
         },
       };
     },
@@ -44,6 +49,7 @@ export const GRAPH = {
       nextIds: 'next_ids', // [n] i64: the greedy choice, each row's argmax
       nextLogprobs: 'next_logprobs', // [n] f32: its log-prob; NaN where any logit of the row is NaN or ±Inf
       nextEmbedded: 'next_embedded', // [n, H] f32: the embedding of next_ids, the next decode step's input
+      lnFinal: 'ln_final', // [n, H] f32: the read-out point ln_final, the final norm's output the head multiplies
     },
   },
 } as const;

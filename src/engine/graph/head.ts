@@ -41,7 +41,8 @@ export function buildHeadGraph(config: ModelConfig, w: HeadWeights, opts: HeadGr
   // LM head
   const hidden = f32 ? hiddenIn : g.op('Cast', [hiddenIn], { to: ONNX_TYPE_CODE[act] }); // [n, H] act
   const normW = g.init('model.norm.weight', act, [H], w.norm);
-  const x = g.op('SimplifiedLayerNormalization', [hidden, normW], { axis: -1, epsilon: { float: config.rmsNormEps } }); // [n, H]
+  const x = g.node('SimplifiedLayerNormalization', [hidden, normW], { outputs: f32 ? [OUT.lnFinal] : 1, attrs: { axis: -1, epsilon: { float: config.rmsNormEps } } })[0]; // [n, H]
+  if (!f32) g.node('Cast', [x], { outputs: [OUT.lnFinal], attrs: { to: ONNX_TYPE_CODE.float32 } });
   const logitsAct = f32 ? OUT.logits : 'logits_act';
   const head = w.head;
   let gathers: Array<(idx: string) => string>; // per part: [k] ids within the part -> [k, H] act
@@ -98,6 +99,7 @@ export function buildHeadGraph(config: ModelConfig, w: HeadWeights, opts: HeadGr
   g.output(OUT.nextIds, 'int64', ['n']);
   g.output(OUT.nextLogprobs, 'float32', ['n']);
   g.output(OUT.nextEmbedded, 'float32', ['n', H]);
+  g.output(OUT.lnFinal, 'float32', ['n', H]);
   return g.build();
 }
 

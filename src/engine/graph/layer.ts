@@ -94,14 +94,15 @@ interface Shared {
 }
 
 /** One decoder layer over `v.hidden` (a route position of reference.ts: attention, then the MLP
- *  unless silenced); declares the slot's KV and silence inputs and KV outputs. Returns the layer's
- *  output [batch, seq, H] act. */
+ *  unless silenced); declares the slot's KV and silence inputs, KV outputs and read-out point
+ *  outputs. Returns the layer's output [batch, seq, H] act. */
 function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: FloatType, slot: SpanSlot, v: Shared): string {
   const { hiddenSize: H, numHeads: nH, numKvHeads: nKv, headDim: hd, intermediateSize: I } = config;
   const qDim = nH * hd;
   const kvDim = nKv * hd;
   const p = slot.prefix;
   const eps = { float: config.rmsNormEps };
+  const f32 = act === 'float32';
   const pastKey = g.input(slot.in.pastKey, act, ['batch', nKv, 'cap', hd]);
   const pastValue = g.input(slot.in.pastValue, act, ['batch', nKv, 'cap', hd]);
   const mlpKeep = g.input(slot.in.mlpKeep, 'bool', ['batch', 1, 1]);
@@ -128,7 +129,7 @@ function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: F
   }); // attn [batch, seq, qDim]
   g.output(slot.out.presentKey, act, ['batch', nKv, 'cap', hd]);
   g.output(slot.out.presentValue, act, ['batch', nKv, 'cap', hd]);
-  const o = linear(g, attn, `${p}o_proj`, w.o); // [batch, seq, H]
+  const o = linear(g, attn, `${p}o_proj`, w.o, f32 ? slot.out.attnOut : undefined); // [batch, seq, H]
   const h1 = g.op('Add', [v.hidden, o]);
 
   // MLP block: down(silu(gate(x)) * up(x)), replaced by 0 (not multiplied: 0·Inf = NaN) where silenced
@@ -140,7 +141,16 @@ function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: F
   const silu = g.op('Mul', [gate, g.op('Sigmoid', [gate])]);
   const down = linear(g, g.op('Mul', [silu, up]), `${p}down_proj`, w.down); // [batch, seq, H]
   const zero = g.floats(`${p}zero`, act, [], new Float32Array([0]));
-  return g.op('Add', [h1, g.op('Where', [mlpKeep, down, zero])]);
+  const mlp = g.node('Where', [mlpKeep, down, zero], { outputs: f32 ? [slot.out.mlpOut] : 1 })[0]; // [batch, seq, H]
+  const out = g.node('Add', [h1, mlp], { outputs: f32 ? [slot.out.residPost] : 1 })[0]; // [batch, seq, H]
+
+  // read-out points as f32 outputs: the values themselves, or with f16 activations their casts
+  const points: [string, string][] = [[o, slot.out.attnOut], [mlp, slot.out.mlpOut], [out, slot.out.residPost]];
+  for (const [value, name] of points) {
+    if (!f32) g.node('Cast', [value], { outputs: [name], attrs: { to: ONNX_TYPE_CODE.float32 } });
+    g.output(name, 'float32', ['batch', 'seq', H]);
+  }
+  return out;
 }
 
 /** Per-head RMSNorm over headDim (qwen3 q_norm / k_norm): [batch, seq, heads·hd] → same shape. */

@@ -51,6 +51,18 @@ export class CpuIo implements StateIo {
   }
 
   headFeed(rows: HeadInput[]): Tensor {
+    const out = this.gather(rows);
+    return this.tensor('float32', out, [out.length / this.H, this.H]);
+  }
+
+  async readRows(rows: HeadInput[]): Promise<Float32Array> {
+    const out = this.gather(rows);
+    this.transfer.download += out.byteLength;
+    return out;
+  }
+
+  /** [n, H]: the last vector of each row, or all of them where `all`. */
+  private gather(rows: HeadInput[]): Float32Array {
     const H = this.H;
     const n = rows.reduce((s, r) => s + (r.all ? r.hidden.seq : 1), 0);
     const out = new Float32Array(n * H);
@@ -60,14 +72,6 @@ export class CpuIo implements StateIo {
       out.set(all ? data : data.subarray((seq - 1) * H), at * H);
       at += all ? seq : 1;
     }
-    return this.tensor('float32', out, [n, H]);
-  }
-
-  async readLast(rows: Hidden[]): Promise<Float32Array> {
-    const H = this.H;
-    const out = new Float32Array(rows.length * H);
-    rows.forEach((r, i) => out.set((r as CpuHidden).data.subarray((r.seq - 1) * H, r.seq * H), i * H));
-    this.transfer.download += out.byteLength;
     return out;
   }
 

@@ -142,27 +142,18 @@ export class GpuIo implements StateIo {
   }
 
   headFeed(rows: HeadInput[]): Tensor {
-    const vec = this.H * F32;
-    const n = rows.reduce((s, r) => s + (r.all ? r.hidden.seq : 1), 0);
-    const dst = this.buffer(n * vec, this.step);
-    let at = 0;
-    const parts = rows.map(({ hidden, all }) => {
-      const h = hidden as GpuHidden;
-      const count = all ? h.seq : 1;
-      const part = { src: h.owner.buffer, srcOffset: h.offset + (h.seq - count) * vec, dstOffset: at * vec, bytes: count * vec };
-      at += count;
-      return part;
-    });
+    const { n, parts } = this.gather(rows);
+    const dst = this.buffer(n * this.H * F32, this.step);
     this.copy(parts, dst.buffer);
     return this.wrap(dst, 'float32', [n, this.H]);
   }
 
-  async readLast(rows: Hidden[]): Promise<Float32Array> {
-    const vec = this.H * F32;
-    const bytes = rows.length * vec;
+  async readRows(rows: HeadInput[]): Promise<Float32Array> {
+    const { n, parts } = this.gather(rows);
+    const bytes = n * this.H * F32;
     const staging = this.device.createBuffer({ size: bufferSize(bytes), usage: 0x01 /* MAP_READ */ | 0x08 /* COPY_DST */ });
     try {
-      this.copy((rows as GpuHidden[]).map((h, i) => ({ src: h.owner.buffer, srcOffset: h.offset + (h.seq - 1) * vec, dstOffset: i * vec, bytes: vec })), staging);
+      this.copy(parts, staging);
       await staging.mapAsync(0x0001 /* GPUMapMode.READ */, 0, bytes);
       const out = new Float32Array(staging.getMappedRange(0, bytes).slice(0));
       staging.unmap();
@@ -171,6 +162,20 @@ export class GpuIo implements StateIo {
     } finally {
       staging.destroy();
     }
+  }
+
+  /** The copies that put the last vector of each row, or all of them where `all`, one after another. */
+  private gather(rows: HeadInput[]): { n: number; parts: Array<{ src: GPUBuffer; srcOffset: number; dstOffset: number; bytes: number }> } {
+    const vec = this.H * F32;
+    let n = 0;
+    const parts = rows.map(({ hidden, all }) => {
+      const h = hidden as GpuHidden;
+      const count = all ? h.seq : 1;
+      const part = { src: h.owner.buffer, srcOffset: h.offset + (h.seq - count) * vec, dstOffset: n * vec, bytes: count * vec };
+      n += count;
+      return part;
+    });
+    return { n, parts };
   }
 
   kvFeed(slots: (KvSlot | null)[], cap: number): KvFeed {

@@ -42,8 +42,9 @@ export interface StateIo {
   splitRows(out: Tensor, seqs: number[]): Hidden[];
   /** [n, H]: the last vector of each row, or all of them where `all`. */
   headFeed(rows: HeadInput[]): Tensor;
-  /** [n, H]: the last vector of each row, read back to the CPU (counted as a download). */
-  readLast(rows: Hidden[]): Promise<Float32Array>;
+  /** [n, H]: the last vector of each row, or all of them where `all`, read back to the CPU
+   *  (counted as a download). */
+  readRows(rows: HeadInput[]): Promise<Float32Array>;
   /** The KV input of a batch; null slots are fresh route positions (nothing cached yet). */
   kvFeed(slots: (KvSlot | null)[], cap: number): KvFeed;
   /** A small input (ids, lengths, positions, flags) for a GPU-side input, the same for a step

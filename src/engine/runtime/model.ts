@@ -16,6 +16,13 @@ import type { HeadInput, Hidden, KvSlot, StateIo } from './io.ts';
 
 const { span: SPAN, head: HEAD } = GRAPH;
 
+/** A span run's read-out points for its rows, per slot (graph/contract.ts): each [seq, H] per row. */
+export interface SlotPoints {
+  attnOut: Hidden[];
+  mlpOut: Hidden[];
+  residPost: Hidden[];
+}
+
 /** One row of a span batch: `seq` new tokens after `pastLen` cached ones; per span position its
  *  KV slot (null: a fresh route position, nothing cached yet) and whether the MLP runs. */
 export interface SpanRow {
@@ -29,11 +36,14 @@ export interface SpanRow {
 export interface HeadWant {
   logits: boolean;
   greedy: boolean;
+  /** The read-out point ln_final (the final norm's output). */
+  lnFinal?: boolean;
 }
 
 /** A head run's outputs over its n projected vectors, as read back; `headRows` splits them by row. */
 export interface HeadOut {
   logits?: Float32Array; // [n, V]
+  lnFinal?: Float32Array; // [n, H]
   greedy?: { ids: BigInt64Array; logprobs: Float32Array }; // [n] each
   /** With greedy: the embeddings of the chosen ids, one row each (the next step's input). */
   next?: Hidden[];
@@ -126,8 +136,9 @@ export class RoutedModel {
   }
 
   /** Runs `layers` in sequence (a length in `spans`) on rows that each bring `seq` new tokens; KV
-   *  capacity `cap`. Returns per row the last layer's hidden state and per span position the rows' slots. */
-  async runSpan(layers: number[], rows: SpanRow[], seq: number, cap: number): Promise<{ hidden: Hidden[]; kv: KvSlot[][] }> {
+   *  capacity `cap`. Returns per row the last layer's hidden state and per span position the rows'
+   *  slots, and where `read`, per span position the rows' read-out points. */
+  async runSpan(layers: number[], rows: SpanRow[], seq: number, cap: number, read = false): Promise<{ hidden: Hidden[]; kv: KvSlot[][]; points?: SlotPoints[] }> {
     const B = rows.length;
     const io = this.io;
     const positions = new BigInt64Array(B * seq); // [B, seq]
@@ -152,14 +163,21 @@ export class RoutedModel {
       if (this.layers.kind === 'spans') for (const [name, t] of Object.entries(this.layers.weights[layer])) feeds[slot.prefix + name] = t;
       fetches.push(slot.out.presentKey, slot.out.presentValue);
       if (kv.bind) Object.assign(bound, { [slot.out.presentKey]: kv.bind.key, [slot.out.presentValue]: kv.bind.value });
+      if (read) {
+        const { attnOut, mlpOut, residPost } = slot.out;
+        fetches.push(attnOut, mlpOut, residPost);
+        Object.assign(bound, { [attnOut]: null, [mlpOut]: null, [residPost]: null });
+      }
       return { slot, kv };
     });
     this.runs++;
     this.layerTokens += B * seq * layers.length;
     const out = await this.spanSession(layers).run(feeds, slots[0].kv.bind ? bound : fetches);
+    const rowsOf = (name: string) => io.hiddenRows(out[name], B, seq);
     return {
-      hidden: io.hiddenRows(out[SPAN.out.hidden], B, seq),
+      hidden: rowsOf(SPAN.out.hidden),
       kv: slots.map(({ slot, kv }) => kv.commit(out[slot.out.presentKey], out[slot.out.presentValue])),
+      ...(read ? { points: slots.map(({ slot: { out: o } }) => ({ attnOut: rowsOf(o.attnOut), mlpOut: rowsOf(o.mlpOut), residPost: rowsOf(o.residPost) })) } : {}),
     };
   }
 
@@ -171,21 +189,25 @@ export class RoutedModel {
 
   /** Final norm + LM head over the last (or every) vector of rows: logits and/or greedy choices. */
   async runHead(rows: HeadInput[], want: HeadWant): Promise<HeadOut> {
-    const { logits, nextIds, nextLogprobs, nextEmbedded } = HEAD.out;
-    const fetches = [...(want.logits ? [logits] : []), ...(want.greedy ? [nextIds, nextLogprobs, nextEmbedded] : [])];
+    const { logits, lnFinal, nextIds, nextLogprobs, nextEmbedded } = HEAD.out;
+    const fetches = [...(want.logits ? [logits] : []), ...(want.lnFinal ? [lnFinal] : []), ...(want.greedy ? [nextIds, nextLogprobs, nextEmbedded] : [])];
     const out = await this.runHeadSession(this.empty('int32', [0]), this.io.headFeed(rows), fetches);
-    if (!want.greedy) return { logits: want.logits ? this.io.read<Float32Array>(out[logits]) : undefined };
+    const read = {
+      logits: want.logits ? this.io.read<Float32Array>(out[logits]) : undefined,
+      ...(want.lnFinal ? { lnFinal: this.io.read<Float32Array>(out[lnFinal]) } : {}),
+    };
+    if (!want.greedy) return read;
     const ids = this.io.read<BigInt64Array>(out[nextIds]);
     return {
-      logits: want.logits ? this.io.read<Float32Array>(out[logits]) : undefined,
+      ...read,
       greedy: { ids, logprobs: this.io.read<Float32Array>(out[nextLogprobs]) },
       next: this.io.hiddenRows(out[nextEmbedded], ids.length, 1),
     };
   }
 
-  /** The last vector of each row, read back: [rows.length, H]. */
-  readLast(rows: Hidden[]): Promise<Float32Array> {
-    return this.io.readLast(rows);
+  /** The last vector of each row, or all of them where `all`, read back: [n, H]. */
+  readRows(rows: HeadInput[]): Promise<Float32Array> {
+    return this.io.readRows(rows);
   }
 
   /** Final norm + LM head over n vectors given on the CPU ([n, H]): their logits [n, V]. */

@@ -19,9 +19,10 @@
 //
 // Calls: `prefill` runs prompts through their routes; `decodeStep` feeds streams one token each;
 // `decodeLoop` is the token loop of generation and scoring, over both.
-import { EngineError } from '../types.ts';
+import { EngineError, type BlockPoint, type PointsRow, type PointValues } from '../types.ts';
+import { pointSite } from '../points.ts';
 import type { HeadInput, Hidden, KvSlot } from './io.ts';
-import { headRows, type HeadRow, type HeadWant, type RoutedModel } from './model.ts';
+import { headRows, type HeadRow, type HeadWant, type RoutedModel, type SlotPoints } from './model.ts';
 
 /** One row's route with, per route position, whether that layer's MLP runs. */
 export interface RoutePlan {
@@ -54,8 +55,12 @@ function planKey(p: RoutePlan, pos: number): string | null {
   return pos >= p.route.length ? null : `${p.route[pos]}:${p.keep[pos] ? 1 : 0}`;
 }
 
-/** Advances every cursor to the end of its rows' routes; returns one entry per row. */
-async function runRoutes(model: RoutedModel, plans: RoutePlan[], start: Cursor[], cap: number, ctl: RunControl): Promise<Finished[]> {
+/** A cursor's read-out points from one span run that started at route position `pos`, per slot. */
+type OnPoints = (cursor: Cursor, pos: number, slots: { attn_out: Hidden; mlp_out: Hidden; resid_post: Hidden }[]) => void;
+
+/** Advances every cursor to the end of its rows' routes; returns one entry per row. With `onPoints`
+ *  every span run also reads its slots' read-out points. */
+async function runRoutes(model: RoutedModel, plans: RoutePlan[], start: Cursor[], cap: number, ctl: RunControl, onPoints?: OnPoints): Promise<Finished[]> {
   const finished: Finished[] = [];
   const split = (cursors: Cursor[]): Cursor[] => {
     const out: Cursor[] = [];
@@ -91,8 +96,10 @@ async function runRoutes(model: RoutedModel, plans: RoutePlan[], start: Cursor[]
         })),
         batch[0].seq,
         cap,
+        onPoints !== undefined,
       );
       batch.forEach((c, i) => {
+        onPoints?.(c, c.pos, res.points!.map((s: SlotPoints) => ({ attn_out: s.attnOut[i], mlp_out: s.mlpOut[i], resid_post: s.residPost[i] })));
         c.hidden = res.hidden[i];
         layers.forEach((_, j) => (c.kv[c.pos + j] = res.kv[j][i]));
         c.pos += span;
@@ -177,27 +184,29 @@ export async function prefill(
   return out;
 }
 
-/** Runs each row's prompt through its route as `prefill` does (shared prefixes run once) and reads
- *  back each row's hidden state at its last prompt position: [rows, H]. A row with an empty route
- *  reads the embedding. */
-export async function prefillStates(model: RoutedModel, prompts: number[][], plans: RoutePlan[], cap: number, ctl: RunControl): Promise<Float32Array> {
-  const roots = new Map<string, Cursor>();
-  prompts.forEach((ids, i) => {
-    const key = ids.join(',');
-    const root = roots.get(key);
-    if (root) root.plans.push(i);
-    else roots.set(key, { plans: [i], pos: 0, seq: ids.length, pastLen: 0, hidden: { seq: 0 }, kv: [] });
-  });
+/** Runs one row's prompt through its route, reading its read-out points (engine/points.ts) at its
+ *  last prompt position or at every one, in the same span runs: each run also returns its slots'
+ *  attention and MLP outputs and residual streams; `ln_final` takes one head run. */
+export async function readPoints(model: RoutedModel, row: PointsRow, plan: RoutePlan, cap: number, ctl: RunControl): Promise<PointValues> {
+  const sites = row.points.map((name) => pointSite(name, plan.route.length));
+  const all = row.positions === 'all';
   ctl.check();
-  const embedded = await model.embed([...roots.values()].map((r) => prompts[r.plans[0]]));
-  [...roots.values()].forEach((root, i) => (root.hidden = embedded[i]));
-  const finished = await runRoutes(model, plans, [...roots.values()], cap, ctl);
-  const hidden = new Array<Hidden>(prompts.length);
-  for (const f of finished) hidden[f.plan] = f.cursor.hidden;
+  const [embedded] = await model.embed([row.promptIds]); // [T, H]
+  const at: Record<BlockPoint, Hidden>[] = []; // per route position
+  const start: Cursor = { plans: [0], pos: 0, seq: row.promptIds.length, pastLen: 0, hidden: embedded, kv: [] };
+  const [end] = await runRoutes(model, [plan], [start], cap, ctl, (_c, pos, slots) =>
+    slots.forEach((s, j) => (at[pos + j] = { resid_pre: pos + j === 0 ? embedded : at[pos + j - 1].resid_post, ...s })),
+  );
   ctl.check();
-  const out = await model.readLast(hidden);
+  const lnFinal = sites.includes('ln_final') ? (await model.runHead([{ hidden: end.cursor.hidden, all }], { logits: false, greedy: false, lnFinal: true })).lnFinal! : null;
+  const blocks = sites.flatMap((s) => (s === 'ln_final' ? [] : [{ hidden: at[s.position][s.point], all }]));
+  const flat = blocks.length > 0 ? await model.readRows(blocks) : new Float32Array(0); // [blocks · positions, H]
   model.endStep([], []);
-  return out;
+  const H = model.config.hiddenSize;
+  const count = all ? row.promptIds.length : 1;
+  const vectors = (data: Float32Array, first: number) => Array.from({ length: count }, (_, t) => data.subarray((first + t) * H, (first + t + 1) * H));
+  let b = 0;
+  return new Map(row.points.map((name, i) => [name, sites[i] === 'ln_final' ? vectors(lnFinal!, 0) : vectors(flat, count * b++)]));
 }
 
 /** A row being decoded: its KV slots (replaced as it runs) and cached length. */

@@ -1,0 +1,76 @@
+// The named read-out points (engine/points.ts) as the engine reads them in one pass (Node, WASM EP,
+// per-layer and span graphs) against the float64 reference's one forward loop, at every prompt
+// position of the reference checkpoints, on routes that repeat a layer and silence an MLP.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEngine, type LocalEngine } from './engine.ts';
+import { maxAbsDiff, type Expected } from './conformance.ts';
+import { loadReference, type Reference } from './reference.ts';
+import { openCheckpoint } from './checkpoint.ts';
+import { openReader } from './sources/reader.ts';
+import { blockPoint, pointSite } from './points.ts';
+import { BLOCK_POINTS, isEngineError, type PointName } from './types.ts';
+
+const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
+const LAYER_GRAPHS = ['per-layer', 'spans'] as const;
+const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
+
+describe('pointSite', () => {
+  it('reads TransformerLens-style names at a route position, and ln_final', () => {
+    expect(pointSite('blocks.2.attn_out', 3)).toEqual({ position: 2, point: 'attn_out' });
+    expect(pointSite('ln_final', 1)).toBe('ln_final');
+    expect(blockPoint(0, 'resid_pre')).toBe('blocks.0.resid_pre');
+  });
+
+  it('refuses a name that is not a point of the route, naming it', () => {
+    for (const bad of ['blocks.3.attn_out', 'blocks.0.hook_attn_out', 'blocks.x.mlp_out', 'unembed', 'blocks.0.mlp_out.x']) {
+      expect(() => pointSite(bad, 3), bad).toThrow(new RegExp(bad.replace(/\./g, '\\.')));
+    }
+  });
+});
+
+describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('%s, %s graphs: read-out points', (name, layerGraphs) => {
+  const expected = JSON.parse(readFileSync(`${fixture(name)}expected.json`, 'utf8')) as Expected;
+  let engine: LocalEngine;
+  let ref: Reference;
+  beforeAll(async () => {
+    engine = createEngine();
+    await engine.load({ kind: 'fs', dir: fixture(name) }, { ep: 'wasm', maxSeqLen: 64, layerGraphs });
+    ref = await loadReference(await openCheckpoint(openReader({ kind: 'fs', dir: fixture(name) })));
+  });
+  afterAll(async () => engine.dispose());
+
+  it('equal the float64 reference at every position, within the logits tolerance', async () => {
+    for (const caseName of ['loop-back', 'route-and-silence']) {
+      const c = expected.cases.find((x) => x.name === caseName)!;
+      const points: PointName[] = [...c.route.flatMap((_, p) => BLOCK_POINTS.map((pt) => blockPoint(p, pt))), 'ln_final'];
+      const row = { promptIds: expected.input_ids, route: c.route, silence: c.silence, points, positions: 'all' as const };
+      const got = await engine.readout('points', row);
+      const want = ref.points(row);
+      for (const point of points) {
+        expect(got[point], `${caseName} ${point}`).toHaveLength(expected.input_ids.length);
+        got[point].forEach((x, t) => expect(maxAbsDiff(x, want.get(point)![t]), `${caseName} ${point} position ${t}`).toBeLessThanOrEqual(expected.tolerance.abs));
+      }
+      // where a layer's MLP is silenced its output is exactly 0, and the stream passes through
+      c.route.forEach((layer, p) => {
+        if (!c.silence.includes(layer)) return;
+        expect(got[blockPoint(p, 'mlp_out')].flat().every((v) => v === 0), `${caseName}: mlp_out ${p}`).toBe(true);
+      });
+      // the last position alone is the last row of every position
+      const last = await engine.readout('points', { ...row, positions: 'last' });
+      for (const point of points) expect(last[point]).toEqual([got[point][got[point].length - 1]]);
+    }
+  });
+
+  it('refuses an unknown point or read-out by name, staying usable', async () => {
+    const row = { promptIds: expected.input_ids, route: [0, 1], silence: [], positions: 'last' as const };
+    for (const [bad, what] of [[{ ...row, points: ['blocks.2.resid_post'] }, /blocks\.2\.resid_post/], [{ ...row, points: [] }, /non-empty/]] as const) {
+      const err = await engine.readout('points', bad as never).catch((e: unknown) => e);
+      expect(isEngineError(err) && err.code).toBe('bad-input');
+      expect((err as Error).message).toMatch(what);
+    }
+    const err = await engine.readout('attention-patterns' as never, { ...row, points: [] } as never).catch((e: unknown) => e);
+    expect((err as Error).message).toMatch(/unknown read-out "attention-patterns"/);
+    expect((await engine.readout('points', { ...row, points: ['ln_final'] })).ln_final).toHaveLength(1);
+  });
+});
