@@ -52,15 +52,3 @@ export function parseStudyLink(hash: string): StudyLink | null {
     return { planText, problem: `The plan in the study link is not a valid plan (${(e as Error).message}); it is in the editor to fix.` };
   }
 }
-
-/** Opens every #study= link that arrives after the page loaded (one pasted into the open tab
- *  changes only the hash; the page does not reload): `open` gets each parsed link. Returns the
- *  function that stops watching. */
-export function watchStudyLinks(target: EventTarget, hash: () => string, open: (link: StudyLink) => void): () => void {
-  const onChange = () => {
-    const link = parseStudyLink(hash());
-    if (link) open(link);
-  };
-  target.addEventListener('hashchange', onChange);
-  return () => target.removeEventListener('hashchange', onChange);
-}
