@@ -117,5 +117,15 @@ describe('addresses', () => {
     await app.openAddress(encodeStudyLink(plan));
     expect(app.screen).toBe('study');
     expect(JSON.parse(app.study.planText)).toEqual(plan);
+    // Study's address is the link of the plan in its editor, so a bookmark keeps the plan
+    expect(app.address).toBe(encodeStudyLink(plan));
+    app.study.planText = JSON.stringify({ ...plan, budget: 9 });
+    expect(app.address).toBe(encodeStudyLink({ ...plan, budget: 9 }));
+    app.study.planText = 'not JSON yet';
+    expect(app.address).toBe('#screen=study');
+    // Back to the plan in the editor keeps its text as typed
+    app.study.planText = JSON.stringify(plan);
+    await app.openAddress(encodeStudyLink(plan));
+    expect(app.study.planText).toBe(JSON.stringify(plan));
   });
 });

@@ -8,6 +8,7 @@ import type { Component } from 'svelte';
 import type { StudyReport } from '../audit/study';
 import type { StoredRun } from './backend';
 import { writeAddress } from './lib/address';
+import { MAX_STUDY_LINK } from './lib/study-link';
 import type { AppState } from './stores/app.svelte';
 import CompareScreen from './components/CompareScreen.svelte';
 import HelpScreen from './components/HelpScreen.svelte';
@@ -38,7 +39,8 @@ export interface ScreenDef<P extends object, C extends object = P> {
   press?(app: AppState): void | Promise<void>;
   /** Its parameters in its address, and back (the parameters, or what is wrong). */
   params?: { write(p: P): Record<string, string>; read(q: URLSearchParams, app: AppState): Promise<P | string> };
-  /** Its address, when not `#screen=<name>` and its parameters (Setup's is the permalink of its setup). */
+  /** Its address, when not `#screen=<name>` and its parameters (Setup's: the permalink of its setup;
+   *  Study's: the link of its plan). */
   address?(app: AppState): string;
   component: Component<C & { app: AppState }>;
   /** What its component is given besides `app`; null: nothing to show yet. Default: the parameters. */
@@ -55,6 +57,13 @@ async function runOf(app: AppState, q: URLSearchParams, key = 'run'): Promise<St
   const id = q.get(key);
   if (!id) return `it names no run ("${key}=")`;
   return (await app.runById(id)) ?? `run "${id.slice(0, 80)}" is not in this browser's library`;
+}
+
+/** Study's address: the study link of the plan in its editor (lib/study-link.ts), while it is a JSON
+ *  object short enough for a link. */
+function studyAddress(app: AppState): string {
+  const link = app.study.linkHash;
+  return link !== null && link.length - '#study='.length <= MAX_STUDY_LINK ? link : writeAddress('study');
 }
 
 export const SCREENS = {
@@ -109,7 +118,7 @@ export const SCREENS = {
       },
     },
   }),
-  study: screen({ name: 'Study', tab: 'Study', component: StudyScreen }),
+  study: screen({ name: 'Study', tab: 'Study', component: StudyScreen, address: studyAddress }),
   'study-report': screen<NoParams, { report: StudyReport }>({
     name: 'Study report',
     parent: 'study',

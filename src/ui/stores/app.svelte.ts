@@ -104,7 +104,8 @@ export class AppState {
   async openAddress(hash: string): Promise<void> {
     const study = parseStudyLink(hash);
     if (study) {
-      this.study.applyLink(study);
+      // Back to the plan already in the editor leaves its text as it is
+      if (hash !== this.study.linkHash) this.study.applyLink(study);
       return this.goFromAddress({ name: 'study' });
     }
     const { screen, params } = readAddress(hash);
