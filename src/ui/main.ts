@@ -1,9 +1,7 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
 import { createBackend } from './backend-factory';
-import { AddressBar, readAddress } from './lib/address';
-import { parsePermalink } from './lib/permalink';
-import { parseStudyLink } from './lib/study-link';
+import { AddressBar } from './lib/address';
 import { registerOfflineWorker } from './offline/register.svelte';
 import { AppState } from './stores/app.svelte';
 import './styles.css';
@@ -21,11 +19,9 @@ const target = document.getElementById('app')!;
 createBackend(new URL(location.href)).then(
   async ({ backend, scripted }) => {
     const app = new AppState(backend, storage());
-    // The address opens its screen (#screen=…, lib/address.ts); #study=… opens the Study screen with
-    // the link's plan in the editor (not started); any other hash is a run permalink for Setup.
-    const hash = location.hash;
-    if (parseStudyLink(hash) || readAddress(hash).screen !== null) await app.openAddress(hash);
-    else app.linkProblems = app.setup.applyPermalink(parsePermalink(hash));
+    // The address opens its screen (#screen=…, lib/address.ts) with Setup filled from its permalink
+    // part; #study=… opens the Study screen with the link's plan in the editor (not started).
+    await app.openFirst(location.hash);
     // Back, Forward, and an address pasted into this open tab (a #study= link changes only the hash)
     const addressBar = new AddressBar(window);
     addressBar.watch((h) => void app.openAddress(h));

@@ -26,7 +26,7 @@ describe('Back', () => {
     shown();
     app.openQuestion('q-1');
     shown();
-    expect(location.hash).toBe('#screen=question&run=r2&q=q-1');
+    expect(location.hash).toBe(`#screen=question&run=r2&q=q-1&${app.setup.permalink.slice(1)}`);
 
     const back = async (): Promise<void> => {
       const popped = new Promise((resolve) => window.addEventListener('popstate', resolve, { once: true }));

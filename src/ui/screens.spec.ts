@@ -5,6 +5,7 @@ import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
 import App from './App.svelte';
 import type { AppBackend, StoredRun } from './backend';
+import { parsePermalink } from './lib/permalink';
 import { encodeStudyLink } from './lib/study-link';
 import { screen, SCREENS, titleOf, type Route, type ScreenTable } from './screens';
 import ExampleScreen from './screens.fixture.svelte';
@@ -26,6 +27,8 @@ const backend = {
 } as unknown as AppBackend;
 
 const fresh = (screens: ScreenTable = SCREENS) => new AppState(backend, null, screens);
+/** The address of a screen's own part followed by the setup's permalink, as every address ends. */
+const withSetup = (app: AppState, own: string) => `${own}&${app.setup.permalink.slice(1)}`;
 const body = (app: AppState) => render(App, { props: { app } }).body;
 
 describe('the table of screens', () => {
@@ -56,7 +59,7 @@ describe('the table of screens', () => {
     const app = fresh({ ...SCREENS, example });
     await app.openAddress('#screen=example&word=hello');
     expect(app.screen).toBe('example');
-    expect(app.address).toBe('#screen=example&word=hello');
+    expect(app.address).toBe(withSetup(app, '#screen=example&word=hello'));
     expect(titleOf(app.screens, app.route)).toBe('Example · ReachLab');
     const html = body(app);
     expect(html).toMatch(/<button[^>]*aria-current="page"[^>]*data-testid="nav-example"[^>]*>Example<\/button>/);
@@ -83,7 +86,7 @@ describe('addresses', () => {
     const app = fresh();
     app.openRun(runs.r1!);
     app.openQuestion('q-2');
-    expect(app.address).toBe('#screen=question&run=r1&q=q-2');
+    expect(app.address).toBe(withSetup(app, '#screen=question&run=r1&q=q-2'));
     const other = fresh();
     await other.openAddress(app.address);
     expect(other.route).toEqual({ name: 'question', run: runs.r1, docId: 'q-2' });
@@ -94,6 +97,24 @@ describe('addresses', () => {
     expect(other.route).toEqual({ name: 'compare', pair: [runs.r1, runs.r2] });
     await other.openAddress('#screen=library');
     expect(other.route).toEqual({ name: 'library' });
+  });
+
+  it('keeps Setup\'s fields in every address, so a reload on any screen keeps them', async () => {
+    const app = fresh();
+    expect(app.setup.applyPermalink(parsePermalink('#task=builtin:arith-2d:5&qseed=7&pseed=3'))).toEqual([]);
+    const setup = app.setup.permalink;
+    expect(setup).toContain('qseed=7&pseed=3');
+    expect(app.address).toBe(setup); // Setup's address: its permalink alone
+    app.openRun(runs.r2!);
+    const reloaded = fresh();
+    await reloaded.openFirst(app.address);
+    expect([reloaded.route, reloaded.linkProblems]).toEqual([{ name: 'results', run: runs.r2 }, []]);
+    // the same setup (a condition's members may come back in another order)
+    expect(parsePermalink(reloaded.setup.permalink)).toEqual(parsePermalink(setup));
+    // a study link carries no setup of its own: Setup keeps its defaults, the plan goes to Study
+    const linked = fresh();
+    await linked.openFirst(encodeStudyLink({ name: 'x' }));
+    expect([linked.screen, linked.setup.permalink, linked.linkProblems]).toEqual(['study', fresh().setup.permalink, []]);
   });
 
   it('opens Setup, naming what is wrong, for an address it cannot open', async () => {
@@ -118,11 +139,11 @@ describe('addresses', () => {
     expect(app.screen).toBe('study');
     expect(JSON.parse(app.study.planText)).toEqual(plan);
     // Study's address is the link of the plan in its editor, so a bookmark keeps the plan
-    expect(app.address).toBe(encodeStudyLink(plan));
+    expect(app.address).toBe(withSetup(app, encodeStudyLink(plan)));
     app.study.planText = JSON.stringify({ ...plan, budget: 9 });
-    expect(app.address).toBe(encodeStudyLink({ ...plan, budget: 9 }));
+    expect(app.address).toBe(withSetup(app, encodeStudyLink({ ...plan, budget: 9 })));
     app.study.planText = 'not JSON yet';
-    expect(app.address).toBe('#screen=study');
+    expect(app.address).toBe(withSetup(app, '#screen=study'));
     // Back to the plan in the editor keeps its text as typed
     app.study.planText = JSON.stringify(plan);
     await app.openAddress(encodeStudyLink(plan));

@@ -7,7 +7,7 @@
 import type { Component } from 'svelte';
 import type { StudyReport } from '../audit/study';
 import type { StoredRun } from './backend';
-import { writeAddress } from './lib/address';
+import { joinAddress, writeAddress } from './lib/address';
 import { MAX_STUDY_LINK } from './lib/study-link';
 import type { AppState } from './stores/app.svelte';
 import CompareScreen from './components/CompareScreen.svelte';
@@ -39,8 +39,8 @@ export interface ScreenDef<P extends object, C extends object = P> {
   press?(app: AppState): void | Promise<void>;
   /** Its parameters in its address, and back (the parameters, or what is wrong). */
   params?: { write(p: P): Record<string, string>; read(q: URLSearchParams, app: AppState): Promise<P | string> };
-  /** Its address, when not `#screen=<name>` and its parameters (Setup's: the permalink of its setup;
-   *  Study's: the link of its plan). */
+  /** Its part of the address, when not `#screen=<name>` and its parameters (Setup's: none, the
+   *  permalink alone; Study's: the link of its plan). */
   address?(app: AppState): string;
   component: Component<C & { app: AppState }>;
   /** What its component is given besides `app`; null: nothing to show yet. Default: the parameters. */
@@ -67,7 +67,7 @@ function studyAddress(app: AppState): string {
 }
 
 export const SCREENS = {
-  setup: screen({ name: 'Set up an audit', tab: 'Setup', component: SetupScreen, address: (app): string => app.setup.permalink }),
+  setup: screen({ name: 'Set up an audit', tab: 'Setup', component: SetupScreen, address: (): string => '' }),
   run: screen({
     name: 'Audit run',
     tab: 'Run',
@@ -147,10 +147,10 @@ export function titleOf(screens: ScreenTable, route: { name: string }): string {
   return `${def.title ? def.title(route) : def.name}${TITLE_END}`;
 }
 
-/** The address of a route. */
+/** The address of a route: its own part, then the permalink of the setup. */
 export function addressOf(screens: ScreenTable, route: { name: string }, app: AppState): string {
   const def = screens[route.name]!;
-  return def.address ? def.address(app) : writeAddress(route.name, def.params?.write(route) ?? {});
+  return joinAddress(def.address ? def.address(app) : writeAddress(route.name, def.params?.write(route) ?? {}), app.setup.permalink);
 }
 
 /** The tab marked current while `route` shows. */

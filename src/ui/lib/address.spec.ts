@@ -15,7 +15,7 @@ describe('address', () => {
 
   it('reads a hash without a screen (a Setup permalink, a study link, nothing) as none', () => {
     for (const hash of ['', '#', '#model=builtin&qseed=1', '#study=e30']) expect(readAddress(hash).screen).toBeNull();
-    expect(readAddress(`#screen=library&x=${'a'.repeat(3000)}`).screen).toBeNull();
+    expect(readAddress(`#screen=library&x=${'a'.repeat(40_000)}`).screen).toBeNull();
   });
 
   it('steps the history on a move to another route, rewrites it otherwise, and hears Back once', async () => {

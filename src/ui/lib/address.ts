@@ -1,8 +1,10 @@
-// The address (URL hash) of a screen: `#screen=<name>` and the screen's parameters, e.g.
-//   #screen=question&run=<run id>&q=<question id>
-// A hash without `screen=` is Setup's (its permalink, lib/permalink.ts) or a study link
-// (lib/study-link.ts). The address is data: only the screen table (src/ui/screens.ts) gives it a
-// meaning, and what it cannot read is named.
+// The address (URL hash) of a screen: `#screen=<name>` and the screen's parameters, then the
+// permalink of the setup (lib/permalink.ts: model, task, qseed, pseed, cond), so that a reload on
+// any screen keeps Setup's fields, e.g.
+//   #screen=question&run=<run id>&q=<question id>&model=builtin&task=builtin:arith-2d:20&…
+// A hash without `screen=` is Setup's (its permalink alone) or a study link (lib/study-link.ts,
+// `study=`). Screens' parameter names must not be the permalink's. The address is data: only the
+// screen table (src/ui/screens.ts) gives it a meaning, and what it cannot read is named.
 
 /** What an address names: a screen (null: none, so Setup or a study link) and its parameters. */
 export interface Address {
@@ -10,8 +12,9 @@ export interface Address {
   params: URLSearchParams;
 }
 
-/** The longest hash read as an address (a study link has its own limit). */
-const MAX_ADDRESS = 2048;
+/** The longest hash read as an address: a study link's plan and a permalink, with room to spare
+ *  (each has its own limit). */
+const MAX_ADDRESS = 32_768;
 
 export function readAddress(hash: string): Address {
   const raw = hash.startsWith('#') ? hash.slice(1) : hash;
@@ -23,6 +26,19 @@ export function readAddress(hash: string): Address {
 
 export function writeAddress(screen: string, params: Record<string, string> = {}): string {
   return `#${new URLSearchParams({ screen, ...params }).toString()}`;
+}
+
+/** Hashes as one address, in order ('' and '#' add nothing). */
+export function joinAddress(...hashes: string[]): string {
+  return `#${hashes.map((h) => h.replace(/^#/, '')).filter((h) => h !== '').join('&')}`;
+}
+
+/** The permalink part of an address (all but a study link's plan, which a permalink does not read
+ *  and whose length it would refuse). */
+export function permalinkPart(hash: string): string {
+  const params = new URLSearchParams(hash.replace(/^#/, ''));
+  params.delete('study');
+  return `#${params.toString()}`;
 }
 
 type Window_ = Pick<Window, 'addEventListener' | 'removeEventListener'> & { location: { hash: string }; history: Pick<History, 'pushState' | 'replaceState'> };

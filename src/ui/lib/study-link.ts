@@ -27,8 +27,9 @@ export function encodeStudyLink(plan: unknown): string {
 export function parseStudyLink(hash: string): StudyLink | null {
   const raw = hash.startsWith('#') ? hash.slice(1) : hash;
   if (!/(^|&)study=/.test(raw)) return null;
-  if (raw.length > MAX_STUDY_LINK + 64) return { problem: `The study link is too long (${raw.length} characters; at most ${MAX_STUDY_LINK}), so it was not read.` };
+  // (the plan's length alone: the address also carries the setup's permalink, lib/address.ts)
   const value = new URLSearchParams(raw).get('study') ?? '';
+  if (value.length > MAX_STUDY_LINK) return { problem: `The study link is too long (${value.length} characters; at most ${MAX_STUDY_LINK}), so it was not read.` };
   if (value === '') return { problem: 'The study link holds no plan (nothing after "study=").' };
   let text: string;
   try {

@@ -3,7 +3,8 @@
 
 import type { AppBackend, EnvironmentInfo, LibraryEntry, RunSetup, StoredRun } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
-import { readAddress } from '../lib/address';
+import { permalinkPart, readAddress } from '../lib/address';
+import { parsePermalink } from '../lib/permalink';
 import { parseStudyLink } from '../lib/study-link';
 import { addressOf, SCREENS, type PlainScreen, type Route, type ScreenName, type ScreenTable } from '../screens';
 import { LibraryState } from './library.svelte';
@@ -98,6 +99,13 @@ export class AppState {
     return addressOf(this.screens, this.route, this);
   }
 
+  /** The page opened at an address: its permalink part fills Setup (problems are listed there),
+   *  then its screen opens. */
+  async openFirst(hash: string): Promise<void> {
+    this.linkProblems = this.setup.applyPermalink(parsePermalink(permalinkPart(hash)));
+    await this.openAddress(hash);
+  }
+
   /** Shows the screen an address names (lib/address.ts): a study link opens Study with its plan, a
    *  hash without a screen is Setup's; an address that cannot open its screen opens Setup, which
    *  says why. */
@@ -105,7 +113,7 @@ export class AppState {
     const study = parseStudyLink(hash);
     if (study) {
       // Back to the plan already in the editor leaves its text as it is
-      if (hash !== this.study.linkHash) this.study.applyLink(study);
+      if (readAddress(hash).params.get('study') !== readAddress(this.study.linkHash ?? '').params.get('study')) this.study.applyLink(study);
       return this.goFromAddress({ name: 'study' });
     }
     const { screen, params } = readAddress(hash);
@@ -125,7 +133,7 @@ export class AppState {
   }
 
   private refuseAddress(problem: string): void {
-    this.linkProblems = [problem];
+    this.linkProblems = [...this.linkProblems.filter((p) => p !== problem), problem];
     this.goFromAddress({ name: 'setup' });
   }
 
