@@ -117,6 +117,14 @@ describe('addresses', () => {
     expect([linked.screen, linked.setup.permalink, linked.linkProblems]).toEqual(['study', fresh().setup.permalink, []]);
   });
 
+  it('drops an address whose run is still being read when the person moves on', async () => {
+    const app = fresh();
+    const opening = app.openAddress('#screen=results&run=r1');
+    app.go('library');
+    await opening;
+    expect(app.route).toEqual({ name: 'library' });
+  });
+
   it('opens Setup, naming what is wrong, for an address it cannot open', async () => {
     const cases: [string, string][] = [
       ['#screen=nowhere', 'the link names no screen "nowhere"'],

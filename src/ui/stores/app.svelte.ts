@@ -18,6 +18,8 @@ export class AppState {
   route = $state.raw<Route>({ name: 'setup' });
   /** The route was opened from its address (a link, Back): the address bar keeps its entry. */
   routeFromAddress = false;
+  /** How many times the route changed: an address read while the person moved on is dropped. */
+  private moves = 0;
   env = $state.raw<EnvironmentInfo | null>(null);
   error = $state.raw<UserMessage | null>(null);
   /** Problems a permalink had, shown on the Setup screen. */
@@ -91,6 +93,7 @@ export class AppState {
       this.scanProbe = null;
     }
     this.routeFromAddress = false;
+    this.moves++;
     this.route = route;
   }
 
@@ -120,7 +123,9 @@ export class AppState {
     if (screen === null) return this.goFromAddress({ name: 'setup' });
     const def = Object.hasOwn(this.screens, screen) ? this.screens[screen]! : null;
     if (!def) return this.refuseAddress(`the link names no screen "${screen.slice(0, 40)}"`);
+    const moves = this.moves;
     const read = def.params ? await def.params.read(params, this) : {};
+    if (this.moves !== moves) return;
     if (typeof read === 'string') return this.refuseAddress(`the link to ${def.name} cannot open: ${read}`);
     const why = def.params ? null : def.unavailable?.(this);
     if (why) return this.refuseAddress(`the link to ${def.name} cannot open: ${why}`);
