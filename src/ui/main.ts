@@ -21,7 +21,7 @@ createBackend(new URL(location.href)).then(
     const app = new AppState(backend, storage());
     // The address opens its screen (#screen=…, lib/address.ts) with Setup filled from its permalink
     // part; #study=… opens the Study screen with the link's plan in the editor (not started).
-    await app.openFirst(location.hash);
+    await app.openFirst(location.hash).catch((e: unknown) => app.fail(e));
     // Back, Forward, and an address pasted into this open tab (a #study= link changes only the hash)
     const addressBar = new AddressBar(window);
     addressBar.watch((h) => void app.openAddress(h));
