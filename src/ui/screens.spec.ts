@@ -117,6 +117,14 @@ describe('addresses', () => {
     expect([linked.screen, linked.setup.permalink, linked.linkProblems]).toEqual(['study', fresh().setup.permalink, []]);
   });
 
+  it('opens the parent, or Setup, for a screen of what only the tab that made it held (a reload on Run)', async () => {
+    for (const [hash, name] of [['#screen=run', 'setup'], ['#screen=study-report', 'study']] as const) {
+      const app = fresh();
+      await app.openAddress(hash);
+      expect([app.screen, app.linkProblems], hash).toEqual([name, []]);
+    }
+  });
+
   it('drops an address whose run is still being read when the person moves on', async () => {
     const app = fresh();
     const opening = app.openAddress('#screen=results&run=r1');
@@ -131,7 +139,6 @@ describe('addresses', () => {
       ['#screen=results&run=gone', 'the link to Results cannot open: run "gone" is not in this browser\'s library'],
       ['#screen=question&run=r1&q=q-9', 'the link to Question cannot open: run "r1" has no question "q-9"'],
       ['#screen=question&run=r1', 'the link to Question cannot open: it names no question ("q=")'],
-      ['#screen=run', 'the link to Audit run cannot open: No audit started in this tab yet'],
     ];
     for (const [hash, problem] of cases) {
       const app = fresh();

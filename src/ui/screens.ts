@@ -33,7 +33,8 @@ export interface ScreenDef<P extends object, C extends object = P> {
   tab?: string;
   /** The tab shown as current while this screen is (a question: Results). */
   parent?: string;
-  /** Why its tab cannot be pressed now, or why its address cannot open it; null when it can. */
+  /** Why its tab cannot be pressed now; null when it can. Its address then opens `parent`, or Setup
+   *  (what it shows lived only in the tab that made it: a run in progress, a study's report). */
   unavailable?(app: AppState): string | null;
   /** What pressing its tab does, when not showing it as it is (Results opens a run). */
   press?(app: AppState): void | Promise<void>;

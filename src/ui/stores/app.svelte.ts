@@ -110,8 +110,8 @@ export class AppState {
   }
 
   /** Shows the screen an address names (lib/address.ts): a study link opens Study with its plan, a
-   *  hash without a screen is Setup's; an address that cannot open its screen opens Setup, which
-   *  says why. */
+   *  hash without a screen is Setup's; an address whose parameters cannot be read opens Setup, which
+   *  says why; a screen that cannot open now (its tab is off) opens its parent, or Setup. */
   async openAddress(hash: string): Promise<void> {
     const study = parseStudyLink(hash);
     if (study) {
@@ -127,8 +127,8 @@ export class AppState {
     const read = def.params ? await def.params.read(params, this) : {};
     if (this.moves !== moves) return;
     if (typeof read === 'string') return this.refuseAddress(`the link to ${def.name} cannot open: ${read}`);
-    const why = def.params ? null : def.unavailable?.(this);
-    if (why) return this.refuseAddress(`the link to ${def.name} cannot open: ${why}`);
+    // a screen of what only this tab held (a run in progress, a report): after a reload, the screen above it
+    if (!def.params && def.unavailable?.(this)) return this.goFromAddress({ name: def.parent ?? 'setup' } as Route);
     this.goFromAddress({ ...read, name: screen } as Route);
   }
 
