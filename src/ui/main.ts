@@ -1,8 +1,7 @@
 import { mount } from 'svelte';
 import App from './App.svelte';
 import { createBackend } from './backend-factory';
-import { parsePermalink } from './lib/permalink';
-import { parseStudyLink, watchStudyLinks } from './lib/study-link';
+import { AddressBar } from './lib/address';
 import { registerOfflineWorker } from './offline/register.svelte';
 import { AppState } from './stores/app.svelte';
 import './styles.css';
@@ -18,25 +17,19 @@ function storage(): Storage | null {
 const target = document.getElementById('app')!;
 
 createBackend(new URL(location.href)).then(
-  ({ backend, scripted }) => {
+  async ({ backend, scripted }) => {
     const app = new AppState(backend, storage());
-    // #study=… opens the Study screen with the link's plan in the editor (not started); any other
-    // hash is a run permalink for Setup.
-    const studyLink = parseStudyLink(location.hash);
-    if (studyLink) {
-      app.study.applyLink(studyLink);
-      app.go('study');
-    } else app.linkProblems = app.setup.applyPermalink(parsePermalink(location.hash));
-    // a #study= link pasted into this open tab changes only the hash
-    watchStudyLinks(window, () => location.hash, (link) => {
-      app.study.applyLink(link);
-      app.go('study');
-    });
+    // The address opens its screen (#screen=…, lib/address.ts) with Setup filled from its permalink
+    // part; #study=… opens the Study screen with the link's plan in the editor (not started).
+    await app.openFirst(location.hash).catch((e: unknown) => app.fail(e));
+    // Back, Forward, and an address pasted into this open tab (a #study= link changes only the hash)
+    const addressBar = new AddressBar(window);
+    addressBar.watch((h) => void app.openAddress(h));
     void app.init();
     // A promise nobody awaited still reaches the person, as a message.
     window.addEventListener('unhandledrejection', (e) => app.fail(e.reason));
     for (const event of ['online', 'offline']) window.addEventListener(event, () => app.setOnline(navigator.onLine));
-    mount(App, { target, props: { app, scripted } });
+    mount(App, { target, props: { app, scripted, addressBar } });
     registerOfflineWorker(() => app.setup.firstLoadSettled);
   },
   (e: unknown) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunProgress } from '../backend';
-import { progressSentence, progressStep, screenTitle } from './navigation';
+import { progressSentence, progressStep } from './navigation';
 
 const progress = (over: Partial<RunProgress>): RunProgress => ({
   runId: 'r', manifestKey: 'k', status: 'running', recordsDone: 0, recordsTotal: 40, questionsDone: 0, questionsTotal: 20,
@@ -9,12 +9,6 @@ const progress = (over: Partial<RunProgress>): RunProgress => ({
 }) as RunProgress;
 
 describe('navigation', () => {
-  it('titles the page after the screen, naming an open question', () => {
-    expect(screenTitle('results')).toBe('Results · ReachLab');
-    expect(screenTitle('question', '17')).toBe('Question 17 · ReachLab');
-    expect(screenTitle('study-report')).toBe('Study report · ReachLab');
-  });
-
   it('announces a running audit once per tenth, and every change of status', () => {
     expect(progressStep(progress({ recordsDone: 3 }))).toBe('0');
     expect(progressStep(progress({ recordsDone: 4 }))).toBe('1');

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { normalizePlan } from '../../audit/study';
 import { base64UrlEncode, parsePermalink } from './permalink';
-import { encodeStudyLink, MAX_STUDY_LINK, parseStudyLink, watchStudyLinks } from './study-link';
+import { encodeStudyLink, MAX_STUDY_LINK, parseStudyLink } from './study-link';
 
 const PLAN = {
   name: 'Étude → ✓',
@@ -57,24 +57,5 @@ describe('study link', () => {
     const evil = { models: ['<img src=x onerror=alert(1)>'], tasks: [], budget: 0 };
     const link = parseStudyLink(encodeStudyLink(evil));
     expect(link).toEqual({ planText: JSON.stringify(evil, null, 2), problem: expect.stringMatching(/tasks needs at least 1 entry.*it is in the editor to fix/) });
-  });
-
-  it('honours a #study= link pasted into an open tab (a hash change), and nothing else', () => {
-    const win = new EventTarget();
-    let hash = '';
-    const opened: unknown[] = [];
-    const stop = watchStudyLinks(win, () => hash, (l) => opened.push(l));
-    hash = '#q=3';
-    win.dispatchEvent(new Event('hashchange'));
-    expect(opened).toEqual([]);
-    hash = encodeStudyLink(PLAN);
-    win.dispatchEvent(new Event('hashchange'));
-    expect(opened).toEqual([{ planText: JSON.stringify(PLAN, null, 2) }]);
-    hash = '#study=';
-    win.dispatchEvent(new Event('hashchange'));
-    expect(opened.at(-1)).toEqual({ problem: expect.stringMatching(/holds no plan/) });
-    stop();
-    win.dispatchEvent(new Event('hashchange'));
-    expect(opened).toHaveLength(2);
   });
 });

@@ -27,8 +27,9 @@ export function encodeStudyLink(plan: unknown): string {
 export function parseStudyLink(hash: string): StudyLink | null {
   const raw = hash.startsWith('#') ? hash.slice(1) : hash;
   if (!/(^|&)study=/.test(raw)) return null;
-  if (raw.length > MAX_STUDY_LINK + 64) return { problem: `The study link is too long (${raw.length} characters; at most ${MAX_STUDY_LINK}), so it was not read.` };
+  // (the plan's length alone: the address also carries the setup's permalink, lib/address.ts)
   const value = new URLSearchParams(raw).get('study') ?? '';
+  if (value.length > MAX_STUDY_LINK) return { problem: `The study link is too long (${value.length} characters; at most ${MAX_STUDY_LINK}), so it was not read.` };
   if (value === '') return { problem: 'The study link holds no plan (nothing after "study=").' };
   let text: string;
   try {
@@ -51,16 +52,4 @@ export function parseStudyLink(hash: string): StudyLink | null {
   } catch (e) {
     return { planText, problem: `The plan in the study link is not a valid plan (${(e as Error).message}); it is in the editor to fix.` };
   }
-}
-
-/** Opens every #study= link that arrives after the page loaded (one pasted into the open tab
- *  changes only the hash; the page does not reload): `open` gets each parsed link. Returns the
- *  function that stops watching. */
-export function watchStudyLinks(target: EventTarget, hash: () => string, open: (link: StudyLink) => void): () => void {
-  const onChange = () => {
-    const link = parseStudyLink(hash());
-    if (link) open(link);
-  };
-  target.addEventListener('hashchange', onChange);
-  return () => target.removeEventListener('hashchange', onChange);
 }
