@@ -28,7 +28,7 @@ export function progressText(p: ImportProgress): string {
   return parts.join(', ');
 }
 
-/** At most one report per this many milliseconds (the last one always goes out). */
+/** At most one report per this many milliseconds while reading (storing reports each batch). */
 const REPORT_EVERY_MS = 100;
 
 export class ImportTracker {
@@ -59,8 +59,9 @@ export class ImportTracker {
     this.update({ recordsTotal: total, recordsStored: 0 }, true);
   }
 
+  /** Called once per stored batch (store IMPORT_BATCH records), so every batch is reported. */
   stored(records: number): void {
-    this.update({ recordsStored: records }, records === this.p.recordsTotal);
+    this.update({ recordsStored: records }, true);
   }
 
   /** Throws the signal's reason once the import is cancelled. */
