@@ -266,7 +266,7 @@ export function parseCli(argv: string[]): Command {
 }
 
 /** The probes an audit runs for one model: deployment, then the chosen probes. */
-export function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
+function probesFor(o: AuditCliOptions, info: ModelInfo): ProbeSpec[] {
   return runProbes(o.probes.map((p) => probeSpecOf(p, o, info.numLayers)).filter((s): s is ProbeSpec => s !== null));
 }
 

@@ -5,7 +5,7 @@
 import { EngineError, type ModelConfig, type ModelType } from './types.ts';
 import { quote } from '../util/clip.ts';
 
-export const SUPPORTED_MODEL_TYPES: readonly ModelType[] = ['llama', 'qwen2', 'qwen3'];
+const SUPPORTED_MODEL_TYPES: readonly ModelType[] = ['llama', 'qwen2', 'qwen3'];
 
 /** Hugging Face defaults where config.json may omit a field. */
 const DEFAULTS: Record<ModelType, { maxPositionEmbeddings: number; rmsNormEps: number; ropeTheta: number }> = {

@@ -14,7 +14,7 @@ export const TEXT_FILE_LIMITS: Readonly<Record<string, { bytes: number; reason: 
   'tokenizer_config.json': { bytes: 16 * MB, reason: 'it holds the chat template and the added tokens, at most a few MB' },
 };
 /** Any other text file (a chat template, a special-tokens map). */
-export const OTHER_TEXT_FILE_LIMIT = { bytes: 1 * MB, reason: 'small JSON or template files are a few KB' };
+const OTHER_TEXT_FILE_LIMIT = { bytes: 1 * MB, reason: 'small JSON or template files are a few KB' };
 
 export function textFileLimit(file: string): { bytes: number; reason: string } {
   const base = file.slice(file.lastIndexOf('/') + 1);

@@ -9,9 +9,9 @@ import { Q4_BLOCK } from './quantize.ts';
 import { EngineError, type EngineDtype, type ExecutionProvider, type ModelConfig } from './types.ts';
 import { headFormat, matrixBytes, projectionFormat } from './weights.ts';
 
-export const WASM_HEAP_BYTES = 4 * 2 ** 30;
+const WASM_HEAP_BYTES = 4 * 2 ** 30;
 /** Kept free in the heap for activations, KV batches, logits and the runtime itself. */
-export const WASM_HEAP_RESERVE = 512 * 2 ** 20;
+const WASM_HEAP_RESERVE = 512 * 2 ** 20;
 /** The most weight bytes loaded on WebGPU, which does not tell how much GPU memory there is:
  *  32 GiB is past the memory of any single consumer GPU, so a larger model cannot load in a browser. */
 export const WEBGPU_MAX_WEIGHT_BYTES = 32 * 2 ** 30;

@@ -21,7 +21,7 @@ import type { ReadoutDef, Vector } from './readouts.ts';
 import { quote } from '../util/clip.ts';
 
 /** The RMS norm's scale at x: 1 / sqrt(mean(x²) + eps). */
-export function normScale(x: Vector, eps: number): number {
+function normScale(x: Vector, eps: number): number {
   let ms = 0;
   for (let i = 0; i < x.length; i++) ms += x[i] * x[i];
   return 1 / Math.sqrt(ms / x.length + eps);
@@ -42,7 +42,7 @@ export function standing(logits: Vector, id: number): TokenStanding {
 }
 
 /** Checks a read-out's token ids against a vocabulary of V. */
-export function checkReadoutTokens(gold: unknown, emitted: unknown, V: number): void {
+function checkReadoutTokens(gold: unknown, emitted: unknown, V: number): void {
   const bad = (t: unknown) => !Number.isInteger(t) || (t as number) < 0 || (t as number) >= V;
   if (bad(gold)) throw new EngineError('bad-input', `readout: gold token ${quote(gold)} is not a token id in [0, ${V})`);
   if (emitted !== undefined && bad(emitted)) throw new EngineError('bad-input', `readout: emitted token ${quote(emitted)} is not a token id in [0, ${V})`);

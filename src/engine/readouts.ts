@@ -44,7 +44,7 @@ const ATTN_NORM: ReadoutDef<ForwardRow, { route: number[]; norms: number[][] }> 
   }),
 };
 
-export const READOUTS = {
+const READOUTS = {
   points: POINTS,
   /** The logit lens and direct attribution at the last prompt position (readout.ts). */
   'look-inside': LOOK_INSIDE,

@@ -21,7 +21,7 @@ export function isWeightDtype(d: string): d is WeightDtype {
   return d === 'F32' || d === 'F16' || d === 'BF16';
 }
 
-export const MAX_HEADER_BYTES = 100 * 1024 * 1024;
+const MAX_HEADER_BYTES = 100 * 1024 * 1024;
 
 export interface TensorEntry {
   name: string;

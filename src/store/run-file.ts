@@ -83,7 +83,7 @@ const probeName = oneOf(...PROBE_NAMES);
 const status = oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed');
 const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text), chatTemplate: opt(oneOf(...CHAT_TEMPLATE_FILES)), numLayers: opt(num({ int: true, min: 1 })) });
 
-export const checkManifest: Check<RunManifest> = obj({
+const checkManifest: Check<RunManifest> = obj({
   id,
   appVersion: text,
   model,
@@ -179,7 +179,7 @@ const recordFields = {
 export type FileRecord = Omit<QuestionRecord, keyof DecoyFields> & Partial<DecoyFields>;
 const DECOY_KEYS = Object.keys(NO_DECOY) as (keyof DecoyFields)[];
 
-export const checkRecord: Check<FileRecord> = obj({
+const checkRecord: Check<FileRecord> = obj({
   ...recordFields,
   doc_hash: id,
   prompt_hash: id,
@@ -259,7 +259,7 @@ export const checkRunFile: Check<RunFile> = obj({
   records: arr(checkRecord),
 });
 
-export const checkLegacyRunFile: Check<LegacyRunFile> = obj({
+const checkLegacyRunFile: Check<LegacyRunFile> = obj({
   format: oneOf(RUN_FILE_FORMAT),
   version: oneOf(LEGACY_RUN_FILE_VERSION),
   exportedAt: text,

@@ -196,7 +196,7 @@ export class MemoryCaches implements CacheStorageLike {
     return this.caches.delete(name);
   }
 }
-export class MemoryCache implements CacheLike {
+class MemoryCache implements CacheLike {
   readonly entries = new Map<string, { bytes: Uint8Array; headers: [string, string][] }>();
   async match(url: string) {
     const e = this.entries.get(url);

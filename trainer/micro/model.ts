@@ -69,7 +69,7 @@ const linear = tf.customGrad((...args) => {
 }) as (x: tf.Tensor2D, w: tf.Tensor) => tf.Tensor2D;
 
 /** cos/sin of concat(freqs, freqs) for positions 0..T-1: two [T, headDim] tensors. */
-export function ropeTables(T: number, c: MicroConfig): { cos: tf.Tensor2D; sin: tf.Tensor2D } {
+function ropeTables(T: number, c: MicroConfig): { cos: tf.Tensor2D; sin: tf.Tensor2D } {
   const hd = c.headDim;
   const inv = inverseFrequencies(c);
   const cos = new Float32Array(T * hd);

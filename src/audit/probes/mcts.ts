@@ -26,7 +26,7 @@ export type MctsSpec =
   | { probe: 'mcts-routes'; preset: 'program-selection'; space: NeighborhoodSpace; budget: number; seed: number };
 
 /** The route space each released search works in. */
-export const PRESET_SPACE: Record<MctsPreset, 'cola' | 'neighborhood'> = { cola: 'cola', 'program-selection': 'neighborhood' };
+const PRESET_SPACE: Record<MctsPreset, 'cola' | 'neighborhood'> = { cola: 'cola', 'program-selection': 'neighborhood' };
 export const PRESET_NAME: Record<MctsPreset, string> = { cola: 'CoLa', 'program-selection': 'program selection' };
 
 /** "MCTS routes (CoLa)": a probe built on a preset's actions, named with the preset. */

@@ -14,9 +14,9 @@ const AT = onnx.AttributeProto.AttributeType;
 /** ONNX TensorProto data type codes (Cast's `to`). */
 export const ONNX_TYPE_CODE: Record<FloatType, number> = { float32: DT.FLOAT, float16: DT.FLOAT16 };
 
-export const ONNX_OPSET = 17;
+const ONNX_OPSET = 17;
 /** Initializers this large or larger go out of the protobuf as external data. */
-export const EXTERNAL_MIN_BYTES = 1024;
+const EXTERNAL_MIN_BYTES = 1024;
 
 /** An encoded model and the external data its initializers point to (SessionOptions.externalData). */
 export interface BuiltGraph {

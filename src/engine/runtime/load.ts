@@ -32,7 +32,7 @@ export interface WeightSource {
 export type LayerGraphs = 'per-layer' | 'spans';
 
 /** The most layers one span graph runs. */
-export const MAX_SPAN = 16;
+const MAX_SPAN = 16;
 
 export interface LoadTarget {
   ep: 'webgpu' | 'wasm';
@@ -105,7 +105,7 @@ export function q4Layout(ep: LoadTarget['ep']): Q4Layout {
  * GatherBlockQuantized reads MatMulNBits' zero points only when the blocks per row are even; an
  * odd count (hidden_size / 32 odd, no model the app targets) gets its own dense embedding.
  */
-export function embedFromHead(c: ModelConfig, t: Pick<LoadTarget, 'ep' | 'precision'>): boolean {
+function embedFromHead(c: ModelConfig, t: Pick<LoadTarget, 'ep' | 'precision'>): boolean {
   if (!c.tieWordEmbeddings) return false;
   return !(t.precision.q4 && t.ep === 'webgpu' && Math.ceil(c.hiddenSize / Q4_BLOCK) % 2 === 1);
 }

@@ -79,7 +79,7 @@ export function headRows(out: HeadOut, rows: HeadInput[], V: number): HeadRow[] 
 }
 
 /** Head dims GroupQueryAttention's CPU/WASM kernels take (head_size % 8 == 0 with do_rotary=0). */
-export function checkHeadDim(config: ModelConfig): void {
+function checkHeadDim(config: ModelConfig): void {
   if (config.headDim % 8 !== 0 || config.headDim % 2 !== 0) {
     throw new EngineError('unsupported-architecture', `head_dim ${config.headDim} is not a multiple of 8, which GroupQueryAttention needs`);
   }

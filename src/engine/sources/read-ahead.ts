@@ -5,7 +5,7 @@
 
 import type { CheckpointReader } from './reader.ts';
 
-export const READ_AHEAD_BLOCK_BYTES = 16 * 1024 * 1024;
+const READ_AHEAD_BLOCK_BYTES = 16 * 1024 * 1024;
 const MAX_BLOCKS = 4;
 
 export function withReadAhead(reader: CheckpointReader, blockBytes = READ_AHEAD_BLOCK_BYTES, maxBlocks = MAX_BLOCKS): CheckpointReader {

@@ -17,7 +17,7 @@ export interface HubTimeouts {
 export const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 
 /** The caller's cancellation as an EngineError naming what was cancelled. */
-export function cancelledError(what: string): EngineError {
+function cancelledError(what: string): EngineError {
   return new EngineError('cancelled', `${what}: cancelled`);
 }
 

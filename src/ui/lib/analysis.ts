@@ -244,7 +244,7 @@ export function curvePoints(probes: readonly RunProbe[]): CurvePoint[] {
 
 /** The split seed of the scan's identification / evaluation halves (the CLI's default; runs do
  *  not record another). */
-export const SPLIT_SEED = 0;
+const SPLIT_SEED = 0;
 
 export type SilencingView = { scan: SilencingScanResult; failureProbe: string } | { missing: string };
 

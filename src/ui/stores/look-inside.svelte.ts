@@ -8,7 +8,7 @@ import type { LookTarget } from '../lib/look-inside';
 export type LookState = { status: 'loading' } | { status: 'done'; readout: AttemptReadout } | { status: 'failed'; message: string };
 
 /** How many read-outs stand side by side. */
-export const SIDE_BY_SIDE = 2;
+const SIDE_BY_SIDE = 2;
 
 export class LookInsideState {
   /** The attempts shown, oldest first. */
