@@ -2,13 +2,14 @@
 // Back and Forward through the screens, over jsdom's history.
 
 import { describe, expect, it } from 'vitest';
-import type { AppBackend, StoredRun } from './backend';
 import { AddressBar } from './lib/address';
 import { AppState } from './stores/app.svelte';
+import { TestBackend, auditedRun } from './testing/test-backend';
 
-const runs: Record<string, StoredRun> = { r2: { manifest: { id: 'r2' }, records: [{ doc_id: 'q-1' }] } as unknown as StoredRun };
-/** The store behind the Library, as far as navigation asks it: a run by id. */
-const backend = { watchOtherTabs: () => () => {}, getRun: async (id: string) => runs[id]! } as unknown as AppBackend;
+/** The real backend over the fake engine, holding one finished run. */
+const backend = new TestBackend();
+const runs = { r2: await auditedRun(4, backend) };
+const q1 = runs.r2.records[0]!.doc_id;
 const fresh = () => new AppState(backend, null);
 
 describe('Back', () => {
@@ -22,11 +23,11 @@ describe('Back', () => {
     shown();
     app.go('library');
     shown();
-    app.openRun(runs.r2!);
+    app.openRun(runs.r2);
     shown();
-    app.openQuestion('q-1');
+    app.openQuestion(q1);
     shown();
-    expect(location.hash).toBe(`#screen=question&run=r2&q=q-1&${app.setup.permalink.slice(1)}`);
+    expect(location.hash).toBe(`#${new URLSearchParams({ screen: 'question', run: runs.r2.manifest.id, q: q1 })}&${app.setup.permalink.slice(1)}`);
 
     const back = async (): Promise<void> => {
       const popped = new Promise((resolve) => window.addEventListener('popstate', resolve, { once: true }));

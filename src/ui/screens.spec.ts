@@ -4,27 +4,22 @@
 import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
 import App from './App.svelte';
-import type { AppBackend, StoredRun } from './backend';
+import type { StoredRun } from './backend';
 import { parsePermalink } from './lib/permalink';
 import { encodeStudyLink } from './lib/study-link';
 import { screen, SCREENS, titleOf, type Route, type ScreenTable } from './screens';
 import ExampleScreen from './screens.fixture.svelte';
 import { AppState } from './stores/app.svelte';
+import { TestBackend, auditedRun } from './testing/test-backend';
 
-/** Two stored runs: only what navigation reads of them (the id, the questions' ids). */
-const runs: Record<string, StoredRun> = Object.fromEntries(
-  ['r1', 'r2'].map((id) => [id, { manifest: { id }, records: [{ doc_id: 'q-1' }, { doc_id: 'q-2' }] } as unknown as StoredRun]),
-);
-
-/** The store behind the Library, as far as navigation asks it: a run by id. */
-const backend = {
-  watchOtherTabs: () => () => {},
-  getRun: async (id: string) => {
-    const run = runs[id];
-    if (!run) throw new Error(`no run ${id}`);
-    return run;
-  },
-} as unknown as AppBackend;
+/** The real backend over the fake engine, holding two finished runs (4 and 5 questions). */
+const backend = new TestBackend();
+const runs: Record<'r1' | 'r2', StoredRun> = { r1: await auditedRun(4, backend), r2: await auditedRun(5, backend) };
+const id1 = runs.r1.manifest.id;
+/** The run's second question. */
+const q2 = [...new Set(runs.r1.records.map((r) => r.doc_id))][1]!;
+/** A screen's own part of an address, as the address bar writes it. */
+const own = (params: Record<string, string>) => `#${new URLSearchParams(params).toString()}`;
 
 const fresh = (screens: ScreenTable = SCREENS) => new AppState(backend, null, screens);
 /** The address of a screen's own part followed by the setup's permalink, as every address ends. */
@@ -84,15 +79,15 @@ describe('the table of screens', () => {
 describe('addresses', () => {
   it('opens a question, a comparison and a plain screen from their addresses', async () => {
     const app = fresh();
-    app.openRun(runs.r1!);
-    app.openQuestion('q-2');
-    expect(app.address).toBe(withSetup(app, '#screen=question&run=r1&q=q-2'));
+    app.openRun(runs.r1);
+    app.openQuestion(q2);
+    expect(app.address).toBe(withSetup(app, own({ screen: 'question', run: id1, q: q2 })));
     const other = fresh();
     await other.openAddress(app.address);
-    expect(other.route).toEqual({ name: 'question', run: runs.r1, docId: 'q-2' });
+    expect(other.route).toEqual({ name: 'question', run: runs.r1, docId: q2 });
     // the run a question shows is the one the Results tab returns to
-    expect(other.opened).toBe(runs.r1);
-    app.openPair([runs.r1!, runs.r2!]);
+    expect(other.opened).toEqual(runs.r1);
+    app.openPair([runs.r1, runs.r2]);
     await other.openAddress(app.address);
     expect(other.route).toEqual({ name: 'compare', pair: [runs.r1, runs.r2] });
     await other.openAddress('#screen=library');
@@ -105,7 +100,7 @@ describe('addresses', () => {
     const setup = app.setup.permalink;
     expect(setup).toContain('qseed=7&pseed=3');
     expect(app.address).toBe(setup); // Setup's address: its permalink alone
-    app.openRun(runs.r2!);
+    app.openRun(runs.r2);
     const reloaded = fresh();
     await reloaded.openFirst(app.address);
     expect([reloaded.route, reloaded.linkProblems]).toEqual([{ name: 'results', run: runs.r2 }, []]);
@@ -127,7 +122,7 @@ describe('addresses', () => {
 
   it('drops an address whose run is still being read when the person moves on', async () => {
     const app = fresh();
-    const opening = app.openAddress('#screen=results&run=r1');
+    const opening = app.openAddress(own({ screen: 'results', run: id1 }));
     app.go('library');
     await opening;
     expect(app.route).toEqual({ name: 'library' });
@@ -137,8 +132,8 @@ describe('addresses', () => {
     const cases: [string, string][] = [
       ['#screen=nowhere', 'the link names no screen "nowhere"'],
       ['#screen=results&run=gone', 'the link to Results cannot open: run "gone" is not in this browser\'s library'],
-      ['#screen=question&run=r1&q=q-9', 'the link to Question cannot open: run "r1" has no question "q-9"'],
-      ['#screen=question&run=r1', 'the link to Question cannot open: it names no question ("q=")'],
+      [own({ screen: 'question', run: id1, q: 'q-9' }), `the link to Question cannot open: run "${id1}" has no question "q-9"`],
+      [own({ screen: 'question', run: id1 }), 'the link to Question cannot open: it names no question ("q=")'],
     ];
     for (const [hash, problem] of cases) {
       const app = fresh();
