@@ -76,6 +76,9 @@ test('an audit on the built-in model runs with no CSP violation, then again unde
   // the service worker takes over once the first load settled: a reload is served by it, with the policy
   await page.evaluate(() => navigator.serviceWorker.ready);
   await page.reload();
+  // the address kept the screen: the reload reopens Results from the store; Setup loads the model
+  await expect(page.getByTestId('screen-results')).toBeVisible({ timeout: LOAD_TIMEOUT });
+  await page.getByRole('navigation', { name: 'Screens' }).getByRole('button', { name: 'Setup' }).click();
   await expect(page.getByTestId('model-info')).toBeVisible({ timeout: LOAD_TIMEOUT });
   expect(await page.evaluate(() => navigator.serviceWorker.controller !== null)).toBe(true);
   const header = await page.evaluate(async () => (await fetch('/')).headers.get('content-security-policy'));

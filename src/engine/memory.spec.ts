@@ -101,7 +101,7 @@ describe('what sessions hold', () => {
     const slots = [0, 1, 2].map((k) => GRAPH.span.slot(k));
     slots.forEach((slot, k) => fed.forEach((x) => expect(inputs, `slot ${k} ${x.name}`).toContain(slot.prefix + x.name)));
     expect(graph.initializer!.map((t) => t.name)).toEqual(expect.not.arrayContaining([expect.stringMatching(/proj|layernorm/)]));
-    expect(graph.output!.map((v) => v.name)).toEqual([...slots.flatMap((s) => [s.out.presentKey, s.out.presentValue, s.out.attnOut, s.out.mlpOut, s.out.residPost]), GRAPH.span.out.hidden]);
+    expect(graph.output!.map((v) => v.name)).toEqual([...slots.flatMap((s) => [s.out.presentKey, s.out.presentValue, ...Object.values(s.out.points)]), GRAPH.span.out.hidden]);
   });
 
   it.each([

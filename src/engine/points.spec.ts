@@ -2,7 +2,8 @@
 // per-layer and span graphs) against the float64 reference's one forward loop, at every prompt
 // position of the reference checkpoints, on routes that repeat a layer and silence an MLP.
 import { readFileSync } from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InferenceSession } from 'onnxruntime-common';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEngine, type LocalEngine } from './engine.ts';
 import { maxAbsDiff, type Expected } from './conformance.ts';
 import { loadReference, type Reference } from './reference.ts';
@@ -10,6 +11,8 @@ import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
 import { blockPoint, pointSite } from './points.ts';
 import { BLOCK_POINTS, isEngineError, type PointName } from './types.ts';
+import { GRAPH } from './graph/contract.ts';
+import { getOrt } from './ort.ts';
 
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
 const LAYER_GRAPHS = ['per-layer', 'spans'] as const;
@@ -72,5 +75,31 @@ describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('
     const err = await engine.readout('attention-patterns' as never, { ...row, points: [] } as never).catch((e: unknown) => e);
     expect((err as Error).message).toMatch(/unknown read-out "attention-patterns"/);
     expect((await engine.readout('points', { ...row, points: ['ln_final'] })).ln_final).toHaveLength(1);
+  });
+});
+
+describe('what a run fetches (tiny-qwen2, span graphs)', () => {
+  it('rows that ask for no point fetch no point; a points row fetches its slots\' points', async () => {
+    // the session class behind the factory: every session's run() goes through its prototype
+    const run = vi.spyOn(((await getOrt('wasm')).InferenceSession as unknown as { prototype: InferenceSession }).prototype, 'run');
+    const engine = createEngine();
+    try {
+      await engine.load({ kind: 'fs', dir: fixture('tiny-qwen2') }, { ep: 'wasm', maxSeqLen: 64, layerGraphs: 'spans' });
+      const pointOutputs = new Set(Array.from({ length: 8 }, (_, k) => Object.values(GRAPH.span.slot(k).out.points)).flat());
+      const fetched = (fetches: unknown) => (Array.isArray(fetches) ? (fetches as string[]) : Object.keys(fetches ?? {}));
+      const fetchedPoints = () => run.mock.calls.flatMap((args) => fetched(args[1])).filter((name) => pointOutputs.has(name));
+      const row = { promptIds: [76, 196, 319], route: [0, 1, 1, 2], silence: [1] };
+      run.mockClear();
+      await engine.logits(row);
+      await engine.generate([{ ...row, sampling: { kind: 'greedy' } }], { maxNewTokens: 2, eosTokenIds: [] });
+      expect(run.mock.calls.length).toBeGreaterThan(0);
+      expect(fetchedPoints()).toEqual([]);
+      run.mockClear();
+      await engine.readout('points', { ...row, points: [blockPoint(0, 'resid_mid')], positions: 'last' });
+      expect(fetchedPoints()).toEqual(expect.arrayContaining(Object.values(GRAPH.span.slot(0).out.points)));
+    } finally {
+      run.mockRestore();
+      await engine.dispose();
+    }
   });
 });

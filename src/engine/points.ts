@@ -1,6 +1,6 @@
-// Read-out points by name (engine/types.ts PointName): `blocks.{p}.resid_pre | attn_out | mlp_out |
-// resid_post` at route position p, and `ln_final`. The runtime (runtime/scheduler.ts readPoints)
-// and the float64 reference (reference.ts) read the same names; read-outs (readouts.ts) ask by them.
+// Read-out points by name (engine/types.ts PointName): `blocks.{p}.{BLOCK_POINTS}` at route position
+// p, and `ln_final`. The runtime (runtime/scheduler.ts readPoints) and the float64 reference
+// (reference.ts) read the same names; read-outs (readouts.ts) ask by them.
 import { BLOCK_POINTS, EngineError, type BlockPoint, type PointName } from './types.ts';
 import { quote } from '../util/clip.ts';
 

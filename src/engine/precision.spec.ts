@@ -36,7 +36,7 @@ describe('f16 graphs', () => {
       expect(io).toMatchObject({ [span.in.hidden]: onnx.TensorProto.DataType.FLOAT, [span.out.hidden]: onnx.TensorProto.DataType.FLOAT });
       const slot = span.slot(0);
       for (const kv of [slot.in.pastKey, slot.in.pastValue, slot.out.presentKey, slot.out.presentValue]) expect(io[kv], kv).toBe(onnx.TensorProto.DataType.FLOAT16);
-      for (const point of [slot.out.attnOut, slot.out.mlpOut, slot.out.residPost]) expect(io[point], point).toBe(onnx.TensorProto.DataType.FLOAT);
+      for (const point of Object.values(slot.out.points)) expect(io[point], point).toBe(onnx.TensorProto.DataType.FLOAT);
       const floatInits = layer.initializer!.filter((t) => t.dataType === onnx.TensorProto.DataType.FLOAT || t.dataType === onnx.TensorProto.DataType.FLOAT16);
       expect(floatInits.length).toBeGreaterThan(0);
       expect(floatInits.every((t) => t.dataType === onnx.TensorProto.DataType.FLOAT16), 'every float initializer is f16').toBe(true);

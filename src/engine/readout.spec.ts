@@ -83,6 +83,29 @@ describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('
     });
   });
 
+  it.each(CASES)('resid-mid-lens, case %s: the gold token at each midpoint equals the float64 reference within the logits tolerance', async (caseName) => {
+    const c = expected.cases.find((x) => x.name === caseName)!;
+    const gold = expected.cases[0].greedy_tokens[1];
+    const row = { promptIds: expected.input_ids, route: c.route, silence: c.silence, gold };
+    const got = await engine.readout('resid-mid-lens', row);
+    const want = await ref.readout('resid-mid-lens', row);
+    expect(got.route).toEqual(c.route);
+    expect(got.gold).toHaveLength(c.route.length);
+    got.gold.forEach((s, p) => {
+      const w = want.gold[p];
+      expect(s.id).toBe(gold);
+      expect(s.rank, `${caseName}: rank at midpoint ${p}`).toBe(w.rank);
+      expect(maxAbsDiff([s.logit, s.prob], [w.logit, w.prob]), `${caseName}: logit and probability at midpoint ${p}`).toBeLessThanOrEqual(tol);
+    });
+    // where route position p's MLP is silenced its midpoint is its output, the look inside's lens after p
+    const look = await ref.readout('look-inside', row);
+    c.route.forEach((layer, p) => {
+      if (c.silence.includes(layer)) expect(want.gold[p], `${caseName}: silenced position ${p}`).toEqual(look.lens[p + 1].gold);
+    });
+    const err = await engine.readout('resid-mid-lens', { ...row, gold: -1 }).catch((e: unknown) => e);
+    expect(isEngineError(err) && (err as Error).message).toMatch(/gold token -1/);
+  });
+
   it('takes a chosen emitted token and refuses bad tokens by name, staying usable', async () => {
     const row = { promptIds: expected.input_ids, route: [0, 1], silence: [], gold: 3, emitted: 5 };
     expect((await engine.readout('look-inside', row)).emitted).toBe(5);

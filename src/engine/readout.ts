@@ -42,7 +42,7 @@ export function standing(logits: Vector, id: number): TokenStanding {
 }
 
 /** Checks a read-out's token ids against a vocabulary of V. */
-function checkReadoutTokens(gold: unknown, emitted: unknown, V: number): void {
+export function checkReadoutTokens(gold: unknown, emitted: unknown, V: number): void {
   const bad = (t: unknown) => !Number.isInteger(t) || (t as number) < 0 || (t as number) >= V;
   if (bad(gold)) throw new EngineError('bad-input', `readout: gold token ${quote(gold)} is not a token id in [0, ${V})`);
   if (emitted !== undefined && bad(emitted)) throw new EngineError('bad-input', `readout: emitted token ${quote(emitted)} is not a token id in [0, ${V})`);

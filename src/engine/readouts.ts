@@ -6,8 +6,9 @@
 // Add a read-out: declare its points and its reduction, and list it in READOUTS; the Engine type,
 // the worker bridge and the reference follow. Its conformance test compares the engine with the
 // reference (readout.spec.ts).
-import { EngineError, type ForwardRow, type ModelConfig, type PointName, type PointsRow, type PointValues } from './types.ts';
-import { LOOK_INSIDE } from './readout.ts';
+import { EngineError, type ForwardRow, type ModelConfig, type PointName, type PointsRow, type PointValues, type ReadoutRow, type TokenStanding } from './types.ts';
+import { checkReadoutTokens, LOOK_INSIDE, standing } from './readout.ts';
+import { checkFinite } from './sampling.ts';
 import { blockPoint } from './points.ts';
 import { quote } from '../util/clip.ts';
 
@@ -44,11 +45,28 @@ const ATTN_NORM: ReadoutDef<ForwardRow, { route: number[]; norms: number[][] }> 
   }),
 };
 
+/** The logit lens between the blocks: the gold token's standing in the logits of
+ *  blocks.p.resid_mid (after attention, before the MLP) at the last prompt position, per route
+ *  position p (gold[p]). */
+const RESID_MID_LENS: ReadoutDef<Pick<ReadoutRow, keyof ForwardRow | 'gold'>, { route: number[]; gold: TokenStanding[] }> = {
+  check: (row, config) => checkReadoutTokens(row.gold, undefined, config.vocabSize),
+  read: (row) => ({ points: row.route.map((_, p) => blockPoint(p, 'resid_mid')), positions: 'last' }),
+  project: (row, points) => row.route.map((_, p) => points.get(blockPoint(p, 'resid_mid'))![0]),
+  reduce: (row, { logits }) => ({
+    route: row.route.slice(),
+    gold: logits.map((l, p) => {
+      checkFinite(l, `resid-mid-lens, midpoint of route position ${p}`);
+      return standing(l, row.gold);
+    }),
+  }),
+};
+
 const READOUTS = {
   points: POINTS,
   /** The logit lens and direct attribution at the last prompt position (readout.ts). */
   'look-inside': LOOK_INSIDE,
   'attn-norm': ATTN_NORM,
+  'resid-mid-lens': RESID_MID_LENS,
 };
 
 export type ReadoutName = keyof typeof READOUTS;

@@ -4,7 +4,7 @@
 //   for each route position p:                       layer route[p], its own keys and values
 //     blocks.p.resid_pre = h
 //     blocks.p.attn_out = attention(norm(h))         causal, grouped-query, rotate-half rotary
-//     h = h + blocks.p.attn_out
+//     h = blocks.p.resid_mid = h + blocks.p.attn_out
 //     blocks.p.mlp_out = mlp(norm(h))                0 where route[p]'s MLP is silenced
 //     h = blocks.p.resid_post = h + blocks.p.mlp_out
 //   ln_final = norm(h)
@@ -79,6 +79,7 @@ export async function loadReference(ckpt: Checkpoint, transform?: WeightTransfor
       const mlpOut = silence.includes(layer) ? mid.map(() => new Float64Array(H)) : mid.map((x) => mlp(c, layer, x, get)); // [T][H]
       h = mid.map((x, t) => add(x, mlpOut[t]));
       read(blockPoint(p, 'attn_out'), attn);
+      read(blockPoint(p, 'resid_mid'), mid);
       read(blockPoint(p, 'mlp_out'), mlpOut);
       read(blockPoint(p, 'resid_post'), h);
     });

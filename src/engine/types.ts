@@ -150,8 +150,9 @@ export interface ForwardRow {
 
 /** The read-out points of one route position, as TransformerLens names its hook points
  *  (`blocks.{i}.hook_resid_pre`, ...): the residual stream entering it, the attention block's
- *  output, the MLP block's output (0 where silenced) and the residual stream leaving it. */
-export const BLOCK_POINTS = ['resid_pre', 'attn_out', 'mlp_out', 'resid_post'] as const;
+ *  output, the residual stream between the blocks (resid_pre + attn_out), the MLP block's output
+ *  (0 where silenced) and the residual stream leaving it. */
+export const BLOCK_POINTS = ['resid_pre', 'attn_out', 'resid_mid', 'mlp_out', 'resid_post'] as const;
 export type BlockPoint = (typeof BLOCK_POINTS)[number];
 
 /** A named point of the forward pass: `blocks.{p}.{BlockPoint}` at route position p (on the default

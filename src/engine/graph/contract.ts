@@ -3,6 +3,12 @@
 // outputs by these names; the runtime (runtime/model.ts, runtime/load.ts) feeds and fetches by them.
 // batch: rows of a run; seq: new tokens per row; cap: KV capacity; H: hidden size; V: vocabulary;
 // `act`: the precision's activation type (graph/linear.ts Precision).
+import type { BlockPoint } from '../types.ts';
+
+/** The read-out points a span slot outputs: every block point but resid_pre, which is the previous
+ *  slot's resid_post, or the span's input. */
+export type SlotPoint = Exclude<BlockPoint, 'resid_pre'>;
+
 export const GRAPH = {
   /** A span of decoder layers in sequence ("slots"); lengths and positions are shared. */
   span: {
@@ -28,11 +34,13 @@ export const GRAPH = {
         out: {
           presentKey: `${prefix}present_key`, // [batch, kvHeads, cap, headDim] act: the cache with this run's tokens written
           presentValue: `${prefix}present_value`, // [batch, kvHeads, cap, headDim] act
-          // read-out points (engine/points.ts), fetched only by runs that read them; a slot's
-          // resid_pre is the previous slot's resid_post, or the span's input
-          attnOut: `${prefix}attn_out`, // [batch, seq, H] f32: blocks.{p}.attn_out, the attention block's output
-          mlpOut: `${prefix}mlp_out`, // [batch, seq, H] f32: blocks.{p}.mlp_out, the MLP block's output (0 where silenced)
-          residPost: `${prefix}resid_post`, // [batch, seq, H] f32: blocks.{p}.resid_post, the slot's output
+          /** Read-out points (engine/points.ts) by name, fetched only by runs that read them. */
+          points: {
+            attn_out: `${prefix}attn_out`, // [batch, seq, H] f32: blocks.{p}.attn_out, the attention block's output
+            resid_mid: `${prefix}resid_mid`, // [batch, seq, H] f32: blocks.{p}.resid_mid, resid_pre + attn_out, the MLP block's input
+            mlp_out: `${prefix}mlp_out`, // [batch, seq, H] f32: blocks.{p}.mlp_out, the MLP block's output (0 where silenced)
+            resid_post: `${prefix}resid_post`, // [batch, seq, H] f32: blocks.{p}.resid_post, the slot's output
+          } satisfies Record<SlotPoint, string>,
         },
       };
     },

@@ -17,7 +17,7 @@ import type { FloatArray, Matrix } from '../weights.ts';
 import { GraphBuilder, MS_DOMAIN, ONNX_TYPE_CODE, type BuiltGraph, type FloatType, type WeightInput } from './onnx.ts';
 import { linear, type Precision } from './linear.ts';
 import { rotaryCaches } from './rope.ts';
-import { GRAPH, type SpanSlot } from './contract.ts';
+import { GRAPH, type SlotPoint, type SpanSlot } from './contract.ts';
 
 const SPAN = GRAPH.span;
 /** The rotary caches' initializers. */
@@ -129,8 +129,9 @@ function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: F
   }); // attn [batch, seq, qDim]
   g.output(slot.out.presentKey, act, ['batch', nKv, 'cap', hd]);
   g.output(slot.out.presentValue, act, ['batch', nKv, 'cap', hd]);
-  const o = linear(g, attn, `${p}o_proj`, w.o, f32 ? slot.out.attnOut : undefined); // [batch, seq, H]
-  const h1 = g.op('Add', [v.hidden, o]);
+  const named = slot.out.points;
+  const o = linear(g, attn, `${p}o_proj`, w.o, f32 ? named.attn_out : undefined); // [batch, seq, H]
+  const h1 = g.node('Add', [v.hidden, o], { outputs: f32 ? [named.resid_mid] : 1 })[0]; // [batch, seq, H]
 
   // MLP block: down(silu(gate(x)) * up(x)), replaced by 0 (not multiplied: 0·Inf = NaN) where silenced
   const ln2 = g.weight(`${p}post_attention_layernorm.weight`, act, [H], w.postNorm);
@@ -141,13 +142,13 @@ function layerBody(g: GraphBuilder, config: ModelConfig, w: LayerWeights, act: F
   const silu = g.op('Mul', [gate, g.op('Sigmoid', [gate])]);
   const down = linear(g, g.op('Mul', [silu, up]), `${p}down_proj`, w.down); // [batch, seq, H]
   const zero = g.floats(`${p}zero`, act, [], new Float32Array([0]));
-  const mlp = g.node('Where', [mlpKeep, down, zero], { outputs: f32 ? [slot.out.mlpOut] : 1 })[0]; // [batch, seq, H]
-  const out = g.node('Add', [h1, mlp], { outputs: f32 ? [slot.out.residPost] : 1 })[0]; // [batch, seq, H]
+  const mlp = g.node('Where', [mlpKeep, down, zero], { outputs: f32 ? [named.mlp_out] : 1 })[0]; // [batch, seq, H]
+  const out = g.node('Add', [h1, mlp], { outputs: f32 ? [named.resid_post] : 1 })[0]; // [batch, seq, H]
 
   // read-out points as f32 outputs: the values themselves, or with f16 activations their casts
-  const points: [string, string][] = [[o, slot.out.attnOut], [mlp, slot.out.mlpOut], [out, slot.out.residPost]];
-  for (const [value, name] of points) {
-    if (!f32) g.node('Cast', [value], { outputs: [name], attrs: { to: ONNX_TYPE_CODE.float32 } });
+  const values: Record<SlotPoint, string> = { attn_out: o, resid_mid: h1, mlp_out: mlp, resid_post: out };
+  for (const [point, name] of Object.entries(named) as [SlotPoint, string][]) {
+    if (!f32) g.node('Cast', [values[point]], { outputs: [name], attrs: { to: ONNX_TYPE_CODE.float32 } });
     g.output(name, 'float32', ['batch', 'seq', H]);
   }
   return out;

@@ -9,7 +9,7 @@ import type { InferenceSession, Tensor } from 'onnxruntime-common';
 import type { Ort } from '../ort.ts';
 import { EngineError, type ModelConfig } from '../types.ts';
 import { createSessions, type LayerSet, type LoadTarget, type WeightSource } from './load.ts';
-import { GRAPH } from '../graph/contract.ts';
+import { GRAPH, type SlotPoint } from '../graph/contract.ts';
 import { CpuIo } from './cpu-io.ts';
 import { GpuIo } from './gpu-io.ts';
 import type { HeadInput, Hidden, KvSlot, StateIo } from './io.ts';
@@ -17,11 +17,7 @@ import type { HeadInput, Hidden, KvSlot, StateIo } from './io.ts';
 const { span: SPAN, head: HEAD } = GRAPH;
 
 /** A span run's read-out points for its rows, per slot (graph/contract.ts): each [seq, H] per row. */
-export interface SlotPoints {
-  attnOut: Hidden[];
-  mlpOut: Hidden[];
-  residPost: Hidden[];
-}
+export type SlotPoints = Record<SlotPoint, Hidden[]>;
 
 /** One row of a span batch: `seq` new tokens after `pastLen` cached ones; per span position its
  *  KV slot (null: a fresh route position, nothing cached yet) and whether the MLP runs. */
@@ -164,9 +160,10 @@ export class RoutedModel {
       fetches.push(slot.out.presentKey, slot.out.presentValue);
       if (kv.bind) Object.assign(bound, { [slot.out.presentKey]: kv.bind.key, [slot.out.presentValue]: kv.bind.value });
       if (read) {
-        const { attnOut, mlpOut, residPost } = slot.out;
-        fetches.push(attnOut, mlpOut, residPost);
-        Object.assign(bound, { [attnOut]: null, [mlpOut]: null, [residPost]: null });
+        for (const name of Object.values(slot.out.points)) {
+          fetches.push(name);
+          bound[name] = null;
+        }
       }
       return { slot, kv };
     });
@@ -177,7 +174,7 @@ export class RoutedModel {
     return {
       hidden: rowsOf(SPAN.out.hidden),
       kv: slots.map(({ slot, kv }) => kv.commit(out[slot.out.presentKey], out[slot.out.presentValue])),
-      ...(read ? { points: slots.map(({ slot: { out: o } }) => ({ attnOut: rowsOf(o.attnOut), mlpOut: rowsOf(o.mlpOut), residPost: rowsOf(o.residPost) })) } : {}),
+      ...(read ? { points: slots.map(({ slot }) => Object.fromEntries(Object.entries(slot.out.points).map(([point, name]) => [point, rowsOf(name)])) as SlotPoints) } : {}),
     };
   }
 

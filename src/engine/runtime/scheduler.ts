@@ -21,6 +21,7 @@
 // `decodeLoop` is the token loop of generation and scoring, over both.
 import { EngineError, type BlockPoint, type PointsRow, type PointValues } from '../types.ts';
 import { pointSite } from '../points.ts';
+import type { SlotPoint } from '../graph/contract.ts';
 import type { HeadInput, Hidden, KvSlot } from './io.ts';
 import { headRows, type HeadRow, type HeadWant, type RoutedModel, type SlotPoints } from './model.ts';
 
@@ -56,7 +57,7 @@ function planKey(p: RoutePlan, pos: number): string | null {
 }
 
 /** A cursor's read-out points from one span run that started at route position `pos`, per slot. */
-type OnPoints = (cursor: Cursor, pos: number, slots: { attn_out: Hidden; mlp_out: Hidden; resid_post: Hidden }[]) => void;
+type OnPoints = (cursor: Cursor, pos: number, slots: Record<SlotPoint, Hidden>[]) => void;
 
 /** Advances every cursor to the end of its rows' routes; returns one entry per row. With `onPoints`
  *  every span run also reads its slots' read-out points. */
@@ -99,7 +100,7 @@ async function runRoutes(model: RoutedModel, plans: RoutePlan[], start: Cursor[]
         onPoints !== undefined,
       );
       batch.forEach((c, i) => {
-        onPoints?.(c, c.pos, res.points!.map((s: SlotPoints) => ({ attn_out: s.attnOut[i], mlp_out: s.mlpOut[i], resid_post: s.residPost[i] })));
+        onPoints?.(c, c.pos, res.points!.map((s: SlotPoints) => Object.fromEntries(Object.entries(s).map(([point, rows]) => [point, rows[i]])) as Record<SlotPoint, Hidden>));
         c.hidden = res.hidden[i];
         layers.forEach((_, j) => (c.kv[c.pos + j] = res.kv[j][i]));
         c.pos += span;
@@ -186,7 +187,7 @@ export async function prefill(
 
 /** Runs one row's prompt through its route, reading its read-out points (engine/points.ts) at its
  *  last prompt position or at every one, in the same span runs: each run also returns its slots'
- *  attention and MLP outputs and residual streams; `ln_final` takes one head run. */
+ *  points (graph/contract.ts); `ln_final` takes one head run. */
 export async function readPoints(model: RoutedModel, row: PointsRow, plan: RoutePlan, cap: number, ctl: RunControl): Promise<PointValues> {
   const sites = row.points.map((name) => pointSite(name, plan.route.length));
   const all = row.positions === 'all';
