@@ -1,5 +1,5 @@
 // Import benchmark: one generated lm-eval samples file (default 100,000 lines) imported into the
-// app's IndexedDB in headless Chromium three ways, each on an empty database: "before" (main's
+// app's IndexedDB in headless Chromium three ways, each on an empty database: "before" (the app's
 // path before imports streamed: the whole text parsed on the page, then one awaited get and put
 // per record in the import's transaction), "after-inline" (import-file.ts on the page: the file
 // read as a stream, the records written a batch of requests at a time) and "after-worker" (the
