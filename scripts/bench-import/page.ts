@@ -25,7 +25,7 @@ class TimedStore extends IdbRunStore {
   }
 }
 
-/** main's importRun before this change: one transaction, one awaited get and put per record. */
+/** importRun as it was before imports streamed: one transaction, one awaited get and put per record. */
 class OneByOneStore extends TimedStore {
   override async importRun(run: StoredRun, items: RecordItem[], questions?: QuestionIdentity[]) {
     const t = performance.now();
