@@ -72,7 +72,7 @@ test('0, 1: after reloads the built-in model loads again, isolated; Start on a f
   await expect(page.getByTestId('results-sentence')).toContainText(/^\d+ of 20 questions were answered correctly as deployed; \d+ more were reachable with random routes within \d+ attempts/);
   // 2: a definition where the number is, and all of them on one screen
   await page.getByTestId('rates-explained').getByTestId('term-ceiling').click();
-  await expect(page.getByTestId('definition-ceiling')).toContainText('ceiling@B: The share of questions realized or reachable@B');
+  await expect(page.getByTestId('definition-ceiling')).toContainText('ceiling@B: Share of questions realized or reachable@B');
   await screen(page, 'issue11-2-definition-in-place');
   await page.getByTestId('nav-help').click();
   await expect(page.getByTestId('glossary')).toContainText('retained gain');
