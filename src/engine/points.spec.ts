@@ -1,22 +1,17 @@
 // The named read-out points (engine/points.ts) as the engine reads them in one pass (Node, WASM EP,
 // per-layer and span graphs) against the float64 reference's one forward loop, at every prompt
 // position of the reference checkpoints, on routes that repeat a layer and silence an MLP.
-import { readFileSync } from 'node:fs';
 import type { InferenceSession } from 'onnxruntime-common';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEngine, type LocalEngine } from './engine.ts';
-import { maxAbsDiff, type Expected } from './conformance.ts';
-import { loadReference, type Reference } from './reference.ts';
-import { openCheckpoint } from './checkpoint.ts';
-import { openReader } from './sources/reader.ts';
+import { maxAbsDiff } from './conformance.ts';
+import type { Reference } from './reference.ts';
+import { LAYER_GRAPHS, MODELS, engineAndReference, expectedOf, fixture } from './testing/reference-fixtures.ts';
 import { blockPoint, pointSite } from './points.ts';
 import { BLOCK_POINTS, isEngineError, type PointName } from './types.ts';
 import { GRAPH } from './graph/contract.ts';
 import { getOrt } from './ort.ts';
 
-const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
-const LAYER_GRAPHS = ['per-layer', 'spans'] as const;
-const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
 
 describe('pointSite', () => {
   it('reads TransformerLens-style names at a route position, and ln_final', () => {
@@ -33,14 +28,10 @@ describe('pointSite', () => {
 });
 
 describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('%s, %s graphs: read-out points', (name, layerGraphs) => {
-  const expected = JSON.parse(readFileSync(`${fixture(name)}expected.json`, 'utf8')) as Expected;
+  const expected = expectedOf(name);
   let engine: LocalEngine;
   let ref: Reference;
-  beforeAll(async () => {
-    engine = createEngine();
-    await engine.load({ kind: 'fs', dir: fixture(name) }, { ep: 'wasm', maxSeqLen: 64, layerGraphs });
-    ref = await loadReference(await openCheckpoint(openReader({ kind: 'fs', dir: fixture(name) })));
-  });
+  beforeAll(async () => ({ engine, ref } = await engineAndReference(name, layerGraphs)));
   afterAll(async () => engine.dispose());
 
   it('equal the float64 reference at every position, within the logits tolerance', async () => {

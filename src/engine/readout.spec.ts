@@ -2,28 +2,21 @@
 // graphs, against the float64 reference on the three reference checkpoints: lens logits and
 // probabilities and every attribution within the logits' tolerance (expected.json), ranks equal,
 // the attribution identity within it, and the reference itself checked against expected.json.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalEngine } from './engine.ts';
-import { maxAbsDiff, type Expected } from './conformance.ts';
-import { loadReference, type Reference } from './reference.ts';
-import { openCheckpoint } from './checkpoint.ts';
-import { openReader } from './sources/reader.ts';
+import { maxAbsDiff } from './conformance.ts';
+import type { Reference } from './reference.ts';
+import { LAYER_GRAPHS, MODELS, engineAndReference, expectedOf, referenceOf } from './testing/reference-fixtures.ts';
 import { attemptRow, firstDifference, readAttempt, readoutDiff, standing } from './readout.ts';
 import { isEngineError, type ReadoutRow } from './types.ts';
 
-const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
-const LAYER_GRAPHS = ['per-layer', 'spans'] as const;
 /** Cases with a changed route, a silenced MLP, and both. */
 const CASES = ['default', 'loop-back', 'silence-mlp', 'route-and-silence'];
-const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
 
 describe.each(MODELS)('%s: the reference read-out', (name) => {
-  const expected = JSON.parse(readFileSync(`${fixture(name)}expected.json`, 'utf8')) as Expected;
+  const expected = expectedOf(name);
   let ref: Reference;
-  beforeAll(async () => {
-    ref = await loadReference(await openCheckpoint(openReader({ kind: 'fs', dir: fixture(name) })));
-  });
+  beforeAll(async () => void (ref = await referenceOf(name)));
 
   it('ends in expected.json logits, emits the greedy token, and its attributions sum to the logit difference', async () => {
     for (const c of expected.cases) {
@@ -42,16 +35,12 @@ describe.each(MODELS)('%s: the reference read-out', (name) => {
 });
 
 describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('%s, %s graphs: engine read-out', (name, layerGraphs) => {
-  const expected = JSON.parse(readFileSync(`${fixture(name)}expected.json`, 'utf8')) as Expected;
+  const expected = expectedOf(name);
   const tol = expected.tolerance.abs;
   let engine: LocalEngine;
   let ref: Reference;
 
-  beforeAll(async () => {
-    engine = createEngine();
-    await engine.load({ kind: 'fs', dir: fixture(name) }, { ep: 'wasm', maxSeqLen: 64, layerGraphs });
-    ref = await loadReference(await openCheckpoint(openReader({ kind: 'fs', dir: fixture(name) })));
-  });
+  beforeAll(async () => ({ engine, ref } = await engineAndReference(name, layerGraphs)));
   afterAll(async () => engine.dispose());
 
   it.each(CASES)('case %s equals the float64 reference within the logits tolerance', async (caseName) => {
