@@ -12,7 +12,10 @@
 // --question-seed picks the questions (built-in generators) and each question's few-shot examples;
 // --seed drives the probes' draws only, so probes run with different seeds score the same questions.
 // The probe settings (each probe declares its own, with defaults and bounds) follow this text.
-//   audit grade --format numeric|mc-letter|exact --gold G --response R [--choices A,B,C,D]
+//   audit grade --format F --gold G --response R [--choices A,B,C,D]     (F: an answer format, listed below)
+//   audit grade --format F --cases FILE.jsonl   one line {gold, response[, choices]} per case; prints one
+//         JSON line {extracted, correct} per case, in order; a line that cannot be graded prints
+//         {line, error} in its place, is named on stderr, and makes the exit status 1
 //
 // --ep webgpu runs the engine on WebGPU over Dawn (npm --prefix gpu ci); the output's model.engine
 // names the EP, dtype and adapter. Bad arguments exit 2 with a message on stderr; audit failures exit 1.
@@ -34,6 +37,9 @@ import {
   fits,
   flagOf,
   grade,
+  gradeCases,
+  FORMAT_NAMES,
+  FORMATS,
   PROBE_SETTINGS,
   probeChoice,
   settingsUsage,
@@ -68,10 +74,9 @@ import { checkEp, CLI_EPS, engineOf } from './lib/ep-flag.ts';
 
 export class CliError extends Error {}
 
-const FORMATS: AnswerFormat[] = ['numeric', 'mc-letter', 'exact'];
-
 export type Command =
   | { kind: 'grade'; format: AnswerFormat; gold: string; response: string; choices?: string[] }
+  | { kind: 'grade-cases'; format: AnswerFormat; cases: string }
   | { kind: 'audit'; opts: AuditCliOptions };
 
 /** The audit's options: its probes' settings (choice.ts ProbeChoice, defaults filled in) and the rest. */
@@ -149,7 +154,7 @@ export function parseCli(argv: string[]): Command {
     try {
       ({ values } = parseArgs({
         args: argv.slice(1),
-        options: { format: { type: 'string' }, gold: { type: 'string' }, response: { type: 'string' }, choices: { type: 'string' } },
+        options: { format: { type: 'string' }, gold: { type: 'string' }, response: { type: 'string' }, choices: { type: 'string' }, cases: { type: 'string' } },
         strict: true,
         allowPositionals: false,
       }));
@@ -157,10 +162,15 @@ export function parseCli(argv: string[]): Command {
       throw new CliError(`grade: ${(e as Error).message}`);
     }
     const v = values as Record<string, string | undefined>;
-    if (v.format === undefined || v.gold === undefined || v.response === undefined) throw new CliError('grade needs --format, --gold and --response');
+    if (v.cases !== undefined) {
+      if (v.format === undefined) throw new CliError('grade --cases needs --format');
+      if (v.gold !== undefined || v.response !== undefined || v.choices !== undefined) throw new CliError('grade --cases reads gold, response and choices from each line; drop --gold, --response and --choices');
+      return { kind: 'grade-cases', format: oneOf('format', v.format, FORMAT_NAMES, 'numeric'), cases: v.cases };
+    }
+    if (v.format === undefined || v.gold === undefined || v.response === undefined) throw new CliError('grade needs --format, --gold and --response (or --format and --cases FILE.jsonl)');
     return {
       kind: 'grade',
-      format: oneOf('format', v.format, FORMATS, 'numeric'),
+      format: oneOf('format', v.format, FORMAT_NAMES, 'numeric'),
       gold: v.gold,
       response: v.response,
       ...(v.choices !== undefined ? { choices: v.choices.split(',') } : {}),
@@ -232,7 +242,7 @@ export function parseCli(argv: string[]): Command {
       question: v['question-field'],
       answer: v['answer-field'],
       ...(v['choices-field'] ? { choices: v['choices-field'] } : {}),
-      answerFormat: oneOf('answer-format', v['answer-format'], FORMATS, 'numeric'),
+      answerFormat: oneOf('answer-format', v['answer-format'], FORMAT_NAMES, 'numeric'),
     };
   }
   return {
@@ -317,8 +327,23 @@ function headline(res: AuditResult) {
   };
 }
 
+/** `grade --cases`: one output line per case, in order, and what is wrong with each bad line. */
+export function caseLines(format: AnswerFormat, file: string, text: string): { lines: string[]; problems: string[] } {
+  const lines: string[] = [];
+  const problems: string[] = [];
+  for (const r of gradeCases(format, text)) {
+    if ('grade' in r) lines.push(JSON.stringify(r.grade));
+    else {
+      lines.push(JSON.stringify({ line: r.line, error: r.error }));
+      problems.push(`${file} line ${r.line}: ${r.error}`);
+    }
+  }
+  return { lines, problems };
+}
+
 export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
   if (cmd.kind === 'grade') return grade(cmd.format, cmd.gold, cmd.response, cmd.choices ? { choices: cmd.choices } : {});
+  if (cmd.kind === 'grade-cases') return caseLines(cmd.format, cmd.cases, await deps.readText(cmd.cases));
   const o = cmd.opts;
   const task: LoadedTask = await loadTask(o.task, {
     ...taskLoadOptions(o),
@@ -381,7 +406,7 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
 }
 
 async function main() {
-  answerHelp(process.argv.slice(2), import.meta.url, `Probe settings:\n${settingsUsage()}`);
+  answerHelp(process.argv.slice(2), import.meta.url, `Answer formats:\n${FORMATS.map((f) => `  ${f.name}: ${f.label} (grader version ${f.version})`).join('\n')}\n\nProbe settings:\n${settingsUsage()}`);
   let cmd: Command;
   try {
     cmd = parseCli(process.argv.slice(2));
@@ -390,7 +415,7 @@ async function main() {
     process.exit(2);
   }
   try {
-    const out = await runCli(cmd, {
+    const deps: CliDeps = {
       loadEngine: async (dir, dtype) => {
         const { createEngine } = await import('../src/engine/engine.ts');
         const engine = createEngine();
@@ -399,7 +424,14 @@ async function main() {
         return engine;
       },
       readText: (file) => readFile(file, 'utf8'),
-    });
+    };
+    const out = await runCli(cmd, deps);
+    if (cmd.kind === 'grade-cases') {
+      const { lines, problems } = out as ReturnType<typeof caseLines>;
+      if (lines.length) process.stdout.write(lines.join('\n') + '\n');
+      for (const p of problems) process.stderr.write(`audit: ${p}\n`);
+      process.exit(problems.length ? 1 : 0);
+    }
     process.stdout.write(JSON.stringify(out) + '\n');
   } catch (e) {
     process.stderr.write(`audit: ${(e as Error).message}\n`);

@@ -6,7 +6,8 @@ import { EngineError, isEngineError, type Engine, type Sampling } from '../engin
 import { quote } from '../util/clip';
 import { canonicalJson, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
-import { grade, indexLetter, INVALID } from './graders';
+import { grade, gradeOptions, INVALID } from './graders';
+import { indexLetter } from './formats/mc-letter';
 import type { QuestionIdentity } from './condition';
 import { buildPrompt, letterContinuation, type PromptEngine } from './prompt';
 import { seedFor } from './seeds';
@@ -130,7 +131,7 @@ async function generateChunk(engine: Engine, cond: Condition, chunk: AttemptRequ
   if (results.length !== chunk.length) throw new Error(`engine returned ${results.length} results for ${chunk.length} rows`);
   return chunk.map((r, i) => {
     const res = results[i];
-    const g = grade(cond.answerFormat, r.q.doc.target, res.text, { choices: r.q.doc.choices, requireBoxed: cond.requireBoxed === true });
+    const g = grade(cond.answerFormat, r.q.doc.target, res.text, gradeOptions(cond, r.q.doc));
     const lp = res.tokenLogprobs;
     return {
       route: r.route,

@@ -2,7 +2,7 @@
 
 import { canonicalJson, SHA256_HEX, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
-import { GRADER_VERSION } from './graders';
+import { FORMAT_NAMES, formatOf, graderVersionOf, isAnswerFormat, scoresByLoglik, scoringFields } from './formats/registry';
 import type { Condition, DecodeRule, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
 import type { EngineDtype, TemplateVars } from '../engine/types';
 import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
@@ -62,12 +62,17 @@ export function validateCondition(c: Condition): void {
   if (!Array.isArray(c.stopSequences) || c.stopSequences.some((s) => typeof s !== 'string' || s === '')) {
     throw bad('condition stopSequences must be a list of non-empty strings');
   }
-  if (!['numeric', 'mc-letter', 'exact'].includes(c.answerFormat)) throw bad(`condition answerFormat "${c.answerFormat}" is not numeric, mc-letter or exact`);
+  if (!isAnswerFormat(c.answerFormat)) throw bad(`condition answerFormat ${quote(c.answerFormat)} is not one of ${FORMAT_NAMES.join(', ')}`);
   if (c.mcMode !== undefined && c.mcMode !== 'generate' && c.mcMode !== 'loglik') throw bad(`condition mcMode "${c.mcMode}" is not generate or loglik`);
-  if (c.mcMode === 'loglik' && c.answerFormat !== 'mc-letter') throw bad('condition mcMode loglik needs answerFormat mc-letter');
+  if (c.mcMode === 'loglik' && !scoresByLoglik(c.answerFormat)) {
+    throw bad(`condition mcMode loglik needs answerFormat ${FORMAT_NAMES.filter(scoresByLoglik).join(' or ')} (${c.answerFormat} answers are generated)`);
+  }
   if (c.requireBoxed !== undefined && typeof c.requireBoxed !== 'boolean') throw bad('condition requireBoxed must be true or false');
   if (c.requireBoxed && c.mcMode === 'loglik') throw bad('condition requireBoxed needs generated answers; mcMode loglik scores letters');
-  if (c.graderVersion !== GRADER_VERSION) throw bad(`condition graderVersion ${c.graderVersion} is not this grader's version ${GRADER_VERSION}`);
+  if (c.answerLine !== undefined && (typeof c.answerLine !== 'string' || c.answerLine.trim() === '')) throw bad('condition answerLine must be a non-empty marker such as "Answer:"');
+  if (c.answerLine !== undefined && c.mcMode === 'loglik') throw bad('condition answerLine needs generated answers; mcMode loglik scores letters');
+  const version = graderVersionOf(c.answerFormat);
+  if (c.graderVersion !== version) throw bad(`condition graderVersion ${c.graderVersion} is not this app's version of the ${c.answerFormat} grader (${version})`);
 }
 
 /** SHA-256 of a few-shot pool's content, in order (what `fewShot.pool` records). */
@@ -91,8 +96,9 @@ export async function conditionKey(c: Condition): Promise<string> {
 }
 
 /** The condition a task suggests: its prompt template, raw (no chat template), 0-shot, greedy,
- *  its answer format; short answers (numeric built-ins) get 8 new tokens and stop at a newline.
- *  An override chatTemplate true without templateVars gets DEFAULT_TEMPLATE_VARS. */
+ *  its answer format with that format's new tokens, stop sequences, scoring and version; short answers (numeric
+ *  built-ins) get 8 new tokens and stop at a newline. An override chatTemplate true without
+ *  templateVars gets DEFAULT_TEMPLATE_VARS. */
 export function defaultCondition(task: TaskSpec, engineDtype: EngineDtype, overrides: Partial<Condition> = {}): Condition {
   const builtin = task.id.startsWith('builtin:');
   const c: Condition = {
@@ -102,11 +108,11 @@ export function defaultCondition(task: TaskSpec, engineDtype: EngineDtype, overr
     // "Answer:" templates put a space before each example's target
     fewShot: { n: 0, seed: 1234, ...(task.promptTemplate.endsWith(':') ? { targetDelimiter: ' ' } : {}) },
     decoding: { kind: 'greedy' },
-    maxNewTokens: builtin ? 8 : task.answerFormat === 'numeric' ? 256 : 32,
-    stopSequences: builtin ? ['\n'] : ['\n\n', 'Question:'],
+    maxNewTokens: builtin ? 8 : formatOf(task.answerFormat).maxNewTokens,
+    stopSequences: builtin ? ['\n'] : [...formatOf(task.answerFormat).stopSequences],
     answerFormat: task.answerFormat,
-    ...(task.answerFormat === 'mc-letter' ? { mcMode: task.mcMode ?? 'loglik' } : {}),
-    graderVersion: GRADER_VERSION,
+    ...scoringFields(task.answerFormat, task.mcMode),
+    graderVersion: graderVersionOf(task.answerFormat),
     engineDtype,
     ...overrides,
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { defaultCondition } from './condition';
 import { ceilingDecoy, decoyControl, decoyFields, decoyOf, goldMinusDecoy, NO_DECOY, reachesBeyondDecoy } from './decoy';
-import { GRADER_VERSION } from './graders';
+import { graderVersionOf } from './formats/registry';
 import { routeToString } from './routes';
 import { runAudit } from './run';
 import { summarize } from './summary';
@@ -117,7 +117,7 @@ describe('decoyControl and decoyFields', () => {
   it('takes the question seed from the condition (few-shot seed) and refuses unknown or other-grader conditions', () => {
     expect(decoyControl({ ...cond, fewShot: { n: 0, seed: 9 } })).toEqual({ format: 'numeric', questionSeed: 9 });
     expect(decoyControl(null)).toBeNull();
-    expect(decoyControl({ ...cond, graderVersion: GRADER_VERSION - 1 })).toBeNull();
+    expect(decoyControl({ ...cond, graderVersion: graderVersionOf('numeric') - 1 })).toBeNull();
   });
 
   it('grades the attempts against the decoy: first hit, realized on deployment, reachable within the budget on probes', () => {

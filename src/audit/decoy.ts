@@ -11,13 +11,11 @@
 
 import { createPrng } from '../util/prng';
 import { pairedDifference, type PairedDifference } from './stats';
-import { GRADER_VERSION, indexLetter, isAnswer, letterIndex, normalizeGold, optionCount, parseNumber } from './graders';
+import { isAnswer, normalizeGold } from './graders';
+import { formatOf, gradedNow } from './formats/registry';
 import { seedFor } from './seeds';
 import { isDeployment } from './probes/registry';
 import type { AnswerFormat, Condition, Doc, QuestionRecord } from './types';
-
-/** A numeric decoy is the gold plus a nonzero whole offset of at most this size. */
-const MAX_DECOY_OFFSET = 3;
 
 /** What fixes a run's decoys: the answer format and the question seed. */
 export interface DecoyControl {
@@ -31,32 +29,20 @@ export type DecoyFields = Pick<QuestionRecord, 'decoy' | 'decoy_first_success' |
 export const NO_DECOY: DecoyFields = { decoy: null, decoy_first_success: null, realized_decoy: null, reachable_decoy: null };
 
 /** The decoy control of a condition; null when no decoy can be graded: the condition is unknown
- *  (an imported run) or its answers were extracted by another grader version (their canonical
- *  form is not this grader's). */
+ *  (an imported run) or its answers were extracted by another version of its format's rules (their
+ *  canonical form is not this version's). */
 export function decoyControl(cond: Condition | null): DecoyControl | null {
-  return cond !== null && cond.graderVersion === GRADER_VERSION ? { format: cond.answerFormat, questionSeed: cond.fewShot.seed } : null;
+  return cond !== null && gradedNow(cond) ? { format: cond.answerFormat, questionSeed: cond.fewShot.seed } : null;
 }
 
-/** The decoy answer of a question, in the grader's canonical form; never the gold. Numeric: the
- *  gold plus a seeded offset in ±1..±MAX_DECOY_OFFSET that keeps its sign (a fraction or decimal
- *  keeps its denominator); mc-letter: another valid option letter; exact: null (no wrong answer of
- *  the same kind can be made), as for a question with a single option or an unreadable gold. */
+/** The decoy answer of a question, in its format's canonical form; never the gold: a wrong
+ *  answer of the gold's kind, as the format makes it (formats/*.ts `decoy`); null where none can
+ *  be made (exact-match answers, a single option, an unreadable gold). */
 export function decoyOf(doc: Pick<Doc, 'id' | 'target' | 'choices'>, format: AnswerFormat, questionSeed: number): string | null {
   const gold = canonicalGold(format, doc.target);
   if (gold === null) return null;
   const rng = createPrng(seedFor(questionSeed, 'decoy', doc.id));
-  if (format === 'numeric') {
-    const [p, q] = rational(gold);
-    const offsets = Array.from({ length: MAX_DECOY_OFFSET }, (_, i) => BigInt(i + 1)).flatMap((d) => [-d, d]);
-    const sameSign = offsets.filter((d) => (p < 0n ? p + d * q < 0n : p + d * q >= 0n));
-    return parseNumber(`${p + sameSign[rng.int(sameSign.length)] * q}/${q}`);
-  }
-  if (format === 'mc-letter') {
-    const g = letterIndex(gold);
-    const others = Array.from({ length: Math.min(optionCount(gold, doc.choices), 26) }, (_, i) => i).filter((i) => i !== g);
-    return others.length ? indexLetter(others[rng.int(others.length)]) : null;
-  }
-  return null;
+  return formatOf(format).decoy(gold, doc.choices, (n) => rng.int(n));
 }
 
 /** The gold answer's canonical form; null when the gold itself cannot be read. */
@@ -66,13 +52,6 @@ function canonicalGold(format: AnswerFormat, target: string): string | null {
   } catch {
     return null;
   }
-}
-
-/** A canonical number ("-12", "2.5", "-7/3") as numerator and positive denominator. */
-function rational(canonical: string): [bigint, bigint] {
-  const [num, den = '1'] = canonical.split('/');
-  const [int, frac = ''] = num.split('.');
-  return [BigInt(int + frac), BigInt(den) * 10n ** BigInt(frac.length)];
 }
 
 /** A record's decoy fields from its own question, attempts and budget: the first attempt whose

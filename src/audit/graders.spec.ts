@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { extractBoxed, extractExact, extractLetter, extractNumeric, grade, INVALID, MAX_DIGITS, MAX_EXPONENT, normalizeGold, parseNumber } from './graders';
+import { grade, INVALID, normalizeGold } from './graders';
+import { exactFormat, extractExact } from './formats/exact';
+import { extractLetter } from './formats/mc-letter';
+import { extractNumeric, MAX_DIGITS, MAX_EXPONENT, parseNumber } from './formats/numeric';
 
 describe('numeric extraction', () => {
   const cases: [string, string][] = [
@@ -262,7 +265,7 @@ describe('requireBoxed: only the last \\boxed{} counts', () => {
   it('exact: the box text normalized', () => {
     expect(grade('exact', 'New York', 'It is \\boxed{\\text{New York}}.', boxed)).toEqual({ extracted: 'new york', correct: true });
     expect(grade('exact', 'New York', 'New York', boxed)).toEqual({ extracted: INVALID, correct: false });
-    expect(extractBoxed('exact', '\\boxed{}', 0)).toBe(INVALID);
+    expect(exactFormat.extractBoxed('\\boxed{}', { gold: '' })).toBe(INVALID);
   });
 });
 

@@ -10,7 +10,9 @@ export { fileTask, parseTaskFile, formatFromName, type TaskFileMapping, type Tas
 export { hubTask, hubPreset, HUB_PRESETS, HUB_ROWS_ENDPOINT, fetchRowsPage, type FetchLike } from './tasks/hub';
 
 // graders, prompts, conditions and keys
-export { grade, extractNumeric, extractLetter, extractExact, normalizeGold, GRADER_VERSION, INVALID, type Grade } from './graders';
+export { grade, gradeOptions, normalizeGold, INVALID, type Grade } from './graders';
+export { gradeCases, type CaseResult } from './grade-cases';
+export { FORMATS, FORMAT_NAMES, formatOf, graderVersionOf, gradedNow, answerKeyOf, isAnswerFormat } from './formats/registry';
 export { buildPrompt, renderQuestion, fewShotExamples } from './prompt';
 export {
   conditionKey,

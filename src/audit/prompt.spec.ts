@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { bindFewShotPool, conditionKey, DEFAULT_TEMPLATE_VARS, defaultCondition, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition } from './condition';
-import { GRADER_VERSION } from './graders';
+import { graderVersionOf } from './formats/registry';
 import { checkCondition } from '../store/run-file';
 import { buildPrompt, fewShotExamples, letterContinuation, renderQuestion } from './prompt';
 import { FakeEngine } from './testing/fake-engine';
@@ -72,7 +72,7 @@ describe('conditions and keys', () => {
       maxNewTokens: 8,
       stopSequences: ['\n'],
       answerFormat: 'numeric',
-      graderVersion: GRADER_VERSION,
+      graderVersion: graderVersionOf('numeric'),
       engineDtype: 'f32',
     });
   });

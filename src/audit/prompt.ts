@@ -4,7 +4,7 @@
 import { createPrng } from '../util/prng';
 import type { ChatMessage, TemplateVars } from '../engine/types';
 import { AuditError } from './errors';
-import { indexLetter } from './graders';
+import { indexLetter } from './formats/mc-letter';
 import { seedFor } from './seeds';
 import type { Condition, Doc } from './types';
 

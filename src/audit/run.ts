@@ -15,6 +15,7 @@ import type { Ask, Probe, ProbeContext } from './probes/probe';
 import { bindProbes, isDeployment, probeOf, validateProbeSpec } from './probes/registry';
 import { makeRecord } from './record';
 import { routeToString } from './routes';
+import { answerKeyOf } from './formats/registry';
 import { chooseFixedRoute, fixedRoutePick, SELECTOR_NAMES, selectorPick } from './selectors';
 import { summarize } from './summary';
 import type { Attempt, AuditSummary, Condition, Doc, LoadedTask, ProbeSpec, QuestionRecord, SelectorName, SelectorPick } from './types';
@@ -274,7 +275,7 @@ async function selectorsFor(engine: Engine, o: AuditOptions, st: RunState, spec:
   return async (q: Question, attempts: Attempt[]): Promise<Record<string, SelectorPick>> => {
     const out: Record<string, SelectorPick> = {};
     for (const s of selectors) {
-      if (s !== 'fixed-route') out[s] = selectorPick({ probe: spec.probe, attempts }, s)!;
+      if (s !== 'fixed-route') out[s] = selectorPick({ probe: spec.probe, attempts }, s, answerKeyOf(o.condition))!;
       else if (fixed) {
         const hit = fixedRoutePick(attempts, fixed.route);
         if (hit) out[s] = { ...hit, blind: true };

@@ -11,14 +11,21 @@ import type { Attempt, QuestionRecord, SelectorPick } from './types';
 
 type Pick = Omit<SelectorPick, 'blind'>;
 
-/** The most frequent extracted answer (invalid ones excluded); ties go to the answer seen first. */
-export function majorityVote(attempts: readonly Attempt[]): Pick {
+/** How answers are told apart in a vote: the answer format's canonical key (formats/registry.ts
+ *  answerKeyOf), so that equivalent answers ("\frac12", "0.5") are one answer. */
+export type AnswerKey = (extracted: string) => string;
+const sameText: AnswerKey = (x) => x;
+
+/** The most frequent answer by `key` (invalid ones excluded); ties go to the answer seen first,
+ *  and the pick is that answer's first attempt. */
+export function majorityVote(attempts: readonly Attempt[], key: AnswerKey = sameText): Pick {
   const counts = new Map<string, { n: number; first: Attempt }>();
   for (const a of attempts) {
     if (a.extracted === INVALID) continue;
-    const c = counts.get(a.extracted);
+    const k = key(a.extracted);
+    const c = counts.get(k);
     if (c) c.n++;
-    else counts.set(a.extracted, { n: 1, first: a });
+    else counts.set(k, { n: 1, first: a });
   }
   let best: { n: number; first: Attempt } | null = null;
   for (const c of counts.values()) if (!best || c.n > best.n) best = c;
@@ -77,25 +84,27 @@ export const calibrates = (name: SelectorName): boolean => !READ_TIME_SELECTORS.
 export const selectorsFor = (drawsRoutes: boolean, trainQuestions: number): SelectorName[] =>
   SELECTOR_NAMES.filter((s) => !calibrates(s) || (drawsRoutes && trainQuestions > 0));
 
-/** A selector's pick over a record's attempts: majority and max-logprob computed from them (blind
- *  unless the probe chose its attempts with the gold answer), the fixed route as stored (its
- *  calibration is the run's); null for a deployment record or a fixed route never stored. */
-export function selectorPick(record: { probe: string; attempts: readonly Attempt[]; selectors?: QuestionRecord['selectors'] }, name: SelectorName): SelectorPick | null {
+/** A selector's pick over a record's attempts: majority (answers told apart by `key`) and
+ *  max-logprob computed from them (blind unless the probe chose its attempts with the gold answer),
+ *  the fixed route as stored (its calibration is the run's); null for a deployment record or a
+ *  fixed route never stored. */
+export function selectorPick(record: { probe: string; attempts: readonly Attempt[]; selectors?: QuestionRecord['selectors'] }, name: SelectorName, key: AnswerKey = sameText): SelectorPick | null {
   if (isDeployment(record)) return null;
   const blind = !probeOf(record).sawGold;
-  if (name === 'majority') return { ...majorityVote(record.attempts), blind };
+  if (name === 'majority') return { ...majorityVote(record.attempts, key), blind };
   if (name === 'max-logprob') return { ...maxLogprob(record.attempts), blind };
   return record.selectors?.[name] ?? null;
 }
 
 /** The records with the picks of `names` a record does not store computed at read time
- *  (selectorPick; a stored pick was made by the same function); a record with no pick is kept. */
-export function withSelectorPicks(records: readonly QuestionRecord[], names: readonly SelectorName[] = READ_TIME_SELECTORS): QuestionRecord[] {
+ *  (selectorPick, answers told apart by `key`; a stored pick was made by the same function); a
+ *  record with no pick is kept. */
+export function withSelectorPicks(records: readonly QuestionRecord[], names: readonly SelectorName[] = READ_TIME_SELECTORS, key: AnswerKey = sameText): QuestionRecord[] {
   return records.map((r) => {
     const picks: Record<string, SelectorPick> = { ...r.selectors };
     for (const n of names) {
       if (picks[n]) continue;
-      const p = selectorPick(r, n);
+      const p = selectorPick(r, n, key);
       if (p) picks[n] = p;
     }
     return Object.keys(picks).length ? { ...r, selectors: picks } : r;

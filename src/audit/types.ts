@@ -9,7 +9,8 @@ import type { PairedDelta } from './stats';
 
 // ---------------------------------------------------------------- tasks
 
-export type AnswerFormat = 'numeric' | 'mc-letter' | 'exact';
+import type { AnswerFormat } from './formats/registry';
+export type { AnswerFormat };
 /** mc-letter answers are graded by generating and extracting a letter, or by log-likelihood over the letters. */
 export type McMode = 'generate' | 'loglik';
 
@@ -90,6 +91,10 @@ export interface Condition {
   mcMode?: McMode;
   /** The answer counts only inside the last \boxed{} (CoLa scores a missing box as wrong). */
   requireBoxed?: boolean;
+  /** The answer is read only after the last occurrence of this marker, to the end of its line
+   *  (DAPO's "Answer:" last line); absent on every condition that reads the whole response. */
+  answerLine?: string;
+  /** The answer format's own version (formats/registry.ts graderVersionOf). */
   graderVersion: number;
   engineDtype: EngineDtype;
 }

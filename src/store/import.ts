@@ -12,7 +12,7 @@
 // (verify.ts); a run the file calls finished but that lacks records is stored as interrupted.
 
 import { conditionKey, type QuestionIdentity } from '../audit/condition.ts';
-import { GRADER_VERSION } from '../audit/graders.ts';
+import { gradedNow } from '../audit/formats/registry.ts';
 import { DEPLOYMENT } from '../audit/probes/registry.ts';
 import { makeRecord } from '../audit/record.ts';
 import type { ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
@@ -116,7 +116,7 @@ async function importLegacyFile(store: RunStore, file: LegacyRunFile, fileName: 
   const manifest = imported(file.manifest, fileName);
   const condition = manifest.condition!;
   // Its records are never reused because their condition key is a grader-v1 key: hold it to that.
-  if (condition.graderVersion === GRADER_VERSION || manifest.condition_key !== (await conditionKey(condition))) {
+  if (gradedNow(condition) || manifest.condition_key !== (await conditionKey(condition))) {
     throw invalid(fileName, `manifest.condition_key: a version ${LEGACY_RUN_FILE_VERSION} file must carry the key of its own grader-version-1 condition; this one does not (the file was altered)`);
   }
   const scope = await scopeOf(manifest, null, fileName);

@@ -2,6 +2,7 @@
 // imported file becomes typed data or is refused with its first problem named.
 
 import type { QuestionIdentity } from '../audit/condition.ts';
+import { FORMAT_NAMES } from '../audit/formats/registry.ts';
 import { checkProbeSpec, checkProbeSpecV1, PROBE_NAMES } from '../audit/probes/registry.ts';
 import { MAX_BUDGET } from '../audit/probes/route-draws.ts';
 import { SELECTOR_NAMES } from '../audit/selectors.ts';
@@ -56,9 +57,10 @@ export const checkCondition: Check<Condition> = obj({
   decoding,
   maxNewTokens: pos,
   stopSequences: arr(text),
-  answerFormat: oneOf('numeric', 'mc-letter', 'exact'),
+  answerFormat: oneOf(...FORMAT_NAMES),
   mcMode: opt(oneOf('generate', 'loglik')),
   requireBoxed: opt(bool),
+  answerLine: opt(text),
   graderVersion: int,
   engineDtype: dtype,
 });
@@ -73,6 +75,7 @@ const checkConditionV1: Check<Condition> = obj({
   decoding,
   maxNewTokens: nat,
   stopSequences: arr(text),
+  // the answer formats version 1 knew
   answerFormat: oneOf('numeric', 'mc-letter', 'exact'),
   mcMode: opt(oneOf('generate', 'loglik')),
   graderVersion: int,

@@ -8,7 +8,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import type { Condition, ProbeName, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { probeOf } from '../audit/probes/registry.ts';
 import { makeRecord as coreRecord } from '../audit/record.ts';
-import { GRADER_VERSION } from '../audit/graders.ts';
+import { graderVersionOf } from '../audit/formats/registry.ts';
 import { EngineError, type Engine, type EngineErrorCode } from '../engine/types.ts';
 import { IdbRunStore } from './idb-store.ts';
 import { recordKeyOf, type QuestionIdentity } from '../audit/condition.ts';
@@ -29,7 +29,7 @@ export const condition: Condition = {
   maxNewTokens: 8,
   stopSequences: ['\n'],
   answerFormat: 'numeric',
-  graderVersion: GRADER_VERSION,
+  graderVersion: graderVersionOf('numeric'),
   engineDtype: 'f32',
 };
 

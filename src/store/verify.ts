@@ -14,12 +14,13 @@
 
 import { docHash } from '../audit/attempts.ts';
 import { decoyControl, decoyFields } from '../audit/decoy.ts';
-import { grade, GRADER_VERSION, INVALID } from '../audit/graders.ts';
+import { grade, gradeOptions, INVALID } from '../audit/graders.ts';
+import { answerKeyOf, gradedNow } from '../audit/formats/registry.ts';
 import { isDeployment, probeOf } from '../audit/probes/registry.ts';
 import { replayProblem } from '../audit/replay.ts';
 import { routeToString } from '../audit/routes.ts';
 import { recordOutcome } from '../audit/record.ts';
-import { fixedRoutePick, majorityVote, maxLogprob } from '../audit/selectors.ts';
+import { fixedRoutePick, majorityVote, maxLogprob, type AnswerKey } from '../audit/selectors.ts';
 import type { ProbeContext } from '../audit/probes/probe.ts';
 import type { Condition, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { canonicalJson, sha256Hex } from '../util/hash.ts';
@@ -29,7 +30,7 @@ import { clip } from '../util/clip.ts';
 /** Whether a run's records can be regraded here: its condition is known and graded by this
  *  version's grader. */
 export function canRegrade(manifest: RunManifest): manifest is RunManifest & { condition: Condition } {
-  return manifest.condition !== null && manifest.condition.graderVersion === GRADER_VERSION;
+  return manifest.condition !== null && gradedNow(manifest.condition);
 }
 
 /**
@@ -139,7 +140,7 @@ async function disagreement(manifest: RunManifest & { condition: Condition }, r:
   const regrade = (response: string, extracted: string) =>
     cond.mcMode === 'loglik'
       ? { extracted, correct: extracted !== INVALID && extracted === r.doc.target }
-      : grade(cond.answerFormat, r.doc.target, response, { choices: r.doc.choices, requireBoxed: cond.requireBoxed === true });
+      : grade(cond.answerFormat, r.doc.target, response, gradeOptions(cond, r.doc));
   for (const [k, a] of r.attempts.entries()) {
     const at = `attempts[${k}]`;
     const g = regrade(a.response, a.extracted);
@@ -166,7 +167,7 @@ async function disagreement(manifest: RunManifest & { condition: Condition }, r:
     const bad = differ(field, stated, computed);
     if (bad) return bad;
   }
-  return replayDisagreement(cond, spec, r, run) ?? pickDisagreement(spec, r, regrade, run);
+  return replayDisagreement(cond, spec, r, run) ?? pickDisagreement(spec, r, regrade, run, answerKeyOf(cond));
 }
 
 /** The record's attempts and its probe's own fields against its probe's session (replay.ts). An
@@ -241,14 +242,14 @@ const PROBE_FIELDS = ['route_draw', 'depth_profile'] as const;
  *  chose its attempts with the gold answer; the fixed route is one of the probe's candidate routes,
  *  always blind, and picks its first attempt on that route, or, when no attempt ran it, an extra
  *  decode regraded from the response it keeps. A deployment record has no picks. */
-function pickDisagreement(spec: ProbeSpec, r: QuestionRecord, regrade: (response: string, extracted: string) => { extracted: string; correct: boolean }, run: RunContext): Disagreement | null {
+function pickDisagreement(spec: ProbeSpec, r: QuestionRecord, regrade: (response: string, extracted: string) => { extracted: string; correct: boolean }, run: RunContext, key: AnswerKey): Disagreement | null {
   const probe = probeOf(spec);
   for (const [name, p] of Object.entries(r.selectors ?? {})) {
     const at = `selectors.${name}`;
     if (isDeployment(spec)) return { field: at, why: 'is a pick on a deployment record, which has one attempt and no selector' };
     const stated = { extracted: p.extracted, correct: p.correct, blind: p.blind, attempt: p.attempt, route: p.route ?? null };
     let bad: Disagreement | null;
-    if (name === 'majority') bad = differ(at, stated, { ...majorityVote(r.attempts), blind: !probe.sawGold, route: null });
+    if (name === 'majority') bad = differ(at, stated, { ...majorityVote(r.attempts, key), blind: !probe.sawGold, route: null });
     else if (name === 'max-logprob') bad = differ(at, stated, { ...maxLogprob(r.attempts), blind: !probe.sawGold, route: null });
     else {
       const candidates = candidateKeys(spec, run);

@@ -2,14 +2,12 @@
 // multiple-choice variant whose options are generated from the seed. They work offline.
 
 import { createPrng, shuffled } from '../../util/prng';
-import { indexLetter } from '../graders';
+import { indexLetter, MC_TEMPLATE } from '../formats/mc-letter';
 import { seedFor } from '../seeds';
 import type { Doc, LoadedTask } from '../types';
 import { ARITH_LEVELS, arithTarget, arithText, generateArith, type ArithProblem, type Split } from './arith';
 
 const BUILTIN_TASK_VERSION = 1;
-export const MC_TEMPLATE = '{{question}}\n{{choices}}\nAnswer:';
-
 export interface BuiltinOptions {
   questions: number;
   trainQuestions: number;

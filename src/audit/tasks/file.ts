@@ -3,9 +3,11 @@
 import Papa from 'papaparse';
 import { AuditError } from '../errors';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
-import { indexLetter, letterIndex, normalizeGold, normalizeText } from '../graders';
+import { normalizeGold } from '../graders';
+import { formatOf, scoresByLoglik, scoringFields } from '../formats/registry';
+import { indexLetter, letterIndex } from '../formats/mc-letter';
+import { normalizeText } from '../formats/text';
 import type { AnswerFormat, Doc, LoadedTask } from '../types';
-import { MC_TEMPLATE } from './builtin';
 import { clip, quote } from '../../util/clip';
 
 const FILE_TASK_VERSION = 1;
@@ -168,7 +170,8 @@ export function goldLetter(answer: string, choices: string[], labels: string[] |
 function rowToDoc(row: Row, m: TaskFileMapping, format: AnswerFormat, id: string, where: string): Doc {
   const text = fieldText(row, m.question, where);
   const answer = fieldText(row, m.answer, where);
-  if (format === 'mc-letter') {
+  // a format scored over options (mc-letter) reads them and its gold names one
+  if (scoresByLoglik(format)) {
     if (!m.choices) throw badTask('a multiple-choice task file needs a choices mapping');
     const choices = choicesOf(row, m.choices, where);
     const rawLabels = typeof m.choices === 'string' ? (row[m.choices] as { label?: unknown })?.label : undefined;
@@ -217,8 +220,8 @@ export function fileTask(o: FileTaskOptions): LoadedTask {
       id: `file:${o.name}`,
       name: o.name,
       answerFormat: o.answerFormat,
-      ...(o.answerFormat === 'mc-letter' ? { mcMode: 'loglik' as const } : {}),
-      promptTemplate: o.answerFormat === 'mc-letter' ? MC_TEMPLATE : o.answerFormat === 'numeric' ? 'Question: {{question}}\nAnswer:' : '{{question}}',
+      ...scoringFields(o.answerFormat),
+      promptTemplate: formatOf(o.answerFormat).promptTemplate,
       metadata: { version: FILE_TASK_VERSION },
       numTest: capped.length,
       numTrain: train.length,

@@ -6,9 +6,10 @@ import { hubFetch, hubStatusMeaning, hubText, type HubFetchOptions } from '../..
 import type { HubTimeouts } from '../../engine/sources/timeouts';
 import { isEngineError } from '../../engine/types';
 import { AuditError } from '../errors';
-import { indexLetter, normalizeGold } from '../graders';
+import { normalizeGold } from '../graders';
+import { scoringFields } from '../formats/registry';
+import { indexLetter, MC_TEMPLATE } from '../formats/mc-letter';
 import type { AnswerFormat, Doc, LoadedTask } from '../types';
-import { MC_TEMPLATE } from './builtin';
 import { goldLetter, type Row } from './file';
 import { quote } from '../../util/clip';
 
@@ -187,7 +188,7 @@ export async function hubTask(presetName: string, o: HubTaskOptions): Promise<Lo
       id: `hub:${presetName}`,
       name: p.name,
       answerFormat: p.answerFormat,
-      ...(p.answerFormat === 'mc-letter' ? { mcMode: 'loglik' as const } : {}),
+      ...scoringFields(p.answerFormat),
       promptTemplate: p.promptTemplate,
       metadata: { version: HUB_TASK_VERSION },
       numTest: test.length,

@@ -5,6 +5,7 @@
 // each problem is reported by name; a bad field is dropped, the rest still applies.
 
 import type { AnswerFormat, Condition, DecodeRule, Decoding } from '../../audit/types';
+import { FORMAT_NAMES, isAnswerFormat } from '../../audit/formats/registry';
 import { ENGINE_DTYPES, type EngineDtype, type TemplateVars } from '../../engine/types';
 import { parseDateString } from '../../engine/template-date';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
@@ -146,7 +147,6 @@ function parseTask(s: string): LinkTask | string {
   return `task in link: expected "builtin:…" or "hub:…", got "${s.slice(0, 80)}"`;
 }
 
-const ANSWER_FORMATS: readonly AnswerFormat[] = ['numeric', 'mc-letter', 'exact'];
 const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
 
 /** A Condition, or the list of what is wrong with the value. */
@@ -172,9 +172,10 @@ export function validateCondition(v: unknown): Condition | string[] {
   if (!Array.isArray(v.stopSequences) || v.stopSequences.length > 16 || !v.stopSequences.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 64)) {
     errs.push('stopSequences must be up to 16 non-empty strings');
   }
-  if (!ANSWER_FORMATS.includes(v.answerFormat as AnswerFormat)) errs.push(`answerFormat must be one of ${ANSWER_FORMATS.join(', ')}`);
+  if (!isAnswerFormat(v.answerFormat)) errs.push(`answerFormat must be one of ${FORMAT_NAMES.join(', ')}`);
   if (v.mcMode !== undefined && v.mcMode !== 'generate' && v.mcMode !== 'loglik') errs.push('mcMode must be generate or loglik');
   if (v.requireBoxed !== undefined && typeof v.requireBoxed !== 'boolean') errs.push('requireBoxed must be true or false');
+  if (v.answerLine !== undefined && !(str('answerLine', 64) && (v.answerLine as string).trim() !== '')) errs.push('answerLine must be a non-empty marker (≤ 64 chars)');
   const tv = v.templateVars;
   if (tv !== undefined && !(isObject(tv) && typeof tv.add_generation_prompt === 'boolean' && typeof tv.date_string === 'string' && parseDateString(tv.date_string) !== null
     && (tv.enable_thinking === undefined || typeof tv.enable_thinking === 'boolean') && Object.keys(tv).every((k) => ['add_generation_prompt', 'date_string', 'enable_thinking'].includes(k)))) {
@@ -200,6 +201,7 @@ export function validateCondition(v: unknown): Condition | string[] {
   if (v.systemPrompt !== undefined) c.systemPrompt = v.systemPrompt as string;
   if (v.mcMode !== undefined) c.mcMode = v.mcMode as Condition['mcMode'];
   if (v.requireBoxed !== undefined) c.requireBoxed = v.requireBoxed as boolean;
+  if (v.answerLine !== undefined) c.answerLine = v.answerLine as string;
   if (isObject(tv)) c.templateVars = { ...(tv as unknown as TemplateVars) };
   if (v.decodeRule !== undefined) c.decodeRule = v.decodeRule as DecodeRule;
   return c;
