@@ -1,0 +1,125 @@
+// Leaf expressions: exact rationals read here (most answers are numbers, and this is ~1000×
+// faster than the library), everything else parsed and evaluated by @cortex-js/compute-engine
+// through one shared instance.
+
+import { ComputeEngine } from '@cortex-js/compute-engine';
+
+type Expr = NonNullable<ReturnType<ComputeEngine['parse']>>;
+
+export interface Leaf {
+  /** Exact value p/q (q > 0) when the leaf is a plain number or fraction. */
+  exact: [bigint, bigint] | null;
+  /** Whether it is written with a decimal point: then values compare rounded (see FLOAT_DECIMALS). */
+  float: boolean;
+  /** Its real value when it has one and no free variables. */
+  value: number | null;
+  /** Free variables, sorted. */
+  vars: string[];
+  /** The library's expression; null on the exact fast path. */
+  expr: Expr | null;
+}
+
+let engine: ComputeEngine | null = null;
+/** The one engine instance (its construction costs ~100 ms). */
+export function ce(): ComputeEngine {
+  engine ??= new ComputeEngine();
+  return engine;
+}
+
+const EXACT_RE = /^(-?)(?:(\d+)(?:\.(\d+))?|\.(\d+))$/;
+const FRACTION_RE = /^(-?)\s*(?:\\frac\{\s*(-?\d+)\s*\}\{\s*(\d+)\s*\}|(\d+)\s*\/\s*(\d+))$/;
+
+function gcd(a: bigint, b: bigint): bigint {
+  a = a < 0n ? -a : a;
+  while (b !== 0n) [a, b] = [b, a % b];
+  return a;
+}
+
+function rational(p: bigint, q: bigint): [bigint, bigint] | null {
+  if (q === 0n) return null;
+  if (q < 0n) [p, q] = [-p, -q];
+  const g = gcd(p, q) || 1n;
+  return [p / g, q / g];
+}
+
+/** A plain number ("-12", "0.5", ".5", "3/4", "\frac{3}{4}") as an exact rational, or null. */
+export function exactNumber(tex: string): { value: [bigint, bigint]; float: boolean } | null {
+  const s = tex.replace(/\s+/g, '');
+  const m = EXACT_RE.exec(s);
+  if (m) {
+    const int = m[2] ?? '0';
+    const frac = m[3] ?? m[4] ?? '';
+    const v = rational(BigInt(int + frac) * (m[1] ? -1n : 1n), 10n ** BigInt(frac.length));
+    return v && { value: v, float: frac !== '' || s.includes('.') };
+  }
+  const f = FRACTION_RE.exec(s);
+  if (f) {
+    const v = rational(BigInt(f[2] ?? f[4]) * (f[1] ? -1n : 1n), BigInt(f[3] ?? f[5]));
+    return v && { value: v, float: false };
+  }
+  return null;
+}
+
+const cache = new Map<string, Leaf | null>();
+/** Leaves kept; the cache is dropped when it grows past this. */
+const LEAF_CACHE_SIZE = 20_000;
+
+/** A leaf read from normalised LaTeX; null when the library cannot parse it. Cached. */
+export function leafOf(tex: string): Leaf | null {
+  const hit = cache.get(tex);
+  if (hit !== undefined) return hit;
+  const leaf = readLeaf(tex);
+  if (cache.size >= LEAF_CACHE_SIZE) cache.clear();
+  cache.set(tex, leaf);
+  return leaf;
+}
+
+export function clearLeafCache(): void {
+  cache.clear();
+}
+
+function readLeaf(tex: string): Leaf | null {
+  const n = exactNumber(tex);
+  if (n) return { exact: n.value, float: n.float, value: Number(n.value[0]) / Number(n.value[1]), vars: [], expr: null };
+  let expr: Expr;
+  try {
+    const parsed = ce().parse(tex);
+    if (parsed === null || !parsed.isValid) return null;
+    expr = parsed;
+  } catch {
+    return null;
+  }
+  const vars = [...expr.unknowns].sort();
+  return { exact: null, float: /\d\.\d|(?<!\d)\.\d/.test(tex), value: vars.length ? null : realValue(expr), vars, expr };
+}
+
+/** The real value of a closed expression; null when it has none (complex, infinite, not a number). */
+export function realValue(expr: Expr): number | null {
+  try {
+    const n = expr.N();
+    const re = n.re;
+    const im = n.im;
+    return typeof re === 'number' && Number.isFinite(re) && (im === 0 || im === undefined || Number.isNaN(im)) && n.isNumber === true ? re : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The value of `expr` with its free variables set to `at`; null when it has no real value. */
+export function valueAt(expr: Expr, at: Record<string, number>): number | null {
+  try {
+    return realValue(expr.subs(at));
+  } catch {
+    return null;
+  }
+}
+
+/** The library's canonical form as text, for structural comparison when values cannot decide. */
+export function canonical(leaf: Leaf): string {
+  if (leaf.exact) return `${leaf.exact[0]}/${leaf.exact[1]}`;
+  try {
+    return JSON.stringify(leaf.expr?.json);
+  } catch {
+    return '';
+  }
+}

@@ -1,0 +1,106 @@
+// Extraction: the answer span of a response, in math-verify's order of rules. Each rule yields
+// candidates; rules are tried by priority, and within one the candidate ending last first; the
+// first candidate that reads as an answer wins.
+//   0   the last \boxed{}/\fbox{} (boxes joined by "and", "," or nothing count as one list), and
+//       "final answer is X. I hope"
+//   50  "final answer … is X" (the "is" within 100 characters)
+//   100 "answer … : X" (X within 50 characters of the colon)
+//   200 "answer … X" (X within 50 characters)
+//   300 any inline ($…$, \(…\)) or display ($$…$$, \[…\]) LaTeX, a bare \frac{}{}, or a plain number
+// where X is a LaTeX span or a plain number.
+
+import { closeBrace } from './latex';
+import { MAX_CANDIDATES, MAX_RESPONSE_CHARS } from './limits';
+
+export interface Span {
+  text: string;
+  start: number;
+  end: number;
+}
+
+/** LaTeX spans: display $$…$$ and \[…\] may span lines, inline $…$ and \(…\) may not; a "$"
+ *  after a digit or backslash opens nothing. */
+const LATEX_RE = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|(?<![\\\d])\$((?:\\\$|[^\n$])+?)(?<!\\)\$|\\\(([^\n]+?)\\\)/g;
+/** A plain number: optional sign, thousands groups, decimals, an optional "/denominator". */
+const NUMBER_RE = /(?<![\w.\\])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+|(?=\.\d))(?:\.\d+)?(?:\s*\/\s*\d+)?(?![\w])/g;
+/** A bare fraction outside any LaTeX delimiters ("\frac{10}{9}"). */
+const FRACTION_RE = /-?\\[dtc]?frac\s*\{[^{}]*\}\s*\{[^{}]*\}/g;
+const BOX_RE = /\\(?:boxed|fbox)\s*\{/g;
+/** What may stand between two boxes read as one list. */
+const BOX_JOIN = /^(?:\s|\$|,|\\quad|\\text\{\s*(?:and|or)\s*\}|\b(?:and|or)\b)*$/;
+
+export function latexSpans(s: string): Span[] {
+  const spans = [...s.matchAll(LATEX_RE)].map((m) => ({ text: m[1] ?? m[2] ?? m[3] ?? m[4], start: m.index, end: m.index + m[0].length }));
+  const covered = new Uint8Array(s.length);
+  for (const x of spans) covered.fill(1, x.start, x.end);
+  const fractions = [...s.matchAll(FRACTION_RE)].filter((m) => covered[m.index] === 0).map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));
+  return fractions.length ? [...spans, ...fractions].sort((a, b) => a.start - b.start) : spans;
+}
+
+function numberSpans(s: string, from = 0, to = s.length): Span[] {
+  const out: Span[] = [];
+  for (const m of s.slice(from, to).matchAll(NUMBER_RE)) if (m[0] !== '') out.push({ text: m[0], start: from + m.index, end: from + m.index + m[0].length });
+  return out;
+}
+
+/** Boxes, consecutive ones joined: "\boxed{-2} and \boxed{1}" reads as "-2, 1". */
+export function boxGroups(s: string): Span[] {
+  const boxes: Span[] = [];
+  for (const m of s.matchAll(BOX_RE)) {
+    const open = m.index + m[0].length - 1;
+    const end = closeBrace(s, open);
+    if (end < 0) continue;
+    boxes.push({ text: s.slice(open + 1, end - 1), start: m.index, end });
+  }
+  const groups: Span[] = [];
+  for (const b of boxes) {
+    const last = groups.at(-1);
+    if (last && b.start >= last.end && BOX_JOIN.test(s.slice(last.end, b.start))) {
+      last.text += `, ${b.text}`;
+      last.end = b.end;
+    } else if (!last || b.start >= last.end) groups.push({ ...b });
+  }
+  return groups;
+}
+
+/** The first LaTeX span or plain number starting in [from, from + within]. */
+function firstAnswerAt(s: string, from: number, within: number, latex: Span[]): Span[] {
+  const out: Span[] = [];
+  const l = latex.find((x) => x.start >= from && x.start <= from + within);
+  if (l) out.push(l);
+  const n = numberSpans(s, from, Math.min(s.length, from + within + 64)).find((x) => x.start <= from + within);
+  if (n) out.push(n);
+  return out;
+}
+
+/** Candidate spans by rule, in priority order; within a rule, the candidate ending last first. */
+export function candidates(response: string, boxedOnly = false): Span[][] {
+  if (response.length > MAX_RESPONSE_CHARS) return [];
+  const boxes = boxGroups(response);
+  if (boxedOnly) return boxes.length ? [[boxes.at(-1) as Span]] : [];
+  const latex = latexSpans(response);
+  const p0: Span[] = [...boxes];
+  const p50: Span[] = [];
+  const p100: Span[] = [];
+  const p200: Span[] = [];
+  for (const m of response.matchAll(/final answer is:?\s*/gi)) {
+    for (const c of firstAnswerAt(response, m.index + m[0].length, 0, latex)) {
+      if (/^\.?\s?I hope/i.test(response.slice(c.end))) p0.push(c);
+    }
+  }
+  for (const m of response.matchAll(/final answer/gi)) {
+    const is = /[\s\S]{0,100}?\sis:?\s*/y;
+    is.lastIndex = m.index + m[0].length;
+    const hit = is.exec(response);
+    if (hit) p50.push(...firstAnswerAt(response, hit.index + hit[0].length, 0, latex));
+  }
+  for (const m of response.matchAll(/answer/gi)) {
+    const after = m.index + m[0].length;
+    const colon = response.slice(after, after + 51).search(/[:：]/);
+    if (colon >= 0) p100.push(...firstAnswerAt(response, after + colon + 1, 50, latex));
+    p200.push(...firstAnswerAt(response, after, 50, latex));
+  }
+  const p300 = [...latex, ...numberSpans(response)];
+  const byEnd = (a: Span, b: Span) => b.end - a.end || a.start - b.start;
+  return [p0, p50, p100, p200, p300].map((group) => group.sort(byEnd).slice(0, MAX_CANDIDATES));
+}

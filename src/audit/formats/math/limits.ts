@@ -1,0 +1,23 @@
+// Bounds that keep grading fast on hostile input. Compute-engine calls are synchronous and cannot
+// be interrupted, so every answer is checked against these before the library sees it.
+
+/** A longer response is refused (no answer extracted): about 25k tokens of text, beyond any
+ *  realistic completion; scanning stays linear below it. */
+export const MAX_RESPONSE_CHARS = 200_000;
+/** A longer candidate answer is skipped: no final answer is this long. */
+export const MAX_ANSWER_CHARS = 1_000;
+/** Candidates tried per extraction rule before giving up on it (each try may parse LaTeX). */
+export const MAX_CANDIDATES = 24;
+/** Deepest nesting of braces, brackets and parentheses in an answer. */
+export const MAX_NESTING = 24;
+/** Deepest chain of exponents (`a^{b^{c}}` is 2): towers overflow the library's arithmetic. */
+export const MAX_POWER_DEPTH = 2;
+/** Most digits in one number literal. */
+export const MAX_NUMBER_DIGITS = 100;
+/** Largest literal a factorial may take (99999! takes seconds). */
+export const MAX_FACTORIAL = 1_000;
+/** Most elements of a tuple, set, list or matrix. */
+export const MAX_ELEMENTS = 64;
+/** Commands never handed to the library: sums, products, integrals and limits may iterate
+ *  for seconds on large bounds. */
+export const REFUSED_COMMANDS = /\\(?:sum|prod|int|iint|iiint|oint|lim|limsup|liminf)(?![a-zA-Z])/;
