@@ -221,4 +221,40 @@ describe('audit CLI', () => {
     });
     expect(await runCli(parseCli(['grade', '--format', 'numeric', '--gold', '5', '--response', 'no idea']), deps())).toEqual({ extracted: '[invalid]', correct: false });
   });
+
+  it('grades the issue\'s math examples under --format math', async () => {
+    const g = (gold: string, response: string) => runCli(parseCli(['grade', '--format', 'math', '--gold', gold, '--response', response]), deps());
+    expect(await g('2\\sqrt{5}', 'so \\boxed{\\sqrt{20}}')).toEqual({ extracted: '\\sqrt{20}', correct: true });
+    expect(await g('(3, \\frac{\\pi}{2})', 'so \\boxed{\\left( 3, \\frac{\\pi}{2} \\right)}')).toMatchObject({ correct: true });
+    expect(await g('4', '\\boxed{3}')).toEqual({ extracted: '3', correct: false });
+  });
+
+  it('grades a file of cases in order, one line each, naming each bad line by its number', async () => {
+    const text = [
+      JSON.stringify({ gold: '\\frac12', response: 'so \\boxed{0.5}' }),
+      '',
+      '{"gold": "1", "response": ',
+      JSON.stringify({ gold: 4, response: 'it is 3' }),
+      JSON.stringify({ response: 'x' }),
+      JSON.stringify({ gold: '\\frac{', response: '1' }),
+      JSON.stringify({ gold: '2', response: 'the answer is 2' }),
+    ].join('\n');
+    const cmd = parseCli(['grade', '--format', 'math', '--cases', 'cases.jsonl']);
+    const out = (await runCli(cmd, { ...deps(), readText: async () => text })) as { lines: string[]; problems: string[] };
+    expect(out.lines.map((l) => JSON.parse(l))).toEqual([
+      { extracted: '0.5', correct: true },
+      { line: 3, error: expect.stringMatching(/JSON/) },
+      { extracted: '3', correct: false },
+      { line: 5, error: '"gold" must be text or a number, got nothing' },
+      { line: 6, error: 'math gold answer "\\\\frac{" holds no readable answer' },
+      { extracted: '2', correct: true },
+    ]);
+    expect(out.problems).toEqual([expect.stringMatching(/^cases\.jsonl line 3: /), 'cases.jsonl line 5: "gold" must be text or a number, got nothing', 'cases.jsonl line 6: math gold answer "\\\\frac{" holds no readable answer']);
+    // mc-letter cases carry their options
+    const mc = parseCli(['grade', '--format', 'mc-letter', '--cases', 'mc.jsonl']);
+    const letters = (await runCli(mc, { ...deps(), readText: async () => JSON.stringify({ gold: 'B', response: 'Paris', choices: ['Rome', 'Paris'] }) })) as { lines: string[] };
+    expect(letters.lines).toEqual(['{"extracted":"B","correct":true}']);
+    expect(() => parseCli(['grade', '--cases', 'x.jsonl'])).toThrow('grade --cases needs --format');
+    expect(() => parseCli(['grade', '--format', 'math', '--cases', 'x.jsonl', '--gold', '1'])).toThrow(/drop --gold, --response and --choices/);
+  });
 });

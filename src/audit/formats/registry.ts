@@ -6,10 +6,11 @@ import { AuditError } from '../errors';
 import type { Condition, McMode } from '../types';
 import { exactFormat } from './exact';
 import type { Format } from './format';
+import { mathFormat } from './math';
 import { mcLetterFormat } from './mc-letter';
 import { numericFormat } from './numeric';
 
-export const FORMATS = [numericFormat, mcLetterFormat, exactFormat] as const;
+export const FORMATS = [numericFormat, mcLetterFormat, exactFormat, mathFormat] as const;
 
 export type AnswerFormat = (typeof FORMATS)[number]['name'];
 
