@@ -27,6 +27,7 @@ import {
   silencedLayers,
   wilson,
   type AuditSummary,
+  type Condition,
   type CheckpointComparison,
   type Interval,
   type ProbeComparison,
@@ -42,7 +43,8 @@ import { modelLabel } from './model-label';
 import { pValue, share, type Cell } from './cells';
 import { probeSpecDiffText } from '../../audit/compare';
 import { manifestNumLayers, probeSpecText } from '../../audit/run-definition';
-import { withSelectorPicks } from '../../audit/selectors';
+import { READ_TIME_SELECTORS, withSelectorPicks } from '../../audit/selectors';
+import { answerKeyOf } from '../../audit/formats/registry';
 import { conditionFieldLabel } from './run-facts';
 
 export interface QuestionView {
@@ -90,10 +92,11 @@ export function outcomeCounts(questions: readonly QuestionView[], probeKey?: str
 
 /** The core's summary over the questions whose deployment record is in, so that realized,
  *  reachable and ceiling count the same questions while a run is still going; the selectors
- *  computed from attempts are picked at read time (a run stored without picks answers too). */
-export function summaryOf(records: readonly QuestionRecord[]): AuditSummary {
+ *  computed from attempts are picked at read time (a run stored without picks answers too), its
+ *  majority telling answers apart by the condition's answer format (formats/registry.ts answerKeyOf). */
+export function summaryOf(records: readonly QuestionRecord[], condition: Condition | null = null): AuditSummary {
   const deployed = new Set(records.filter(isDeployment).map((r) => r.doc_id));
-  return summarize(withSelectorPicks(records.filter((r) => deployed.has(r.doc_id))));
+  return summarize(withSelectorPicks(records.filter((r) => deployed.has(r.doc_id)), READ_TIME_SELECTORS, answerKeyOf(condition)));
 }
 
 /** A probe of the run as the screens name it. */
