@@ -112,6 +112,7 @@ export function defaultCondition(task: TaskSpec, engineDtype: EngineDtype, overr
     stopSequences: builtin ? ['\n'] : [...formatOf(task.answerFormat).stopSequences],
     answerFormat: task.answerFormat,
     ...scoringFields(task.answerFormat, task.mcMode),
+    ...(task.requireBoxed ? { requireBoxed: true } : {}),
     graderVersion: graderVersionOf(task.answerFormat),
     engineDtype,
     ...overrides,

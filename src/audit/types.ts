@@ -36,6 +36,8 @@ export interface TaskSpec {
   answerFormat: AnswerFormat;
   /** Default way to grade multiple choice for this task. */
   mcMode?: McMode;
+  /** Its condition reads the answer only from the last \boxed{} (a boxed task, e.g. hub:gsm8k-boxed). */
+  requireBoxed?: boolean;
   /** Default raw prompt template for this task ({{question}}, {{choices}}). */
   promptTemplate: string;
   metadata: { version: number };

@@ -7,9 +7,10 @@ import type { HubTimeouts } from '../../engine/sources/timeouts';
 import { isEngineError } from '../../engine/types';
 import { AuditError } from '../errors';
 import { normalizeGold } from '../graders';
-import { scoringFields } from '../formats/registry';
+import { formatOf, scoringFields } from '../formats/registry';
+import { COLA_EVAL_RANGE, dartMathDocs, type PageReader } from './dart-math';
 import { indexLetter, MC_TEMPLATE } from '../formats/mc-letter';
-import type { AnswerFormat, Doc, LoadedTask } from '../types';
+import type { AnswerFormat, Doc, LoadedTask, TaskSpec } from '../types';
 import { goldLetter, type Row } from './file';
 import { quote } from '../../util/clip';
 
@@ -105,11 +106,16 @@ interface HubPreset {
   dataset: string;
   config: string;
   testSplit: string;
-  trainSplit: string;
+  /** Where few-shot examples and calibration questions come from; none for a test-only dataset. */
+  trainSplit?: string;
   answerFormat: AnswerFormat;
   promptTemplate: string;
+  /** The task's condition reads the answer only from the last \boxed{} (a boxed condition). */
+  requireBoxed?: boolean;
   name: string;
   toDoc(row: Row, id: string): Doc;
+  /** Test questions chosen otherwise than the split's first rows (DART-Math's levels). */
+  select?(read: PageReader, questions: number): Promise<Doc[]>;
 }
 
 const text = (row: Row, f: string, where: string): string => {
@@ -125,6 +131,26 @@ function arcLike(row: Row, id: string): Doc {
   return { id, text: text(row, 'question', id), choices, target: goldLetter(text(row, 'answerKey', id), choices, c.label.map(String), id), raw: row };
 }
 
+/** A math row: its problem and its answer (a LaTeX expression, checked readable); the row (MATH's
+ *  subject and level with it) kept as raw. */
+const mathRow = (problem: string, answer: string) => (row: Row, id: string): Doc => {
+  const target = text(row, answer, id).trim();
+  try {
+    normalizeGold('math', target);
+  } catch (e) {
+    throw new AuditError('bad-task', `${id}: ${(e as Error).message}`);
+  }
+  return { id, text: text(row, problem, id), target, raw: row };
+};
+
+/** The math format's own prompt: a chain of thought, the answer in \boxed{}. */
+const MATH_TEMPLATE = formatOf('math').promptTemplate;
+
+const gsm8kDoc = (row: Row, id: string): Doc => {
+  const answer = text(row, 'answer', id);
+  return { id, text: text(row, 'question', id), target: normalizeGold('numeric', answer), rationale: answer, raw: row };
+};
+
 export const HUB_PRESETS: Record<string, HubPreset> = {
   gsm8k: {
     dataset: 'openai/gsm8k',
@@ -134,11 +160,13 @@ export const HUB_PRESETS: Record<string, HubPreset> = {
     answerFormat: 'numeric',
     promptTemplate: 'Question: {{question}}\nAnswer:',
     name: 'GSM8K (main, test)',
-    toDoc: (row, id) => {
-      const answer = text(row, 'answer', id);
-      return { id, text: text(row, 'question', id), target: normalizeGold('numeric', answer), rationale: answer, raw: row };
-    },
+    toDoc: gsm8kDoc,
   },
+  // GSM8K under a boxed condition: the reasoning asked for, the answer read from its last \boxed{}
+  // and graded by equivalence (a gold "1,234" is 1234)
+  'gsm8k-boxed': { dataset: 'openai/gsm8k', config: 'main', testSplit: 'test', trainSplit: 'train', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, requireBoxed: true, name: 'GSM8K, boxed answers (main, test)', toDoc: gsm8kDoc },
+  'math-500': { dataset: 'HuggingFaceH4/MATH-500', config: 'default', testSplit: 'test', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, name: 'MATH-500 (test)', toDoc: mathRow('problem', 'answer') },
+  'aime-2024': { dataset: 'HuggingFaceH4/aime_2024', config: 'default', testSplit: 'train', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, name: 'AIME 2024', toDoc: mathRow('problem', 'answer') },
   'arc-easy': { dataset: 'allenai/ai2_arc', config: 'ARC-Easy', testSplit: 'test', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'ARC-Easy (test)', toDoc: arcLike },
   'arc-challenge': { dataset: 'allenai/ai2_arc', config: 'ARC-Challenge', testSplit: 'test', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'ARC-Challenge (test)', toDoc: arcLike },
   commonsense_qa: { dataset: 'tau/commonsense_qa', config: 'default', testSplit: 'validation', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'CommonsenseQA (validation)', toDoc: arcLike },
@@ -164,11 +192,47 @@ function mmluPreset(subject: string): HubPreset {
   };
 }
 
+/** dart-math:level<L>[:cola-eval]: DART-Math questions of one level as CoLa chose them
+ *  (dart-math.ts), the first ones or those of CoLa's evaluation range. */
+function dartMathPreset(rest: string): HubPreset {
+  const m = /^level([1-5])(:cola-eval)?$/.exec(rest);
+  if (!m) throw new AuditError('bad-input', `DART-Math preset "dart-math:${rest}" must be dart-math:level1 … level5, optionally followed by :cola-eval (CoLa's questions ${COLA_EVAL_RANGE[0]}–${COLA_EVAL_RANGE[1]})`);
+  const level = Number(m[1]);
+  const colaEval = m[2] !== undefined;
+  return {
+    dataset: 'hkust-nlp/dart-math-pool-math',
+    config: 'default',
+    testSplit: 'train',
+    answerFormat: 'math',
+    promptTemplate: MATH_TEMPLATE,
+    name: `DART-Math level ${level}${colaEval ? `, CoLa's evaluation questions ${COLA_EVAL_RANGE[0]}–${COLA_EVAL_RANGE[1]}` : ''}`,
+    toDoc: mathRow('query', 'gt_ans'),
+    select: (read, questions) => dartMathDocs(read, { level, questions, colaEval }),
+  };
+}
+
 export function hubPreset(name: string): HubPreset {
   if (name.startsWith('mmlu:')) return mmluPreset(name.slice(5));
+  if (name.startsWith('dart-math:')) return dartMathPreset(name.slice(10));
   const p = Object.hasOwn(HUB_PRESETS, name) ? HUB_PRESETS[name] : undefined;
-  if (!p) throw new AuditError('bad-input', `unknown Hub task preset "${name}" (known: ${[...Object.keys(HUB_PRESETS), 'mmlu:<subject>'].join(', ')})`);
+  if (!p) throw new AuditError('bad-input', `unknown Hub task preset "${name}" (known: ${[...Object.keys(HUB_PRESETS), 'mmlu:<subject>', 'dart-math:level<1-5>[:cola-eval]'].join(', ')})`);
   return p;
+}
+
+/** The task spec of a Hub preset before its rows are read (Setup's default condition reads it). */
+export function hubTaskSpec(presetName: string, numTest = 0, numTrain = 0): TaskSpec {
+  const p = hubPreset(presetName);
+  return {
+    id: `hub:${presetName}`,
+    name: p.name,
+    answerFormat: p.answerFormat,
+    ...scoringFields(p.answerFormat),
+    ...(p.requireBoxed ? { requireBoxed: true } : {}),
+    promptTemplate: p.promptTemplate,
+    metadata: { version: HUB_TASK_VERSION },
+    numTest,
+    numTrain,
+  };
 }
 
 export interface HubTaskOptions extends HubRowsOptions {
@@ -181,20 +245,11 @@ export async function hubTask(presetName: string, o: HubTaskOptions): Promise<Lo
   const p = hubPreset(presetName);
   const docs = async (split: string, n: number) =>
     n <= 0 ? [] : (await fetchRows(p.dataset, p.config, split, n, o)).map((r) => p.toDoc(r.row, `${split}-${r.row_idx}`));
-  const test = await docs(p.testSplit, o.questions);
-  const train = await docs(p.trainSplit, o.trainQuestions ?? 0);
-  return {
-    spec: {
-      id: `hub:${presetName}`,
-      name: p.name,
-      answerFormat: p.answerFormat,
-      ...scoringFields(p.answerFormat),
-      promptTemplate: p.promptTemplate,
-      metadata: { version: HUB_TASK_VERSION },
-      numTest: test.length,
-      numTrain: train.length,
-    },
-    test,
-    train,
-  };
+  const test = p.select ? await p.select((offset, length) => fetchRowsPage(p.dataset, p.config, p.testSplit, offset, length, o), o.questions) : await docs(p.testSplit, o.questions);
+  const trainWanted = o.trainQuestions ?? 0;
+  if (trainWanted > 0 && p.trainSplit === undefined) {
+    throw new AuditError('bad-input', `${p.name} has no train split to draw ${trainWanted} few-shot or calibration questions from; ask for none (0-shot, no fixed-route selector)`);
+  }
+  const train = p.trainSplit === undefined ? [] : await docs(p.trainSplit, trainWanted);
+  return { spec: hubTaskSpec(presetName, test.length, train.length), test, train };
 }

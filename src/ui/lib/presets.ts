@@ -5,7 +5,8 @@ import { defaultCondition } from '../../audit/condition';
 import { SETUP_PRESETS, type SetupPreset } from '../../audit';
 import { blocksSpace, colaCondition, neighborhoodSpace } from '../../audit/presets';
 import { builtinTask } from '../../audit/tasks/builtin';
-import { hubPreset } from '../../audit/tasks/hub';
+import { hubTaskSpec } from '../../audit/tasks/hub';
+import { COLA_EVAL_RANGE, DART_LEVELS, DART_SAMPLE_SIZE } from '../../audit/tasks/dart-math';
 import type { Condition, ProbeSpec, TaskSpec } from '../../audit/types';
 import type { EngineDtype } from '../../engine/types';
 
@@ -14,13 +15,7 @@ import type { EngineDtype } from '../../engine/types';
 export function taskCondition(taskId: string, engineDtype: EngineDtype = 'f32', cola = false): Condition {
   const [kind, ...rest] = taskId.split(':');
   const name = rest.join(':');
-  const spec: TaskSpec =
-    kind === 'hub'
-      ? (() => {
-          const p = hubPreset(name);
-          return { id: taskId, name: p.name, answerFormat: p.answerFormat, promptTemplate: p.promptTemplate, metadata: { version: 1 }, numTest: 0, numTrain: 0 };
-        })()
-      : builtinTask(name, { questions: 1, trainQuestions: 0, seed: 1 }).spec;
+  const spec: TaskSpec = kind === 'hub' ? hubTaskSpec(name) : builtinTask(name, { questions: 1, trainQuestions: 0, seed: 1 }).spec;
   return cola ? colaCondition(spec, engineDtype) : defaultCondition(spec, engineDtype);
 }
 
@@ -70,6 +65,13 @@ export const HUB_TASK_PRESETS = [
   { id: 'arc-challenge', label: 'ARC-Challenge (allenai/ai2_arc test, 1172)', total: 1172 },
   { id: 'mmlu:all', label: 'MMLU (cais/mmlu all/test, 14042)', total: 14042 },
   { id: 'commonsense_qa', label: 'CommonsenseQA (tau/commonsense_qa validation, 1221)', total: 1221 },
+  { id: 'gsm8k-boxed', label: 'GSM8K, boxed answers graded as math (openai/gsm8k main/test, 1319)', total: 1319 },
+  { id: 'math-500', label: 'MATH-500 (HuggingFaceH4/MATH-500 test, 500)', total: 500 },
+  { id: 'aime-2024', label: 'AIME 2024 (HuggingFaceH4/aime_2024, 30)', total: 30 },
+  ...DART_LEVELS.flatMap((l) => [
+    { id: `dart-math:level${l}`, label: `DART-Math level ${l} (hkust-nlp/dart-math-pool-math, as CoLa samples it)`, total: DART_SAMPLE_SIZE },
+    { id: `dart-math:level${l}:cola-eval`, label: `DART-Math level ${l}, CoLa's evaluation questions ${COLA_EVAL_RANGE[0]}–${COLA_EVAL_RANGE[1]}`, total: COLA_EVAL_RANGE[1] - COLA_EVAL_RANGE[0] },
+  ]),
 ] as const;
 
 /** Small Hub checkpoints the protocols use (the training-audit pairs of docs/ARCHITECTURE.md), offered as suggestions. */
