@@ -5,7 +5,7 @@
 //         [--selectors majority,max-logprob,fixed-route]
 //         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
 //         [--few-shot N] [--chat [--template-var enable_thinking=false|date_string="26 Jul 2024"|...]] [--boxed]
-//         [--prompt-template T] [--stop S ...] [--ep wasm|webgpu]
+//         [--prompt-template T] [--stop S ...] [--recipe qwen2.5-math-cot|simplerl-zoo|oat-zero|dapo] [--ep wasm|webgpu]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
 //
@@ -69,6 +69,7 @@ import {
   type SelectorName,
 } from '../src/audit/index.ts';
 import { runProbes } from '../src/audit/run-definition.ts';
+import { RECIPE_NAMES } from '../src/audit/recipes.ts';
 import { answerHelp } from './lib/cli-help.ts';
 import { checkEp, CLI_EPS, engineOf } from './lib/ep-flag.ts';
 
@@ -103,6 +104,8 @@ export interface AuditCliOptions extends ProbeChoice {
   /** CoLa's condition, as Setup's CoLa preset sets it (boxed.ts): greedy, 50 new tokens, no stop
    *  sequences, the answer asked for and graded only in \boxed{}. */
   boxed: boolean;
+  /** --recipe: a math recipe's condition (recipes.ts). */
+  recipe?: string;
   /** The condition's prompt template (with {{question}}) and stop sequences, as Setup sets them. */
   promptTemplate?: string;
   stopSequences?: string[];
@@ -199,6 +202,7 @@ export function parseCli(argv: string[]): Command {
         chat: { type: 'boolean' },
         'template-var': { type: 'string', multiple: true },
         boxed: { type: 'boolean' },
+        recipe: { type: 'string' },
         'prompt-template': { type: 'string' },
         stop: { type: 'string', multiple: true },
         'task-file': { type: 'string' },
@@ -266,6 +270,7 @@ export function parseCli(argv: string[]): Command {
       chat: v.chat ?? false,
       ...(values['template-var'] ? { templateVars: cliTemplateVars(values['template-var'] as string[]) } : {}),
       boxed: v.boxed ?? false,
+      ...(v.recipe !== undefined ? { recipe: oneOf('recipe', v.recipe, RECIPE_NAMES, RECIPE_NAMES[0]) } : {}),
       ...(template !== undefined ? { promptTemplate: template } : {}),
       ...(stops ? { stopSequences: stops.flat() } : {}),
       ...(taskFile ? { taskFile } : {}),

@@ -16,6 +16,9 @@ const bad = (msg: string) => new AuditError('bad-input', msg);
  *  applied) is never applied. It can change a grade, so it is part of the condition key. */
 export const DECODE_RULE: DecodeRule = 'tokenizers';
 
+/** The most new tokens a link or a form takes: above the longest recipe's (DAPO's 20,480, recipes.ts). */
+export const MAX_NEW_TOKENS = 32_768;
+
 /** The template variables of a chat condition unless set: the generation prompt on, Llama 3.x
  *  templates' own fallback date, enable_thinking not passed (the template's default). */
 export const DEFAULT_TEMPLATE_VARS: TemplateVars = { add_generation_prompt: true, date_string: DEFAULT_DATE_STRING };

@@ -6,8 +6,9 @@ import { AuditError } from './errors';
 import { calibrates } from './selectors';
 import { bindFewShotPool, DEFAULT_TEMPLATE_VARS, defaultCondition } from './condition';
 import { colaOverrides } from './boxed';
+import { recipeOf, type Recipe } from './recipes';
 import type { LoadTaskOptions } from './tasks/index';
-import type { Condition, LoadedTask, SelectorName } from './types';
+import type { Condition, LoadedTask, SelectorName, TaskSpec } from './types';
 import type { EngineDtype, TemplateVars } from '../engine/types';
 import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
 import { quote } from '../util/clip';
@@ -42,6 +43,9 @@ export interface ConditionChoice {
   /** Replace the task's prompt template and stop sequences (the app's Setup edits both). */
   promptTemplate?: string;
   stopSequences?: string[];
+  /** A math recipe's condition (recipes.ts): its prompt, chat template, decoding, tokens, stops and
+   *  answer reading over the task's; a maxNewTokens given still sets the tokens. */
+  recipe?: string;
 }
 
 /** Template variables from "NAME=VALUE" settings (the CLI's --template-var): add_generation_prompt
@@ -63,16 +67,30 @@ export function parseTemplateVars(settings: readonly string[]): Partial<Template
   return out;
 }
 
+/** A recipe's condition fields over a task's (a boxed task keeps its answer in \boxed{} unless the
+ *  recipe reads an answer line). */
+export function recipeCondition(task: TaskSpec, recipe: Recipe): Partial<Condition> {
+  return { ...recipe.overrides, ...(task.requireBoxed && recipe.overrides.answerLine === undefined ? { requireBoxed: true } : {}) };
+}
+
 /** The task's default condition with these choices, its few-shot pool bound. */
 export async function auditCondition(task: LoadedTask, o: ConditionChoice): Promise<Condition> {
-  if (!o.chat && o.templateVars && Object.keys(o.templateVars).length) throw new AuditError('bad-input', 'template variables need the chat template (a raw prompt renders none)');
+  if (!o.chat && !(o.recipe !== undefined && recipeOf(o.recipe).overrides.chatTemplate) && o.templateVars && Object.keys(o.templateVars).length) throw new AuditError('bad-input', 'template variables need the chat template (a raw prompt renders none)');
   const template = o.promptTemplate ?? task.spec.promptTemplate;
+  const recipe = o.recipe === undefined ? null : recipeOf(o.recipe);
+  if (recipe) {
+    const clash = [o.boxed && 'the boxed condition', o.promptTemplate !== undefined && 'a prompt template', o.stopSequences !== undefined && 'stop sequences'].filter(Boolean);
+    if (clash.length) throw new AuditError('bad-input', `recipe ${recipe.name} sets its own prompt, stops and answer reading; drop ${clash.join(' and ')}`);
+    if (o.chat && !recipe.overrides.chatTemplate) throw new AuditError('bad-input', `recipe ${recipe.name} writes its chat markup into its prompt; drop the chat template`);
+  }
+  const chat = recipe ? recipe.overrides.chatTemplate : o.chat;
   const base = defaultCondition(task.spec, o.dtype, {
     ...(o.promptTemplate !== undefined ? { promptTemplate: o.promptTemplate } : {}),
     ...(o.stopSequences !== undefined ? { stopSequences: o.stopSequences } : {}),
     ...(o.boxed ? colaOverrides(template) : {}),
-    chatTemplate: o.chat,
-    ...(o.chat ? { templateVars: { ...DEFAULT_TEMPLATE_VARS, ...o.templateVars } } : {}),
+    ...(recipe ? recipeCondition(task.spec, recipe) : {}),
+    chatTemplate: chat,
+    ...(chat ? { templateVars: { ...DEFAULT_TEMPLATE_VARS, ...o.templateVars } } : {}),
     ...(o.maxNewTokens !== undefined ? { maxNewTokens: o.maxNewTokens } : {}),
   });
   return bindFewShotPool({ ...base, fewShot: { ...base.fewShot, n: o.fewShot, seed: o.questionSeed } }, task.train);

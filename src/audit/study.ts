@@ -16,6 +16,7 @@ import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
 import { INTERVENTION, isDeployment, isIntervention, presetOfSpec, probeOf, probeSpecOf, routeSpaceOfSpec, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
 import { parseTemplateVars } from './setup';
+import { RECIPE_NAMES } from './recipes';
 import { DEFAULT_PROBE_CHOICE, intBounds, type ProbeChoice } from './probes/choice';
 import { SPACE_NAMES, type SpaceName } from './probes/route-spaces';
 import { runProbes } from './run-definition';
@@ -58,6 +59,8 @@ export interface StudyPlan {
    *  rest keep condition.ts DEFAULT_TEMPLATE_VARS), as the audit CLI's --chat --template-var. */
   chat?: boolean;
   template_vars?: Partial<TemplateVars>;
+  /** A math recipe's condition for every task (recipes.ts), as the audit CLI's --recipe. */
+  recipe?: string;
 }
 
 /** A plan with every default filled in. */
@@ -78,11 +81,13 @@ export interface NormalizedPlan {
   /** Present only on chat plans, so the keys of plans without them are what they were. */
   chat?: true;
   template_vars?: Partial<TemplateVars>;
+  /** Present only on plans that name one, so the keys of plans without it are what they were. */
+  recipe?: string;
 }
 
 const bad = (msg: string) => new AuditError('bad-input', `study plan: ${msg}`);
 const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
-const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype', 'chat', 'template_vars'];
+const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype', 'chat', 'template_vars', 'recipe'];
 
 /** A plan's chat fields: template_vars only with chat, each variable as the CLI's --template-var takes it. */
 function planChat(p: Record<string, unknown>): Pick<NormalizedPlan, 'chat' | 'template_vars'> {
@@ -96,6 +101,13 @@ function planChat(p: Record<string, unknown>): Pick<NormalizedPlan, 'chat' | 'te
   } catch (e) {
     throw bad(`template_vars: ${(e as Error).message}`);
   }
+}
+
+/** A plan's recipe: one of recipes.ts RECIPES. */
+function planRecipe(p: Record<string, unknown>): Pick<NormalizedPlan, 'recipe'> {
+  if (p.recipe === undefined) return {};
+  if (typeof p.recipe !== 'string' || !RECIPE_NAMES.includes(p.recipe)) throw bad(`recipe must be one of ${RECIPE_NAMES.join(', ')}, got ${quote(p.recipe)}`);
+  return { recipe: p.recipe };
 }
 
 /** The plan with every default filled in; throws naming the first bad field. */
@@ -155,6 +167,7 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     pairs: (pairs as { base: string; trained: string }[]).map(({ base, trained }) => ({ base, trained })),
     dtype,
     ...planChat(p),
+    ...planRecipe(p),
   };
 }
 

@@ -68,7 +68,7 @@ describe('validateCondition', () => {
     const errs = validateCondition({ ...DEFAULT_CONDITION, promptTemplate: 'no slot', maxNewTokens: 0, engineDtype: 'f64', extra: 1 });
     expect(errs).toEqual([
       'promptTemplate must contain {{question}}',
-      'maxNewTokens must be a whole number in [1, 4096]',
+      'maxNewTokens must be a whole number in [1, 32768]',
       'engineDtype must be one of f32, f16, q4, q4f16, q8',
     ]);
   });

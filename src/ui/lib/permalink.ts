@@ -6,6 +6,7 @@
 
 import type { AnswerFormat, Condition, DecodeRule, Decoding } from '../../audit/types';
 import { FORMAT_NAMES, isAnswerFormat } from '../../audit/formats/registry';
+import { MAX_NEW_TOKENS } from '../../audit/condition';
 import { ENGINE_DTYPES, type EngineDtype, type TemplateVars } from '../../engine/types';
 import { parseDateString } from '../../engine/template-date';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
@@ -168,7 +169,7 @@ export function validateCondition(v: unknown): Condition | string[] {
   }
   const decoding = validateDecoding(v.decoding);
   if (typeof decoding === 'string') errs.push(decoding);
-  if (!int(v.maxNewTokens, 1, 4096)) errs.push('maxNewTokens must be a whole number in [1, 4096]');
+  if (!int(v.maxNewTokens, 1, MAX_NEW_TOKENS)) errs.push(`maxNewTokens must be a whole number in [1, ${MAX_NEW_TOKENS}]`);
   if (!Array.isArray(v.stopSequences) || v.stopSequences.length > 16 || !v.stopSequences.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 64)) {
     errs.push('stopSequences must be up to 16 non-empty strings');
   }
