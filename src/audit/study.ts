@@ -61,6 +61,8 @@ export interface StudyPlan {
   template_vars?: Partial<TemplateVars>;
   /** A math recipe's condition for every task (recipes.ts), as the audit CLI's --recipe. */
   recipe?: string;
+  /** New tokens per attempt over the task's (or the recipe's), as the audit CLI's --max-new-tokens. */
+  max_new_tokens?: number;
 }
 
 /** A plan with every default filled in. */
@@ -81,13 +83,14 @@ export interface NormalizedPlan {
   /** Present only on chat plans, so the keys of plans without them are what they were. */
   chat?: true;
   template_vars?: Partial<TemplateVars>;
-  /** Present only on plans that name one, so the keys of plans without it are what they were. */
+  /** Present only on plans that name them, so the keys of plans without them are what they were. */
   recipe?: string;
+  max_new_tokens?: number;
 }
 
 const bad = (msg: string) => new AuditError('bad-input', `study plan: ${msg}`);
 const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
-const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype', 'chat', 'template_vars', 'recipe'];
+const KNOWN = ['name', 'models', 'tasks', 'probes', 'budget', 'questions', 'question_seed', 'seed', 'scan', 'split_seed', 'selectors', 'pairs', 'dtype', 'chat', 'template_vars', 'recipe', 'max_new_tokens'];
 
 /** A plan's chat fields: template_vars only with chat, each variable as the CLI's --template-var takes it. */
 function planChat(p: Record<string, unknown>): Pick<NormalizedPlan, 'chat' | 'template_vars'> {
@@ -168,6 +171,7 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     dtype,
     ...planChat(p),
     ...planRecipe(p),
+    ...(p.max_new_tokens !== undefined ? { max_new_tokens: int('max_new_tokens', 1, 1) } : {}),
   };
 }
 

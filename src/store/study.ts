@@ -25,7 +25,7 @@ export function studyTaskOptions(plan: NormalizedPlan): LoadTaskOptions {
 
 /** The condition every run of a study's task is audited under (the audit CLI's defaults). */
 function studyCondition(plan: NormalizedPlan, task: LoadedTask): Promise<Condition> {
-  return auditCondition(task, { dtype: plan.dtype, chat: plan.chat ?? false, ...(plan.template_vars ? { templateVars: plan.template_vars } : {}), fewShot: 0, questionSeed: plan.question_seed, boxed: false, ...(plan.recipe ? { recipe: plan.recipe } : {}) });
+  return auditCondition(task, { dtype: plan.dtype, chat: plan.chat ?? false, ...(plan.template_vars ? { templateVars: plan.template_vars } : {}), fewShot: 0, questionSeed: plan.question_seed, boxed: false, ...(plan.recipe ? { recipe: plan.recipe } : {}), ...(plan.max_new_tokens ? { maxNewTokens: plan.max_new_tokens } : {}) });
 }
 
 export interface StudyRunContext {

@@ -5,9 +5,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aime2024Rows, dartPoolRows, gsm8kRows, math500Rows, MATH_ANSWERS } from '../../../test/fixtures/math-rows';
 import { startRowsServer, type RowsServer } from '../../../test/rows-server';
 import { defaultCondition } from '../condition';
-import { grade } from '../graders';
+import { grade, normalizeGold } from '../graders';
 import { graderVersionOf } from '../formats/registry';
 import { COLA_EVAL_RANGE, DART_SAMPLE_SIZE } from './dart-math';
+import { fileTask } from './file';
 import { loadTask } from './index';
 
 const POOL = dartPoolRows(12_000);
@@ -90,5 +91,15 @@ describe('math Hub presets', () => {
     const bad = await startRowsServer({ 'HuggingFaceH4/MATH-500/default/test': [{ problem: 'p', answer: '\\frac{' }] });
     await expect(loadTask('hub:math-500', { questions: 1, rowsEndpoint: bad.endpoint })).rejects.toThrow('test-0: math gold answer "\\\\frac{" holds no readable answer');
     await bad.close();
+  });
+
+  it('a task file under --answer-format math: the math format\'s prompt, tokens and version', () => {
+    const text = math500Rows().slice(0, 3).map((r) => JSON.stringify(r)).join('\n');
+    const t = fileTask({ name: 'm.jsonl', text, mapping: { question: 'problem', answer: 'answer' }, answerFormat: 'math' });
+    // the file reader keeps the gold in its canonical form (the answer as written is its rationale)
+    expect(t.test.map((d) => d.target)).toEqual(MATH_ANSWERS.slice(0, 3).map((a) => normalizeGold('math', a)));
+    expect(t.test[2].rationale).toBe(MATH_ANSWERS[2]);
+    expect(defaultCondition(t.spec, 'f32')).toMatchObject({ answerFormat: 'math', graderVersion: graderVersionOf('math'), promptTemplate: t.spec.promptTemplate });
+    expect(() => fileTask({ name: 'bad.jsonl', text: JSON.stringify({ problem: 'p', answer: '$$' }), mapping: { question: 'problem', answer: 'answer' }, answerFormat: 'math' })).toThrow('row 1 of "bad.jsonl": math gold answer "$$" holds no readable answer');
   });
 });
