@@ -5,7 +5,7 @@
 
 import { sha256 } from '@noble/hashes/sha2.js';
 import { bytesToHex } from '@noble/hashes/utils.js';
-import { importRunText, LmEvalSamples, type ImportResult, type LmEvalImportOptions } from './import.ts';
+import { importRunText, lmEvalFormatOf, LmEvalSamples, type ImportResult, type LmEvalImportOptions } from './import.ts';
 import { ImportTracker, type ImportControl } from './import-progress.ts';
 import type { RunStore } from './store.ts';
 
@@ -26,9 +26,12 @@ export interface ImportFileOptions {
 export const isLmEvalSamplesName = (name: string) => /^samples_.*\.jsonl$/i.test(name);
 
 /** The run a samples file becomes: the file states no model, condition, engine or route, so it is
- *  named after the file ("imported, condition unknown"). */
+ *  named after the file ("imported, condition unknown"); a math task's samples (by the task in the
+ *  file's name) are regraded under the math format. */
 export function lmEvalOptionsFor(fileName: string, o: ImportFileOptions): LmEvalImportOptions {
+  const format = lmEvalFormatOf(fileName.replace(/^samples_/i, ''));
   return {
+    ...(format ? { answerFormat: format } : {}),
     runId: o.runId,
     appVersion: o.appVersion,
     model: { fingerprint: `lm-eval:${fileName}`, name: fileName, source: `lm-eval:${fileName}` },

@@ -13,9 +13,10 @@
 
 import { conditionKey, type QuestionIdentity } from '../audit/condition.ts';
 import { gradedNow } from '../audit/formats/registry.ts';
+import { grade } from '../audit/graders.ts';
 import { DEPLOYMENT } from '../audit/probes/registry.ts';
 import { makeRecord } from '../audit/record.ts';
-import type { ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
+import type { AnswerFormat, ProbeSpec, QuestionRecord, RunManifest } from '../audit/types.ts';
 import { sha256Hex } from '../util/hash.ts';
 import { CheckError, describe as describeValue, json, type Check } from '../util/check.ts';
 import { StoreError, isStoreError } from './errors.ts';
@@ -140,6 +141,9 @@ export interface LmEvalImportOptions {
   task: { id: string; version: number };
   /** Metric giving correctness (default: the first of exact_match, acc, acc_norm, pass@1, em). */
   metric?: string;
+  /** Regrade each sample's first response against its target with this answer format instead of
+   *  reading a metric (a math task's samples: lmEvalFormatOf). */
+  answerFormat?: AnswerFormat;
   fileName?: string;
 }
 
@@ -192,13 +196,8 @@ export class LmEvalSamples {
     const seen = this.lineOf.get(docId);
     if (seen !== undefined) throw invalid(where, `doc_id ${clip(docId)} repeats line ${seen}`);
     this.lineOf.set(docId, n);
-    const metric = o.metric ?? DEFAULT_METRICS.find((m) => m in s.metrics);
-    if (metric === undefined || !(metric in s.metrics)) {
-      throw invalid(where, `expected a metric (${o.metric ?? DEFAULT_METRICS.join(', ')}) with a number or true/false, found ${clip(Object.keys(s.metrics).join(', ')) || 'none'}`);
-    }
-    const correct = s.metrics[metric] === true || s.metrics[metric] === 1;
     const response = s.resps[0] ?? '';
-    const extracted = s.filtered_resps[0] ?? '';
+    const { extracted, correct } = o.answerFormat ? regraded(o.answerFormat, s.target, response, where) : fileGrade(s, o.metric, where);
     const doc = s.doc as Record<string, unknown>;
     const question = ['question', 'query', 'problem', 'text', 'input'].map((k) => doc[k]).find((v) => typeof v === 'string') as string | undefined;
     const record = makeRecord({
@@ -245,6 +244,30 @@ export class LmEvalSamples {
     const items = itemsOf(scope, manifest, records, fileName, (i) => `line ${this.lineOf.get(records[i].doc_id)}`);
     return write(store, storedRun(manifest, await manifestKey(manifest, questions), items), withProvenance(items, fileName, o.runId, false), questions, fileName, this.t);
   }
+}
+
+/** A sample's grade as its file states it: its filtered response and the metric's verdict. */
+function fileGrade(s: LmEvalSample, wanted: string | undefined, where: string): { extracted: string; correct: boolean } {
+  const metric = wanted ?? DEFAULT_METRICS.find((m) => m in s.metrics);
+  if (metric === undefined || !(metric in s.metrics)) {
+    throw invalid(where, `expected a metric (${wanted ?? DEFAULT_METRICS.join(', ')}) with a number or true/false, found ${clip(Object.keys(s.metrics).join(', ')) || 'none'}`);
+  }
+  return { extracted: s.filtered_resps[0] ?? '', correct: s.metrics[metric] === true || s.metrics[metric] === 1 };
+}
+
+/** A sample regraded here: its first response against its target, with the answer format's rules. */
+function regraded(format: AnswerFormat, target: string, response: string, where: string): { extracted: string; correct: boolean } {
+  try {
+    return grade(format, target, response);
+  } catch (e) {
+    throw invalid(where, `target: ${(e as Error).message}`);
+  }
+}
+
+/** The answer format an lm-eval task's samples are regraded with, by the task's name: its math
+ *  tasks (minerva_math*, hendrycks_math*, leaderboard_math*) under `math`; null: the file's metric. */
+export function lmEvalFormatOf(task: string): AnswerFormat | null {
+  return /^(?:minerva_math|hendrycks_math|leaderboard_math)/.test(task) ? 'math' : null;
 }
 
 interface LmEvalSample {
