@@ -3,6 +3,7 @@
 // through one shared instance.
 
 import { ComputeEngine } from '@cortex-js/compute-engine';
+import { ITERATIVE_COMMANDS } from './limits';
 
 type Expr = NonNullable<ReturnType<ComputeEngine['parse']>>;
 
@@ -15,6 +16,8 @@ export interface Leaf {
   value: number | null;
   /** Free variables, sorted. */
   vars: string[];
+  /** Whether it holds a sum, product, integral or limit: then it is never evaluated. */
+  iterative: boolean;
   /** The library's expression; null on the exact fast path. */
   expr: Expr | null;
 }
@@ -80,7 +83,7 @@ export function clearLeafCache(): void {
 
 function readLeaf(tex: string): Leaf | null {
   const n = exactNumber(tex);
-  if (n) return { exact: n.value, float: n.float, value: Number(n.value[0]) / Number(n.value[1]), vars: [], expr: null };
+  if (n) return { exact: n.value, float: n.float, value: Number(n.value[0]) / Number(n.value[1]), vars: [], iterative: false, expr: null };
   let expr: Expr;
   try {
     const parsed = ce().parse(tex);
@@ -90,7 +93,9 @@ function readLeaf(tex: string): Leaf | null {
     return null;
   }
   const vars = [...expr.unknowns].sort();
-  return { exact: null, float: /\d\.\d|(?<!\d)\.\d/.test(tex), value: vars.length ? null : realValue(expr), vars, expr };
+  const iterative = ITERATIVE_COMMANDS.test(tex);
+  const value = vars.length || iterative ? null : realValue(expr);
+  return { exact: null, float: /\d\.\d|(?<!\d)\.\d/.test(tex), value, vars, iterative, expr };
 }
 
 /** The real value of a closed expression; null when it has none (complex, infinite, not a number). */

@@ -102,6 +102,7 @@ function roundExact([p, q]: [bigint, bigint]): bigint {
 }
 
 function valuesEqual(a: Leaf, b: Leaf): boolean {
+  if (a.iterative || b.iterative) return canonical(a) === canonical(b);
   const float = a.float || b.float;
   if (a.exact && b.exact) return float ? roundExact(a.exact) === roundExact(b.exact) : a.exact[0] * b.exact[1] === b.exact[0] * a.exact[1];
   if (a.vars.length === 0 && b.vars.length === 0) {
@@ -121,7 +122,7 @@ function sampledEqual(a: Leaf, b: Leaf, same: (u: number, v: number) => boolean)
 
 function samplePairs(a: Leaf, b: Leaf): [number, number][] | null {
   const vars = [...new Set([...a.vars, ...b.vars])];
-  if (vars.length > 6) return null;
+  if (vars.length > 6 || a.iterative || b.iterative) return null;
   const pairs: [number, number][] = [];
   for (let k = 0; k < SAMPLES.length; k++) {
     const at = Object.fromEntries(vars.map((v, i) => [v, SAMPLES[(k + i * 2) % SAMPLES.length] + i * 0.1]));

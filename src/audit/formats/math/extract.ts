@@ -9,7 +9,7 @@
 //   300 any inline ($…$, \(…\)) or display ($$…$$, \[…\]) LaTeX, a bare \frac{}{}, or a plain number
 // where X is a LaTeX span or a plain number.
 
-import { closeBrace } from './latex';
+import { braceEnds } from './latex';
 import { MAX_CANDIDATES, MAX_RESPONSE_CHARS } from './limits';
 
 export interface Span {
@@ -46,9 +46,10 @@ function numberSpans(s: string, from = 0, to = s.length): Span[] {
 /** Boxes, consecutive ones joined: "\boxed{-2} and \boxed{1}" reads as "-2, 1". */
 export function boxGroups(s: string): Span[] {
   const boxes: Span[] = [];
+  const ends = braceEnds(s);
   for (const m of s.matchAll(BOX_RE)) {
     const open = m.index + m[0].length - 1;
-    const end = closeBrace(s, open);
+    const end = ends[open];
     if (end < 0) continue;
     boxes.push({ text: s.slice(open + 1, end - 1), start: m.index, end });
   }
@@ -63,14 +64,26 @@ export function boxGroups(s: string): Span[] {
   return groups;
 }
 
-/** The first LaTeX span or plain number starting in [from, from + within]. */
+/** The first LaTeX span or plain number starting in [from, from + within]; `latex` is sorted by start. */
 function firstAnswerAt(s: string, from: number, within: number, latex: Span[]): Span[] {
   const out: Span[] = [];
-  const l = latex.find((x) => x.start >= from && x.start <= from + within);
-  if (l) out.push(l);
+  let lo = 0;
+  let hi = latex.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (latex[mid].start < from) lo = mid + 1;
+    else hi = mid;
+  }
+  const l = latex[lo];
+  if (l && l.start <= from + within) out.push(l);
   const n = numberSpans(s, from, Math.min(s.length, from + within + 64)).find((x) => x.start <= from + within);
   if (n) out.push(n);
   return out;
+}
+
+/** The last MAX_CANDIDATES matches of `re`: earlier ones would end before those kept. */
+function lastMatches(s: string, re: RegExp): RegExpExecArray[] {
+  return [...s.matchAll(re)].slice(-MAX_CANDIDATES);
 }
 
 /** Candidate spans by rule, in priority order; within a rule, the candidate ending last first. */
@@ -83,18 +96,18 @@ export function candidates(response: string, boxedOnly = false): Span[][] {
   const p50: Span[] = [];
   const p100: Span[] = [];
   const p200: Span[] = [];
-  for (const m of response.matchAll(/final answer is:?\s*/gi)) {
+  for (const m of lastMatches(response, /final answer is:?\s*/gi)) {
     for (const c of firstAnswerAt(response, m.index + m[0].length, 0, latex)) {
       if (/^\.?\s?I hope/i.test(response.slice(c.end))) p0.push(c);
     }
   }
-  for (const m of response.matchAll(/final answer/gi)) {
+  for (const m of lastMatches(response, /final answer/gi)) {
     const is = /[\s\S]{0,100}?\sis:?\s*/y;
     is.lastIndex = m.index + m[0].length;
     const hit = is.exec(response);
     if (hit) p50.push(...firstAnswerAt(response, hit.index + hit[0].length, 0, latex));
   }
-  for (const m of response.matchAll(/answer/gi)) {
+  for (const m of lastMatches(response, /answer/gi)) {
     const after = m.index + m[0].length;
     const colon = response.slice(after, after + 51).search(/[:：]/);
     if (colon >= 0) p100.push(...firstAnswerAt(response, after + colon + 1, 50, latex));

@@ -12,8 +12,9 @@ import { clearLeafCache } from './engine';
 import { nodesEqual } from './equivalence';
 import { candidates } from './extract';
 import { nodeKey } from './key';
+import { MAX_ANSWER_CHARS, MAX_READ_CHARS } from './limits';
 
-export { MAX_ANSWER_CHARS, MAX_RESPONSE_CHARS, MAX_NESTING, MAX_POWER_DEPTH, MAX_NUMBER_DIGITS, MAX_FACTORIAL } from './limits';
+export { MAX_ANSWER_CHARS, MAX_READ_CHARS, MAX_RESPONSE_CHARS, MAX_NESTING, MAX_POWER_DEPTH, MAX_NUMBER_DIGITS, MAX_FACTORIAL } from './limits';
 export { FLOAT_DECIMALS } from './equivalence';
 
 /** The math grader's version: part of the condition key of math conditions only. Bump when a rule changes. */
@@ -23,8 +24,12 @@ export const MATH_VERSION = 1;
  *  answer is …", last inline/display LaTeX, then a plain expression); null when none. boxedOnly:
  *  only the last \boxed{}/\fbox{} counts (null when absent). Returns a normalised LaTeX text. */
 export function extractMathAnswer(response: string, opts: { boxedOnly?: boolean } = {}): string | null {
+  let read = 0;
   for (const group of candidates(response, opts.boxedOnly ?? false)) {
     for (const c of group) {
+      if (c.text.length > MAX_ANSWER_CHARS) continue;
+      read += c.text.length;
+      if (read > MAX_READ_CHARS) return null;
       const a = readAnswer(c.text);
       if (a) return a.text;
     }

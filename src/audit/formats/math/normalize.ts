@@ -61,7 +61,12 @@ export function normalizeLatex(input: string): string {
   s = s.replace(/(\d|\})\s*(?:\^\s*\{?[23]\}?)?\s+([a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s*$/g, (m, d: string, w: string) =>
     w.split(/\s+/).every((x) => UNIT_WORDS.test(x)) ? d : m,
   );
-  s = s.replace(/\s+/g, ' ').trim();
+  s = s
+    .replace(/,\s*(?:and|or)\s+/g, ', ')
+    .replace(/(?<=[\d}])\s+(?:and|or)\s+(?=[-\d\\])/g, ', ')
+    .replace(/,(?:\s*,)+/g, ',')
+    .replace(/\s+/g, ' ')
+    .trim();
   // trailing sentence punctuation, never an ellipsis
   while (/(?<!\.)[.,;:]$/.test(s) && !/\.\.$/.test(s) && !/\\[,;:!]$/.test(s)) s = s.slice(0, -1).trimEnd();
   return s;
