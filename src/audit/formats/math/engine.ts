@@ -12,8 +12,9 @@ export interface Leaf {
   exact: [bigint, bigint] | null;
   /** Whether it is written with a decimal point: then values compare rounded (see FLOAT_DECIMALS). */
   float: boolean;
-  /** Its real value when it has one and no free variables. */
-  value: number | null;
+  /** Its real value when it has one and no free variables; computed on first use (evaluation
+   *  costs more than parsing, and identical answers never need it). */
+  readonly value: number | null;
   /** Free variables, sorted. */
   vars: string[];
   /** Whether it holds a sum, product, integral or limit: then it is never evaluated. */
@@ -94,8 +95,18 @@ function readLeaf(tex: string): Leaf | null {
   }
   const vars = [...expr.unknowns].sort();
   const iterative = ITERATIVE_COMMANDS.test(tex);
-  const value = vars.length || iterative ? null : realValue(expr);
-  return { exact: null, float: /\d\.\d|(?<!\d)\.\d/.test(tex), value, vars, iterative, expr };
+  let value: number | null | undefined = vars.length || iterative ? null : undefined;
+  return {
+    exact: null,
+    float: /\d\.\d|(?<!\d)\.\d/.test(tex),
+    get value() {
+      if (value === undefined) value = realValue(expr);
+      return value;
+    },
+    vars,
+    iterative,
+    expr,
+  };
 }
 
 /** The real value of a closed expression; null when it has none (complex, infinite, not a number). */
