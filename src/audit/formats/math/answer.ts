@@ -2,6 +2,7 @@
 // (a leaf the library cannot parse, a limit exceeded).
 
 import { leafOf } from './engine';
+import { braceEnds } from './latex';
 import { normalizeLatex } from './normalize';
 import { parseStructure, type Node } from './structure';
 
@@ -20,8 +21,16 @@ function thousands(s: string): string {
   return /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(s) ? s.replace(/,/g, '') : s;
 }
 
+/** An answer given whole as "\boxed{X}" is X. */
+function unbox(s: string): string {
+  const m = /^\s*\\(?:boxed|fbox)\s*\{/.exec(s);
+  if (!m) return s;
+  const end = braceEnds(s)[m[0].length - 1];
+  return end === s.trimEnd().length ? s.slice(m[0].length, end - 1) : s;
+}
+
 export function normalizeAnswer(raw: string): string {
-  return thousands(normalizeLatex(undoubleBackslashes(raw)));
+  return thousands(normalizeLatex(unbox(undoubleBackslashes(raw))));
 }
 
 const answers = new Map<string, Answer | null>();

@@ -3,29 +3,16 @@
 // which we disagree must be listed in KNOWN_DISAGREEMENTS with its reason (and no listed case
 // may agree, so the list stays true).
 
-import { readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { gradeMath } from './index';
-
-interface Case {
-  gold: string;
-  response: string;
-  expected: boolean;
-  source: string;
-}
+import { fixtureCases } from './testing';
 
 const MIN_AGREEMENT = 0.97;
 
 /** Line number in cases.jsonl (1-based) → why our grade differs from math-verify's label. */
 const KNOWN_DISAGREEMENTS: ReadonlyMap<number, string> = new Map([]);
 
-const file = resolve(dirname(fileURLToPath(import.meta.url)), '../../../../test/fixtures/math-verify/cases.jsonl');
-const cases: Case[] = readFileSync(file, 'utf8')
-  .split('\n')
-  .filter((l) => l.trim() !== '')
-  .map((l) => JSON.parse(l) as Case);
+const cases = fixtureCases();
 
 describe('conformance with math-verify', () => {
   const results = cases.map((c, i) => ({ line: i + 1, c, got: gradeMath(c.gold, c.response) }));

@@ -3,7 +3,7 @@
 // spellings and trailing punctuation. The output is still LaTeX, in one canonical spelling.
 
 /** Wrappers whose argument is kept as is. */
-const WRAPPERS = /\\(?:mathbf|boldsymbol|bm|mathit|mathsf|mathtt|mathnormal|displaystyle|textstyle|mathop|operatorname\*?)\s*(?=\{)/g;
+const WRAPPERS = /\\(?:mathbf|boldsymbol|bm|mathit|mathsf|mathtt|mathnormal|mathop|operatorname\*?)\s*(?=\{)|\\(?:displaystyle|textstyle|scriptstyle)(?![a-zA-Z])/g;
 /** Text commands: their argument is prose (a unit, a word), not mathematics. */
 export const TEXT_CMD = /\\(?:text(?:bf|it|rm|sf|tt|normal|up)?|mbox|mathrm|hbox)\s*\{([^{}]*)\}/g;
 /** A text command with an optional square or cube after it ("\text{ cm}^2"). */
