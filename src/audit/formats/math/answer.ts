@@ -3,6 +3,7 @@
 
 import { leafOf } from './engine';
 import { braceEnds } from './latex';
+import { MAX_ANSWER_CHARS } from './limits';
 import { normalizeLatex } from './normalize';
 import { parseStructure, type Node } from './structure';
 
@@ -33,11 +34,15 @@ export function normalizeAnswer(raw: string): string {
   return thousands(normalizeLatex(unbox(undoubleBackslashes(raw))));
 }
 
+/** Longer raw text is not read as an answer (normalising it first could cost more than reading it). */
+const MAX_RAW_ANSWER_CHARS = 4 * MAX_ANSWER_CHARS;
+
 const answers = new Map<string, Answer | null>();
 const ANSWER_CACHE_SIZE = 20_000;
 
 /** The answer `raw` reads as; cached. */
 export function readAnswer(raw: string): Answer | null {
+  if (raw.length > MAX_RAW_ANSWER_CHARS) return null;
   const hit = answers.get(raw);
   if (hit !== undefined) return hit;
   const text = normalizeAnswer(raw);

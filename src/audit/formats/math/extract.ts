@@ -18,9 +18,6 @@ export interface Span {
   end: number;
 }
 
-/** LaTeX spans: display $$…$$ and \[…\] may span lines, inline $…$ and \(…\) may not; a "$"
- *  after a digit or backslash opens nothing. */
-const LATEX_RE = /\$\$([\s\S]+?)\$\$|\\\[([\s\S]+?)\\\]|(?<![\\\d])\$((?:\\\$|[^\n$])+?)(?<!\\)\$|\\\(([^\n]+?)\\\)/g;
 /** A plain number: optional sign, thousands groups, decimals, an optional "/denominator". */
 const NUMBER_RE = /(?<![\w.\\])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+|(?=\.\d))(?:\.\d+)?(?:\s*\/\s*\d+)?(?![\w])/g;
 /** A bare fraction outside any LaTeX delimiters ("\frac{10}{9}"). */
@@ -29,8 +26,75 @@ const BOX_RE = /\\(?:boxed|fbox)\s*\{/g;
 /** What may stand between two boxes read as one list. */
 const BOX_JOIN = /^(?:\s|\$|,|\\quad|\\text\{\s*(?:and|or)\s*\}|\b(?:and|or)\b)*$/;
 
+/** The next index of `token` at or after a position, memoised: positions asked for only grow,
+ *  so a whole scan costs one pass per token. `ok` rejects a hit (an escaped "$"). */
+function nextOf(s: string, token: string, ok: (at: number) => boolean = () => true): (from: number) => number {
+  let last = -2;
+  return (from) => {
+    if (last === -1 || (last >= from && last !== -2)) return last;
+    let at = s.indexOf(token, from);
+    while (at >= 0 && !ok(at)) at = s.indexOf(token, at + 1);
+    last = at;
+    return at;
+  };
+}
+
+/** LaTeX spans, left to right without overlap: display $$…$$ and \[…\] may span lines, inline
+ *  $…$ and \(…\) may not; a "$" after a digit or backslash opens nothing, an escaped "\$" closes
+ *  nothing. At one position the forms are tried in that order. A hand-written scan rather than one
+ *  regex: a regex retries every unclosed opener to the end of the text, quadratic on a response
+ *  full of "\[". */
+function delimitedSpans(s: string): Span[] {
+  const unescaped = (at: number) => s[at - 1] !== '\\';
+  const dollars = nextOf(s, '$$');
+  const bracket = nextOf(s, '\\]');
+  const dollar = nextOf(s, '$', unescaped);
+  const paren = nextOf(s, '\\)');
+  const newline = nextOf(s, '\n');
+  const out: Span[] = [];
+  const take = (start: number, open: number, close: number, closeLen: number) => {
+    out.push({ text: s.slice(open, close), start, end: close + closeLen });
+    return close + closeLen;
+  };
+  for (let i = 0; i < s.length; ) {
+    const c = s[i];
+    if (c === '$' && s[i + 1] === '$') {
+      const close = dollars(i + 3);
+      if (close >= 0) {
+        i = take(i, i + 2, close, 2);
+        continue;
+      }
+    }
+    if (c === '\\' && s[i + 1] === '[') {
+      const close = bracket(i + 3);
+      if (close >= 0) {
+        i = take(i, i + 2, close, 2);
+        continue;
+      }
+    }
+    if (c === '$' && !/[\\\d]/.test(s[i - 1] ?? '') && s[i + 1] !== '$') {
+      const close = dollar(i + 2);
+      const nl = newline(i + 1);
+      if (close >= 0 && (nl < 0 || close < nl)) {
+        i = take(i, i + 1, close, 1);
+        continue;
+      }
+    }
+    if (c === '\\' && s[i + 1] === '(') {
+      const close = paren(i + 3);
+      const nl = newline(i + 2);
+      if (close >= 0 && (nl < 0 || close < nl)) {
+        i = take(i, i + 2, close, 2);
+        continue;
+      }
+    }
+    i++;
+  }
+  return out;
+}
+
 export function latexSpans(s: string): Span[] {
-  const spans = [...s.matchAll(LATEX_RE)].map((m) => ({ text: m[1] ?? m[2] ?? m[3] ?? m[4], start: m.index, end: m.index + m[0].length }));
+  const spans = delimitedSpans(s);
   const covered = new Uint8Array(s.length);
   for (const x of spans) covered.fill(1, x.start, x.end);
   const fractions = [...s.matchAll(FRACTION_RE)].filter((m) => covered[m.index] === 0).map((m) => ({ text: m[0], start: m.index, end: m.index + m[0].length }));

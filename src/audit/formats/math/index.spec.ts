@@ -111,6 +111,14 @@ describe('bounded time', () => {
     expect(within(2000, () => gradeMath('120', '\\boxed{99999!}'))).toBe(true);
     expect(within(2000, () => gradeMath('1', '\\boxed{\\sum_{n=1}^{1000000} n}'))).toBe(true);
   });
+  it('scans responses full of unclosed delimiters or long LaTeX spans in linear time', () => {
+    const n = 190_000;
+    for (const r of ['\\['.repeat(n / 2), '\\('.repeat(n / 2), '$$' + 'x'.repeat(n), '\\boxed{'.repeat(n / 7), ('$' + 'x+'.repeat(248) + '\\zzz$ ').repeat(300)])
+      expect(within(1000, () => gradeMath('1', r))).toBe(true);
+  });
+  it('reads no answer from over-long text given to mathEquivalent', () => {
+    expect(within(1000, () => expect(mathEquivalent('1' + ' '.repeat(200_000), '1')).toBe(false))).toBe(true);
+  });
 });
 
 describe('mathKey', () => {
