@@ -3,9 +3,11 @@
 // (test/fixtures/math-verify/cases.jsonl) with seeded filler reasoning, a few hundred characters
 // each: about half end in the right answer, the rest in a decoy (a wrong answer of the gold's
 // kind); some hold several boxes, some end "The final answer is $…$. I hope it is correct.".
-// Three passes: uncached (every cache cleared before each response), cold (caches empty at the
-// start, filled as the pass goes: repeated (gold, answer) pairs are free) and warm (the same
-// responses again). Prints one JSON object on stdout, a short table on stderr.
+// Three passes, in this order: cold (every cache emptied once the responses are made, then
+// filled as the pass goes: a repeated (gold, answer) pair is free), warm (the same responses
+// again) and uncached (every cache emptied before each response). It also times the library on
+// its own: constructing a second ComputeEngine, and parsing then evaluating each gold with it.
+// Prints one JSON object on stdout, a short table on stderr.
 //
 //   npm run -s bench:grade [-- --responses 10000 --seed 1]
 
@@ -13,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ComputeEngine } from '@cortex-js/compute-engine';
 import { clearMathCaches, gradeMath, mathDecoy, normalizeMathGold } from '../src/audit/formats/math/index.ts';
 import { createPrng, type Prng } from '../src/util/prng.ts';
 import { answerHelp } from './lib/cli-help.ts';
@@ -92,16 +95,37 @@ function main() {
     const s = (performance.now() - t0) / 1000;
     return { responses: n, seconds: Number(s.toFixed(3)), graded_per_s: Math.round(n / s), agree_with_construction: agree };
   };
-  const uncached = pass(true);
   clearMathCaches();
   const cold = pass(false);
   const warm = pass(false);
+  const uncached = pass(true);
+  // the library alone: one engine, each distinct gold parsed then evaluated
+  const t0 = performance.now();
+  const engine = new ComputeEngine();
+  const constructMs = performance.now() - t0;
+  let parseMs = 0;
+  let evalMs = 0;
+  for (const g of golds) {
+    const t1 = performance.now();
+    const e = engine.parse(g);
+    const t2 = performance.now();
+    e?.N();
+    parseMs += t2 - t1;
+    evalMs += performance.now() - t2;
+  }
+  const library = {
+    construct_ms: Number(constructMs.toFixed(1)),
+    parse_ms_mean: Number((parseMs / golds.length).toFixed(3)),
+    evaluate_ms_mean: Number((evalMs / golds.length).toFixed(3)),
+    golds: golds.length,
+  };
   const out = {
     bench: 'grade math',
     golds: golds.length,
     responses: n,
     mean_chars: Math.round(chars / n),
     right_by_construction: items.filter((x) => x.right).length,
+    library,
     uncached,
     cold,
     warm,
@@ -109,7 +133,16 @@ function main() {
   };
   process.stdout.write(JSON.stringify(out) + '\n');
   const row = (name: string, p: typeof cold) => `${name.padEnd(9)}${String(p.responses).padStart(9)}  ${p.seconds.toFixed(2).padStart(7)}  ${String(p.graded_per_s).padStart(11)}`;
-  process.stderr.write(['pass      responses  seconds  graded/s', row('uncached', uncached), row('cold', cold), row('warm', warm), ''].join('\n'));
+  process.stderr.write(
+    [
+      'pass      responses  seconds  graded/s',
+      row('cold', cold),
+      row('warm', warm),
+      row('uncached', uncached),
+      `library: new ComputeEngine() ${library.construct_ms} ms; per gold: parse ${library.parse_ms_mean} ms, evaluate ${library.evaluate_ms_mean} ms`,
+      '',
+    ].join('\n'),
+  );
 }
 
 main();
