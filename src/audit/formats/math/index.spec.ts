@@ -134,6 +134,7 @@ describe('normalizeMathGold', () => {
     expect(normalizeMathGold('\\frac{14}{3}')).toBe('\\frac{14}{3}');
     expect(normalizeMathGold('so the sum is $\\boxed{7}$.')).toBe('7');
     expect(() => normalizeMathGold('')).toThrow(/math gold answer "" holds no readable answer/);
+    expect(() => gradeMath('\\zzz{', '\\boxed{1}')).toThrow(/math gold answer "\\\\zzz\{" holds no readable answer/);
   });
 });
 

@@ -92,18 +92,12 @@ export function mathDecoy(gold: string, int: (n: number) => number): string | nu
   return d !== null && !mathEquivalent(g, d) ? d : null;
 }
 
-/** grade = extract + equivalence, for the CLI batch and the benchmark. A gold that holds nothing
- *  readable grades every response wrong. */
+/** grade = extract + equivalence, for the CLI batch and the benchmark. Throws normalizeMathGold's
+ *  Error when the gold holds nothing readable: a bad gold is the task's fault, not a wrong answer. */
 export function gradeMath(gold: string, response: string, opts: { boxedOnly?: boolean } = {}): { extracted: string | null; correct: boolean } {
+  const g = normalizeMathGold(gold);
   const extracted = extractMathAnswer(response, opts);
-  if (extracted === null) return { extracted, correct: false };
-  let g: string;
-  try {
-    g = normalizeMathGold(gold);
-  } catch {
-    return { extracted, correct: false };
-  }
-  return { extracted, correct: mathEquivalent(g, extracted) };
+  return { extracted, correct: extracted !== null && mathEquivalent(g, extracted) };
 }
 
 /** Forget every cached answer, leaf and verdict (for cold-cache benchmarks). */

@@ -1,8 +1,8 @@
 // Bounds that keep grading fast on hostile input. Compute-engine calls are synchronous and cannot
 // be interrupted, so every answer is checked against these before the library sees it.
 
-/** A longer response is refused (no answer extracted): about 25k tokens of text, beyond any
- *  realistic completion; scanning stays linear below it. */
+/** A longer response is refused (no answer extracted): some 50k tokens, beyond any completion an
+ *  audit asks for; below it every scan is linear (a 190k-character response takes milliseconds). */
 export const MAX_RESPONSE_CHARS = 200_000;
 /** A longer candidate answer is skipped: no final answer is this long. */
 export const MAX_ANSWER_CHARS = 500;

@@ -5,7 +5,7 @@
 /** Wrappers whose argument is kept as is. */
 const WRAPPERS = /\\(?:mathbf|boldsymbol|bm|mathit|mathsf|mathtt|mathnormal|mathop|operatorname\*?)\s*(?=\{)|\\(?:displaystyle|textstyle|scriptstyle)(?![a-zA-Z])/g;
 /** Text commands: their argument is prose (a unit, a word), not mathematics. */
-export const TEXT_CMD = /\\(?:text(?:bf|it|rm|sf|tt|normal|up)?|mbox|mathrm|hbox)\s*\{([^{}]*)\}/g;
+const TEXT_CMD = /\\(?:text(?:bf|it|rm|sf|tt|normal|up)?|mbox|mathrm|hbox)\s*\{([^{}]*)\}/g;
 /** A text command with an optional square or cube after it ("\text{ cm}^2"). */
 const TEXT_WITH_POWER = new RegExp(`${TEXT_CMD.source}(\\s*\\^\\s*\\{?\\s*[23]\\s*\\}?)?`, 'g');
 /** Unit and filler words dropped after a number ("15 cm^2", "28 percent"). */

@@ -17,11 +17,13 @@ export type Node =
 
 const RELATION = /\\(?:leq|geq|neq|approx)(?![a-zA-Z])|[=<>]/;
 
+const LONG_NUMBER = new RegExp(`\\d{${MAX_NUMBER_DIGITS + 1}}`);
+
 /** Why an answer is refused before parsing; null when it is within every limit. */
 export function refusal(s: string): string | null {
   if (s.length > MAX_ANSWER_CHARS) return `longer than ${MAX_ANSWER_CHARS} characters`;
   if (nestingDepth(s) > MAX_NESTING) return `nested deeper than ${MAX_NESTING}`;
-  if (new RegExp(`\\d{${MAX_NUMBER_DIGITS + 1}}`).test(s)) return `a number longer than ${MAX_NUMBER_DIGITS} digits`;
+  if (LONG_NUMBER.test(s)) return `a number longer than ${MAX_NUMBER_DIGITS} digits`;
   for (const m of s.matchAll(/(\d+)\s*!/g)) if (Number(m[1]) > MAX_FACTORIAL) return `a factorial beyond ${MAX_FACTORIAL}!`;
   if (/[a-zA-Z)}\]]\s*!/.test(s)) return 'a factorial of an expression';
   if (powerDepth(s) > MAX_POWER_DEPTH) return `exponents nested deeper than ${MAX_POWER_DEPTH}`;
