@@ -2,7 +2,7 @@
 // faster than the library), everything else parsed and evaluated by @cortex-js/compute-engine
 // through one shared instance.
 
-import { ComputeEngine } from '@cortex-js/compute-engine';
+import { ComputeEngine, isFunction } from '@cortex-js/compute-engine';
 import { ITERATIVE_COMMANDS } from './limits';
 
 type Expr = NonNullable<ReturnType<ComputeEngine['parse']>>;
@@ -116,6 +116,20 @@ export function realValue(expr: Expr): number | null {
     const re = n.re;
     const im = n.im;
     return typeof re === 'number' && Number.isFinite(re) && (im === 0 || im === undefined || Number.isNaN(im)) && n.isNumber === true ? re : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The numeric matrix a closed expression evaluates to ("A + B", "2A"); null when it is not one. */
+export function matrixValue(leaf: Leaf): number[][] | null {
+  if (!leaf.expr || leaf.vars.length || leaf.iterative) return null;
+  try {
+    let n: Expr = leaf.expr.N();
+    if (isFunction(n, 'Matrix')) n = n.ops[0];
+    if (!isFunction(n, 'List')) return null;
+    const m = n.ops.map((r) => (isFunction(r, 'List') ? r.ops.map((c) => realValue(c)) : [null]));
+    return m.length && m.every((r) => r.length && r.every((v) => v !== null)) ? (m as number[][]) : null;
   } catch {
     return null;
   }

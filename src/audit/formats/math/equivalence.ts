@@ -3,7 +3,7 @@
 // sampled points; tuples in order, sets and unions in any order; intervals by endpoints and
 // closedness; equations and inequalities up to a constant factor (positive for inequalities).
 
-import { canonical, leafOf, valueAt, type Leaf } from './engine';
+import { canonical, leafOf, matrixValue, valueAt, type Leaf } from './engine';
 import { plainText, type Node } from './structure';
 
 /** Decimal places that decimals are rounded to before comparing (math-verify's float_rounding = 6). */
@@ -25,6 +25,9 @@ export function nodesEqual(a: Node, b: Node): boolean {
   if (a.kind === 'tuple' && b.kind === 'set') return tupleVsSet(a.items, b.items);
   if (a.kind === 'set' && b.kind === 'tuple') return tupleVsSet(b.items, a.items);
   if (a.kind === 'union' || b.kind === 'union') return unordered(asUnion(a), asUnion(b));
+  // matrix arithmetic ("A + B") against a matrix: the library evaluates it
+  if (a.kind === 'matrix' && b.kind === 'expr') return matrixVsExpr(a, b.tex);
+  if (a.kind === 'expr' && b.kind === 'matrix') return matrixVsExpr(b, a.tex);
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
     case 'tuple':
@@ -67,6 +70,16 @@ function unordered(a: Node[], b: Node[]): boolean {
     used[j] = true;
     return true;
   });
+}
+
+function matrixVsExpr(m: Extract<Node, { kind: 'matrix' }>, tex: string): boolean {
+  const leaf = /\\begin\{/.test(tex) ? leafOf(tex) : null;
+  const value = leaf && matrixValue(leaf);
+  if (!value || value.length !== m.rows.length) return false;
+  return m.rows.every((row, i) => row.length === value[i].length && row.every((cell, j) => {
+    const c = cell.kind === 'expr' ? leafOf(cell.tex) : null;
+    return c !== null && c.value !== null && numbersEqual(c.value, value[i][j], c.float);
+  }));
 }
 
 function tupleVsSet(tuple: Node[], set: Node[]): boolean {

@@ -81,6 +81,14 @@ describe('mathEquivalent', () => {
   it('matrices, equations and inequalities', () => {
     expect(eq('\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}', '\\begin{bmatrix}1 & 2 \\\\ 3 & 4\\end{bmatrix}')).toBe(true);
     expect(eq('\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}', '\\begin{pmatrix}1 & 2 \\\\ 3 & 5\\end{pmatrix}')).toBe(false);
+    expect(eq('\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}', '\\left[\\begin{array}{cc}1 & 2 \\\\ 3 & 4\\end{array}\\right]')).toBe(true);
+    const sum = '\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + \\begin{pmatrix}5 & 6 \\\\ 7 & 8\\end{pmatrix}';
+    expect(eq('\\begin{pmatrix}6 & 8 \\\\ 10 & 12\\end{pmatrix}', sum)).toBe(true);
+    expect(eq('\\begin{pmatrix}6 & 8 \\\\ 10 & 13\\end{pmatrix}', sum)).toBe(false);
+    const id = '\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}';
+    expect(gradeMath(id, `When multiplying by identity: $${id} ${id}$`).correct).toBe(true);
+    expect(gradeMath('\\begin{bmatrix}0 & 0 \\\\0 & 0\\end{bmatrix}', 'Here is a zero matrix: $ \\begin{pmatrix}0 & 0 \\\\0 & 0\\end{pmatrix} $').correct).toBe(true);
+    expect(eq('\\begin{pmatrix}\\frac{1}{2} & 0.5\\end{pmatrix}', '\\begin{pmatrix}0.5 & \\frac{1}{2}\\end{pmatrix}')).toBe(true);
     expect(eq('2x+4y-3=0', 'y=-\\frac{1}{2}x+\\frac{3}{4}')).toBe(true);
     expect(eq('x \\leq 5', '5 \\geq x')).toBe(true);
     expect(eq('x < 1', 'x > -1')).toBe(false);

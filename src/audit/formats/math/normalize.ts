@@ -44,7 +44,7 @@ export function normalizeLatex(input: string): string {
     // thousands separators: 1{,}000, 1{, }000, 10,\!000, 10,\! 000
     .replace(/(\d)\s*\{,\s*\}\s*(?=\d{3}(?!\d))/g, '$1')
     .replace(/(\d),\\!\s*(?=\d{3}(?!\d))/g, '$1')
-    .replace(/\\[!,;:> ]|\\q?quad(?![a-zA-Z])|~/g, ' ')
+    .replace(/\\\\|\\[!,;:> ]|\\q?quad(?![a-zA-Z])|~/g, (m) => (m === '\\\\' ? m : ' ')) // a row break "\\" stays
     .replace(WRAPPERS, '')
     .replace(/\\\$|\$/g, ' ')
     .replace(/\\%|%|\\percent(?![a-zA-Z])/g, ' ')

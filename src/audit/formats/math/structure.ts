@@ -109,7 +109,7 @@ function node(s: string, level: number): Node | null {
   }
   const text = /^\\text\s*\{([^{}]*)\}$/.exec(s);
   if (text) return { kind: 'text', text: plainText(text[1]) };
-  if (/^[A-Za-z]+(?:\s+[A-Za-z]+)+$/.test(s)) return { kind: 'text', text: plainText(s) };
+  if (/^[A-Za-z]+(?:\s+[A-Za-z]+)+$/.test(s) && /[A-Za-z]{2}/.test(s)) return { kind: 'text', text: plainText(s) };
   return { kind: 'expr', tex: s };
 }
 
