@@ -10,6 +10,9 @@ type Expr = NonNullable<ReturnType<ComputeEngine['parse']>>;
 export interface Leaf {
   /** Exact value p/q (q > 0) when the leaf is a plain number or fraction. */
   exact: [bigint, bigint] | null;
+  /** Exact value p/q when the library evaluates the leaf to a rational ("2^{100}+1", "\frac{6}{4}"
+   *  ); computed on first use. Doubles cannot tell 2^{100} from 2^{100}+1. */
+  readonly rational: [bigint, bigint] | null;
   /** Whether it is written with a decimal point: then values compare rounded (see FLOAT_DECIMALS). */
   float: boolean;
   /** Its real value when it has one and no free variables; computed on first use (evaluation
@@ -84,7 +87,7 @@ export function clearLeafCache(): void {
 
 function readLeaf(tex: string): Leaf | null {
   const n = exactNumber(tex);
-  if (n) return { exact: n.value, float: n.float, value: Number(n.value[0]) / Number(n.value[1]), vars: [], iterative: false, expr: null };
+  if (n) return { exact: n.value, float: n.float, value: Number(n.value[0]) / Number(n.value[1]), rational: n.value, vars: [], iterative: false, expr: null };
   let expr: Expr;
   try {
     const parsed = ce().parse(tex);
@@ -96,8 +99,13 @@ function readLeaf(tex: string): Leaf | null {
   const vars = [...expr.unknowns].sort();
   const iterative = ITERATIVE_COMMANDS.test(tex);
   let value: number | null | undefined = vars.length || iterative ? null : undefined;
+  let exactValue: [bigint, bigint] | null | undefined = vars.length || iterative ? null : undefined;
   return {
     exact: null,
+    get rational() {
+      if (exactValue === undefined) exactValue = evaluatedRational(expr);
+      return exactValue;
+    },
     float: /\d\.\d|(?<!\d)\.\d/.test(tex),
     get value() {
       if (value === undefined) value = realValue(expr);
@@ -107,6 +115,31 @@ function readLeaf(tex: string): Leaf | null {
     iterative,
     expr,
   };
+}
+
+/** Digits of an integer the library hands back that are read exactly; longer ones are not. */
+const MAX_EXACT_DIGITS = 2_000;
+
+function integerOf(json: unknown): bigint | null {
+  if (typeof json === 'number') return Number.isSafeInteger(json) ? BigInt(json) : null;
+  const num = (json as { num?: unknown } | null)?.num;
+  return typeof num === 'string' && num.length <= MAX_EXACT_DIGITS && /^-?\d+$/.test(num) ? BigInt(num) : null;
+}
+
+/** The exact rational a closed expression evaluates to, or null (irrational, not a number). */
+function evaluatedRational(expr: Expr): [bigint, bigint] | null {
+  try {
+    const json = expr.evaluate().json;
+    if (Array.isArray(json) && json[0] === 'Rational' && json.length === 3) {
+      const p = integerOf(json[1]);
+      const q = integerOf(json[2]);
+      return p !== null && q !== null ? rational(p, q) : null;
+    }
+    const i = integerOf(json);
+    return i === null ? null : [i, 1n];
+  } catch {
+    return null;
+  }
 }
 
 /** The real value of a closed expression; null when it has none (complex, infinite, not a number). */

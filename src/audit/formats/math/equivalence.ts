@@ -119,6 +119,8 @@ function valuesEqual(a: Leaf, b: Leaf): boolean {
   const float = a.float || b.float;
   if (a.exact && b.exact) return float ? roundExact(a.exact) === roundExact(b.exact) : a.exact[0] * b.exact[1] === b.exact[0] * a.exact[1];
   if (a.vars.length === 0 && b.vars.length === 0) {
+    const [ra, rb] = [a.rational, b.rational];
+    if (ra && rb) return float ? roundExact(ra) === roundExact(rb) : ra[0] * rb[1] === rb[0] * ra[1];
     if (a.value !== null && b.value !== null) return numbersEqual(a.value, b.value, float);
     return a.value === null && b.value === null && canonical(a) === canonical(b);
   }

@@ -62,6 +62,9 @@ describe('mathEquivalent', () => {
     expect(eq('\\frac{1}{3}', '0.3333')).toBe(false);
     expect(eq('\\frac{1}{2}', '0.5')).toBe(true);
     expect(eq('2', '\\frac{1+\\sqrt{5}}{2}')).toBe(false);
+    expect(eq('2^{100}', '2^{100}+1')).toBe(false);
+    expect(eq('1267650600228229401496703205377', '2^{100}+1')).toBe(true);
+    expect(eq('\\frac{3}{2}', '\\frac{6}{4}')).toBe(true);
   });
   it('radicals, π and expressions in variables', () => {
     expect(eq('\\frac{\\sqrt3}{2}', '\\frac12\\sqrt3')).toBe(true);
