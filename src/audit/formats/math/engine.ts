@@ -28,7 +28,7 @@ export interface Leaf {
 
 let engine: ComputeEngine | null = null;
 /** The one engine instance (its construction costs ~100 ms). */
-export function ce(): ComputeEngine {
+function ce(): ComputeEngine {
   engine ??= new ComputeEngine();
   return engine;
 }
@@ -143,7 +143,7 @@ function evaluatedRational(expr: Expr): [bigint, bigint] | null {
 }
 
 /** The real value of a closed expression; null when it has none (complex, infinite, not a number). */
-export function realValue(expr: Expr): number | null {
+function realValue(expr: Expr): number | null {
   try {
     const n = expr.N();
     const re = n.re;

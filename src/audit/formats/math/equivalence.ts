@@ -21,7 +21,7 @@ export function nodesEqual(a: Node, b: Node): boolean {
   // an open interval (a, b) is written like a pair
   if (a.kind === 'interval' && b.kind === 'tuple') return b.items.length === 2 && !a.loClosed && !a.hiClosed && nodesEqual(a.lo, b.items[0]) && nodesEqual(a.hi, b.items[1]);
   if (a.kind === 'tuple' && b.kind === 'interval') return nodesEqual(b, a);
-  // a pair against a two-element set: the set's elements in increasing order
+  // a tuple against a set (or bare list): the set's elements in increasing order, so (1,3) is {1,3}
   if (a.kind === 'tuple' && b.kind === 'set') return tupleVsSet(a.items, b.items);
   if (a.kind === 'set' && b.kind === 'tuple') return tupleVsSet(b.items, a.items);
   if (a.kind === 'union' || b.kind === 'union') return unordered(asUnion(a), asUnion(b));

@@ -80,7 +80,8 @@ export function splitTop(s: string, sep: RegExp): { parts: string[]; seps: strin
   return { parts, seps };
 }
 
-/** Whether `s` is wholly one group opened by `open` at 0 and closed at its end (by any closer). */
+/** Whether `s` is wholly one group: opened at 0 (by a bracket, or by a two-character "\\{" when
+ *  openLen is 2) and closed by its last character (by any closer). */
 export function wrapsWhole(s: string, openLen = 1): boolean {
   let depth = 0;
   for (let i = 0; i < s.length; i++) {
