@@ -17,9 +17,9 @@ function undoubleBackslashes(s: string): string {
   return /\\begin/.test(s) ? s : s.replace(/\\\\(?=[a-zA-Z])/g, '\\');
 }
 
-/** A whole answer "12,000,023" is one number, not a list. */
+/** A whole answer "12,000,023" (or "12 000 023") is one number, not a list. */
 function thousands(s: string): string {
-  return /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(s) ? s.replace(/,/g, '') : s;
+  return /^-?\d{1,3}(?:(?:,\d{3})+|(?: \d{3})+)(?:\.\d+)?$/.test(s) ? s.replace(/[, ]/g, '') : s;
 }
 
 /** An answer given whole as "\boxed{X}" is X. */

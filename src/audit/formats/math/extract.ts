@@ -18,8 +18,9 @@ export interface Span {
   end: number;
 }
 
-/** A plain number: optional sign, thousands groups, decimals, an optional "/denominator". */
-const NUMBER_RE = /(?<![\w.\\])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+|(?=\.\d))(?:\.\d+)?(?:\s*\/\s*\d+)?(?![\w])/g;
+/** A plain number: optional sign, thousands groups ("1,000", "1 000"), decimals, an optional
+ *  "/denominator"; a unit may follow ("1,000.99m²"), a word may not precede ("AZYUK2A"). */
+const NUMBER_RE = /(?<![\w.\\])-?(?:\d{1,3}(?:,\d{3})+(?!\d)|\d{1,3}(?: \d{3})+(?![\d,.])|\d+|(?=\.\d))(?:\.\d+)?(?:\s*\/\s*\d+)?(?!\d)/g;
 /** A bare fraction outside any LaTeX delimiters ("\frac{10}{9}"). */
 const FRACTION_RE = /-?\\[dtc]?frac\s*\{[^{}]*\}\s*\{[^{}]*\}/g;
 const BOX_RE = /\\(?:boxed|fbox)\s*\{/g;

@@ -24,6 +24,9 @@ describe('extractMathAnswer', () => {
     expect(extractMathAnswer('We get $x = 2$ and so 7 apples')).toBe('7');
     expect(extractMathAnswer('So \\[ \\frac{1}{3} \\] is it')).toBe('\\frac{1}{3}');
     expect(extractMathAnswer('no answer here')).toBeNull();
+    expect(extractMathAnswer('so it is 1,000.99m² in all')).toBe('1000.99');
+    expect(extractMathAnswer('we count 1 000 of them')).toBe('1000');
+    expect(extractMathAnswer('AZYUK2A')).toBeNull();
   });
   it('boxedOnly reads only the last box', () => {
     expect(extractMathAnswer('The answer is $4$', { boxedOnly: true })).toBeNull();
@@ -49,6 +52,7 @@ describe('normalisation', () => {
     same('14916', '$\\boxed{14{,}916}$');
     same('12000023', 'The final answer is 12,000,023. I hope it is correct.');
     same('\\frac{1}{3}', '$k = \\frac{1}{3}.$');
+    same('\\frac{10}{9}', 'Answer $ \\frac{1}{2} \\$ = \\frac{10}{9} $');
   });
   it('does not read 90° as π/2', () => {
     expect(gradeMath('\\frac{\\pi}{2}', '$\\boxed{90^\\circ}$').correct).toBe(false);

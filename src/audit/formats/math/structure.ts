@@ -128,8 +128,9 @@ function many(parts: string[], level: number, make: (items: Node[]) => Node): No
   return items.every((n) => n !== null) ? make(items as Node[]) : null;
 }
 
-/** A relation chain; undefined when s holds no top-level relation. A chain "x = … = v" or a
- *  definition "x = v" with a constant v reads as v; "a ≈ v" after an equation is dropped. */
+/** A relation chain; undefined when s holds no top-level relation. A chain "x = … = v", a
+ *  definition "x = v" and a computation "c = v" with constants c, v read as v; "a ≈ v" after an
+ *  equation is dropped. */
 function relation(s: string, level: number): Node | null | undefined {
   let { parts, seps } = splitTop(s, RELATION);
   if (seps.length === 0) return undefined;
@@ -145,7 +146,7 @@ function relation(s: string, level: number): Node | null | undefined {
   if (parts.some((p) => p.trim() === '')) return null;
   if (seps.every((o) => o === '=')) {
     const last = parts.at(-1) as string;
-    if (parts.length >= 3 || (isLoneVariable(parts[0]) && !hasVariable(last))) return node(last, level + 1);
+    if (parts.length >= 3 || ((isLoneVariable(parts[0]) || !hasVariable(parts[0])) && !hasVariable(last))) return node(last, level + 1);
   }
   const sides = parts.map((p) => node(p, level + 1));
   if (sides.some((n) => n === null)) return null;
