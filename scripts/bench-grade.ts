@@ -6,7 +6,8 @@
 // Three passes, in this order: cold (every cache emptied once the responses are made, then
 // filled as the pass goes: a repeated (gold, answer) pair is free), warm (the same responses
 // again) and uncached (every cache emptied before each response). It also times the library on
-// its own: constructing a second ComputeEngine, and parsing then evaluating each gold with it.
+// its own: constructing a second ComputeEngine, and parsing then evaluating each gold with it;
+// and one response each of 1 MB, just under MAX_RESPONSE_CHARS, and full of unclosed "\[".
 // Prints one JSON object on stdout, a short table on stderr.
 //
 //   npm run -s bench:grade [-- --responses 10000 --seed 1]
@@ -16,7 +17,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ComputeEngine } from '@cortex-js/compute-engine';
-import { clearMathCaches, gradeMath, mathDecoy, normalizeMathGold } from '../src/audit/formats/math/index.ts';
+import { clearMathCaches, gradeMath, MAX_RESPONSE_CHARS, mathDecoy, normalizeMathGold } from '../src/audit/formats/math/index.ts';
 import { createPrng, type Prng } from '../src/util/prng.ts';
 import { answerHelp } from './lib/cli-help.ts';
 
@@ -99,6 +100,18 @@ function main() {
   const cold = pass(false);
   const warm = pass(false);
   const uncached = pass(true);
+  // pathological sizes: 1 MB (refused by length) and just under the length limit (scanned)
+  const timeOne = (text: string) => {
+    const t = performance.now();
+    const g = gradeMath(golds[0], text);
+    return { chars: text.length, ms: Number((performance.now() - t).toFixed(2)), extracted: g.extracted !== null };
+  };
+  const filler = items.map((x) => x.text).join(' ');
+  const large = {
+    one_mb: timeOne(filler.repeat(Math.ceil(1_000_000 / filler.length)).slice(0, 1_000_000)),
+    under_limit: timeOne(filler.repeat(Math.ceil(MAX_RESPONSE_CHARS / filler.length)).slice(0, MAX_RESPONSE_CHARS - 1)),
+    unclosed_delimiters: timeOne('\\['.repeat((MAX_RESPONSE_CHARS - 2) / 2)),
+  };
   // the library alone: one engine, each distinct gold parsed then evaluated
   const t0 = performance.now();
   const engine = new ComputeEngine();
@@ -126,6 +139,7 @@ function main() {
     mean_chars: Math.round(chars / n),
     right_by_construction: items.filter((x) => x.right).length,
     library,
+    large,
     uncached,
     cold,
     warm,
@@ -139,6 +153,7 @@ function main() {
       row('cold', cold),
       row('warm', warm),
       row('uncached', uncached),
+      `large: 1 MB ${large.one_mb.ms} ms (refused), ${large.under_limit.chars} chars ${large.under_limit.ms} ms, unclosed \\[ ${large.unclosed_delimiters.ms} ms`,
       `library: new ComputeEngine() ${library.construct_ms} ms; per gold: parse ${library.parse_ms_mean} ms, evaluate ${library.evaluate_ms_mean} ms`,
       '',
     ].join('\n'),
