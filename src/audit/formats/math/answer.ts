@@ -2,6 +2,8 @@
 // (a leaf the library cannot parse, a limit exceeded).
 
 import { leafOf } from './engine';
+import { braceEnds } from './latex';
+import { MAX_ANSWER_CHARS } from './limits';
 import { normalizeLatex } from './normalize';
 import { parseStructure, type Node } from './structure';
 
@@ -15,20 +17,32 @@ function undoubleBackslashes(s: string): string {
   return /\\begin/.test(s) ? s : s.replace(/\\\\(?=[a-zA-Z])/g, '\\');
 }
 
-/** A whole answer "12,000,023" is one number, not a list. */
+/** A whole answer "12,000,023" (or "12 000 023") is one number, not a list. */
 function thousands(s: string): string {
-  return /^-?\d{1,3}(?:,\d{3})+(?:\.\d+)?$/.test(s) ? s.replace(/,/g, '') : s;
+  return /^-?\d{1,3}(?:(?:,\d{3})+|(?: \d{3})+)(?:\.\d+)?$/.test(s) ? s.replace(/[, ]/g, '') : s;
+}
+
+/** An answer given whole as "\boxed{X}" is X. */
+function unbox(s: string): string {
+  const m = /^\s*\\(?:boxed|fbox)\s*\{/.exec(s);
+  if (!m) return s;
+  const end = braceEnds(s)[m[0].length - 1];
+  return end === s.trimEnd().length ? s.slice(m[0].length, end - 1) : s;
 }
 
 export function normalizeAnswer(raw: string): string {
-  return thousands(normalizeLatex(undoubleBackslashes(raw)));
+  return thousands(normalizeLatex(unbox(undoubleBackslashes(raw))));
 }
+
+/** Longer raw text is not read as an answer (normalising it first could cost more than reading it). */
+const MAX_RAW_ANSWER_CHARS = 4 * MAX_ANSWER_CHARS;
 
 const answers = new Map<string, Answer | null>();
 const ANSWER_CACHE_SIZE = 20_000;
 
 /** The answer `raw` reads as; cached. */
 export function readAnswer(raw: string): Answer | null {
+  if (raw.length > MAX_RAW_ANSWER_CHARS) return null;
   const hit = answers.get(raw);
   if (hit !== undefined) return hit;
   const text = normalizeAnswer(raw);

@@ -3,7 +3,7 @@
 // sampled points; tuples in order, sets and unions in any order; intervals by endpoints and
 // closedness; equations and inequalities up to a constant factor (positive for inequalities).
 
-import { canonical, leafOf, valueAt, type Leaf } from './engine';
+import { canonical, leafOf, matrixValue, valueAt, type Leaf } from './engine';
 import { plainText, type Node } from './structure';
 
 /** Decimal places that decimals are rounded to before comparing (math-verify's float_rounding = 6). */
@@ -21,10 +21,13 @@ export function nodesEqual(a: Node, b: Node): boolean {
   // an open interval (a, b) is written like a pair
   if (a.kind === 'interval' && b.kind === 'tuple') return b.items.length === 2 && !a.loClosed && !a.hiClosed && nodesEqual(a.lo, b.items[0]) && nodesEqual(a.hi, b.items[1]);
   if (a.kind === 'tuple' && b.kind === 'interval') return nodesEqual(b, a);
-  // a pair against a two-element set: the set's elements in increasing order
+  // a tuple against a set (or bare list): the set's elements in increasing order, so (1,3) is {1,3}
   if (a.kind === 'tuple' && b.kind === 'set') return tupleVsSet(a.items, b.items);
   if (a.kind === 'set' && b.kind === 'tuple') return tupleVsSet(b.items, a.items);
   if (a.kind === 'union' || b.kind === 'union') return unordered(asUnion(a), asUnion(b));
+  // matrix arithmetic ("A + B") against a matrix: the library evaluates it
+  if (a.kind === 'matrix' && b.kind === 'expr') return matrixVsExpr(a, b.tex);
+  if (a.kind === 'expr' && b.kind === 'matrix') return matrixVsExpr(b, a.tex);
   if (a.kind !== b.kind) return false;
   switch (a.kind) {
     case 'tuple':
@@ -69,6 +72,16 @@ function unordered(a: Node[], b: Node[]): boolean {
   });
 }
 
+function matrixVsExpr(m: Extract<Node, { kind: 'matrix' }>, tex: string): boolean {
+  const leaf = /\\begin\{/.test(tex) ? leafOf(tex) : null;
+  const value = leaf && matrixValue(leaf);
+  if (!value || value.length !== m.rows.length) return false;
+  return m.rows.every((row, i) => row.length === value[i].length && row.every((cell, j) => {
+    const c = cell.kind === 'expr' ? leafOf(cell.tex) : null;
+    return c !== null && c.value !== null && numbersEqual(c.value, value[i][j], c.float);
+  }));
+}
+
 function tupleVsSet(tuple: Node[], set: Node[]): boolean {
   if (tuple.length !== set.length) return false;
   const values = set.map((n) => (n.kind === 'expr' ? leafOf(n.tex)?.value ?? null : null));
@@ -102,9 +115,12 @@ function roundExact([p, q]: [bigint, bigint]): bigint {
 }
 
 function valuesEqual(a: Leaf, b: Leaf): boolean {
+  if (a.iterative || b.iterative) return canonical(a) === canonical(b);
   const float = a.float || b.float;
   if (a.exact && b.exact) return float ? roundExact(a.exact) === roundExact(b.exact) : a.exact[0] * b.exact[1] === b.exact[0] * a.exact[1];
   if (a.vars.length === 0 && b.vars.length === 0) {
+    const [ra, rb] = [a.rational, b.rational];
+    if (ra && rb) return float ? roundExact(ra) === roundExact(rb) : ra[0] * rb[1] === rb[0] * ra[1];
     if (a.value !== null && b.value !== null) return numbersEqual(a.value, b.value, float);
     return a.value === null && b.value === null && canonical(a) === canonical(b);
   }
@@ -121,7 +137,7 @@ function sampledEqual(a: Leaf, b: Leaf, same: (u: number, v: number) => boolean)
 
 function samplePairs(a: Leaf, b: Leaf): [number, number][] | null {
   const vars = [...new Set([...a.vars, ...b.vars])];
-  if (vars.length > 6) return null;
+  if (vars.length > 6 || a.iterative || b.iterative) return null;
   const pairs: [number, number][] = [];
   for (let k = 0; k < SAMPLES.length; k++) {
     const at = Object.fromEntries(vars.map((v, i) => [v, SAMPLES[(k + i * 2) % SAMPLES.length] + i * 0.1]));

@@ -24,6 +24,9 @@ describe('extractMathAnswer', () => {
     expect(extractMathAnswer('We get $x = 2$ and so 7 apples')).toBe('7');
     expect(extractMathAnswer('So \\[ \\frac{1}{3} \\] is it')).toBe('\\frac{1}{3}');
     expect(extractMathAnswer('no answer here')).toBeNull();
+    expect(extractMathAnswer('so it is 1,000.99m² in all')).toBe('1000.99');
+    expect(extractMathAnswer('we count 1 000 of them')).toBe('1000');
+    expect(extractMathAnswer('AZYUK2A')).toBeNull();
   });
   it('boxedOnly reads only the last box', () => {
     expect(extractMathAnswer('The answer is $4$', { boxedOnly: true })).toBeNull();
@@ -49,6 +52,7 @@ describe('normalisation', () => {
     same('14916', '$\\boxed{14{,}916}$');
     same('12000023', 'The final answer is 12,000,023. I hope it is correct.');
     same('\\frac{1}{3}', '$k = \\frac{1}{3}.$');
+    same('\\frac{10}{9}', 'Answer $ \\frac{1}{2} \\$ = \\frac{10}{9} $');
   });
   it('does not read 90° as π/2', () => {
     expect(gradeMath('\\frac{\\pi}{2}', '$\\boxed{90^\\circ}$').correct).toBe(false);
@@ -62,6 +66,9 @@ describe('mathEquivalent', () => {
     expect(eq('\\frac{1}{3}', '0.3333')).toBe(false);
     expect(eq('\\frac{1}{2}', '0.5')).toBe(true);
     expect(eq('2', '\\frac{1+\\sqrt{5}}{2}')).toBe(false);
+    expect(eq('2^{100}', '2^{100}+1')).toBe(false);
+    expect(eq('1267650600228229401496703205377', '2^{100}+1')).toBe(true);
+    expect(eq('\\frac{3}{2}', '\\frac{6}{4}')).toBe(true);
   });
   it('radicals, π and expressions in variables', () => {
     expect(eq('\\frac{\\sqrt3}{2}', '\\frac12\\sqrt3')).toBe(true);
@@ -81,6 +88,14 @@ describe('mathEquivalent', () => {
   it('matrices, equations and inequalities', () => {
     expect(eq('\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}', '\\begin{bmatrix}1 & 2 \\\\ 3 & 4\\end{bmatrix}')).toBe(true);
     expect(eq('\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}', '\\begin{pmatrix}1 & 2 \\\\ 3 & 5\\end{pmatrix}')).toBe(false);
+    expect(eq('\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}', '\\left[\\begin{array}{cc}1 & 2 \\\\ 3 & 4\\end{array}\\right]')).toBe(true);
+    const sum = '\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + \\begin{pmatrix}5 & 6 \\\\ 7 & 8\\end{pmatrix}';
+    expect(eq('\\begin{pmatrix}6 & 8 \\\\ 10 & 12\\end{pmatrix}', sum)).toBe(true);
+    expect(eq('\\begin{pmatrix}6 & 8 \\\\ 10 & 13\\end{pmatrix}', sum)).toBe(false);
+    const id = '\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}';
+    expect(gradeMath(id, `When multiplying by identity: $${id} ${id}$`).correct).toBe(true);
+    expect(gradeMath('\\begin{bmatrix}0 & 0 \\\\0 & 0\\end{bmatrix}', 'Here is a zero matrix: $ \\begin{pmatrix}0 & 0 \\\\0 & 0\\end{pmatrix} $').correct).toBe(true);
+    expect(eq('\\begin{pmatrix}\\frac{1}{2} & 0.5\\end{pmatrix}', '\\begin{pmatrix}0.5 & \\frac{1}{2}\\end{pmatrix}')).toBe(true);
     expect(eq('2x+4y-3=0', 'y=-\\frac{1}{2}x+\\frac{3}{4}')).toBe(true);
     expect(eq('x \\leq 5', '5 \\geq x')).toBe(true);
     expect(eq('x < 1', 'x > -1')).toBe(false);
@@ -111,6 +126,14 @@ describe('bounded time', () => {
     expect(within(2000, () => gradeMath('120', '\\boxed{99999!}'))).toBe(true);
     expect(within(2000, () => gradeMath('1', '\\boxed{\\sum_{n=1}^{1000000} n}'))).toBe(true);
   });
+  it('scans responses full of unclosed delimiters or long LaTeX spans in linear time', () => {
+    const n = 190_000;
+    for (const r of ['\\['.repeat(n / 2), '\\('.repeat(n / 2), '$$' + 'x'.repeat(n), '\\boxed{'.repeat(n / 7), ('$' + 'x+'.repeat(248) + '\\zzz$ ').repeat(300)])
+      expect(within(1000, () => gradeMath('1', r))).toBe(true);
+  });
+  it('reads no answer from over-long text given to mathEquivalent', () => {
+    expect(within(1000, () => expect(mathEquivalent('1' + ' '.repeat(200_000), '1')).toBe(false))).toBe(true);
+  });
 });
 
 describe('mathKey', () => {
@@ -126,6 +149,7 @@ describe('normalizeMathGold', () => {
     expect(normalizeMathGold('\\frac{14}{3}')).toBe('\\frac{14}{3}');
     expect(normalizeMathGold('so the sum is $\\boxed{7}$.')).toBe('7');
     expect(() => normalizeMathGold('')).toThrow(/math gold answer "" holds no readable answer/);
+    expect(() => gradeMath('\\zzz{', '\\boxed{1}')).toThrow(/math gold answer "\\\\zzz\{" holds no readable answer/);
   });
 });
 

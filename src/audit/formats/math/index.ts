@@ -12,8 +12,9 @@ import { clearLeafCache } from './engine';
 import { nodesEqual } from './equivalence';
 import { candidates } from './extract';
 import { nodeKey } from './key';
+import { MAX_ANSWER_CHARS, MAX_READ_CHARS } from './limits';
 
-export { MAX_ANSWER_CHARS, MAX_RESPONSE_CHARS, MAX_NESTING, MAX_POWER_DEPTH, MAX_NUMBER_DIGITS, MAX_FACTORIAL } from './limits';
+export { MAX_ANSWER_CHARS, MAX_READ_CHARS, MAX_RESPONSE_CHARS, MAX_NESTING, MAX_POWER_DEPTH, MAX_NUMBER_DIGITS, MAX_FACTORIAL } from './limits';
 export { FLOAT_DECIMALS } from './equivalence';
 
 /** The math grader's version: part of the condition key of math conditions only. Bump when a rule changes. */
@@ -23,8 +24,12 @@ export const MATH_VERSION = 1;
  *  answer is …", last inline/display LaTeX, then a plain expression); null when none. boxedOnly:
  *  only the last \boxed{}/\fbox{} counts (null when absent). Returns a normalised LaTeX text. */
 export function extractMathAnswer(response: string, opts: { boxedOnly?: boolean } = {}): string | null {
+  let read = 0;
   for (const group of candidates(response, opts.boxedOnly ?? false)) {
     for (const c of group) {
+      if (c.text.length > MAX_ANSWER_CHARS) continue;
+      read += c.text.length;
+      if (read > MAX_READ_CHARS) return null;
       const a = readAnswer(c.text);
       if (a) return a.text;
     }
@@ -87,18 +92,12 @@ export function mathDecoy(gold: string, int: (n: number) => number): string | nu
   return d !== null && !mathEquivalent(g, d) ? d : null;
 }
 
-/** grade = extract + equivalence, for the CLI batch and the benchmark. A gold that holds nothing
- *  readable grades every response wrong. */
+/** grade = extract + equivalence, for the CLI batch and the benchmark. Throws normalizeMathGold's
+ *  Error when the gold holds nothing readable: a bad gold is the task's fault, not a wrong answer. */
 export function gradeMath(gold: string, response: string, opts: { boxedOnly?: boolean } = {}): { extracted: string | null; correct: boolean } {
+  const g = normalizeMathGold(gold);
   const extracted = extractMathAnswer(response, opts);
-  if (extracted === null) return { extracted, correct: false };
-  let g: string;
-  try {
-    g = normalizeMathGold(gold);
-  } catch {
-    return { extracted, correct: false };
-  }
-  return { extracted, correct: mathEquivalent(g, extracted) };
+  return { extracted, correct: extracted !== null && mathEquivalent(g, extracted) };
 }
 
 /** Forget every cached answer, leaf and verdict (for cold-cache benchmarks). */

@@ -1,5 +1,6 @@
 // A canonical key of an answer: equal keys imply equivalent answers (never the converse), so a
-// majority vote may count by key. Numbers key by exact value, other leaves by their text.
+// majority vote may count by key. Numbers key by exact value, other leaves by their normalised
+// text (spaces kept: "1 2" need not be "12"); sets and unions by their sorted element keys.
 
 import { exactNumber } from './engine';
 import type { Node } from './structure';
@@ -8,7 +9,7 @@ export function nodeKey(n: Node): string {
   switch (n.kind) {
     case 'expr': {
       const v = exactNumber(n.tex);
-      return v ? `${v.value[0]}/${v.value[1]}` : n.tex.replace(/\s+/g, '');
+      return v ? `${v.value[0]}/${v.value[1]}` : n.tex;
     }
     case 'text':
       return `"${n.text}"`;

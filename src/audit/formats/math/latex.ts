@@ -3,20 +3,18 @@
 
 const OPEN: Record<string, string> = { '{': '}', '(': ')', '[': ']' };
 
-/** The index just past the group opened at `at` (a "{"), braces balanced, backslash-escaped
- *  braces skipped; -1 when it never closes. */
-export function closeBrace(s: string, at: number): number {
-  let depth = 0;
-  for (let i = at; i < s.length; i++) {
+/** For each "{" in `s`, the index just past its matching "}" (-1 when it never closes), in one
+ *  pass; backslash-escaped braces are skipped. */
+export function braceEnds(s: string): Int32Array {
+  const ends = new Int32Array(s.length).fill(-1);
+  const open: number[] = [];
+  for (let i = 0; i < s.length; i++) {
     const c = s[i];
-    if (c === '\\') {
-      i++;
-      continue;
-    }
-    if (c === '{') depth++;
-    else if (c === '}' && --depth === 0) return i + 1;
+    if (c === '\\') i++;
+    else if (c === '{') open.push(i);
+    else if (c === '}' && open.length) ends[open.pop() as number] = i + 1;
   }
-  return -1;
+  return ends;
 }
 
 /** Deepest nesting of {}, () and [] in `s` (unbalanced closers ignored). */
@@ -82,7 +80,8 @@ export function splitTop(s: string, sep: RegExp): { parts: string[]; seps: strin
   return { parts, seps };
 }
 
-/** Whether `s` is wholly one group opened by `open` at 0 and closed at its end (by any closer). */
+/** Whether `s` is wholly one group: opened at 0 (by a bracket, or by a two-character "\\{" when
+ *  openLen is 2) and closed by its last character (by any closer). */
 export function wrapsWhole(s: string, openLen = 1): boolean {
   let depth = 0;
   for (let i = 0; i < s.length; i++) {

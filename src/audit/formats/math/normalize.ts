@@ -3,9 +3,9 @@
 // spellings and trailing punctuation. The output is still LaTeX, in one canonical spelling.
 
 /** Wrappers whose argument is kept as is. */
-const WRAPPERS = /\\(?:mathbf|boldsymbol|bm|mathit|mathsf|mathtt|mathnormal|displaystyle|textstyle|mathop|operatorname\*?)\s*(?=\{)/g;
+const WRAPPERS = /\\(?:mathbf|boldsymbol|bm|mathit|mathsf|mathtt|mathnormal|mathop|operatorname\*?)\s*(?=\{)|\\(?:displaystyle|textstyle|scriptstyle)(?![a-zA-Z])/g;
 /** Text commands: their argument is prose (a unit, a word), not mathematics. */
-export const TEXT_CMD = /\\(?:text(?:bf|it|rm|sf|tt|normal|up)?|mbox|mathrm|hbox)\s*\{([^{}]*)\}/g;
+const TEXT_CMD = /\\(?:text(?:bf|it|rm|sf|tt|normal|up)?|mbox|mathrm|hbox)\s*\{([^{}]*)\}/g;
 /** A text command with an optional square or cube after it ("\text{ cm}^2"). */
 const TEXT_WITH_POWER = new RegExp(`${TEXT_CMD.source}(\\s*\\^\\s*\\{?\\s*[23]\\s*\\}?)?`, 'g');
 /** Unit and filler words dropped after a number ("15 cm^2", "28 percent"). */
@@ -44,7 +44,7 @@ export function normalizeLatex(input: string): string {
     // thousands separators: 1{,}000, 1{, }000, 10,\!000, 10,\! 000
     .replace(/(\d)\s*\{,\s*\}\s*(?=\d{3}(?!\d))/g, '$1')
     .replace(/(\d),\\!\s*(?=\d{3}(?!\d))/g, '$1')
-    .replace(/\\[!,;:> ]|\\q?quad(?![a-zA-Z])|~/g, ' ')
+    .replace(/\\\\|\\[!,;:> ]|\\q?quad(?![a-zA-Z])|~/g, (m) => (m === '\\\\' ? m : ' ')) // a row break "\\" stays
     .replace(WRAPPERS, '')
     .replace(/\\\$|\$/g, ' ')
     .replace(/\\%|%|\\percent(?![a-zA-Z])/g, ' ')
@@ -61,7 +61,12 @@ export function normalizeLatex(input: string): string {
   s = s.replace(/(\d|\})\s*(?:\^\s*\{?[23]\}?)?\s+([a-zA-Z]+(?:\s+[a-zA-Z]+)?)\s*$/g, (m, d: string, w: string) =>
     w.split(/\s+/).every((x) => UNIT_WORDS.test(x)) ? d : m,
   );
-  s = s.replace(/\s+/g, ' ').trim();
+  s = s
+    .replace(/,\s*(?:and|or)\s+/g, ', ')
+    .replace(/(?<=[\d}])\s+(?:and|or)\s+(?=[-\d\\])/g, ', ')
+    .replace(/,(?:\s*,)+/g, ',')
+    .replace(/\s+/g, ' ')
+    .trim();
   // trailing sentence punctuation, never an ellipsis
   while (/(?<!\.)[.,;:]$/.test(s) && !/\.\.$/.test(s) && !/\\[,;:!]$/.test(s)) s = s.slice(0, -1).trimEnd();
   return s;

@@ -2,7 +2,7 @@
 // expressions left to the library. Read here before parsing because the library reads "[0,1)"
 // and bare lists its own way, and the shape decides how two answers are compared.
 
-import { MAX_ANSWER_CHARS, MAX_ELEMENTS, MAX_FACTORIAL, MAX_NESTING, MAX_NUMBER_DIGITS, MAX_POWER_DEPTH, REFUSED_COMMANDS } from './limits';
+import { MAX_ANSWER_CHARS, MAX_ELEMENTS, MAX_FACTORIAL, MAX_NESTING, MAX_NUMBER_DIGITS, MAX_POWER_DEPTH } from './limits';
 import { nestingDepth, splitTop, wrapsWhole } from './latex';
 
 export type Node =
@@ -17,12 +17,13 @@ export type Node =
 
 const RELATION = /\\(?:leq|geq|neq|approx)(?![a-zA-Z])|[=<>]/;
 
+const LONG_NUMBER = new RegExp(`\\d{${MAX_NUMBER_DIGITS + 1}}`);
+
 /** Why an answer is refused before parsing; null when it is within every limit. */
 export function refusal(s: string): string | null {
   if (s.length > MAX_ANSWER_CHARS) return `longer than ${MAX_ANSWER_CHARS} characters`;
   if (nestingDepth(s) > MAX_NESTING) return `nested deeper than ${MAX_NESTING}`;
-  if (REFUSED_COMMANDS.test(s)) return 'a sum, product, integral or limit';
-  if (new RegExp(`\\d{${MAX_NUMBER_DIGITS + 1}}`).test(s)) return `a number longer than ${MAX_NUMBER_DIGITS} digits`;
+  if (LONG_NUMBER.test(s)) return `a number longer than ${MAX_NUMBER_DIGITS} digits`;
   for (const m of s.matchAll(/(\d+)\s*!/g)) if (Number(m[1]) > MAX_FACTORIAL) return `a factorial beyond ${MAX_FACTORIAL}!`;
   if (/[a-zA-Z)}\]]\s*!/.test(s)) return 'a factorial of an expression';
   if (powerDepth(s) > MAX_POWER_DEPTH) return `exponents nested deeper than ${MAX_POWER_DEPTH}`;
@@ -73,7 +74,7 @@ function node(s: string, level: number): Node | null {
   if (rel !== undefined) return rel;
   const union = splitTop(s, /\\cup(?![a-zA-Z])/).parts;
   if (union.length > 1) return many(union, level, (items) => ({ kind: 'union', items }));
-  const commas = splitTop(s, /,/).parts;
+  const commas = splitTop(s, /,/).parts.filter((p) => p.trim() !== '');
   if (commas.length > 1) return many(commas, level, (items) => ({ kind: 'set', items: items.flatMap(expandSet) }));
   if (s.startsWith('\\{') && s.endsWith('\\}') && wrapsWhole(s, 2)) {
     const inner = s.slice(2, -2).trim();
@@ -91,6 +92,9 @@ function node(s: string, level: number): Node | null {
     }
     return many(parts, level, (items) => ({ kind: 'tuple', items }));
   }
+  // a ratio or a time: "1:4", "12:00"
+  const ratio = splitTop(s, /:/).parts;
+  if (ratio.length > 1) return many(ratio, level, (items) => ({ kind: 'tuple', items }));
   const matrix = /^\\begin\{([pbvBV]?matrix|array)\}(?:\{[^{}]*\})?([\s\S]*)\\end\{\1\}$/.exec(s);
   if (matrix && !/\\begin/.test(matrix[2])) {
     const rows = matrix[2].split(/\\\\/).map((r) => r.trim()).filter((r) => r !== '' && r !== '\\hline');
@@ -99,12 +103,13 @@ function node(s: string, level: number): Node | null {
     return { kind: 'matrix', rows: cells as Node[][] };
   }
   const pm = splitTop(s, /\\(?:pm|mp)(?![a-zA-Z])/).parts;
-  if (pm.length === 2 && pm[0].trim() !== '') {
-    return many([`${pm[0]}+${pm[1]}`, `${pm[0]}-${pm[1]}`], level, (items) => ({ kind: 'set', items }));
+  if (pm.length === 2) {
+    const [a, b] = pm.map((p) => p.trim());
+    return many(a === '' ? [b, `-${b}`] : [`${a}+${b}`, `${a}-${b}`], level, (items) => ({ kind: 'set', items }));
   }
   const text = /^\\text\s*\{([^{}]*)\}$/.exec(s);
   if (text) return { kind: 'text', text: plainText(text[1]) };
-  if (/^[A-Za-z]+(?:\s+[A-Za-z]+)+$/.test(s)) return { kind: 'text', text: plainText(s) };
+  if (/^[A-Za-z]+(?:\s+[A-Za-z]+)+$/.test(s) && /[A-Za-z]{2}/.test(s)) return { kind: 'text', text: plainText(s) };
   return { kind: 'expr', tex: s };
 }
 
@@ -123,8 +128,9 @@ function many(parts: string[], level: number, make: (items: Node[]) => Node): No
   return items.every((n) => n !== null) ? make(items as Node[]) : null;
 }
 
-/** A relation chain; undefined when s holds no top-level relation. A chain "x = … = v" or a
- *  definition "x = v" with a constant v reads as v; "a ≈ v" after an equation is dropped. */
+/** A relation chain; undefined when s holds no top-level relation. A chain "x = … = v", a
+ *  definition "x = v" and a computation "c = v" with constants c, v read as v; "a ≈ v" after an
+ *  equation is dropped. */
 function relation(s: string, level: number): Node | null | undefined {
   let { parts, seps } = splitTop(s, RELATION);
   if (seps.length === 0) return undefined;
@@ -140,7 +146,7 @@ function relation(s: string, level: number): Node | null | undefined {
   if (parts.some((p) => p.trim() === '')) return null;
   if (seps.every((o) => o === '=')) {
     const last = parts.at(-1) as string;
-    if (parts.length >= 3 || (isLoneVariable(parts[0]) && !hasVariable(last))) return node(last, level + 1);
+    if (parts.length >= 3 || ((isLoneVariable(parts[0]) || !hasVariable(parts[0])) && !hasVariable(last))) return node(last, level + 1);
   }
   const sides = parts.map((p) => node(p, level + 1));
   if (sides.some((n) => n === null)) return null;
