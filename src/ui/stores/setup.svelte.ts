@@ -5,6 +5,8 @@ import { intBounds, probeOf, reseeded, routeSpaceInWords, routeSpaceOfSpec, with
 import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
+import { graderVersionOf, isAnswerFormat, scoringFields } from '../../audit/formats/registry';
+import { recipeOf } from '../../audit/recipes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import { FIELD_NAMES } from '../../audit/tasks/file';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
@@ -139,7 +141,23 @@ export class SetupState {
   /** Back to the chosen task's default condition (a file: the default audit's), keeping the dtype. */
   resetCondition(): void {
     const dtype = this.condition.engineDtype;
-    this.condition = this.taskId !== null ? taskCondition(this.taskId, dtype) : { ...structuredClone(DEFAULT_CONDITION), answerFormat: this.condition.answerFormat, engineDtype: dtype };
+    const format = this.condition.answerFormat;
+    this.condition = this.taskId !== null ? taskCondition(this.taskId, dtype) : { ...structuredClone(DEFAULT_CONDITION), answerFormat: format, graderVersion: graderVersionOf(format), engineDtype: dtype };
+  }
+
+  /** Another answer format: its own grader version and scoring (a log-likelihood mode only where
+   *  the format has one), so the condition stays one this app can run. */
+  setAnswerFormat(name: string): void {
+    if (!isAnswerFormat(name)) return;
+    const { mcMode, ...c } = this.condition;
+    this.condition = { ...c, answerFormat: name, graderVersion: graderVersionOf(name), ...scoringFields(name, mcMode) };
+  }
+
+  /** A math recipe's condition (audit/recipes.ts) over the edited one: its prompt, chat template,
+   *  decoding, tokens, stops, answer format and answer line; the rest (few-shot, dtype) kept. */
+  applyRecipe(name: string): void {
+    const { answerLine: _a, requireBoxed: _b, mcMode: _m, ...c } = this.condition;
+    this.condition = { ...c, ...structuredClone(recipeOf(name).overrides) };
   }
 
   /** The most questions the chosen task holds (a file's rows once read). */
