@@ -13,7 +13,7 @@ describe('chat templates under bounds', () => {
   it('refuses a range past the bound by name, before making it', () => {
     const t = compileChatTemplate('{% for i in range(1000000000) %}x{% endfor %}');
     expect(() => t.render({ messages: msgs }, tv)).toThrow(
-      expect.objectContaining({ code: 'bad-input', message: `chat template called range() for 1000000000 numbers, more than the ${TEMPLATE_LIMITS.rangeLength} allowed (a looping template?)` }),
+      expect.objectContaining({ code: 'bad-input', message: `chat template called range() for 1000000000 numbers, more than the ${TEMPLATE_LIMITS.listItems} allowed (a looping template?)` }),
     );
   });
 
@@ -27,7 +27,7 @@ describe('chat templates under bounds', () => {
 
   it('refuses output past the size limit', () => {
     const t = compileChatTemplate(`{% for i in range(20000) %}${'0123456789'.repeat(10)}{% endfor %}`);
-    expect(() => t.render({ messages: msgs }, tv)).toThrow(/^chat template gave 2000000 characters, more than the 1000000 allowed$/);
+    expect(() => t.render({ messages: msgs }, tv)).toThrow(/^chat template made a string of 2000000 characters, more than the 1000000 allowed$/);
   });
 
   it('names a template error and a template that does not parse', () => {
