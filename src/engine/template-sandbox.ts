@@ -50,7 +50,13 @@ export interface SandboxTemplate {
   render(vars: Record<string, unknown>, templateVars: TemplateVars): Promise<string>;
 }
 
-export class TemplateSandbox {
+/** Where a tokenizer's chat template renders: the sandbox (a benchmark's baseline renders in-process). */
+export interface TemplateRenderer {
+  /** A template: `source` is what is parsed, `file` names it in errors. */
+  template(source: string, file: string): SandboxTemplate;
+}
+
+export class TemplateSandbox implements TemplateRenderer {
   private live: Live | null = null;
   private queue: Promise<unknown> = Promise.resolve();
   private nextId = 1;
@@ -60,7 +66,6 @@ export class TemplateSandbox {
 
   constructor(private readonly spawn: () => Promise<TemplatePort>) {}
 
-  /** A template of this sandbox: `source` is what the worker parses, `file` names it in errors. */
   template(source: string, file: string): SandboxTemplate {
     return { render: (vars, templateVars) => this.render(source, file, vars, templateVars) };
   }

@@ -14,7 +14,7 @@
 import { Tokenizer } from '@huggingface/tokenizers';
 import { compileChatTemplate } from './chat-template.ts';
 import { sharedTemplateSandbox } from './template-host.ts';
-import type { SandboxTemplate, TemplateSandbox } from './template-sandbox.ts';
+import type { SandboxTemplate, TemplateRenderer } from './template-sandbox.ts';
 import { EngineError, type ChatMessage, type ChatTemplateFile, type TemplateVarName, type TemplateVars } from './types.ts';
 
 export interface TextTokenizer {
@@ -88,12 +88,12 @@ export function checkTokenizerVocab(tokenizerJson: unknown, vocabSize: number): 
 }
 
 /** `chatTemplateJinja`: the checkpoint's chat_template.jinja, when it has one (it takes precedence);
- *  `sandbox`: where the template renders (by default the thread's shared one). */
+ *  `templates`: where the template renders (by default the thread's shared sandbox). */
 export function createTokenizer(
   tokenizerJson: unknown,
   tokenizerConfig: Record<string, unknown>,
   chatTemplateJinja: string | null = null,
-  sandbox: TemplateSandbox = sharedTemplateSandbox(),
+  templates: TemplateRenderer = sharedTemplateSandbox(),
 ): TextTokenizer {
   let tok: Tokenizer;
   try {
@@ -114,7 +114,7 @@ export function createTokenizer(
     : fromConfig && 'source' in fromConfig ? { source: fromConfig.source, file: 'tokenizer_config.json chat_template', from: 'tokenizer_config.json' as const } : null;
   const chatTemplateFile: ChatTemplateFile | null = chosen?.from ?? null;
   const chatTemplateReads = chosen ? compileChatTemplate(chosen.source, chosen.file).reads : [];
-  const template: SandboxTemplate | null = chosen ? sandbox.template(chosen.source, chosen.file) : null;
+  const template: SandboxTemplate | null = chosen ? templates.template(chosen.source, chosen.file) : null;
   const noTemplate = fromConfig && 'missing' in fromConfig ? `this model has no chat template to apply: ${fromConfig.missing}` : 'this model has no chat template (no chat_template.jinja, no chat_template in tokenizer_config.json)';
   const specialVars: Record<string, string> = {};
   for (const key of ['bos_token', 'eos_token', 'pad_token', 'unk_token']) {
