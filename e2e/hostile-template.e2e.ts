@@ -69,3 +69,33 @@ for (const [i, c] of CASES.entries()) {
     await expect(page.getByTestId('run-view-results')).toBeVisible({ timeout: RUN_TIMEOUT });
   });
 }
+
+test('Cancel while a hostile template renders returns the tab at once, and a second audit runs', async ({ page }) => {
+  await page.goto('/');
+  await page.getByTestId('model-hub').check();
+  await page.getByTestId('hub-repo').fill('hostile/case-0'); // the nested loops: the render takes the full 2 s
+  await page.getByTestId('hub-endpoint').fill(hub.url);
+  await page.getByTestId('engine-ep').selectOption('wasm');
+  await page.getByTestId('load-model').click();
+  await expect(page.getByTestId('model-info')).toBeVisible({ timeout: LOAD_TIMEOUT });
+  await page.getByTestId('task-builtin').check();
+  await page.getByTestId('task-count').fill('2');
+  await chooseProbes(page, { 'uniform-routes': 2 });
+  await page.getByTestId('chat-template').check();
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.getByTestId('start-run').click();
+  // Cancel is offered before the run exists (here: while its prompts are built)
+  const cancel = page.getByTestId('run-cancel');
+  await expect(cancel).toBeVisible();
+  const t0 = Date.now();
+  await cancel.click();
+  await expect(page.getByTestId('error-title')).toHaveText('The audit did not start: the audit was cancelled before it started.');
+  const ms = Date.now() - t0;
+  expect(ms).toBeLessThan(TEMPLATE_LIMITS.timeMs);
+  test.info().annotations.push({ type: 'cancel to usable', description: `${ms} ms` });
+  await page.getByTestId('run-back').click();
+  await page.getByTestId('chat-template').uncheck();
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.getByTestId('start-run').click();
+  await expect(page.getByTestId('run-view-results')).toBeVisible({ timeout: RUN_TIMEOUT });
+});
