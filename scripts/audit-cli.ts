@@ -65,6 +65,7 @@ import {
 import { runProbes } from '../src/audit/run-definition.ts';
 import { answerHelp } from './lib/cli-help.ts';
 import { checkEp, CLI_EPS, engineOf } from './lib/ep-flag.ts';
+import { printErr } from './lib/terminal.ts';
 
 export class CliError extends Error {}
 
@@ -386,7 +387,7 @@ async function main() {
   try {
     cmd = parseCli(process.argv.slice(2));
   } catch (e) {
-    process.stderr.write(`audit: ${(e as Error).message}\n`);
+    printErr(`audit: ${(e as Error).message}`);
     process.exit(2);
   }
   try {
@@ -402,7 +403,7 @@ async function main() {
     });
     process.stdout.write(JSON.stringify(out) + '\n');
   } catch (e) {
-    process.stderr.write(`audit: ${(e as Error).message}\n`);
+    printErr(`audit: ${(e as Error).message}`);
     process.exit(e instanceof CliError ? 2 : 1);
   }
 }
