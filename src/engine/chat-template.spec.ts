@@ -35,3 +35,23 @@ describe('chat templates under bounds', () => {
     expect(() => compileChatTemplate('{{ raise_exception("only user turns") }}').render({}, tv)).toThrow(/^chat template failed: only user turns$/);
   });
 });
+
+describe('issue 43: template errors and strftime_now', () => {
+  it('clips a long raise_exception message to the quoting rule', () => {
+    const t = compileChatTemplate("{{ raise_exception(range(5000)|join('<b>x</b>')) }}");
+    let message = '';
+    try {
+      t.render({ messages: msgs }, tv);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^chat template failed: 0<b>x<\/b>1<b>x<\/b>2.*… \(43,882 characters in all\)$/);
+    expect(message.length).toBeLessThan(260);
+  });
+
+  it('names strftime_now() without a format', () => {
+    expect(() => compileChatTemplate('{{ strftime_now() }}').render({ messages: msgs }, tv)).toThrow(
+      expect.objectContaining({ code: 'bad-input', message: 'chat template called strftime_now() without a format (e.g. strftime_now("%d %b %Y"))' }),
+    );
+  });
+});
