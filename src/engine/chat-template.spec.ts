@@ -45,7 +45,7 @@ describe('issue 43: template errors and strftime_now', () => {
     } catch (e) {
       message = (e as Error).message;
     }
-    expect(message).toMatch(/^chat template failed: 0<b>x<\/b>1<b>x<\/b>2.*… \(43,882 characters in all\)$/);
+    expect(message).toMatch(/^chat template failed: 0<b>x<\/b>1<b>x<\/b>2.*… \(58,882 characters in all\)$/);
     expect(message.length).toBeLessThan(260);
   });
 
