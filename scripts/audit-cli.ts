@@ -72,6 +72,7 @@ import { runProbes } from '../src/audit/run-definition.ts';
 import { RECIPE_NAMES } from '../src/audit/recipes.ts';
 import { answerHelp } from './lib/cli-help.ts';
 import { checkEp, CLI_EPS, engineOf } from './lib/ep-flag.ts';
+import { printErr } from './lib/terminal.ts';
 
 export class CliError extends Error {}
 
@@ -416,7 +417,7 @@ async function main() {
   try {
     cmd = parseCli(process.argv.slice(2));
   } catch (e) {
-    process.stderr.write(`audit: ${(e as Error).message}\n`);
+    printErr(`audit: ${(e as Error).message}`);
     process.exit(2);
   }
   try {
@@ -439,7 +440,7 @@ async function main() {
     }
     process.stdout.write(JSON.stringify(out) + '\n');
   } catch (e) {
-    process.stderr.write(`audit: ${(e as Error).message}\n`);
+    printErr(`audit: ${(e as Error).message}`);
     process.exit(e instanceof CliError ? 2 : 1);
   }
 }

@@ -13,6 +13,7 @@ import { ENGINE_DTYPES, type EngineDtype, type ExecutionProvider, type ModelInfo
 import { isEngineError } from '../src/engine/types.ts';
 import { answerHelp } from './lib/cli-help.ts';
 import { checkEp, epLine, parseEp } from './lib/ep-flag.ts';
+import { printErr } from './lib/terminal.ts';
 
 const USAGE = 'usage: engine logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8] [--ep wasm|webgpu]\n       engine readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32] [--ep wasm|webgpu]';
 const OPTIONS: Record<string, { flags: string[]; required: string[] }> = {
@@ -20,19 +21,22 @@ const OPTIONS: Record<string, { flags: string[]; required: string[] }> = {
   readout: { flags: ['--model', '--prompt-file', '--gold', '--response', '--route', '--silence', '--dtype', '--ep'], required: ['--model', '--prompt-file', '--gold'] },
 };
 
+/** A bad command line: its message, then the usage. */
+class UsageError extends Error {}
+
 function parseArgs(argv: string[]): { cmd: string; flags: Map<string, string> } {
   const [cmd, ...rest] = argv;
   const spec = Object.hasOwn(OPTIONS, cmd ?? '') ? OPTIONS[cmd] : undefined;
-  if (!spec) throw new Error(`unknown command ${JSON.stringify(cmd ?? '')}\n${USAGE}`);
+  if (!spec) throw new UsageError(`unknown command ${JSON.stringify(cmd ?? '')}`);
   const flags = new Map<string, string>();
   for (let i = 0; i < rest.length; i += 2) {
     const k = rest[i];
-    if (!spec.flags.includes(k)) throw new Error(`unknown option ${k} for ${cmd}\n${USAGE}`);
-    if (rest[i + 1] === undefined) throw new Error(`${k} needs a value\n${USAGE}`);
+    if (!spec.flags.includes(k)) throw new UsageError(`unknown option ${k} for ${cmd}`);
+    if (rest[i + 1] === undefined) throw new UsageError(`${k} needs a value`);
     flags.set(k, rest[i + 1]);
   }
   const missing = spec.required.filter((k) => !flags.has(k));
-  if (missing.length) throw new Error(`${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required for ${cmd}\n${USAGE}`);
+  if (missing.length) throw new UsageError(`${missing.join(' and ')} ${missing.length > 1 ? 'are' : 'is'} required for ${cmd}`);
   return { cmd, flags };
 }
 
@@ -83,12 +87,13 @@ async function main(): Promise<void> {
 async function loaded(load: Promise<ModelInfo>, ep: ExecutionProvider): Promise<ModelInfo> {
   const info = await load;
   checkEp(info, ep);
-  process.stderr.write(`${epLine(info)}\n`);
+  printErr(epLine(info));
   return info;
 }
 
 main().catch((e: unknown) => {
   const msg = isEngineError(e) ? `${e.code}: ${e.message}` : e instanceof Error ? e.message : String(e);
-  process.stderr.write(`engine: ${msg}\n`);
+  printErr(`engine: ${msg}`);
+  if (e instanceof UsageError) process.stderr.write(`${USAGE}\n`);
   process.exit(1);
 });

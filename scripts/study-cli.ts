@@ -41,6 +41,7 @@ import { runFile } from '../src/store/export.ts';
 import { studyProbeRequest, studyScanRequest, studyTaskOptions, type StudyRunContext } from '../src/store/study.ts';
 import type { RunRequest } from '../src/store/run-controller.ts';
 import type { CoreAuditInput } from '../src/store/core-audit.ts';
+import { printErr } from './lib/terminal.ts';
 
 export class StudyCliError extends Error {}
 
@@ -253,14 +254,14 @@ async function main() {
     plan = normalizePlan(raw);
     checkFolders(o);
   } catch (e) {
-    process.stderr.write(`study: ${(e as Error).message}\n`);
+    printErr(`study: ${(e as Error).message}`);
     process.exit(2);
   }
   const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
   const dirs = [o.records, ...o.imports];
   const env = { endpoint: o.endpoint ?? process.env.HF_ENDPOINT, token: process.env.HF_TOKEN };
   try {
-    process.stderr.write(`study ${plan.name}: plan ${(await planKey(plan)).slice(0, 12)}, records in ${o.records}\n`);
+    printErr(`study ${plan.name}: plan ${(await planKey(plan)).slice(0, 12)}, records in ${o.records}`);
     const report = await runStudyExport(plan, o.shard, {
       openEngine: async (ref) => {
         const { createEngine } = await import('../src/engine/engine.ts');
@@ -282,13 +283,13 @@ async function main() {
         writeFileSync(`${f}.partial`, text);
         renameSync(`${f}.partial`, f);
       },
-      log: (line) => process.stderr.write(`${line}\n`),
+      log: (line) => printErr(line),
       appVersion: (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string }).version,
       appCommit: gitCommit(root),
     });
     process.stdout.write(JSON.stringify(report) + '\n');
   } catch (e) {
-    process.stderr.write(`study: ${(e as Error).message}\n`);
+    printErr(`study: ${(e as Error).message}`);
     // a plan the task cannot hold (more questions than it has) is bad input too
     process.exit(e instanceof StudyCliError || (isStoreError(e) && e.code === 'bad-input') ? 2 : 1);
   }

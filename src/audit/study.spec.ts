@@ -18,6 +18,6 @@ describe('study plans with the chat template', () => {
     expect(() => normalizePlan({ ...base, chat: true, template_vars: { tools: [] } })).toThrow(/study plan: template_vars: unknown template variable "tools"/);
     expect(() => normalizePlan({ ...base, chat: true, template_vars: { enable_thinking: 'no' } })).toThrow(/enable_thinking must be true or false/);
     expect(() => normalizePlan({ ...base, chat: 'yes' })).toThrow('study plan: chat must be true or false');
-    expect(() => normalizePlan({ ...base, chat: true, template_vars: { date_string: '2026-12-06' } })).toThrow(/template_vars: template variable date_string must be a day as "%d %b %Y"/);
+    expect(() => normalizePlan({ ...base, chat: true, template_vars: { date_string: '2026-12-06' } })).toThrow(/template_vars.date_string must be a day as a JSON string "%d %b %Y"/);
   });
 });

@@ -15,8 +15,8 @@ import { AuditError } from './errors';
 import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
 import { INTERVENTION, isDeployment, isIntervention, presetOfSpec, probeOf, probeSpecOf, routeSpaceOfSpec, STANDALONE_REACH, takesSpace, UNIFORM_BASELINE, withBaselines } from './probes/registry';
-import { parseTemplateVars } from './setup';
 import { RECIPE_NAMES } from './recipes';
+import { checkTemplateVars } from './setup';
 import { DEFAULT_PROBE_CHOICE, intBounds, type ProbeChoice } from './probes/choice';
 import { SPACE_NAMES, type SpaceName } from './probes/route-spaces';
 import { runProbes } from './run-definition';
@@ -26,7 +26,7 @@ import { MIN_HELD_OUT_FAILURES } from './verdict';
 import { pairedDelta, type PairedDelta } from './stats';
 import type { AuditSummary, ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
 import { ENGINE_DTYPES, type EngineDtype, type TemplateVars } from '../engine/types';
-import { quote } from '../util/clip';
+import { clip, firstControl, quote } from '../util/clip';
 
 /** A reach probe a plan names on its own (registry.ts STANDALONE_REACH). */
 export type StudyProbeName = ProbeName;
@@ -100,9 +100,9 @@ function planChat(p: Record<string, unknown>): Pick<NormalizedPlan, 'chat' | 'te
   if (!p.chat) throw bad('template_vars needs "chat": true (a raw prompt renders no chat template)');
   if (typeof tv !== 'object' || tv === null || Array.isArray(tv)) throw bad('template_vars must be an object like {"enable_thinking": false}');
   try {
-    return { chat: true, template_vars: parseTemplateVars(Object.entries(tv).map(([k, v]) => `${k}=${String(v)}`)) };
+    return { chat: true, template_vars: checkTemplateVars(tv as Record<string, unknown>, 'template_vars') };
   } catch (e) {
-    throw bad(`template_vars: ${(e as Error).message}`);
+    throw bad((e as Error).message);
   }
 }
 
@@ -111,6 +111,25 @@ function planRecipe(p: Record<string, unknown>): Pick<NormalizedPlan, 'recipe'> 
   if (p.recipe === undefined) return {};
   if (typeof p.recipe !== 'string' || !RECIPE_NAMES.includes(p.recipe)) throw bad(`recipe must be one of ${RECIPE_NAMES.join(', ')}, got ${quote(p.recipe)}`);
   return { recipe: p.recipe };
+}
+
+/** The longest plan name: a title, never a document (every screen and log line quotes it). */
+export const PLAN_NAME_CHARS = 200;
+
+/** A plan's name: a string within PLAN_NAME_CHARS and without control characters. */
+function planName(v: unknown): string {
+  if (v === undefined) return 'study';
+  if (typeof v !== 'string') throw bad('name must be a string');
+  if (v.length > PLAN_NAME_CHARS) throw bad(`name must be at most ${PLAN_NAME_CHARS} characters, got ${v.length.toLocaleString('en-US')}`);
+  const control = firstControl(v);
+  if (control) throw bad(`name must not hold control characters (it has ${control})`);
+  return v;
+}
+
+/** The entries of `list` that occur more than once, each once. */
+function repeated(list: readonly string[]): string[] {
+  const seen = new Set<string>();
+  return [...new Set(list.filter((x) => seen.has(x) || !seen.add(x)))];
 }
 
 /** The plan with every default filled in; throws naming the first bad field. */
@@ -122,7 +141,8 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     const v = p[k] ?? [];
     if (!Array.isArray(v) || v.some((x) => typeof x !== 'string' || x.trim() === '')) throw bad(`${k} must be a list of non-empty strings`);
     if (v.length < min) throw bad(`${k} needs at least ${min} entr${min === 1 ? 'y' : 'ies'}`);
-    if (new Set(v).size !== v.length) throw bad(`${k} lists an entry twice`);
+    const twice = repeated(v as string[]);
+    if (twice.length) throw bad(`${k} lists ${clip(twice.map((x) => JSON.stringify(x)).join(', '))} twice`);
     return v as string[];
   };
   const int = (k: string, dflt: number, min: number, max = Number.MAX_SAFE_INTEGER): number => {
@@ -146,7 +166,8 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
     return { probe: q.probe as StudyProbeName, space: takesSpace(q.probe as string) ? space : DEFAULT_PROBE_CHOICE.space };
   });
   const labels = normProbes.map(probeLabel);
-  if (new Set(labels).size !== labels.length) throw bad(`probes list one probe twice (${labels.join(', ')})`);
+  const twice = repeated(labels);
+  if (twice.length) throw bad(`probes list one probe twice (${clip(twice.join(', '))})`);
   const selectors = (p.selectors ?? []) as unknown;
   if (!Array.isArray(selectors) || selectors.some((s) => !SELECTOR_NAMES.includes(s))) throw bad(`selectors must be a list of ${SELECTOR_NAMES.join(', ')}`);
   const pairs = (p.pairs ?? []) as unknown;
@@ -154,9 +175,8 @@ export function normalizePlan(raw: unknown): NormalizedPlan {
   const dtype = (p.dtype ?? 'f32') as EngineDtype;
   if (!DTYPES.includes(dtype)) throw bad(`dtype must be one of ${DTYPES.join(', ')}`);
   if (p.scan !== undefined && typeof p.scan !== 'boolean') throw bad('scan must be true or false');
-  if (p.name !== undefined && typeof p.name !== 'string') throw bad('name must be a string');
   return {
-    name: (p.name as string | undefined) ?? 'study',
+    name: planName(p.name),
     models: strings('models', 1),
     tasks: strings('tasks', 1),
     probes: normProbes,

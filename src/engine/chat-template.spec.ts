@@ -13,7 +13,7 @@ describe('chat templates under bounds', () => {
   it('refuses a range past the bound by name, before making it', () => {
     const t = compileChatTemplate('{% for i in range(1000000000) %}x{% endfor %}');
     expect(() => t.render({ messages: msgs }, tv)).toThrow(
-      expect.objectContaining({ code: 'bad-input', message: `chat template called range() for 1000000000 numbers, more than the ${TEMPLATE_LIMITS.rangeLength} allowed (a looping template?)` }),
+      expect.objectContaining({ code: 'bad-input', message: `chat template called range() for 1000000000 numbers, more than the ${TEMPLATE_LIMITS.listItems} allowed (a looping template?)` }),
     );
   });
 
@@ -27,11 +27,31 @@ describe('chat templates under bounds', () => {
 
   it('refuses output past the size limit', () => {
     const t = compileChatTemplate(`{% for i in range(20000) %}${'0123456789'.repeat(10)}{% endfor %}`);
-    expect(() => t.render({ messages: msgs }, tv)).toThrow(/^chat template gave 2000000 characters, more than the 1000000 allowed$/);
+    expect(() => t.render({ messages: msgs }, tv)).toThrow(/^chat template made a string of 2000000 characters, more than the 1000000 allowed$/);
   });
 
   it('names a template error and a template that does not parse', () => {
     expect(() => compileChatTemplate('{% for %}')).toThrow(/chat_template does not parse/);
     expect(() => compileChatTemplate('{{ raise_exception("only user turns") }}').render({}, tv)).toThrow(/^chat template failed: only user turns$/);
+  });
+});
+
+describe('issue 43: template errors and strftime_now', () => {
+  it('clips a long raise_exception message to the quoting rule', () => {
+    const t = compileChatTemplate("{{ raise_exception(range(5000)|join('<b>x</b>')) }}");
+    let message = '';
+    try {
+      t.render({ messages: msgs }, tv);
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/^chat template failed: 0<b>x<\/b>1<b>x<\/b>2.*… \(58,882 characters in all\)$/);
+    expect(message.length).toBeLessThan(260);
+  });
+
+  it('names strftime_now() without a format', () => {
+    expect(() => compileChatTemplate('{{ strftime_now() }}').render({ messages: msgs }, tv)).toThrow(
+      expect.objectContaining({ code: 'bad-input', message: 'chat template called strftime_now() without a format (e.g. strftime_now("%d %b %Y"))' }),
+    );
   });
 });

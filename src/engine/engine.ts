@@ -9,6 +9,7 @@ import { checkFits, dtypeRefusal, MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
 import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { createTokenizer, type TextTokenizer } from './tokenizer.ts';
+import type { TemplateRenderer } from './template-sandbox.ts';
 import { RoutedModel, type HeadRow, type TokenChoice } from './runtime/model.ts';
 import { precisionOf, withF32Activations } from './graph/linear.ts';
 import { decodeLoop, prefill, readPoints, type RoutePlan, type RunControl } from './runtime/scheduler.ts';
@@ -51,6 +52,8 @@ interface Loaded {
 export interface EngineOptions {
   /** How a source becomes a reader; the browser worker wraps Hub sources in the weight cache. */
   openReader?: typeof openReader;
+  /** Where chat templates render (default: the thread's template sandbox). */
+  templates?: TemplateRenderer;
 }
 
 export function createEngine(opts: EngineOptions = {}): LocalEngine {
@@ -111,7 +114,7 @@ export class LocalEngine implements Engine {
       const reader = (this.opts.openReader ?? openReader)(source, (item, loadedBytes, totalBytes) => onProgress?.({ phase: 'download', item, loadedBytes, totalBytes }), { signal: abort.signal });
       const ckpt = await openCheckpoint(reader, onProgress, { checkConfig: (c) => checkFits(reader.label, c, dtype, ep.ep, maxSeqLen) });
       stopped();
-      const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig, ckpt.chatTemplateJinja);
+      const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig, ckpt.chatTemplateJinja, this.opts.templates);
       await this.unload();
       const maxPartBytes = Math.min(opts.maxWeightPartBytes ?? Infinity, ep.maxBufferBytes ?? Infinity, MAX_ARRAY_BUFFER_BYTES);
       const layerGraphs = opts.layerGraphs ?? (ep.ep === 'webgpu' ? 'spans' : 'per-layer');

@@ -79,16 +79,16 @@ describe('tokenizer on the reference byte-level BPE', () => {
     expect(tok.decode(ids)).toContain('\uFFFD');
   });
 
-  it('renders the ChatML chat template', () => {
+  it('renders the ChatML chat template', async () => {
     const messages = [
       { role: 'system' as const, content: 'Be brief.' },
       { role: 'user' as const, content: 'What is 2+2?' },
     ];
     expect(tok.hasChatTemplate).toBe(true);
-    expect(tok.applyChatTemplate(messages, vars(true))).toBe(
+    expect(await tok.applyChatTemplate(messages, vars(true))).toBe(
       '<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nWhat is 2+2?<|im_end|>\n<|im_start|>assistant\n',
     );
-    expect(tok.applyChatTemplate(messages.slice(1), vars(false))).toBe('<|im_start|>user\nWhat is 2+2?<|im_end|>\n');
+    expect(await tok.applyChatTemplate(messages.slice(1), vars(false))).toBe('<|im_start|>user\nWhat is 2+2?<|im_end|>\n');
   });
 
   it('decodes as tokenizers does: no clean-up of spaces, [] is ""', () => {
@@ -126,7 +126,7 @@ describe('tokenizer options', () => {
     expect(withBos({}).encode('hi')).toEqual([71, 72]);
   });
 
-  it('passes bos_token/eos_token to the template and reads a named template list and AddedToken objects', () => {
+  it('passes bos_token/eos_token to the template and reads a named template list and AddedToken objects', async () => {
     const t = createTokenizer(tokenizerJson, {
       bos_token: { content: '<|endoftext|>', special: true },
       eos_token: '<|im_end|>',
@@ -135,39 +135,39 @@ describe('tokenizer options', () => {
         { name: 'default', template: '{{ bos_token }}{{ messages[0].content }}{{ eos_token }}' },
       ],
     });
-    expect(t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(false))).toBe('<|endoftext|>x<|im_end|>');
+    expect(await t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(false))).toBe('<|endoftext|>x<|im_end|>');
     expect(t.chatTemplateFile).toBe('tokenizer_config.json');
   });
 
-  it('reads chat_template.jinja before tokenizer_config.json, and a named list without "default" as no template', () => {
+  it('reads chat_template.jinja before tokenizer_config.json, and a named list without "default" as no template', async () => {
     const t = createTokenizer(tokenizerJson, tokenizerConfig, '[{{ messages[0].content }}]');
     expect(t.chatTemplateFile).toBe('chat_template.jinja');
-    expect(t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(true))).toBe('[x]');
+    expect(await t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(true))).toBe('[x]');
     expect(() => createTokenizer(tokenizerJson, tokenizerConfig, '{% if %}')).toThrow(/^chat_template.jinja does not parse/);
     const named = createTokenizer(tokenizerJson, { chat_template: [{ name: 'tool_use', template: 'tools' }] });
     expect(named.hasChatTemplate).toBe(false);
     expect(named.chatTemplateFile).toBeNull();
-    expect(() => named.applyChatTemplate([], vars(true))).toThrow('this model has no chat template to apply: tokenizer_config.json chat_template lists templates "tool_use" and none named "default"');
+    await expect(named.applyChatTemplate([], vars(true))).rejects.toThrow('this model has no chat template to apply: tokenizer_config.json chat_template lists templates "tool_use" and none named "default"');
   });
 
-  it('gives the template the condition\'s variables and date, never the clock', () => {
+  it('gives the template the condition\'s variables and date, never the clock', async () => {
     const t = createTokenizer(tokenizerJson, {}, '{{ date_string }}|{{ strftime_now("%Y-%m-%d") }}|{{ enable_thinking is defined }}|{{ add_generation_prompt }}');
     expect(t.chatTemplateReads).toEqual(['add_generation_prompt', 'date_string', 'enable_thinking']);
-    expect(t.applyChatTemplate([], { add_generation_prompt: true, date_string: '06 Dec 2026' })).toBe('06 Dec 2026|2026-12-06|false|true');
-    expect(t.applyChatTemplate([], { add_generation_prompt: false, date_string: '01 Jan 2025', enable_thinking: false })).toBe('01 Jan 2025|2025-01-01|true|false');
-    expect(() => t.applyChatTemplate([], { add_generation_prompt: true, date_string: 'today' })).toThrow(/date_string must be a day as "%d %b %Y"/);
+    expect(await t.applyChatTemplate([], { add_generation_prompt: true, date_string: '06 Dec 2026' })).toBe('06 Dec 2026|2026-12-06|false|true');
+    expect(await t.applyChatTemplate([], { add_generation_prompt: false, date_string: '01 Jan 2025', enable_thinking: false })).toBe('01 Jan 2025|2025-01-01|true|false');
+    await expect(t.applyChatTemplate([], { add_generation_prompt: true, date_string: 'today' })).rejects.toThrow(/date_string must be a day as "%d %b %Y"/);
     expect(createTokenizer(tokenizerJson, {}, '{{ strftime_now("%d") }}').chatTemplateReads).toEqual(['date_string']);
   });
 
-  it('refuses a chat template when there is none, and reports template errors', () => {
+  it('refuses a chat template when there is none, and reports template errors', async () => {
     const { chat_template: _, ...noTemplate } = tokenizerConfig;
     const t = createTokenizer(tokenizerJson, noTemplate);
     expect(t.hasChatTemplate).toBe(false);
-    expect(() => t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(true))).toThrow(
+    await expect(t.applyChatTemplate([{ role: 'user', content: 'x' }], vars(true))).rejects.toThrow(
       expect.objectContaining({ code: 'bad-input', message: 'this model has no chat template (no chat_template.jinja, no chat_template in tokenizer_config.json)' }),
     );
     const strict = createTokenizer(tokenizerJson, { chat_template: "{{ raise_exception('only user turns') }}" });
-    expect(() => strict.applyChatTemplate([], vars(true))).toThrow(/chat template failed: .*only user turns/);
+    await expect(strict.applyChatTemplate([], vars(true))).rejects.toThrow(/chat template failed: .*only user turns/);
     expect(() => createTokenizer(tokenizerJson, { chat_template: '{% if %}' })).toThrow(/^tokenizer_config.json chat_template does not parse/);
   });
 

@@ -1,5 +1,5 @@
-// Tokenizer (tokenizer.json through @huggingface/tokenizers) and chat template (through
-// @huggingface/jinja, bounded: chat-template.ts), found where transformers finds it: the file
+// Tokenizer (tokenizer.json through @huggingface/tokenizers) and chat template (parsed here for
+// its errors and the variables it reads, rendered in the template sandbox: template-sandbox.ts), found where transformers finds it: the file
 // chat_template.jinja first, else tokenizer_config.json chat_template (a string, or a list of
 // {name, template} of which the one named "default" is used).
 //
@@ -12,7 +12,9 @@
 // the BOS token (a rendered chat template) gets no second one.
 
 import { Tokenizer } from '@huggingface/tokenizers';
-import { compileChatTemplate, type ChatTemplate } from './chat-template.ts';
+import { compileChatTemplate } from './chat-template.ts';
+import { sharedTemplateSandbox } from './template-host.ts';
+import type { SandboxTemplate, TemplateRenderer } from './template-sandbox.ts';
 import { EngineError, type ChatMessage, type ChatTemplateFile, type TemplateVarName, type TemplateVars } from './types.ts';
 
 export interface TextTokenizer {
@@ -26,7 +28,7 @@ export interface TextTokenizer {
   readonly bosTokenId: number | null;
   encode(text: string): number[];
   decode(ids: number[], opts?: { skipSpecialTokens?: boolean }): string;
-  applyChatTemplate(messages: ChatMessage[], vars: TemplateVars): string;
+  applyChatTemplate(messages: ChatMessage[], vars: TemplateVars): Promise<string>;
   /** Token id of a string that is one token in the vocabulary, else undefined. */
   tokenId(token: string): number | undefined;
 }
@@ -85,8 +87,14 @@ export function checkTokenizerVocab(tokenizerJson: unknown, vocabSize: number): 
   }
 }
 
-/** `chatTemplateJinja`: the checkpoint's chat_template.jinja, when it has one (it takes precedence). */
-export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<string, unknown>, chatTemplateJinja: string | null = null): TextTokenizer {
+/** `chatTemplateJinja`: the checkpoint's chat_template.jinja, when it has one (it takes precedence);
+ *  `templates`: where the template renders (by default the thread's shared sandbox). */
+export function createTokenizer(
+  tokenizerJson: unknown,
+  tokenizerConfig: Record<string, unknown>,
+  chatTemplateJinja: string | null = null,
+  templates: TemplateRenderer = sharedTemplateSandbox(),
+): TextTokenizer {
   let tok: Tokenizer;
   try {
     tok = new Tokenizer(tokenizerJson as object, tokenizerConfig);
@@ -101,15 +109,12 @@ export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<
     (typeof tokenizerConfig.add_bos_token === 'boolean' ? tokenizerConfig.add_bos_token : postProcessorAddsBos(tokenizerJson, bosToken!));
 
   const fromConfig = configTemplateSource(tokenizerConfig.chat_template);
-  let template: ChatTemplate | null = null;
-  let chatTemplateFile: ChatTemplateFile | null = null;
-  if (chatTemplateJinja !== null) {
-    template = compileChatTemplate(chatTemplateJinja, 'chat_template.jinja');
-    chatTemplateFile = 'chat_template.jinja';
-  } else if (fromConfig && 'source' in fromConfig) {
-    template = compileChatTemplate(fromConfig.source);
-    chatTemplateFile = 'tokenizer_config.json';
-  }
+  const chosen = chatTemplateJinja !== null
+    ? { source: chatTemplateJinja, file: 'chat_template.jinja', from: 'chat_template.jinja' as const }
+    : fromConfig && 'source' in fromConfig ? { source: fromConfig.source, file: 'tokenizer_config.json chat_template', from: 'tokenizer_config.json' as const } : null;
+  const chatTemplateFile: ChatTemplateFile | null = chosen?.from ?? null;
+  const chatTemplateReads = chosen ? compileChatTemplate(chosen.source, chosen.file).reads : [];
+  const template: SandboxTemplate | null = chosen ? templates.template(chosen.source, chosen.file) : null;
   const noTemplate = fromConfig && 'missing' in fromConfig ? `this model has no chat template to apply: ${fromConfig.missing}` : 'this model has no chat template (no chat_template.jinja, no chat_template in tokenizer_config.json)';
   const specialVars: Record<string, string> = {};
   for (const key of ['bos_token', 'eos_token', 'pad_token', 'unk_token']) {
@@ -120,7 +125,7 @@ export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<
   return {
     hasChatTemplate: template !== null,
     chatTemplateFile,
-    chatTemplateReads: template?.reads ?? [],
+    chatTemplateReads,
     bosToken,
     eosToken,
     bosTokenId,
@@ -133,7 +138,7 @@ export function createTokenizer(tokenizerJson: unknown, tokenizerConfig: Record<
       if (ids.length === 0) return '';
       return tok.decode(ids, { skip_special_tokens: opts.skipSpecialTokens ?? false, clean_up_tokenization_spaces: false });
     },
-    applyChatTemplate(messages, vars) {
+    async applyChatTemplate(messages, vars) {
       if (!template) throw new EngineError('bad-input', noTemplate);
       return template.render({ ...specialVars, messages }, vars);
     },

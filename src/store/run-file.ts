@@ -10,7 +10,8 @@ import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import type { Definition } from '../audit/definitions.ts';
 import { CHAT_TEMPLATE_FILES, ENGINE_DTYPES } from '../engine/types.ts';
-import { arr, bool, CheckError, describe, dict, json, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
+import { arr, bool, CheckError, describe, dict, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
+import { clip } from '../util/clip.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
 /**
@@ -117,13 +118,14 @@ const checkManifestV1: Check<RunManifest> = obj({
   status,
 });
 
+// A record's doc as a file gives it: its dataset row (raw) is covered by no hash (doc_hash is of
+// id, text, target and choices), so it is dropped rather than stored unverified.
 const checkDoc: Check<Doc> = obj({
   id,
   text,
   target: text,
   choices: opt(arr(text)),
   rationale: opt(text),
-  raw: opt(dict(json)),
 });
 
 /** JSON writes NaN and ±Infinity as null: null is "no log-prob" (an empty response, an import). */
@@ -216,7 +218,15 @@ const checkRecordV1 = obj({
 
 const checkDefinition: Check<Definition> = obj({ term: text, definition: text });
 
-const checkIdentity: Check<QuestionIdentity> = obj({ doc_id: id, doc_hash: id, prompt_hash: id });
+const identityFields = obj({ doc_id: id, doc_hash: id, prompt_hash: id });
+/** A question's identity, and nothing else: a key of its own is refused by name, never stored. */
+const checkIdentity: Check<QuestionIdentity> = (v, p) => {
+  const out = identityFields(v, p);
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    if (!Object.hasOwn(out, k)) throw new CheckError(`${p}.${clip(k, 40)}`, 'no such field (a question is doc_id, doc_hash and prompt_hash)', describe(x));
+  }
+  return out;
+};
 
 /** What wrote a run file: the app's version and the commit it was built from. */
 export interface Producer {

@@ -39,12 +39,15 @@ export interface StudyRunContext {
   source: string;
 }
 
+/** Why a plan asking `asked` questions of a task holding `has` cannot run (the CLI's and Study's words). */
+export function questionsRefusal(asked: number, task: string, has: number): string {
+  return `the plan asks for ${asked} questions, but ${task} has ${has} test questions: set "questions" to at most ${has}`;
+}
+
 /** A probe run of a setting: deployment and the study probe over the plan's questions (all of
  *  them: a task holding fewer is refused by name, never audited short). */
 export async function studyProbeRequest(c: StudyRunContext, probe: StudyProbe): Promise<RunRequest<CoreAuditInput>> {
-  if (c.task.test.length < c.plan.questions) {
-    throw new StoreError('bad-input', `the plan asks for ${c.plan.questions} questions, but ${c.setting.task} has ${c.task.test.length} test questions: set "questions" to at most ${c.task.test.length}`);
-  }
+  if (c.task.test.length < c.plan.questions) throw new StoreError('bad-input', questionsRefusal(c.plan.questions, c.setting.task, c.task.test.length));
   const input: CoreAuditInput = {
     task: c.task,
     condition: await studyCondition(c.plan, c.task),

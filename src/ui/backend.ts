@@ -137,6 +137,10 @@ export interface AppBackend {
   previewTaskFile(file: File): Promise<TaskFilePreview>;
   /** Starts a run; its load, progress and records stream back through the listener. */
   startRun(setup: RunSetup, listener: RunListener): Promise<RunHandle>;
+  /** Stops a startRun in flight (loading the model, reading the questions, building the prompts):
+   *  it rejects at once with EngineError 'cancelled', and an engine still busy with it a moment
+   *  later is replaced by a fresh one. Does nothing when no start is in flight. */
+  cancelStart(): Promise<void>;
   pauseRun(runId: string): Promise<void>;
   resumeRun(runId: string): Promise<void>;
   cancelRun(runId: string): Promise<void>;

@@ -131,6 +131,61 @@ async function taskOf(choice: TaskChoice): Promise<LoadedTask> {
 const belongsTo = (r: QuestionRecord, m: RunManifest) =>
   r.model_fingerprint === m.model.fingerprint && r.condition_key === m.condition_key && r.task_id === m.task.id;
 
+/** How long a cancelled start's engine work may take to stop before the engine is replaced. */
+const ENGINE_SETTLE_MS = 1000;
+
+const cancelledStart = () => new EngineError('cancelled', 'the audit was cancelled before it started');
+
+/** Whether `p` settles within `ms`. */
+function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout>;
+  const late = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+  return Promise.race([p.then(() => true, () => true), late]).finally(() => clearTimeout(timer));
+}
+
+/** A startRun in flight: each stage rejects at once when it is cancelled; `busy` is the engine
+ *  stage still running (a load, the prompts), whatever the start's own promise did. */
+class StartInFlight {
+  private readonly abort = new AbortController();
+  private readonly cancelled = new Promise<never>((_, reject) => this.abort.signal.addEventListener('abort', () => reject(cancelledStart())));
+  private busy: Promise<unknown> = Promise.resolve();
+
+  constructor() {
+    this.cancelled.catch(() => {});
+  }
+
+  check(): void {
+    if (this.abort.signal.aborted) throw cancelledStart();
+  }
+
+  /** `work`, or the cancellation if it comes first; `engine`: the work runs on the engine. */
+  stage<T>(work: Promise<T>, engine = false): Promise<T> {
+    this.check();
+    if (engine) this.busy = work.catch(() => {});
+    return Promise.race([work, this.cancelled]);
+  }
+
+  /** `engine`, refusing every call once the start is cancelled (so building prompts stops). */
+  guard(engine: BackendEngine): Engine {
+    return new Proxy(engine, {
+      get: (target, key) => {
+        const v = Reflect.get(target, key) as unknown;
+        if (typeof v !== 'function') return v;
+        return (...args: unknown[]) => {
+          this.check();
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+  }
+
+  /** Cancels; resolves when the engine stage has settled. */
+  cancel(): Promise<unknown> {
+    this.abort.abort();
+    return this.busy;
+  }
+}
+
 interface LiveRun {
   manifest: RunManifest;
   lastError?: string;
@@ -143,6 +198,8 @@ export class RealBackend implements AppBackend {
   /** Model loads not settled yet (cancelLoad stops the engine's work only while there is one). */
   private loadsInFlight = 0;
   private loaded: { key: string; info: ModelInfo } | null = null;
+  /** The startRun in flight (cancelStart stops it). */
+  private starting: StartInFlight | null = null;
   private readonly live = new Map<string, LiveRun>();
   private readonly controller: RunController<CoreAuditInput>;
   private readonly studies: StudyRunner;
@@ -302,8 +359,28 @@ export class RealBackend implements AppBackend {
   }
 
   async startRun(setup: RunSetup, listener: RunListener): Promise<RunHandle> {
-    const info = await this.loadModel(setup.model, setup.load, (load) => listener.load(load));
-    const task = await taskOf(setup.task);
+    const start = new StartInFlight();
+    this.starting = start;
+    try {
+      return await this.startStages(setup, listener, start);
+    } finally {
+      if (this.starting === start) this.starting = null;
+    }
+  }
+
+  async cancelStart(): Promise<void> {
+    const start = this.starting;
+    if (!start) return;
+    this.starting = null;
+    const busy = start.cancel();
+    // the engine's part stops at its next call (a load is aborted); one still busy is replaced
+    await this.engine.cancel().catch(() => {});
+    if (!(await settlesWithin(busy, ENGINE_SETTLE_MS))) await this.resetEngine();
+  }
+
+  private async startStages(setup: RunSetup, listener: RunListener, start: StartInFlight): Promise<RunHandle> {
+    const info = await start.stage(this.loadModel(setup.model, setup.load, (load) => listener.load(load)), true);
+    const task = await start.stage(taskOf(setup.task));
     const input: CoreAuditInput = {
       task,
       condition: setup.condition,
@@ -312,12 +389,16 @@ export class RealBackend implements AppBackend {
       selectors: selectorsFor(setup.probes.some((p) => drawsRoutes(p.probe)), task.train.length),
     };
     // the engine builds each question's prompt so the run key covers the prompts the audit will ask
-    const req = await coreRunRequest(this.engine, info, input, {
-      appVersion: APP_VERSION,
-      source: sourceLabel(setup.model),
-      questionSeed: setup.questionSeed,
-      ...(setup.model.kind === 'hub' ? { revision: setup.model.revision } : {}),
-    });
+    const req = await start.stage(
+      coreRunRequest(start.guard(this.engine), info, input, {
+        appVersion: APP_VERSION,
+        source: sourceLabel(setup.model),
+        questionSeed: setup.questionSeed,
+        ...(setup.model.kind === 'hub' ? { revision: setup.model.revision } : {}),
+      }),
+      true,
+    );
+    start.check();
     let settle!: LiveRun['settle'];
     const done = new Promise<RunManifest>((resolve, reject) => (settle = { resolve, reject }));
     done.catch(() => {}); // observed through handle.done

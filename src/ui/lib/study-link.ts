@@ -5,7 +5,10 @@
 // evaluated, never HTML), and a corrupt or oversized link is refused with a message naming what is
 // wrong. A link whose JSON is not a valid plan still lands in the editor, with the plan's problem.
 
-import { normalizePlan } from '../../audit/study';
+import { loadTask } from '../../audit/index';
+import { normalizePlan, type NormalizedPlan } from '../../audit/study';
+import { questionsRefusal, studyTaskOptions } from '../../store/study';
+import { HUB_TASK_PRESETS } from './presets';
 import { base64UrlDecode, base64UrlEncode } from './permalink';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 
@@ -52,4 +55,17 @@ export function parseStudyLink(hash: string): StudyLink | null {
   } catch (e) {
     return { planText, problem: `The plan in the study link is not a valid plan (${(e as Error).message}); it is in the editor to fix.` };
   }
+}
+
+/** The plan's tasks that hold fewer questions than it asks for, each in the words the study CLI
+ *  refuses it with: a built-in task generated as the CLI generates it, a Hub preset by its stated
+ *  size. Other tasks are checked when they are loaded. */
+export async function questionShortfalls(plan: NormalizedPlan): Promise<string[]> {
+  const out: string[] = [];
+  for (const task of plan.tasks) {
+    const preset = task.startsWith('hub:') ? HUB_TASK_PRESETS.find((t) => `hub:${t.id}` === task) : undefined;
+    const has = preset ? preset.total : task.startsWith('builtin:') ? await loadTask(task, studyTaskOptions(plan)).then((t) => t.test.length, () => null) : null;
+    if (has !== null && has < plan.questions) out.push(questionsRefusal(plan.questions, task, has));
+  }
+  return out;
 }

@@ -105,14 +105,15 @@ export class AppState {
   /** The page opened at an address: its permalink part fills Setup (problems are listed there),
    *  then its screen opens. */
   async openFirst(hash: string): Promise<void> {
-    this.linkProblems = this.setup.applyPermalink(parsePermalink(permalinkPart(hash)));
-    await this.openAddress(hash);
+    await this.openAddress(hash, this.setup.applyPermalink(parsePermalink(permalinkPart(hash))));
   }
 
   /** Shows the screen an address names (lib/address.ts): a study link opens Study with its plan, a
    *  hash without a screen is Setup's; an address whose parameters cannot be read opens Setup, which
-   *  says why; a screen that cannot open now (its tab is off) opens its parent, or Setup. */
-  async openAddress(hash: string): Promise<void> {
+   *  says why; a screen that cannot open now (its tab is off) opens its parent, or Setup. Setup
+   *  lists this address's problems only (`problems`: those found in it already), never an earlier one's. */
+  async openAddress(hash: string, problems: string[] = []): Promise<void> {
+    this.linkProblems = problems;
     const study = parseStudyLink(hash);
     if (study) {
       // Back to the plan already in the editor leaves its text as it is

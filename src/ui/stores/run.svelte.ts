@@ -36,6 +36,8 @@ export class RunState {
   runId = $state<string | null>(null);
   /** The last start found this very audit finished already: its stored run is the result. */
   alreadyFinished = $state(false);
+  /** A start is in flight (the model loading, the questions read, the prompts built): Cancel stops it. */
+  starting = $state(false);
   /** The setup of the run started last: starting it again resumes that run under its id. */
   lastSetup = $state.raw<RunSetup | null>(null);
   private backend: AppBackend;
@@ -84,6 +86,7 @@ export class RunState {
     let handle: RunHandle;
     let seeded = false;
     const startedAt = performance.now();
+    this.starting = true;
     try {
       handle = await this.backend.startRun(setup, {
         load: (l) => (this.load = l),
@@ -100,7 +103,10 @@ export class RunState {
       });
     } catch (e) {
       this.error = toUserMessage(e, 'start-run');
+      this.load = null;
       return;
+    } finally {
+      this.starting = false;
     }
     this.runId = handle.runId;
     this.texts = handle.texts;
@@ -132,8 +138,10 @@ export class RunState {
     await this.call((id) => this.backend.resumeRun(id));
   }
 
+  /** Cancels the run, or the start in flight before the run exists. */
   async cancel(): Promise<void> {
-    await this.call((id) => this.backend.cancelRun(id));
+    if (this.starting) await this.backend.cancelStart();
+    else await this.call((id) => this.backend.cancelRun(id));
   }
 
   /** Adds the stored records of the run that this page has not seen. */

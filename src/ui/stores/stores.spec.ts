@@ -370,6 +370,58 @@ describe('RunState', () => {
     expect(run.progress!.questionsDone).toBeLessThan(50);
   });
 
+  it('cancels while the model loads: the start ends as cancelled and the next audit runs', async () => {
+    // an engine whose first load reports a phase and waits, as a long download does, until cancelled
+    class SlowLoad extends FakeEngine {
+      private stop: (() => void) | null = null;
+      override async load(_s?: CheckpointSource, _o?: LoadOptions, onProgress?: (p: LoadProgress) => void) {
+        if (this.stop) return super.load();
+        onProgress?.({ phase: 'config', loadedBytes: 0, totalBytes: 1 });
+        await new Promise<void>((r) => (this.stop = r));
+        throw new EngineError('cancelled', 'loading a/b was cancelled');
+      }
+      override async cancel() {
+        this.stop?.();
+      }
+    }
+    const run = new RunState(new TestBackend({ engine: () => new SlowLoad({ numLayers: 8, answer: arithModel(8) }) }));
+    const started = run.start(quickSetup());
+    await vi.waitFor(() => expect(run.phase).toBe('loading'));
+    expect(run.starting).toBe(true);
+    await run.cancel();
+    await started;
+    expect(run.error).toMatchObject({ title: expect.stringMatching(/^The audit did not start: .*cancelled/), hint: 'Start it again when you are ready.' });
+    expect(run.starting).toBe(false);
+    expect(run.active).toBe(false);
+    await run.start(quickSetup());
+    await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
+  });
+
+  it('cancels while prompts are rendered: an engine left busy is replaced, and the next audit runs at once', async () => {
+    // the first engine's chat template never answers (a render that hangs the engine)
+    class Hangs extends FakeEngine {
+      override applyChatTemplate(): Promise<string> {
+        return new Promise(() => {});
+      }
+    }
+    let n = 0;
+    const backend = new TestBackend({ engine: () => (n++ === 0 ? new Hangs({ numLayers: 8, answer: arithModel(8) }) : new FakeEngine({ numLayers: 8, answer: arithModel(8) })) });
+    const run = new RunState(backend);
+    const chat = quickSetup();
+    chat.condition = { ...chat.condition, chatTemplate: true, templateVars: { add_generation_prompt: true, date_string: '26 Jul 2024' } };
+    const started = run.start(chat);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(run.starting).toBe(true);
+    const t0 = performance.now();
+    await run.cancel();
+    await started;
+    expect(performance.now() - t0).toBeLessThan(3000);
+    expect(run.error?.title).toMatch(/^The audit did not start: .*cancelled/);
+    expect(backend.engines).toHaveLength(2);
+    await run.start(chat);
+    await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
+  });
+
   it('turns an engine failure into an actionable message', async () => {
     // an engine that loses its device after 40 generated rows, and refuses to load a gated repo
     class Failing extends FakeEngine {

@@ -11,7 +11,7 @@ import type { AppBackend, StoredStudyEntry, StudyOverview, StudyProgress } from 
 import { toUserMessage, type UserMessage } from '../lib/errors';
 import { endedStudyRate, saveRate } from '../lib/rates';
 import { rawPlan, writePlan, type RawPlan } from '../lib/study-form';
-import { encodeStudyLink, type StudyLink } from '../lib/study-link';
+import { encodeStudyLink, questionShortfalls, type StudyLink } from '../lib/study-link';
 
 export const STUDY_PRESETS = [
   { id: 'builtin', label: 'Built-in study (offline, micro models)', plan: builtinPlan },
@@ -56,6 +56,15 @@ export class StudyState {
   applyLink(link: StudyLink): void {
     if ('planText' in link) this.planText = link.planText;
     this.linkProblem = link.problem ?? null;
+    if ('planText' in link && !link.problem) void this.flagShortfalls(link.planText);
+  }
+
+  /** A linked plan asking more questions than a task holds, flagged before Start (the CLI's words). */
+  private async flagShortfalls(planText: string): Promise<void> {
+    const problems = await questionShortfalls(normalizePlan(JSON.parse(planText)));
+    if (problems.length && this.planText === planText && this.linkProblem === null) {
+      this.linkProblem = `The plan in the study link cannot run as written: ${problems.join('; ')}.`;
+    }
   }
 
   /** The plan as written, for the form; null while the text is not a JSON object. */
