@@ -5,7 +5,7 @@
 //         [--selectors majority,max-logprob,fixed-route]
 //         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
 //         [--few-shot N] [--chat [--template-var enable_thinking=false|date_string="26 Jul 2024"|...]] [--boxed]
-//         [--prompt-template T] [--stop S ...] [--ep wasm|webgpu]
+//         [--prompt-template T] [--stop S ...] [--ep cpu|cuda|webgpu|webgpu-web|wasm]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
 //
@@ -14,15 +14,15 @@
 // The probe settings (each probe declares its own, with defaults and bounds) follow this text.
 //   audit grade --format numeric|mc-letter|exact --gold G --response R [--choices A,B,C,D]
 //
-// --ep webgpu runs the engine on WebGPU over Dawn (npm --prefix gpu ci); the output's model.engine
-// names the EP, dtype and adapter. Bad arguments exit 2 with a message on stderr; audit failures exit 1.
+// --ep picks the EP and runtime (scripts/lib/ep-flag.ts: cpu where the native package is installed,
+// else wasm); the output's model.engine names the EP, runtime, dtype and adapter. Bad arguments exit 2 with a message on stderr; audit failures exit 1.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseStops } from '../src/audit/stops.ts';
-import { ENGINE_DTYPES, type Engine, type EngineDtype, type ExecutionProvider, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
+import { ENGINE_DTYPES, type Engine, type EngineDtype, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
 import {
   auditCondition,
   parseTemplateVars,
@@ -64,7 +64,7 @@ import {
 } from '../src/audit/index.ts';
 import { runProbes } from '../src/audit/run-definition.ts';
 import { answerHelp } from './lib/cli-help.ts';
-import { checkEp, CLI_EPS, engineOf } from './lib/ep-flag.ts';
+import { checkEp, engineOf, epLoad, parseEp, type CliEp } from './lib/ep-flag.ts';
 
 export class CliError extends Error {}
 
@@ -89,7 +89,7 @@ export interface AuditCliOptions extends ProbeChoice {
   scan: boolean;
   splitSeed: number;
   dtype: EngineDtype;
-  ep: ExecutionProvider;
+  ep: CliEp;
   maxNewTokens?: number;
   fewShot: number;
   chat: boolean;
@@ -250,7 +250,7 @@ export function parseCli(argv: string[]): Command {
       scan: v.scan ?? false,
       splitSeed: int('split-seed', v['split-seed'], 0) ?? 0,
       dtype: oneOf('dtype', v.dtype, ENGINE_DTYPES, 'f32'),
-      ep: oneOf('ep', v.ep, CLI_EPS, 'wasm'),
+      ep: parseEp(v.ep),
       maxNewTokens: int('max-new-tokens', v['max-new-tokens'], 1),
       fewShot: int('few-shot', v['few-shot'], 0) ?? 0,
       chat: v.chat ?? false,
@@ -394,8 +394,8 @@ async function main() {
       loadEngine: async (dir, dtype) => {
         const { createEngine } = await import('../src/engine/engine.ts');
         const engine = createEngine();
-        const ep = cmd.kind === 'audit' ? cmd.opts.ep : 'wasm';
-        checkEp(await engine.load({ kind: 'fs', dir: path.resolve(dir) }, { ep, dtype }), ep);
+        const ep = await epLoad(cmd.kind === 'audit' ? cmd.opts.ep : 'default');
+        checkEp(await engine.load({ kind: 'fs', dir: path.resolve(dir) }, { ...ep, dtype }), ep);
         return engine;
       },
       readText: (file) => readFile(file, 'utf8'),

@@ -2,7 +2,7 @@
 // stdout (with the plan as run, each finding's verdict and the provenance of every run cited),
 // progress on stderr.
 //
-//   study --plan FILE [--shard i/n] [--records DIR] [--import DIR ...] [--endpoint URL] [--ep wasm|webgpu]
+//   study --plan FILE [--shard i/n] [--records DIR] [--import DIR ...] [--endpoint URL] [--ep cpu|cuda|webgpu|webgpu-web|wasm]
 //
 // Every run of the plan is the single audit `npm run -s audit` with the same choices; each is
 // written to the records folder as a ReachLab run file named by its run key (importable in the
@@ -13,8 +13,9 @@
 //
 // Models: "builtin:<name>" (the built-in models shipped under public/hub/reachlab), a folder, or a
 // Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
-// --ep webgpu runs every setting on WebGPU over Dawn (npm --prefix gpu ci; GPU servers); each run's
-// manifest and the report's provenance name the adapter. Bad arguments (a record folder that is not
+// --ep picks the EP and runtime (scripts/lib/ep-flag.ts: cpu where the native package is installed,
+// else wasm; webgpu or cuda on GPU servers); each run's manifest and the report's provenance name the
+// EP, runtime and adapter. Bad arguments (a record folder that is not
 // one, a plan asking more questions than its task holds) exit 2 with a message on stderr; study
 // failures exit 1.
 
@@ -28,14 +29,14 @@ import { BUILTIN_MODELS, builtinModel, builtinRef } from '../src/audit/builtin-m
 import { studyExport, type StudyExport } from '../src/audit/provenance.ts';
 import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../src/audit/types.ts';
-import type { CheckpointSource, Engine, ExecutionProvider } from '../src/engine/types.ts';
+import type { CheckpointSource, Engine } from '../src/engine/types.ts';
 import { checkRunFile, type RunFile } from '../src/store/run-file.ts';
 import { verifyRunFile, type VerifiedRunFile } from '../src/store/import.ts';
 import { isStoreError } from '../src/store/errors.ts';
 import { manifestKey } from '../src/store/keys.ts';
 import { parseJsonInput } from '../src/util/json-input.ts';
 import { answerHelp } from './lib/cli-help.ts';
-import { checkEp, parseEp } from './lib/ep-flag.ts';
+import { checkEp, epLoad, parseEp, type CliEp } from './lib/ep-flag.ts';
 import { orderRecords } from '../src/store/records.ts';
 import { runFile } from '../src/store/export.ts';
 import { studyProbeRequest, studyScanRequest, studyTaskOptions, type StudyRunContext } from '../src/store/study.ts';
@@ -50,7 +51,7 @@ export interface StudyCliOptions {
   records: string;
   imports: string[];
   endpoint?: string;
-  ep: ExecutionProvider;
+  ep: CliEp;
 }
 
 export function parseStudyCli(argv: string[]): StudyCliOptions {
@@ -97,7 +98,7 @@ export function checkFolders(o: Pick<StudyCliOptions, 'records' | 'imports'>): v
   }
 }
 
-function epOption(v: string | undefined): ExecutionProvider {
+function epOption(v: string | undefined): CliEp {
   try {
     return parseEp(v);
   } catch (e) {
@@ -265,7 +266,8 @@ async function main() {
       openEngine: async (ref) => {
         const { createEngine } = await import('../src/engine/engine.ts');
         const engine = createEngine();
-        checkEp(await engine.load(modelSource(ref, root, env), { ep: o.ep, dtype: plan.dtype }), o.ep);
+        const ep = await epLoad(o.ep);
+        checkEp(await engine.load(modelSource(ref, root, env), { ...ep, dtype: plan.dtype }), ep);
         return engine;
       },
       loadTask: (spec, p) => loadTask(spec, studyTaskOptions(p)),
