@@ -2,14 +2,16 @@
 // stdout (with the plan as run, each finding's verdict and the provenance of every run cited),
 // progress on stderr.
 //
-//   study --plan FILE [--shard i/n] [--records DIR] [--import DIR ...] [--endpoint URL] [--ep cpu|cuda|webgpu|webgpu-web|wasm]
+//   study --plan FILE [--shard i/n | --shard auto [--shard-count N]] [--records DIR] [--import DIR ...] [--endpoint URL] [--ep cpu|cuda|webgpu|webgpu-web|wasm]
 //
 // Every run of the plan is the single audit `npm run -s audit` with the same choices; each is
 // written to the records folder as a ReachLab run file named by its run key (importable in the
 // app's Library) and read back instead of recomputed when present, whole and passing the app's
 // import checks (storedRunFile). --shard i/n computes only the
 // settings whose index ≡ i − 1 (mod n); running the plan again over the shards' files (copied into
-// --records or named with --import) computes nothing and reports the whole study.
+// --records or named with --import) computes nothing and reports the whole study. --shard auto
+// takes i/n from a Kubernetes Indexed Job or a Slurm job array (scripts/lib/scheduler-shard.ts;
+// examples in deploy/).
 //
 // Models: "builtin:<name>" (the built-in models shipped under public/hub/reachlab), a folder, or a
 // Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
@@ -37,6 +39,7 @@ import { manifestKey } from '../src/store/keys.ts';
 import { parseJsonInput } from '../src/util/json-input.ts';
 import { answerHelp } from './lib/cli-help.ts';
 import { checkEp, epLoad, parseEp, type CliEp } from './lib/ep-flag.ts';
+import { schedulerShard } from './lib/scheduler-shard.ts';
 import { orderRecords } from '../src/store/records.ts';
 import { runFile } from '../src/store/export.ts';
 import { studyProbeRequest, studyScanRequest, studyTaskOptions, type StudyRunContext } from '../src/store/study.ts';
@@ -48,6 +51,9 @@ export class StudyCliError extends Error {}
 export interface StudyCliOptions {
   plan: string;
   shard: { index: number; count: number } | null;
+  /** --shard auto: the shard comes from a scheduler's environment (lib/scheduler-shard.ts), with
+   *  --shard-count as its count where the scheduler does not tell it. */
+  shardAuto?: { count?: number };
   records: string;
   imports: string[];
   endpoint?: string;
@@ -59,7 +65,7 @@ export function parseStudyCli(argv: string[]): StudyCliOptions {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { plan: { type: 'string' }, shard: { type: 'string' }, records: { type: 'string' }, import: { type: 'string', multiple: true }, endpoint: { type: 'string' }, ep: { type: 'string' } },
+      options: { plan: { type: 'string' }, shard: { type: 'string' }, records: { type: 'string' }, import: { type: 'string', multiple: true }, endpoint: { type: 'string' }, ep: { type: 'string' }, 'shard-count': { type: 'string' } },
       strict: true,
       allowPositionals: false,
     }));
@@ -68,14 +74,18 @@ export function parseStudyCli(argv: string[]): StudyCliOptions {
   }
   if (typeof values.plan !== 'string') throw new StudyCliError('--plan FILE is required (a study plan in JSON)');
   let shard: StudyCliOptions['shard'] = null;
-  if (values.shard !== undefined) {
+  const count = values['shard-count'] as string | undefined;
+  if (count !== undefined && (values.shard !== 'auto' || !/^[1-9]\d*$/.test(count))) throw new StudyCliError(`--shard-count takes a positive whole number, with --shard auto; got "${count}"${values.shard === 'auto' ? '' : ' without --shard auto'}`);
+  // --shard auto is resolved once the plan is read (its settings are a Kubernetes Job's default count)
+  if (values.shard !== undefined && values.shard !== 'auto') {
     const m = /^(\d+)\/(\d+)$/.exec(values.shard as string);
-    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new StudyCliError(`--shard must be i/n with 1 ≤ i ≤ n, got "${values.shard}"`);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new StudyCliError(`--shard must be i/n with 1 ≤ i ≤ n, or auto, got "${values.shard}"`);
     shard = { index: Number(m[1]), count: Number(m[2]) };
   }
   return {
     plan: values.plan,
     shard,
+    ...(values.shard === 'auto' ? { shardAuto: count === undefined ? {} : { count: Number(count) } } : {}),
     records: (values.records as string | undefined) ?? '.cache/study-runs',
     imports: (values.import as string[] | undefined) ?? [],
     ...(values.endpoint ? { endpoint: values.endpoint as string } : {}),
@@ -252,6 +262,7 @@ async function main() {
       throw new StudyCliError(`cannot read the plan ${o.plan}: ${(e as Error).message}`);
     }
     plan = normalizePlan(raw);
+    if (o.shardAuto) o.shard = schedulerShard(process.env, o.shardAuto.count, studySettings(plan).length);
     checkFolders(o);
   } catch (e) {
     process.stderr.write(`study: ${(e as Error).message}\n`);
