@@ -26,9 +26,12 @@ export function nativeRuntime(): Promise<NativeRuntime | null> {
 }
 
 async function load(): Promise<NativeRuntime | null> {
-  const [{ createRequire }, fs, path] = await Promise.all([nodeImport<typeof import('node:module')>('node:module'), nodeImport<typeof import('node:fs')>('node:fs'), nodeImport<typeof import('node:path')>('node:path')]);
+  const [{ createRequire }, fs, path, { fileURLToPath }] = await Promise.all([
+    nodeImport<typeof import('node:module')>('node:module'), nodeImport<typeof import('node:fs')>('node:fs'),
+    nodeImport<typeof import('node:path')>('node:path'), nodeImport<typeof import('node:url')>('node:url'),
+  ]);
   const dir = process.env.REACHLAB_NATIVE_DIR;
-  const anchor = dir ? path.join(path.resolve(dir), 'package.json') : new URL('../../native/package.json', import.meta.url).pathname;
+  const anchor = dir ? path.join(path.resolve(dir), 'package.json') : fileURLToPath(new URL('../../native/package.json', import.meta.url));
   const require = createRequire(anchor);
   let main: string;
   try {
