@@ -13,7 +13,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { maxAbsDiff, type Expected } from '../../src/engine/conformance.ts';
 import { answerHelp } from '../lib/cli-help.ts';
-import { compareRecords } from './same-records.ts';
+import { compareRecords, jsonDifferences } from './same-records.ts';
 
 const root = path.resolve(import.meta.dirname, '../..');
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'];
@@ -74,9 +74,10 @@ function study(plan: string) {
     });
     const [wasm, cpu] = runs;
     const records = compareRecords(wasm.records, cpu.records);
-    const sameReport = JSON.stringify(withoutEngine(wasm.report)) === JSON.stringify(withoutEngine(cpu.report));
+    const reportDifferences = jsonDifferences(withoutEngine(wasm.report) as Json, withoutEngine(cpu.report) as Json, 'report');
+    const sameReport = reportDifferences.length === 0;
     const engines = runs.map((r) => [...new Set(r.report.provenance.runs.map((x) => x.engine.ep))].join(','));
-    return { plan, engines, seconds: runs.map((r) => Math.round(r.seconds)), ...records, sameReport };
+    return { plan, engines, seconds: runs.map((r) => Math.round(r.seconds)), ...records, sameReport, reportDifferences };
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
@@ -89,7 +90,7 @@ function main(): void {
   log('engine CLI, every reference case, --ep cpu…');
   const engine = engineCases();
   const s = values['skip-study'] ? null : study(values.plan ?? path.join(root, 'studies/builtin.json'));
-  const failures = [...engine.failures, ...(s ? [...s.differences, ...(s.sameReport ? [] : ['the two study reports differ (beyond the engine they name)'])] : [])];
+  const failures = [...engine.failures, ...(s ? [...s.differences, ...(s.sameReport ? [] : [`the two study reports differ beyond the engine they name: ${s.reportDifferences.join('; ')}`])] : [])];
   if (s && s.engines.join('|') !== 'wasm|cpu') failures.push(`the studies ran on ${s.engines.join(' and ')}, not wasm and cpu`);
   process.stdout.write(JSON.stringify({ load_average: load.map((x) => Number(x.toFixed(2))), engine_cli: engine, study: s, pass: failures.length === 0, failures }) + '\n');
   process.stderr.write(`native check: engine CLI ${engine.cases} cases, max |Δ| ${engine.maxAbsDiff.toExponential(2)}; `

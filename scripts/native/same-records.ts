@@ -35,16 +35,23 @@ export function compareRecords(a: ReadonlyMap<string, Json[]>, b: ReadonlyMap<st
   return out;
 }
 
-function walk(x: Json, y: Json, at: string, out: RecordsDiff, note: (l: string) => void): void {
+/** Where two JSON values differ, one line each (the first 20). */
+export function jsonDifferences(x: Json, y: Json, at = ''): string[] {
+  const out: RecordsDiff = { runs: 0, records: 0, maxLogprobDiff: 0, differences: [] };
+  walk(x, y, at, out, (l) => void (out.differences.length < 20 && out.differences.push(l)), false);
+  return out.differences;
+}
+
+function walk(x: Json, y: Json, at: string, out: RecordsDiff, note: (l: string) => void, bounded = true): void {
   if (typeof x === 'object' && x !== null && typeof y === 'object' && y !== null && Array.isArray(x) === Array.isArray(y)) {
     const keys = new Set([...Object.keys(x), ...Object.keys(y)]);
     for (const k of keys) {
       const [vx, vy] = [(x as Record<string, Json>)[k], (y as Record<string, Json>)[k]];
-      if (k === 'meanLogprob' && typeof vx === 'number' && typeof vy === 'number') {
+      if (bounded && k === 'meanLogprob' && typeof vx === 'number' && typeof vy === 'number') {
         const d = Math.abs(vx - vy);
         out.maxLogprobDiff = Math.max(out.maxLogprobDiff, d);
         if (!(d <= LOGPROB_BOUND)) note(`${at}.${k}: ${vx} vs ${vy}`);
-      } else walk(vx ?? null, vy ?? null, `${at}.${k}`, out, note);
+      } else walk(vx ?? null, vy ?? null, `${at}.${k}`, out, note, bounded);
     }
     return;
   }
