@@ -5,7 +5,8 @@
 //         [--selectors majority,max-logprob,fixed-route]
 //         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
 //         [--few-shot N] [--chat [--template-var enable_thinking=false|date_string="26 Jul 2024"|...]] [--boxed]
-//         [--prompt-template T] [--stop S ...] [--recipe qwen2.5-math-cot|simplerl-zoo|oat-zero|dapo] [--ep wasm|webgpu]
+//         [--prompt-template T] [--stop S ...] [--recipe qwen2.5-math-cot|simplerl-zoo|oat-zero|dapo]
+//         [--ep cpu|cuda|webgpu|webgpu-web|wasm]
 //         [--task-file PATH --question-field F --answer-field F [--choices-field F] --answer-format F]
 //         [--rows-endpoint URL] [--rows-per-call N]
 //
@@ -17,15 +18,15 @@
 //         JSON line {extracted, correct} per case, in order; a line that cannot be graded prints
 //         {line, error} in its place, is named on stderr, and makes the exit status 1
 //
-// --ep webgpu runs the engine on WebGPU over Dawn (npm --prefix gpu ci); the output's model.engine
-// names the EP, dtype and adapter. Bad arguments exit 2 with a message on stderr; audit failures exit 1.
+// --ep picks the EP and runtime (scripts/lib/ep-flag.ts: cpu where the native package is installed,
+// else wasm); the output's model.engine names the EP, runtime, dtype and adapter. Bad arguments exit 2 with a message on stderr; audit failures exit 1.
 
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parseStops } from '../src/audit/stops.ts';
-import { ENGINE_DTYPES, type Engine, type EngineDtype, type ExecutionProvider, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
+import { ENGINE_DTYPES, type Engine, type EngineDtype, type ModelInfo, type TemplateVars } from '../src/engine/types.ts';
 import {
   auditCondition,
   parseTemplateVars,
@@ -71,7 +72,7 @@ import {
 import { runProbes } from '../src/audit/run-definition.ts';
 import { RECIPE_NAMES } from '../src/audit/recipes.ts';
 import { answerHelp } from './lib/cli-help.ts';
-import { checkEp, CLI_EPS, engineOf } from './lib/ep-flag.ts';
+import { checkEp, engineOf, epLoad, parseEp, type CliEp } from './lib/ep-flag.ts';
 import { printErr } from './lib/terminal.ts';
 
 export class CliError extends Error {}
@@ -96,7 +97,7 @@ export interface AuditCliOptions extends ProbeChoice {
   scan: boolean;
   splitSeed: number;
   dtype: EngineDtype;
-  ep: ExecutionProvider;
+  ep: CliEp;
   maxNewTokens?: number;
   fewShot: number;
   chat: boolean;
@@ -265,7 +266,7 @@ export function parseCli(argv: string[]): Command {
       scan: v.scan ?? false,
       splitSeed: int('split-seed', v['split-seed'], 0) ?? 0,
       dtype: oneOf('dtype', v.dtype, ENGINE_DTYPES, 'f32'),
-      ep: oneOf('ep', v.ep, CLI_EPS, 'wasm'),
+      ep: parseEp(v.ep),
       maxNewTokens: int('max-new-tokens', v['max-new-tokens'], 1),
       fewShot: int('few-shot', v['few-shot'], 0) ?? 0,
       chat: v.chat ?? false,
@@ -425,8 +426,8 @@ async function main() {
       loadEngine: async (dir, dtype) => {
         const { createEngine } = await import('../src/engine/engine.ts');
         const engine = createEngine();
-        const ep = cmd.kind === 'audit' ? cmd.opts.ep : 'wasm';
-        checkEp(await engine.load({ kind: 'fs', dir: path.resolve(dir) }, { ep, dtype }), ep);
+        const ep = await epLoad(cmd.kind === 'audit' ? cmd.opts.ep : 'default');
+        checkEp(await engine.load({ kind: 'fs', dir: path.resolve(dir) }, { ...ep, dtype }), ep);
         return engine;
       },
       readText: (file) => readFile(file, 'utf8'),

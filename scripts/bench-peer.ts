@@ -1,4 +1,5 @@
-// Peer benchmark: ReachLab (Node, WASM EP) against Hugging Face transformers on PyTorch CPU, on the
+// Peer benchmark: ReachLab (Node: --runtime native (onnxruntime-node, cpu EP) and/or wasm) against
+// Hugging Face transformers on PyTorch CPU, every runtime beside PyTorch in each pair, on the
 // full-size generated Qwen2.5-0.5B-shaped checkpoint (scripts/lib/scale-models.ts; BF16 on disk,
 // f32 on both sides), each side in its own process with the same thread count, interleaved A/B
 // pairs (the order alternates pair by pair). Measures load (safetensors to ready, page cache warm),
@@ -11,7 +12,7 @@
 // Sets up .cache/peer-venv (torch, transformers, safetensors via pip) on first use. Not part of npm test.
 //
 //   npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--prefill-reps 3] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
-//                         [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized]
+//                         [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized] [--runtime native,wasm]
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -21,9 +22,11 @@ import { blocksSpace, sampleRoutes } from '../src/audit/routes.ts';
 import { createPrng } from '../src/util/prng.ts';
 import { ensureScaleCheckpoint, SCALE_SHAPES } from './lib/scale-models.ts';
 import { maxSeqLen, parsePeerArgs, PEER_USAGE, type PeerPlan } from './peer/plan.ts';
-import type { RouteWork, Side, SideRun, SideSpec } from './peer/side.ts';
+import type { RouteWork, SideRun, SideSpec } from './peer/side.ts';
 import { ceilingShares, measures, noisyDecodes, tokenMismatches, type Pair } from './peer/summary.ts';
 import { ensurePeerVenv, PeerSetupError } from './peer/venv.ts';
+import { runtimeRefusal } from '../src/engine/ort.ts';
+import type { PeerRuntime } from './peer/plan.ts';
 import { answerHelp } from './lib/cli-help.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -72,6 +75,10 @@ async function main(): Promise<void> {
   } catch (e) {
     throw new Error(`${e instanceof Error ? e.message : String(e)}\nusage: ${PEER_USAGE}`);
   }
+  if (plan.runtimes.includes('native')) {
+    const refusal = await runtimeRefusal('cpu');
+    if (refusal) throw new Error(`--runtime native: ${refusal}`);
+  }
   const loadBefore = loadavg();
   const python = ensurePeerVenv(root, log);
   const torchEnv = { ...process.env, OMP_NUM_THREADS: String(plan.threads), MKL_NUM_THREADS: String(plan.threads), TOKENIZERS_PARALLELISM: 'false' };
@@ -91,6 +98,8 @@ async function main(): Promise<void> {
     prompts: plan.prompts.map((n) => Array.from({ length: n }, () => rng.int(shape.vocab))),
     routes: sampleRoutes(blocksSpace(shape.layers, { maxEdits: 1 }), plan.routes, createPrng(11)),
   };
+  /** A comparison's name: its runtime's before it, unless wasm alone runs (the earlier names). */
+  const named = (rt: PeerRuntime, c: string) => (plan.runtimes.length > 1 || rt !== 'wasm' ? `${rt} ${c}` : c);
   /** Each comparison's pairs, by name: a quantized mode is also set against PyTorch f32 (below). */
   const pairsOf = new Map<string, Pair[]>();
   const comparisons: Comparison[] = [
@@ -102,42 +111,50 @@ async function main(): Promise<void> {
   const results = [];
   try {
     for (const c of comparisons) {
-      const pairs: Pair[] = [];
+      // every runtime and PyTorch in each pair, the order rotating pair by pair
+      const sides: Array<PeerRuntime | 'pytorch'> = [...plan.runtimes, 'pytorch'];
+      const runs: Array<Record<string, SideRun>> = [];
       for (let i = 0; i < plan.pairs; i++) {
-        const order: Side[] = i % 2 === 0 ? ['reachlab', 'pytorch'] : ['pytorch', 'reachlab'];
-        const pair: Partial<Pair> = {};
+        const order = sides.map((_, k) => sides[(k + i) % sides.length]);
+        const run: Record<string, SideRun> = {};
         for (const side of order) {
-          const spec: SideSpec = { ...base, mode: c[side] };
+          const spec: SideSpec = { ...base, mode: side === 'pytorch' ? c.pytorch : c.reachlab, ...(side === 'native' ? { ep: 'cpu', runtime: 'onnxruntime-node' } : side === 'wasm' ? { ep: 'wasm' } : {}) };
           const file = join(tmp, `${side}.json`);
           writeFileSync(file, JSON.stringify(spec));
-          log(`${c.name}: pair ${i + 1}/${plan.pairs}, ${side} ${c[side]}…`);
-          pair[side] = (side === 'reachlab'
-            ? runChild(`ReachLab ${c.reachlab}`, process.execPath, ['--import', 'tsx', join(root, 'scripts', 'peer', 'reachlab-side.ts'), file])
+          log(`${c.name}: pair ${i + 1}/${plan.pairs}, ${side} ${spec.mode}…`);
+          run[side] = (side !== 'pytorch'
+            ? runChild(`ReachLab ${side} ${c.reachlab}`, process.execPath, ['--import', 'tsx', join(root, 'scripts', 'peer', 'reachlab-side.ts'), file])
             : runChild(`PyTorch ${c.pytorch}`, python, [sidePy, 'run', file], torchEnv)) as SideRun;
         }
-        pairs.push(pair as Pair);
+        runs.push(run);
       }
-      pairsOf.set(c.name, pairs);
-      results.push({
-        comparison: c.name, reachlab_mode: pairs[0].reachlab.mode, pytorch_mode: c.pytorch,
-        measures: measures(pairs),
-        route_work: pairs[0].reachlab.routes.work ?? null, // counts, the same in every pair
-        ceiling: ceilingShares(pairs, shape, bytesPerS),
-        noisy_decodes: noisyDecodes(pairs),
-        token_check: c.sameTokens ? { compared: true, mismatches: tokenMismatches(pairs) } : { compared: false, mismatches: [] },
-        runs: pairs.map((p) => ({ reachlab: withoutIds(p.reachlab), pytorch: withoutIds(p.pytorch) })),
-      });
+      for (const rt of plan.runtimes) {
+        const name = named(rt, c.name);
+        const pairs: Pair[] = runs.map((r) => ({ reachlab: r[rt], pytorch: r.pytorch }));
+        pairsOf.set(name, pairs);
+        results.push({
+          comparison: name, runtime: rt, reachlab_mode: pairs[0].reachlab.mode, pytorch_mode: c.pytorch,
+          measures: measures(pairs),
+          route_work: pairs[0].reachlab.routes.work ?? null, // counts, the same in every pair
+          ceiling: ceilingShares(pairs, shape, bytesPerS),
+          noisy_decodes: noisyDecodes(pairs),
+          token_check: c.sameTokens ? { compared: true, mismatches: tokenMismatches(pairs) } : { compared: false, mismatches: [] },
+          runs: pairs.map((p) => ({ reachlab: withoutIds(p.reachlab), pytorch: withoutIds(p.pytorch) })),
+        });
+      }
     }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
   // A quantized mode against PyTorch f32: pair i of its own comparison beside pair i of the f32
   // comparison (the same pair count and alternation, minutes apart rather than back to back)
-  const f32Pairs = pairsOf.get('f32');
-  const cross = f32Pairs ? plan.quantized.map((d) => {
-    const pairs = pairsOf.get(`${d} vs int8`)!.map((p, i) => ({ reachlab: p.reachlab, pytorch: f32Pairs[i].pytorch }));
-    return { comparison: `${d} vs f32`, reachlab_mode: d, pytorch_mode: 'f32', measures: measures(pairs), route_work: null, ceiling: [], noisy_decodes: noisyDecodes(pairs), token_check: { compared: false, mismatches: [] } };
-  }) : [];
+  const cross = plan.runtimes.flatMap((rt) => {
+    const f32Pairs = pairsOf.get(named(rt, 'f32'));
+    return f32Pairs ? plan.quantized.map((d) => {
+      const pairs = pairsOf.get(named(rt, `${d} vs int8`))!.map((p, i) => ({ reachlab: p.reachlab, pytorch: f32Pairs[i].pytorch }));
+      return { comparison: named(rt, `${d} vs f32`), runtime: rt, reachlab_mode: d, pytorch_mode: 'f32', measures: measures(pairs), route_work: null, ceiling: [], noisy_decodes: noisyDecodes(pairs), token_check: { compared: false, mismatches: [] } };
+    }) : [];
+  });
   const out = {
     model: `${SHAPE} shape, generated (BF16 on disk, f32 compute)`, plan,
     bandwidth: { ...bw, bytes_per_s: bytesPerS },
@@ -153,30 +170,30 @@ const withoutIds = (r: SideRun) => ({ ...r, decode: { ...r.decode, ids: undefine
 function table(out: { bandwidth: { read_bytes_per_s: number; triad_bytes_per_s: number }; load_average: { before: number[]; after: number[] }; comparisons: Array<{ comparison: string; measures: ReturnType<typeof measures>; route_work: RouteWork | null; ceiling: ReturnType<typeof ceilingShares>; noisy_decodes: ReturnType<typeof noisyDecodes>; token_check: { compared: boolean; mismatches: ReturnType<typeof tokenMismatches> } }> }): string {
   const f = (x: number) => (x >= 100 ? x.toFixed(0) : x >= 10 ? x.toFixed(1) : x.toFixed(2));
   const gb = (x: number) => (x / 1e9).toFixed(1);
-  const lines = [`${'comparison'.padEnd(14)}${'measure'.padEnd(26)}${'ReachLab'.padStart(10)}${'PyTorch'.padStart(10)}  ratio (ReachLab's speed / PyTorch's, median of paired ratios)`];
+  const lines = [`${'comparison'.padEnd(20)}${'measure'.padEnd(26)}${'ReachLab'.padStart(10)}${'PyTorch'.padStart(10)}  ratio (ReachLab's speed / PyTorch's, median of paired ratios)`];
   for (const c of out.comparisons) {
     for (const m of c.measures) {
       // amounts (s, MB): the ratio is PyTorch's over ReachLab's, so the table also says it the plain way round
       const plain = m.unit === 's' ? ` (ReachLab takes ${f(1 / m.ratio)}× PyTorch's time)` : m.unit === 'MB' ? ` (ReachLab uses ${f(1 / m.ratio)}× PyTorch's memory)` : '';
-      lines.push(`${c.comparison.padEnd(14)}${`${m.measure} (${m.unit})`.padEnd(26)}${f(m.reachlab).padStart(10)}${f(m.pytorch).padStart(10)}  ${f(m.ratio)}×${plain} over ${m.pairs} pair${m.pairs === 1 ? '' : 's'}`);
+      lines.push(`${c.comparison.padEnd(20)}${`${m.measure} (${m.unit})`.padEnd(26)}${f(m.reachlab).padStart(10)}${f(m.pytorch).padStart(10)}  ${f(m.ratio)}×${plain} over ${m.pairs} pair${m.pairs === 1 ? '' : 's'}`);
     }
     const w = c.route_work;
     if (w) {
-      lines.push(`${c.comparison.padEnd(14)}routes: ${f(w.runs_per_attempt)} session runs and ${f(w.layer_tokens_per_attempt)} layer-token positions per attempt (a loop computes ${f(w.unshared_layer_tokens_per_attempt)}: ${f(w.unshared_layer_tokens_per_attempt / w.layer_tokens_per_attempt)}× more)`);
+      lines.push(`${c.comparison.padEnd(20)}routes: ${f(w.runs_per_attempt)} session runs and ${f(w.layer_tokens_per_attempt)} layer-token positions per attempt (a loop computes ${f(w.unshared_layer_tokens_per_attempt)}: ${f(w.unshared_layer_tokens_per_attempt / w.layer_tokens_per_attempt)}× more)`);
     }
     for (const s of c.ceiling) {
-      lines.push(`${c.comparison.padEnd(14)}${s.side} ${s.mode} decode ${f(s.decode_tok_s)} tok/s = ${(s.share * 100).toFixed(0)}% of its ceiling ${f(s.ceiling_tok_s)} tok/s (${gb(s.bytes_per_token)} GB of weights per token)`);
+      lines.push(`${c.comparison.padEnd(20)}${s.side} ${s.mode} decode ${f(s.decode_tok_s)} tok/s = ${(s.share * 100).toFixed(0)}% of its ceiling ${f(s.ceiling_tok_s)} tok/s (${gb(s.bytes_per_token)} GB of weights per token)`);
     }
     if (c.noisy_decodes.length) {
-      lines.push(`${c.comparison.padEnd(14)}decode left out as timing noise (the longer generate was not slower): ${c.noisy_decodes.map((n) => `pair ${n.pair} ${n.side}`).join(', ')}`);
+      lines.push(`${c.comparison.padEnd(20)}decode left out as timing noise (the longer generate was not slower): ${c.noisy_decodes.map((n) => `pair ${n.pair} ${n.side}`).join(', ')}`);
     }
     if (c.token_check.compared) {
       const mm = c.token_check.mismatches;
-      lines.push(`${c.comparison.padEnd(14)}greedy tokens: ${mm.length === 0 ? 'identical on both sides (decode and every route)' : `${mm.length} MISMATCH(ES): ${mm.map((m) => `pair ${m.pair} ${m.what} at token ${m.at}`).join('; ')}`}`);
+      lines.push(`${c.comparison.padEnd(20)}greedy tokens: ${mm.length === 0 ? 'identical on both sides (decode and every route)' : `${mm.length} MISMATCH(ES): ${mm.map((m) => `pair ${m.pair} ${m.what} at token ${m.at}`).join('; ')}`}`);
     }
   }
-  lines.push(`bandwidth     read ${gb(out.bandwidth.read_bytes_per_s)} GB/s, triad ${gb(out.bandwidth.triad_bytes_per_s)} GB/s (the faster is the ceiling's)`);
-  lines.push(`load average  before ${out.load_average.before.map((x) => x.toFixed(2)).join(' ')}, after ${out.load_average.after.map((x) => x.toFixed(2)).join(' ')}`);
+  lines.push(`bandwidth           read ${gb(out.bandwidth.read_bytes_per_s)} GB/s, triad ${gb(out.bandwidth.triad_bytes_per_s)} GB/s (the faster is the ceiling's)`);
+  lines.push(`load average        before ${out.load_average.before.map((x) => x.toFixed(2)).join(' ')}, after ${out.load_average.after.map((x) => x.toFixed(2)).join(' ')}`);
   return lines.join('\n');
 }
 

@@ -1,21 +1,21 @@
-// Engine CLI (Node; WASM EP, or --ep webgpu over Dawn: npm --prefix gpu ci installs it):
-//   npm run -s engine -- logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8] [--ep wasm|webgpu]
+// Engine CLI (Node; --ep as scripts/lib/ep-flag.ts: cpu where the native package is installed, else wasm):
+//   npm run -s engine -- logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8] [--ep cpu|cuda|webgpu|webgpu-web|wasm]
 // prints one JSON object {"last_logits":[...],"greedy_tokens":[...]} on stdout: the logits at the
 // last prompt position and greedy tokens (not stopped at EOS, as in the reference's expected.json).
-//   npm run -s engine -- readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32] [--ep wasm|webgpu]
+//   npm run -s engine -- readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32] [--ep EP]
 // prints the look inside that attempt (src/engine/readout.ts AttemptReadout) as one JSON object.
-// The EP and adapter the engine runs on go to stderr.
+// The EP, runtime and adapter the engine runs on go to stderr.
 // Bad input exits 1 with the error on stderr.
 import { readFileSync } from 'node:fs';
 import { createEngine } from '../src/engine/engine.ts';
 import { readAttempt } from '../src/engine/readout.ts';
-import { ENGINE_DTYPES, type EngineDtype, type ExecutionProvider, type ModelInfo } from '../src/engine/types.ts';
+import { ENGINE_DTYPES, type EngineDtype, type ModelInfo } from '../src/engine/types.ts';
 import { isEngineError } from '../src/engine/types.ts';
 import { answerHelp } from './lib/cli-help.ts';
-import { checkEp, epLine, parseEp } from './lib/ep-flag.ts';
+import { checkEp, epLine, epLoad, parseEp, type EpLoad } from './lib/ep-flag.ts';
 import { printErr } from './lib/terminal.ts';
 
-const USAGE = 'usage: engine logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8] [--ep wasm|webgpu]\n       engine readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32] [--ep wasm|webgpu]';
+const USAGE = 'usage: engine logits --model DIR --ids 1,2,3 [--route 0,1,1,2] [--silence 3] [--new-tokens 8] [--ep cpu|cuda|webgpu|webgpu-web|wasm]\n       engine readout --model DIR --prompt-file FILE --gold TEXT [--response TEXT] [--route 0,1] [--silence 3] [--dtype f32] [--ep cpu|cuda|webgpu|webgpu-web|wasm]';
 const OPTIONS: Record<string, { flags: string[]; required: string[] }> = {
   logits: { flags: ['--model', '--ids', '--route', '--silence', '--new-tokens', '--ep'], required: ['--model', '--ids'] },
   readout: { flags: ['--model', '--prompt-file', '--gold', '--response', '--route', '--silence', '--dtype', '--ep'], required: ['--model', '--prompt-file', '--gold'] },
@@ -52,10 +52,10 @@ function intList(flag: string, text: string): number[] {
 async function readout(flags: Map<string, string>): Promise<void> {
   const dtype = (flags.get('--dtype') ?? 'f32') as EngineDtype;
   if (!ENGINE_DTYPES.includes(dtype)) throw new Error(`--dtype must be one of ${ENGINE_DTYPES.join(', ')}, got ${JSON.stringify(dtype)}`);
-  const ep = parseEp(flags.get('--ep'));
+  const ep = await epLoad(parseEp(flags.get('--ep')));
   const prompt = readFileSync(flags.get('--prompt-file')!, 'utf8');
   const engine = createEngine();
-  const info = await loaded(engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ep, dtype, maxSeqLen: 4096 }), ep);
+  const info = await loaded(engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ...ep, dtype, maxSeqLen: 4096 }), ep);
   const route = flags.has('--route') ? intList('--route', flags.get('--route')!) : Array.from({ length: info.numLayers }, (_, i) => i);
   const silence = intList('--silence', flags.get('--silence') ?? '');
   const r = await readAttempt(engine, { prompt, route, silence, gold: flags.get('--gold')!, response: flags.get('--response') ?? '' });
@@ -71,9 +71,9 @@ async function main(): Promise<void> {
   const silence = intList('--silence', flags.get('--silence') ?? '');
   const newTokens = Number(flags.get('--new-tokens') ?? 8);
   if (!Number.isInteger(newTokens) || newTokens < 0) throw new Error(`--new-tokens must be a non-negative integer`);
-  const ep = parseEp(flags.get('--ep'));
+  const ep = await epLoad(parseEp(flags.get('--ep')));
   const engine = createEngine();
-  const info = await loaded(engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ep, maxSeqLen: Math.max(2, ids.length + newTokens) }), ep);
+  const info = await loaded(engine.load({ kind: 'fs', dir: flags.get('--model')! }, { ...ep, maxSeqLen: Math.max(2, ids.length + newTokens) }), ep);
   const route = flags.has('--route') ? intList('--route', flags.get('--route')!) : Array.from({ length: info.numLayers }, (_, i) => i);
   const row = { promptIds: ids, route, silence };
   const [last] = await engine.logits(row);
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
   process.stdout.write(JSON.stringify({ last_logits: Array.from(last), greedy_tokens: greedy }) + '\n');
 }
 
-async function loaded(load: Promise<ModelInfo>, ep: ExecutionProvider): Promise<ModelInfo> {
+async function loaded(load: Promise<ModelInfo>, ep: EpLoad): Promise<ModelInfo> {
   const info = await load;
   checkEp(info, ep);
   printErr(epLine(info));

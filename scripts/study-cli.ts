@@ -2,19 +2,22 @@
 // stdout (with the plan as run, each finding's verdict and the provenance of every run cited),
 // progress on stderr.
 //
-//   study --plan FILE [--shard i/n] [--records DIR] [--import DIR ...] [--endpoint URL] [--ep wasm|webgpu]
+//   study --plan FILE [--shard i/n | --shard auto [--shard-count N]] [--records DIR] [--import DIR ...] [--endpoint URL] [--ep cpu|cuda|webgpu|webgpu-web|wasm]
 //
 // Every run of the plan is the single audit `npm run -s audit` with the same choices; each is
 // written to the records folder as a ReachLab run file named by its run key (importable in the
 // app's Library) and read back instead of recomputed when present, whole and passing the app's
 // import checks (storedRunFile). --shard i/n computes only the
 // settings whose index ≡ i − 1 (mod n); running the plan again over the shards' files (copied into
-// --records or named with --import) computes nothing and reports the whole study.
+// --records or named with --import) computes nothing and reports the whole study. --shard auto
+// takes i/n from a Kubernetes Indexed Job or a Slurm job array (scripts/lib/scheduler-shard.ts;
+// examples in deploy/).
 //
 // Models: "builtin:<name>" (the built-in models shipped under public/hub/reachlab), a folder, or a
 // Hub id "org/name[@revision]" (--endpoint or HF_ENDPOINT for a mirror, HF_TOKEN for gated repos).
-// --ep webgpu runs every setting on WebGPU over Dawn (npm --prefix gpu ci; GPU servers); each run's
-// manifest and the report's provenance name the adapter. Bad arguments (a record folder that is not
+// --ep picks the EP and runtime (scripts/lib/ep-flag.ts: cpu where the native package is installed,
+// else wasm; webgpu or cuda on GPU servers); each run's manifest and the report's provenance name the
+// EP, runtime and adapter. Bad arguments (a record folder that is not
 // one, a plan asking more questions than its task holds) exit 2 with a message on stderr; study
 // failures exit 1.
 
@@ -28,14 +31,15 @@ import { BUILTIN_MODELS, builtinModel, builtinRef } from '../src/audit/builtin-m
 import { studyExport, type StudyExport } from '../src/audit/provenance.ts';
 import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../src/audit/types.ts';
-import type { CheckpointSource, Engine, ExecutionProvider } from '../src/engine/types.ts';
+import type { CheckpointSource, Engine } from '../src/engine/types.ts';
 import { checkRunFile, type RunFile } from '../src/store/run-file.ts';
 import { verifyRunFile, type VerifiedRunFile } from '../src/store/import.ts';
 import { isStoreError } from '../src/store/errors.ts';
 import { manifestKey } from '../src/store/keys.ts';
 import { parseJsonInput } from '../src/util/json-input.ts';
 import { answerHelp } from './lib/cli-help.ts';
-import { checkEp, parseEp } from './lib/ep-flag.ts';
+import { checkEp, epLoad, parseEp, type CliEp } from './lib/ep-flag.ts';
+import { schedulerShard } from './lib/scheduler-shard.ts';
 import { orderRecords } from '../src/store/records.ts';
 import { runFile } from '../src/store/export.ts';
 import { studyProbeRequest, studyScanRequest, studyTaskOptions, type StudyRunContext } from '../src/store/study.ts';
@@ -48,10 +52,13 @@ export class StudyCliError extends Error {}
 export interface StudyCliOptions {
   plan: string;
   shard: { index: number; count: number } | null;
+  /** --shard auto: the shard comes from a scheduler's environment (lib/scheduler-shard.ts), with
+   *  --shard-count as its count where the scheduler does not tell it. */
+  shardAuto?: { count?: number };
   records: string;
   imports: string[];
   endpoint?: string;
-  ep: ExecutionProvider;
+  ep: CliEp;
 }
 
 export function parseStudyCli(argv: string[]): StudyCliOptions {
@@ -59,7 +66,7 @@ export function parseStudyCli(argv: string[]): StudyCliOptions {
   try {
     ({ values } = parseArgs({
       args: argv,
-      options: { plan: { type: 'string' }, shard: { type: 'string' }, records: { type: 'string' }, import: { type: 'string', multiple: true }, endpoint: { type: 'string' }, ep: { type: 'string' } },
+      options: { plan: { type: 'string' }, shard: { type: 'string' }, records: { type: 'string' }, import: { type: 'string', multiple: true }, endpoint: { type: 'string' }, ep: { type: 'string' }, 'shard-count': { type: 'string' } },
       strict: true,
       allowPositionals: false,
     }));
@@ -68,14 +75,18 @@ export function parseStudyCli(argv: string[]): StudyCliOptions {
   }
   if (typeof values.plan !== 'string') throw new StudyCliError('--plan FILE is required (a study plan in JSON)');
   let shard: StudyCliOptions['shard'] = null;
-  if (values.shard !== undefined) {
+  const count = values['shard-count'] as string | undefined;
+  if (count !== undefined && (values.shard !== 'auto' || !/^[1-9]\d*$/.test(count))) throw new StudyCliError(`--shard-count takes a positive whole number, with --shard auto; got "${count}"${values.shard === 'auto' ? '' : ' without --shard auto'}`);
+  // --shard auto is resolved once the plan is read (its settings are a Kubernetes Job's default count)
+  if (values.shard !== undefined && values.shard !== 'auto') {
     const m = /^(\d+)\/(\d+)$/.exec(values.shard as string);
-    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new StudyCliError(`--shard must be i/n with 1 ≤ i ≤ n, got "${values.shard}"`);
+    if (!m || Number(m[1]) < 1 || Number(m[1]) > Number(m[2])) throw new StudyCliError(`--shard must be i/n with 1 ≤ i ≤ n, or auto, got "${values.shard}"`);
     shard = { index: Number(m[1]), count: Number(m[2]) };
   }
   return {
     plan: values.plan,
     shard,
+    ...(values.shard === 'auto' ? { shardAuto: count === undefined ? {} : { count: Number(count) } } : {}),
     records: (values.records as string | undefined) ?? '.cache/study-runs',
     imports: (values.import as string[] | undefined) ?? [],
     ...(values.endpoint ? { endpoint: values.endpoint as string } : {}),
@@ -98,7 +109,7 @@ export function checkFolders(o: Pick<StudyCliOptions, 'records' | 'imports'>): v
   }
 }
 
-function epOption(v: string | undefined): ExecutionProvider {
+function epOption(v: string | undefined): CliEp {
   try {
     return parseEp(v);
   } catch (e) {
@@ -252,6 +263,7 @@ async function main() {
       throw new StudyCliError(`cannot read the plan ${o.plan}: ${(e as Error).message}`);
     }
     plan = normalizePlan(raw);
+    if (o.shardAuto) o.shard = schedulerShard(process.env, o.shardAuto.count, studySettings(plan).length);
     checkFolders(o);
   } catch (e) {
     printErr(`study: ${(e as Error).message}`);
@@ -266,7 +278,8 @@ async function main() {
       openEngine: async (ref) => {
         const { createEngine } = await import('../src/engine/engine.ts');
         const engine = createEngine();
-        checkEp(await engine.load(modelSource(ref, root, env), { ep: o.ep, dtype: plan.dtype }), o.ep);
+        const ep = await epLoad(o.ep);
+        checkEp(await engine.load(modelSource(ref, root, env), { ...ep, dtype: plan.dtype }), ep);
         return engine;
       },
       loadTask: (spec, p) => loadTask(spec, studyTaskOptions(p)),

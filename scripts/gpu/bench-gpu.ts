@@ -220,7 +220,7 @@ async function main(): Promise<void> {
       const entry: BenchRun = { model: m.name, side, mode };
       try {
         if (side === 'reachlab') {
-          entry.run = await reachlabRun({ ...base, mode, ep: 'webgpu' });
+          entry.run = await reachlabRun({ ...base, mode, ep: 'webgpu', runtime: 'onnxruntime-web' });
         } else {
           const file = path.join(o.work, `${m.name}-${mode}.json`);
           writeFileSync(file, JSON.stringify({ ...base, mode, device: o.hfDevice }));

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine } from '../../src/engine/engine.ts';
 import { checkConformance, conformanceFailures, type Expected } from '../../src/engine/conformance.ts';
-import type { EngineDtype } from '../../src/engine/types.ts';
+import type { EngineDtype, OrtRuntime } from '../../src/engine/types.ts';
 import { checkEp } from '../lib/ep-flag.ts';
 
 export const REFERENCE_MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
@@ -26,8 +26,9 @@ export interface ConformanceRow {
   skipped?: string;
 }
 
-/** Runs each model × dtype on WebGPU; a load that does not reach WebGPU is a failure, named. */
-export async function gpuConformance(fixtures: string, dtypes: readonly ('f32' | 'f16')[], log: (line: string) => void = () => {}, models: readonly string[] = REFERENCE_MODELS): Promise<ConformanceRow[]> {
+/** Runs each model × dtype on WebGPU (onnxruntime-web over Dawn, or onnxruntime-node's own
+ *  provider); a load that does not reach WebGPU is a failure, named. */
+export async function gpuConformance(fixtures: string, dtypes: readonly ('f32' | 'f16')[], log: (line: string) => void = () => {}, models: readonly string[] = REFERENCE_MODELS, runtime: OrtRuntime = 'onnxruntime-web'): Promise<ConformanceRow[]> {
   const rows: ConformanceRow[] = [];
   for (const dtype of dtypes) {
     for (const model of models) {
@@ -43,8 +44,8 @@ export async function gpuConformance(fixtures: string, dtypes: readonly ('f32' |
       const t0 = performance.now();
       const engine = createEngine();
       try {
-        const info = await engine.load({ kind: 'fs', dir }, { ep: 'webgpu', dtype, maxSeqLen: 64 });
-        checkEp(info, 'webgpu');
+        const info = await engine.load({ kind: 'fs', dir }, { ep: 'webgpu', runtime, dtype, maxSeqLen: 64 });
+        checkEp(info, { ep: 'webgpu', runtime });
         const report = await checkConformance(engine, expected);
         const precision = info.dtype === 'f16' ? 'f16' : 'f32';
         rows.push({

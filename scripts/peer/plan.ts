@@ -22,13 +22,18 @@ export interface PeerPlan {
   bandwidthGiB: number;
   /** ReachLab's quantized modes run against PyTorch's dynamic int8 (none: f32 only). */
   quantized: string[];
+  /** ReachLab's runtimes, each beside PyTorch in every pair: native (onnxruntime-node, cpu EP) and wasm. */
+  runtimes: PeerRuntime[];
 }
+
+export const PEER_RUNTIMES = ['native', 'wasm'] as const;
+export type PeerRuntime = (typeof PEER_RUNTIMES)[number];
 
 /** ReachLab's quantized modes with f32 activations (f16 activations run as f32 plus casts on WASM). */
 const PEER_QUANTIZED: string[] = ENGINE_DTYPES.filter((d) => d !== 'f32' && withF32Activations(d) === d);
 
 export const PEER_USAGE = `npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--prefill-reps 3] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
-                       [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized]`;
+                       [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized] [--runtime native,wasm]`;
 
 /** The longest prompt the plan accepts (the checkpoint allows more; the benchmark needs no more). */
 const MAX_PROMPT = 4096;
@@ -54,6 +59,7 @@ export function parsePeerArgs(argv: string[]): PeerPlan {
       'bandwidth-gib': { type: 'string', default: '1' },
       quantized: { type: 'string', default: PEER_QUANTIZED.join(',') },
       'skip-quantized': { type: 'boolean', default: false },
+      runtime: { type: 'string', default: 'wasm' },
     },
     strict: true,
     allowPositionals: false,
@@ -63,6 +69,10 @@ export function parsePeerArgs(argv: string[]): PeerPlan {
   const quantized = values['skip-quantized'] ? [] : values.quantized!.split(',');
   const unknown = quantized.filter((m) => !PEER_QUANTIZED.includes(m));
   if (unknown.length) throw new Error(`--quantized takes ${PEER_QUANTIZED.join(', ')}, got "${unknown.join(',')}"`);
+  const runtimes = values.runtime!.split(',');
+  const badRuntime = runtimes.filter((r) => !(PEER_RUNTIMES as readonly string[]).includes(r));
+  if (badRuntime.length || runtimes.length === 0) throw new Error(`--runtime takes ${PEER_RUNTIMES.join(', ')}, got "${values.runtime}"`);
+  if (new Set(runtimes).size !== runtimes.length) throw new Error(`--runtime lists a runtime twice: "${values.runtime}"`);
   const bandwidthGiB = Number(values['bandwidth-gib']);
   if (!Number.isFinite(bandwidthGiB) || bandwidthGiB <= 0 || bandwidthGiB > 8) {
     throw new Error(`--bandwidth-gib must be a number in (0, 8], got "${values['bandwidth-gib']}"`);
@@ -77,6 +87,7 @@ export function parsePeerArgs(argv: string[]): PeerPlan {
     threads: positiveInt('threads', values.threads!, 256),
     bandwidthGiB,
     quantized,
+    runtimes: runtimes as PeerRuntime[],
   };
 }
 

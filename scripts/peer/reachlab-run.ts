@@ -2,7 +2,7 @@
 // workload on the spec's EP, with the same JSON fields as torch_side.py. bench:peer runs it in a
 // process of its own (reachlab-side.ts); bench:gpu in its own process over Dawn.
 import { createEngine } from '../../src/engine/engine.ts';
-import { getOrt } from '../../src/engine/ort.ts';
+import { getOrt, setThreads } from '../../src/engine/ort.ts';
 import { gpuDispatches } from '../../src/engine/node-webgpu.ts';
 import type { EngineDtype, GenerateRow } from '../../src/engine/types.ts';
 import { checkEp } from '../lib/ep-flag.ts';
@@ -18,10 +18,10 @@ async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
 export async function reachlabRun(spec: SideSpec): Promise<SideRun> {
   const ep = spec.ep ?? 'wasm';
   // the engine picks all cores; the benchmark pins both sides to the same count before the first session
-  if (ep === 'wasm') (await getOrt('wasm')).env.wasm.numThreads = spec.threads;
+  if (ep !== 'webgpu') setThreads(await getOrt(ep, spec.runtime), spec.threads);
   const engine = createEngine();
-  const [info, loadS] = await timed(() => engine.load({ kind: 'fs', dir: spec.dir }, { ep, dtype: spec.mode as EngineDtype, maxSeqLen: spec.maxSeqLen }));
-  checkEp(info, ep);
+  const [info, loadS] = await timed(() => engine.load({ kind: 'fs', dir: spec.dir }, { ep, ...(spec.runtime ? { runtime: spec.runtime } : {}), dtype: spec.mode as EngineDtype, maxSeqLen: spec.maxSeqLen }));
+  checkEp(info, { ep, ...(spec.runtime ? { runtime: spec.runtime } : {}) });
   const full = Array.from({ length: info.numLayers }, (_, i) => i);
   const row = (promptIds: number[], route = full): GenerateRow => ({ promptIds, route, silence: [], sampling: { kind: 'greedy' } });
   const gen = (rows: GenerateRow[], n: number) => engine.generate(rows, { maxNewTokens: n, eosTokenIds: [] });
@@ -57,7 +57,7 @@ export async function reachlabRun(spec: SideSpec): Promise<SideRun> {
     download_bytes_per_token: perToken('downloadBytes'),
   };
   return {
-    side: 'reachlab', mode: info.dtype, threads: info.threads ?? null, versions: { 'onnxruntime-web': (await getOrt(ep)).env.versions.web ?? null },
+    side: 'reachlab', mode: info.dtype, threads: info.threads ?? null, versions: info.runtime ? { [info.runtime.name]: info.runtime.version } : {},
     load_s: loadS, prefill,
     decode: { tokens: spec.decodeTokens, one_s: oneS, many_s: manyS, ids: many[0].tokens, work: decodeWork },
     routes: { count: spec.routes.length, tokens: spec.routeTokens, s: routeS, ids: routed.map((r) => r.tokens), work },

@@ -1,11 +1,15 @@
 // What the orchestrator (scripts/bench-peer.ts) hands each side, and what each side prints: one
 // JSON object, the same fields from reachlab-side.ts and torch_side.py.
 
+import type { OrtRuntime } from '../../src/engine/types.ts';
+
 export type Side = 'reachlab' | 'pytorch';
 
 export interface SideSpec {
-  /** ReachLab: the execution provider (default wasm; bench:gpu: webgpu). PyTorch: the device (default cpu). */
-  ep?: 'wasm' | 'webgpu';
+  /** ReachLab: the execution provider (default wasm; native: cpu; bench:gpu: webgpu). PyTorch: the device (default cpu). */
+  ep?: 'wasm' | 'webgpu' | 'cpu';
+  /** ReachLab: the onnxruntime build that runs ep (engine/ort.ts defaultRuntime when omitted). */
+  runtime?: OrtRuntime;
   device?: 'cpu' | 'cuda';
   /** The checkpoint folder (safetensors, Hugging Face layout). */
   dir: string;

@@ -4,7 +4,7 @@
 
 import { DEFINITIONS, type Definition } from './definitions';
 import type { StudyReport } from './study';
-import type { ChatTemplateFile, EngineDtype, ExecutionProvider } from '../engine/types';
+import type { ChatTemplateFile, EngineDtype, ExecutionProvider, RuntimeInfo } from '../engine/types';
 import type { Condition, ProbeSpec, RunManifest } from './types';
 import { studyVerdicts, type StudyVerdicts } from './verdict';
 
@@ -15,8 +15,9 @@ export interface RunProvenance {
   condition_key: string;
   condition: Condition | null;
   probes: ProbeSpec[];
-  /** Execution provider, weight dtype and, on WebGPU, the adapter the engine ran on; null when unknown. */
-  engine: { ep: ExecutionProvider; dtype: EngineDtype; adapter?: string } | null;
+  /** Execution provider, weight dtype, the runtime (build and version) and, on WebGPU, the adapter
+   *  the engine ran on; null when unknown. */
+  engine: { ep: ExecutionProvider; dtype: EngineDtype; adapter?: string; runtime?: RuntimeInfo } | null;
   app_version: string;
   status: RunManifest['status'];
 }

@@ -2,7 +2,7 @@
 // Records are shaped like lm-evaluation-harness's SampleResult plus our fields, and are the unit
 // the store persists: one record per (model fingerprint, task + version, question, condition key, probe).
 
-import type { ChatTemplateFile, EngineDtype, ExecutionProvider, TemplateVars } from '../engine/types';
+import type { ChatTemplateFile, EngineDtype, ExecutionProvider, RuntimeInfo, TemplateVars } from '../engine/types';
 import type { MctsPreset } from './probes/mcts';
 import type { ProbeName, ProbeSpec } from './probes/registry';
 import type { PairedDelta } from './stats';
@@ -316,8 +316,9 @@ export interface RunManifest {
   condition: Condition | null;
   condition_key: string;
   probes: ProbeSpec[];
-  /** null when unknown (imported). adapter: the WebGPU adapter in one line (engine/adapter.ts). */
-  engine: { ep: ExecutionProvider; dtype: EngineDtype; adapter?: string } | null;
+  /** null when unknown (imported). adapter: the WebGPU adapter in one line (engine/adapter.ts);
+   *  runtime: the onnxruntime build and version it ran on. */
+  engine: { ep: ExecutionProvider; dtype: EngineDtype; adapter?: string; runtime?: RuntimeInfo } | null;
   /** Set on runs read from a file rather than computed here. */
   imported?: { format: 'reachlab-run' | 'lm-eval-samples'; file: string };
   startedAt: string;

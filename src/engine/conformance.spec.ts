@@ -1,4 +1,4 @@
-// Conformance of the in-process engine (Node, WASM EP) against the three reference checkpoints:
+// Conformance of the in-process engine (Node, WASM EP, or the native CPU EP: testing/test-ep.ts) against the three reference checkpoints:
 // every case of expected.json, KV-cached decode vs recomputation, batched vs one-by-one rows,
 // scoring vs logits, and bad input that leaves the engine usable; with per-layer graphs (the WASM
 // default) and with span graphs fed the layers' weights (the WebGPU default: runtime/model.ts).
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalEngine } from './engine.ts';
 import { checkConformance, conformanceFailures, maxAbsDiff, type Expected } from './conformance.ts';
 import { logSoftmaxAt } from './sampling.ts';
+import { TEST_EP } from './testing/test-ep.ts';
 
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'] as const;
 const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
@@ -20,7 +21,7 @@ describe.each(MODELS.flatMap((m) => LAYER_GRAPHS.map((g) => [m, g] as const)))('
 
   beforeAll(async () => {
     engine = createEngine();
-    await engine.load({ kind: 'fs', dir: fixture(name) }, { ep: 'wasm', maxSeqLen: 64, layerGraphs });
+    await engine.load({ kind: 'fs', dir: fixture(name) }, { ep: TEST_EP, maxSeqLen: 64, layerGraphs });
   });
   afterAll(async () => engine.dispose());
 
@@ -88,7 +89,7 @@ describe('span graphs', () => {
   beforeAll(async () => {
     for (const g of LAYER_GRAPHS) {
       engines[g] = createEngine();
-      await engines[g].load({ kind: 'fs', dir: fixture('tiny-qwen2') }, { ep: 'wasm', maxSeqLen: 64, layerGraphs: g });
+      await engines[g].load({ kind: 'fs', dir: fixture('tiny-qwen2') }, { ep: TEST_EP, maxSeqLen: 64, layerGraphs: g });
     }
   });
   afterAll(async () => Promise.all(Object.values(engines).map((e) => e.dispose())));

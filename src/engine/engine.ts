@@ -3,7 +3,7 @@
 // (runtime/scheduler.ts): generate and score share its token loop (decodeLoop), each with its own
 // rule for the next token. What a forward pass computes is reference.ts. The same object runs in
 // a worker behind comlink (workers/).
-import { getOrt, wasmThreads, webGpu, type Ort } from './ort.ts';
+import { cpuThreads, defaultRuntime, exposesGpuDevice, getOrt, runtimeOf, runtimeRefusal, webGpu, type Ort } from './ort.ts';
 import { adapterInfoOf, adapterLabel, type AdapterInfo } from './adapter.ts';
 import { checkFits, dtypeRefusal, MAX_ARRAY_BUFFER_BYTES } from './memory.ts';
 import { openReader } from './sources/reader.ts';
@@ -32,6 +32,7 @@ import {
   type LoadProgress,
   type LogitsOptions,
   type ModelInfo,
+  type OrtRuntime,
   ENGINE_DTYPES,
   type ScoreRow,
   type TemplateVars,
@@ -106,7 +107,7 @@ export class LocalEngine implements Engine {
       // a dtype WebGPU cannot run (q8): 'auto' takes WebAssembly for it, an explicit 'webgpu' is refused below
       const { ort, ...ep } = (opts.ep ?? 'auto') === 'auto' && dtypeRefusal(wanted, 'webgpu')
         ? { ort: await getOrt('wasm'), ep: 'wasm' as const, f16: true, fallbackReason: `dtype ${wanted} runs on WebAssembly only` }
-        : await chooseEp(opts.ep ?? 'auto');
+        : await chooseEp(opts.ep ?? 'auto', opts.runtime);
       // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
       const dtype = ep.f16 ? wanted : withF32Activations(wanted);
       const refusal = dtypeRefusal(dtype, ep.ep);
@@ -117,13 +118,15 @@ export class LocalEngine implements Engine {
       const tokenizer = createTokenizer(ckpt.tokenizerJson, ckpt.tokenizerConfig, ckpt.chatTemplateJinja, this.opts.templates);
       await this.unload();
       const maxPartBytes = Math.min(opts.maxWeightPartBytes ?? Infinity, ep.maxBufferBytes ?? Infinity, MAX_ARRAY_BUFFER_BYTES);
-      const layerGraphs = opts.layerGraphs ?? (ep.ep === 'webgpu' ? 'spans' : 'per-layer');
+      // span graphs are fed GPU-resident weights: onnxruntime-web's WebGPU; everywhere else each
+      // layer's session holds its weights
+      const layerGraphs = opts.layerGraphs ?? (ep.ep === 'webgpu' && exposesGpuDevice(ort) ? 'spans' : 'per-layer');
       const model = await RoutedModel.create(ort, ckpt, { ep: ep.ep, layerGraphs, precision: precisionOf(dtype), maxSeqLen, maxPartBytes, onProgress });
       if (abort.signal.aborted) {
         await model.dispose();
         stopped();
       }
-      if (ep.ep === 'webgpu') await this.watchDevice(ort);
+      if (ep.ep === 'webgpu' && exposesGpuDevice(ort)) await this.watchDevice(ort);
       const c = ckpt.config;
       const info: ModelInfo = {
         fingerprint: await ckpt.fingerprint(),
@@ -133,6 +136,7 @@ export class LocalEngine implements Engine {
         vocabSize: c.vocabSize,
         config: c,
         ep: ep.ep,
+        runtime: runtimeOf(ort),
         dtype,
         ...(ep.fallbackReason ? { fallbackReason: ep.fallbackReason } : {}),
         ...(dtype !== wanted ? { dtypeFallbackReason: `dtype ${wanted} needs the WebGPU feature shader-f16, which this adapter lacks, so it runs as ${dtype} (f32 activations)` } : {}),
@@ -143,7 +147,7 @@ export class LocalEngine implements Engine {
         eosTokenIds: c.eosTokenIds,
         maxSeqLen,
         weightBytes: ckpt.weightBytes,
-        threads: wasmThreads(ort),
+        threads: cpuThreads(ort),
         ...(reader.notices?.().length ? { notices: reader.notices() } : {}),
       };
       this.loaded = { model, tokenizer, info };
@@ -449,15 +453,28 @@ interface EpChoice {
   adapter?: AdapterInfo;
 }
 
-/** 'auto' (or 'webgpu') uses WebGPU when this build has it and navigator.gpu gives an adapter. In
- *  Node only an explicit 'webgpu' loads Dawn (node-webgpu.ts); 'auto' stays on WebAssembly there. */
-async function chooseEp(wanted: ExecutionProvider | 'auto'): Promise<EpChoice> {
-  if (wanted !== 'auto' && wanted !== 'webgpu' && wanted !== 'wasm') throw new EngineError('bad-input', `unknown execution provider ${quote(wanted)}`);
+const EPS: readonly (ExecutionProvider | 'auto')[] = ['auto', 'webgpu', 'wasm', 'cpu', 'cuda'];
+
+/** 'auto' (or 'webgpu' on onnxruntime-web) uses WebGPU when this build has it and navigator.gpu
+ *  gives an adapter. In Node 'auto' stays on WebAssembly (the CLIs choose cpu where the native
+ *  package is installed); cpu, cuda and a native webgpu run on onnxruntime-node, refused naming
+ *  what to install where it (or the provider) is missing. */
+async function chooseEp(wanted: ExecutionProvider | 'auto', runtime?: OrtRuntime): Promise<EpChoice> {
+  if (!EPS.includes(wanted)) throw new EngineError('bad-input', `unknown execution provider ${quote(wanted)} (one of ${EPS.join(', ')})`);
+  if (wanted !== 'auto') {
+    const refusal = await runtimeRefusal(wanted, runtime);
+    if (refusal) throw new EngineError('bad-input', refusal);
+  }
   const onWasm = async (fallbackReason?: string): Promise<EpChoice> => ({ ort: await getOrt('wasm'), ep: 'wasm', f16: true, ...(fallbackReason ? { fallbackReason } : {}) });
   if (wanted === 'wasm') return onWasm();
+  // the native providers: f16 kernels on CPU; onnxruntime-node's WebGPU provider runs the f16 ops
+  // its device takes and places the rest on its CPU provider, so f16 activations always run
+  if (wanted === 'cpu' || wanted === 'cuda' || (wanted === 'webgpu' && (runtime ?? (await defaultRuntime('webgpu'))) === 'onnxruntime-node')) {
+    return { ort: await getOrt(wanted, 'onnxruntime-node'), ep: wanted, f16: true };
+  }
   let ort: Ort;
   try {
-    ort = await getOrt(wanted);
+    ort = await getOrt(wanted, 'onnxruntime-web');
   } catch (e) {
     return onWasm(`WebGPU unavailable: ${e instanceof Error ? e.message : String(e)}`);
   }

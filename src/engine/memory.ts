@@ -25,7 +25,7 @@ export interface Footprint {
   headBytes: number;
 }
 
-/** Bytes the engine holds for a model in `precision` (on WASM a tied head is held twice: the CPU
+/** Bytes the engine holds for a model in `precision` (off WebGPU a tied head is held twice: the CPU
  *  kernel's prepacked copy, and the one the embedding reads; runtime/load.ts). */
 export function footprint(c: ModelConfig, p: Precision, ep: ExecutionProvider, maxSeqLen: number): Footprint {
   const act = p.act === 'float16' ? 2 : 4;
@@ -39,7 +39,7 @@ export function footprint(c: ModelConfig, p: Precision, ep: ExecutionProvider, m
     + 2 * maxSeqLen * (c.headDim / 2) * act; // rotary cos/sin caches
   let headBytes = matrixBytes(c.vocabSize, H, headFormat(p)) + H * act;
   if (!c.tieWordEmbeddings) headBytes += c.vocabSize * H * act;
-  else if (ep === 'wasm') headBytes += p.q4 ? c.vocabSize * Math.ceil(H / Q4_BLOCK) * (Q4_BLOCK / 2) : c.vocabSize * H * act; // the kernel's own copy
+  else if (ep !== 'webgpu') headBytes += p.q4 ? c.vocabSize * Math.ceil(H / Q4_BLOCK) * (Q4_BLOCK / 2) : c.vocabSize * H * act; // the kernel's own copy
   return { weightBytes: perLayer * c.numLayers + headBytes, headBytes };
 }
 
@@ -63,6 +63,8 @@ const gb = (n: number) => `${(n / 1e9).toFixed(2)} GB`;
  * WEBGPU_MAX_WEIGHT_BYTES, naming the sizes and a dtype that fits.
  */
 export function checkFits(name: string, c: ModelConfig, dtype: EngineDtype, ep: ExecutionProvider, maxSeqLen: number): void {
+  // the native cpu and cuda providers hold weights in process or device memory, neither known up front
+  if (ep === 'cpu' || ep === 'cuda') return;
   if (ep !== 'wasm') {
     const need = footprint(c, precisionOf(dtype), ep, maxSeqLen).weightBytes;
     if (need <= WEBGPU_MAX_WEIGHT_BYTES) return;

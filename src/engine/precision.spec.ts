@@ -15,6 +15,7 @@ import { precisionOf } from './graph/linear.ts';
 import { openReader } from './sources/reader.ts';
 import { openCheckpoint } from './checkpoint.ts';
 import { q4Layout, readHeadWeights, readLayerWeights } from './runtime/load.ts';
+import { TEST_EP } from './testing/test-ep.ts';
 
 const MODELS = ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'];
 const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
@@ -51,12 +52,12 @@ describe('f16 graphs', () => {
   });
 });
 
-describe.each(MODELS)('f16 engine on %s (WASM EP)', (m) => {
+describe.each(MODELS)(`f16 engine on %s (${TEST_EP} EP)`, (m) => {
   const expected = expectedOf(m);
 
   it('decodes the reference greedy tokens; cached = recomputed; batched = single; logits within the f16 bound', async () => {
     const engine = createEngine();
-    const info = await engine.load({ kind: 'fs', dir: fixture(m) }, { ep: 'wasm', dtype: 'f16', maxSeqLen: 64 });
+    const info = await engine.load({ kind: 'fs', dir: fixture(m) }, { ep: TEST_EP, dtype: 'f16', maxSeqLen: 64 });
     expect(info.dtype).toBe('f16');
     expect(info.dtypeFallbackReason).toBeUndefined();
     const report = await checkConformance(engine, expected);
@@ -80,8 +81,8 @@ describe.each(MODELS)('f16 engine on %s (WASM EP)', (m) => {
   it('q4f16 stays within the f16 bound of q4 (same 4-bit weights, f16 activations)', async () => {
     const q4 = createEngine();
     const q4f16 = createEngine();
-    await q4.load({ kind: 'fs', dir: fixture(m) }, { ep: 'wasm', dtype: 'q4', maxSeqLen: 64 });
-    expect((await q4f16.load({ kind: 'fs', dir: fixture(m) }, { ep: 'wasm', dtype: 'q4f16', maxSeqLen: 64 })).dtype).toBe('q4f16');
+    await q4.load({ kind: 'fs', dir: fixture(m) }, { ep: TEST_EP, dtype: 'q4', maxSeqLen: 64 });
+    expect((await q4f16.load({ kind: 'fs', dir: fixture(m) }, { ep: TEST_EP, dtype: 'q4f16', maxSeqLen: 64 })).dtype).toBe('q4f16');
     let agree = 0;
     let n = 0;
     for (const c of expected.cases) {

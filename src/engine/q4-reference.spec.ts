@@ -19,6 +19,7 @@ import { dequantizeQ4, quantizeQ4 } from './quantize.ts';
 import { loadReference, type Reference } from './reference.ts';
 import { arithText, generateArith } from '../audit/tasks/arith.ts';
 import type { EngineDtype } from './types.ts';
+import { TEST_EP } from './testing/test-ep.ts';
 
 const fixture = (m: string) => new URL(`../../test/fixtures/reference/${m}/`, import.meta.url).pathname;
 const MICRO = new URL('../../public/hub/reachlab/micro-arith/resolve/main/', import.meta.url).pathname;
@@ -58,7 +59,7 @@ const oracle = (ref: Reference, rows: Row[]) => rows.flatMap((r) => ref.logits(r
 
 async function engineLogits(dir: string, dtype: EngineDtype, rows: Row[]): Promise<Float32Array[]> {
   const engine = createEngine();
-  expect((await engine.load({ kind: 'fs', dir }, { ep: 'wasm', dtype, maxSeqLen: 64 })).dtype).toBe(dtype);
+  expect((await engine.load({ kind: 'fs', dir }, { ep: TEST_EP, dtype, maxSeqLen: 64 })).dtype).toBe(dtype);
   const out: Float32Array[] = [];
   for (const r of rows) out.push(...(await engine.logits(r, { allPositions: true })));
   await engine.dispose();

@@ -13,7 +13,15 @@ export type CheckpointSource =
   /** A folder on disk (Node only: tests, benchmarks, CLIs). */
   | { kind: 'fs'; dir: string };
 
-export type ExecutionProvider = 'webgpu' | 'wasm';
+/** webgpu and wasm run everywhere (onnxruntime-web); cpu and cuda are onnxruntime-node's (Node
+ *  with the native/ package), which also runs webgpu natively. */
+export type ExecutionProvider = 'webgpu' | 'wasm' | 'cpu' | 'cuda';
+/** The onnxruntime build an EP runs on (engine/ort.ts chooses it). */
+export type OrtRuntime = 'onnxruntime-web' | 'onnxruntime-node';
+export interface RuntimeInfo {
+  name: OrtRuntime;
+  version: string;
+}
 /** f32: weights and activations f32. f16: f16 weights and activations (on WebGPU only with
  *  shader-f16; without it f16 runs as f32 and q4f16 as q4, ModelInfo.dtypeFallbackReason says so).
  *  q4: 4-bit MatMulNBits weights (block 32) with f32 activations. q4f16: 4-bit weights, f16 activations.
@@ -26,6 +34,9 @@ export type ModelType = 'llama' | 'qwen2' | 'qwen3';
 export interface LoadOptions {
   /** 'auto' picks webgpu when an adapter exists, else wasm (ModelInfo.ep and .fallbackReason say which). */
   ep?: ExecutionProvider | 'auto';
+  /** Which onnxruntime runs `ep` (engine/ort.ts defaultRuntime when omitted: in Node, webgpu runs on
+   *  onnxruntime-node where it is installed, else on onnxruntime-web over Dawn). */
+  runtime?: OrtRuntime;
   dtype?: EngineDtype;
   /** KV-cache capacity per route position, in tokens (prompt + new tokens). Default 512. */
   maxSeqLen?: number;
@@ -89,6 +100,8 @@ export interface ModelInfo {
   vocabSize: number;
   config: ModelConfig;
   ep: ExecutionProvider;
+  /** The onnxruntime build and version the EP ran on. */
+  runtime?: RuntimeInfo;
   /** The dtype the model computes in (may differ from the requested one: dtypeFallbackReason). */
   dtype: EngineDtype;
   /** Why the requested dtype is not the one in use (f16 on a WebGPU adapter without shader-f16). */

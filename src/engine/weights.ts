@@ -55,12 +55,13 @@ export interface Matrix {
 }
 
 /** How a layer's projections are stored in `p` on `ep`. Dense ones stay as Hugging Face stores them
- *  on WASM, where a transB product reads them as they are (graph/linear.ts): no transpose on load,
- *  and onnxruntime creates the session several times faster than over a transposed copy. */
+ *  on the CPU EPs (wasm, cpu) and cuda, where a transB product reads them as they are
+ *  (graph/linear.ts): no transpose on load, and onnxruntime creates the session several times
+ *  faster than over a transposed copy; WebGPU's MatMul takes them transposed. */
 export function projectionFormat(p: Precision, ep: ExecutionProvider): MatrixFormat {
   if (p.q8) return { kind: 'q8', act: 'float32' };
   if (p.q4) return { kind: 'q4', act: p.act };
-  return { kind: 'dense', layout: ep === 'wasm' ? 'out-in' : 'in-out', act: p.act };
+  return { kind: 'dense', layout: ep === 'webgpu' ? 'in-out' : 'out-in', act: p.act };
 }
 
 /** How the LM head is stored in `p`: as Hugging Face stores it (for Gemm transB), or 4-bit. With

@@ -29,7 +29,7 @@ export interface RunMeta {
 }
 
 /** What a run request needs of a model: its identity and what it computes on (manifest only). */
-export type RunModel = Pick<ModelInfo, 'fingerprint' | 'name' | 'numLayers' | 'ep' | 'dtype' | 'chatTemplateFile' | 'adapter'>;
+export type RunModel = Pick<ModelInfo, 'fingerprint' | 'name' | 'numLayers' | 'ep' | 'dtype' | 'chatTemplateFile' | 'adapter' | 'runtime'>;
 
 /**
  * The run request for auditing `input` on the model `info` describes, `engine` building the
@@ -60,7 +60,7 @@ export async function coreRunRequest(engine: PromptEngine, info: RunModel, input
     condition,
     condition_key: await conditionKey(condition),
     probes,
-    engine: { ep: info.ep, dtype: info.dtype, ...(info.adapter ? { adapter: info.adapter } : {}) },
+    engine: { ep: info.ep, dtype: info.dtype, ...(info.adapter ? { adapter: info.adapter } : {}), ...(info.runtime ? { runtime: info.runtime } : {}) },
     startedAt: new Date().toISOString(),
     status: 'queued',
   };

@@ -95,7 +95,7 @@ const checkManifest: Check<RunManifest> = obj({
   condition: nullable(checkCondition),
   condition_key: id,
   probes: arr(checkProbeSpec),
-  engine: nullable(obj({ ep: oneOf('webgpu', 'wasm'), dtype, adapter: opt(text) })),
+  engine: nullable(obj({ ep: oneOf('webgpu', 'wasm', 'cpu', 'cuda'), dtype, adapter: opt(text), runtime: opt(obj({ name: oneOf('onnxruntime-web', 'onnxruntime-node'), version: text })) })),
   imported: opt(obj({ format: oneOf('reachlab-run', 'lm-eval-samples'), file: text })),
   startedAt: text,
   finishedAt: opt(text),

@@ -104,23 +104,25 @@ export function matMulQ4(g: GraphBuilder, x: string, w: Q4Inits, inF: number, ro
   })[0]; // [..., rows]
 }
 
-/** x [..., K] f32 as unsigned 8-bit rows: q = round(x / s) + 128 with s = max|row| / 127 per row.
+/** x [..., K] f32 as signed 8-bit rows: q = round(x / s) with s = max|row| / 127 per row.
  *  Each row's scale depends on that row alone, and the integer product is exact, so a row computes
- *  the same bits whatever else is in the batch (records must not depend on batching). */
+ *  the same bits whatever else is in the batch (records must not depend on batching). Signed, not
+ *  unsigned with an offset of 128: the same integers, but native x86 AVX2 kernels multiply u8 × s8
+ *  through a saturating 16-bit pair sum (255 · 127 · 2 > 2^15), where s8 × s8 widens first. */
 interface QuantizedRows {
-  q: string; // [..., K] u8
+  q: string; // [..., K] i8
   scale: string; // [..., 1] f32
-  zeroPoint: string; // [] u8: 128
+  zeroPoint: string; // [] i8: 0
 }
 
 function quantizeRows(g: GraphBuilder, x: string, name: string): QuantizedRows {
   const f = (suffix: string, v: number) => g.init(`${name}.${suffix}`, 'float32', [], Float32Array.of(v));
   const amax = g.op('ReduceMax', [g.op('Abs', [x])], { axes: [-1], keepdims: 1 }); // [..., 1]
-  // an all-zero row gets the smallest normal scale: its q is 128 (zero) everywhere
+  // an all-zero row gets the smallest normal scale: its q is 0 everywhere
   const scale = g.op('Max', [g.op('Mul', [amax, f('inv_q8_max', 1 / Q8_MAX)]), f('min_scale', 2 ** -126)]); // [..., 1]
-  const centred = g.op('Add', [g.op('Round', [g.op('Div', [x, scale])]), f('q8_offset', 128)]); // [..., K] in [1, 255]
-  const q = g.op('Cast', [centred], { to: 2 /* UINT8 */ });
-  return { q, scale, zeroPoint: g.init(`${name}.x_zero_point`, 'uint8', [], Uint8Array.of(128)) };
+  const rounded = g.op('Round', [g.op('Div', [x, scale])]); // [..., K] in [-127, 127]
+  const q = g.op('Cast', [rounded], { to: 3 /* INT8 */ });
+  return { q, scale, zeroPoint: g.init(`${name}.x_zero_point`, 'int8', [], Int8Array.of(0)) };
 }
 
 interface Q8Inits {
@@ -135,7 +137,7 @@ function q8Inits(g: GraphBuilder, name: string, part: Q8Part, inF: number): Q8In
   };
 }
 
-/** (x_q − 128) · W_q, exact in int32, then times the row's and the output feature's scales: [..., rows] f32. */
+/** x_q · W_q, exact in int32, then times the row's and the output feature's scales: [..., rows] f32. */
 function matMulQ8(g: GraphBuilder, x: QuantizedRows, w: Q8Inits, output?: string): string {
   const acc = g.op('MatMulInteger', [x.q, w.values, x.zeroPoint]); // [..., rows] i32
   const rowScaled = g.op('Mul', [g.op('Cast', [acc], { to: ONNX_TYPE_CODE.float32 }), x.scale]);

@@ -3,7 +3,7 @@
 // once: as the external data of the layer's own session (per-layer graphs), or as the weight
 // tensors span sessions are fed (span graphs; on WebGPU each weight uploaded into a GPU buffer).
 import type { InferenceSession, Tensor } from 'onnxruntime-common';
-import type { Ort } from '../ort.ts';
+import { exposesGpuDevice, sessionOptionsOf, type Ort } from '../ort.ts';
 import { layerWeights, MODEL_WEIGHTS, type RowChunk } from '../checkpoint.ts';
 import { buildLayerGraph, buildSpanGraph, layerWeightInputs, type LayerWeights } from '../graph/layer.ts';
 import { buildHeadGraph, type HeadWeights } from '../graph/head.ts';
@@ -13,7 +13,7 @@ import { uploadWeight } from './gpu-io.ts';
 import type { Precision, Q4Layout } from '../graph/linear.ts';
 import { Q4_BLOCK } from '../quantize.ts';
 import { headFormat, projectionFormat, readMatrix, readVector, type MatrixFormat } from '../weights.ts';
-import type { LoadProgress, ModelConfig } from '../types.ts';
+import type { ExecutionProvider, LoadProgress, ModelConfig } from '../types.ts';
 import { WeightArena } from '../arena.ts';
 
 /** What loading needs from a checkpoint (checkpoint.ts Checkpoint satisfies it). */
@@ -35,7 +35,7 @@ export type LayerGraphs = 'per-layer' | 'spans';
 const MAX_SPAN = 16;
 
 export interface LoadTarget {
-  ep: 'webgpu' | 'wasm';
+  ep: ExecutionProvider;
   layerGraphs: LayerGraphs;
   precision: Precision;
   /** Longest sequence (prompt + generated) a KV cache can hold; rotary caches cover it. */
@@ -126,7 +126,7 @@ export async function readHeadWeights(src: WeightSource, t: WeightFormat): Promi
 /** Creates the layer sessions and the head session; on failure releases what it created. */
 export async function createSessions(ort: Ort, src: WeightSource, t: LoadTarget): Promise<LoadedSessions> {
   const c = src.config;
-  const sessionOptions: InferenceSession.SessionOptions = { executionProviders: [t.ep], graphOptimizationLevel: 'all' };
+  const sessionOptions: InferenceSession.SessionOptions = { ...sessionOptionsOf(ort, t.ep), graphOptimizationLevel: 'all' };
   const created: InferenceSession[] = [];
   const tensors: Tensor[] = [];
   const session = async (item: string, graph: BuiltGraph, more: InferenceSession.SessionOptions = {}) => {
@@ -135,9 +135,9 @@ export async function createSessions(ort: Ort, src: WeightSource, t: LoadTarget)
     created.push(s);
     return s;
   };
-  // on WebGPU hidden states and KV caches stay on the device (runtime/gpu-io.ts); the head's
-  // logits and greedy choices come back to the CPU
-  const gpu = t.ep === 'webgpu';
+  // on onnxruntime-web's WebGPU hidden states and KV caches stay on the device (runtime/gpu-io.ts);
+  // the head's logits and greedy choices come back to the CPU
+  const gpu = t.ep === 'webgpu' && exposesGpuDevice(ort);
   const layerOutputs: InferenceSession.SessionOptions = gpu ? { preferredOutputLocation: 'gpu-buffer' } : {};
   const { embedded, nextEmbedded } = GRAPH.head.out;
   const headOutputs: InferenceSession.SessionOptions = gpu ? { preferredOutputLocation: { [embedded]: 'gpu-buffer', [nextEmbedded]: 'gpu-buffer' } } : {};

@@ -6,7 +6,7 @@
 // Hidden states and KV caches move between runs through a StateIo (runtime/io.ts): typed arrays on
 // WASM, GPU buffers on WebGPU. Every session.run() is counted in `runs`.
 import type { InferenceSession, Tensor } from 'onnxruntime-common';
-import type { Ort } from '../ort.ts';
+import { exposesGpuDevice, type Ort } from '../ort.ts';
 import { EngineError, type ModelConfig } from '../types.ts';
 import { createSessions, type LayerSet, type LoadTarget, type WeightSource } from './load.ts';
 import { GRAPH, type SlotPoint } from '../graph/contract.ts';
@@ -108,7 +108,7 @@ export class RoutedModel {
     checkHeadDim(c);
     const { layers, head } = await createSessions(ort, src, target);
     const kvShape = { heads: c.numKvHeads, headDim: c.headDim };
-    const io = target.ep === 'webgpu'
+    const io = target.ep === 'webgpu' && exposesGpuDevice(ort)
       ? new GpuIo(ort, (await ort.env.webgpu.device) as GPUDevice, c.hiddenSize, kvShape, target.precision.act)
       : new CpuIo(ort, c.hiddenSize, kvShape, target.precision.act);
     return new RoutedModel(ort, c, target.maxSeqLen, layers, head, io);

@@ -8,7 +8,7 @@ import { builtinTask } from '../../audit/tasks/builtin';
 import { hubTaskSpec } from '../../audit/tasks/hub';
 import { COLA_EVAL_RANGE, DART_LEVELS, DART_SAMPLE_SIZE } from '../../audit/tasks/dart-math';
 import type { Condition, ProbeSpec, TaskSpec } from '../../audit/types';
-import type { EngineDtype } from '../../engine/types';
+import type { EngineDtype, ExecutionProvider } from '../../engine/types';
 
 /** The condition the audit core prescribes for a task (its template, format, decoding defaults);
  *  with `cola`, CoLa's condition for it (presets.ts colaCondition, as the CLI's --boxed sets it). */
@@ -88,7 +88,7 @@ export const SUGGESTED_MODELS = [
 export const WASM_SLOW_DTYPES: readonly EngineDtype[] = ['q4', 'q4f16'];
 
 /** What Setup says beside a dtype whose cost depends on the engine (README "Engine"); null: nothing. */
-export function dtypeHint(dtype: EngineDtype, ep: 'webgpu' | 'wasm', epChosen: boolean): string | null {
+export function dtypeHint(dtype: EngineDtype, ep: ExecutionProvider, epChosen: boolean): string | null {
   if (dtype === 'q8') {
     return 'q8: every projection in 8 bits (int8 weights times int8 activations, exact integer products), the LM head in f32. '
       + 'WebAssembly only: there batched audits run faster than f32 in less memory, and one sequence decodes about as fast. '
