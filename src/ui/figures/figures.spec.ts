@@ -193,8 +193,9 @@ describe('spreadLabels', () => {
 
 describe('readoutPlace', () => {
   it('names the answer token a read-out compares and the text before it', () => {
-    expect(readoutPlace({ position: 1, prefix: '-', gold: 3, emitted: 2 })).toBe('At answer token 2, after "-" (the first where gold and response differ)');
-    expect(readoutPlace({ position: 0, prefix: '', gold: 3, emitted: 2 })).toBe('At the first answer token');
-    expect(readoutPlace({ position: 0, prefix: '', gold: 3, emitted: 3 })).toMatch(/starts as the gold answer does/);
+    expect(readoutPlace({ position: 1, prefix: '-', versus: 'own' })).toBe('At answer token 2, after "-" (the first where the response departs from the gold)');
+    expect(readoutPlace({ position: 1, prefix: '-', versus: 'deployment' })).toBe('At answer token 2, after "-" (the first where the deployment\'s answer departs from the gold)');
+    expect(readoutPlace({ position: 0, prefix: '', versus: 'own' })).toBe('At the first answer token');
+    expect(readoutPlace({ position: 0, prefix: '', versus: 'deployment' })).toBe('At the first answer token (where the deployment\'s answer departs from the gold)');
   });
 });
