@@ -11,6 +11,7 @@ import { BUILTIN_MODEL_ID, type RunSetup, type StoredRun } from '../backend';
 import { DEFAULT_CONDITION } from '../lib/presets';
 import { saveSetup } from '../lib/resumable';
 import { GLOSSARY } from '../lib/glossary';
+import { DEFINITIONS } from '../../audit/definitions';
 import CompareScreen from './CompareScreen.svelte';
 import HelpScreen from './HelpScreen.svelte';
 import LibraryScreen from './LibraryScreen.svelte';
@@ -225,6 +226,12 @@ describe('what the screens explain', () => {
   it('puts every definition on "How to read this"', () => {
     const body = render(HelpScreen, { props: { app } }).body;
     for (const [id, d] of Object.entries(GLOSSARY)) expect(body).toContain(`<dt id="def-${id}">${d.term}</dt> <dd>${d.text.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</dd>`); // text escaped as Svelte escapes it
+  });
+
+  it('puts every term of the study report and the look inside on "How to read this"', () => {
+    const body = render(HelpScreen, { props: { app } }).body;
+    for (const d of DEFINITIONS) expect(body, d.term).toContain(`${d.term}</dt>`);
+    for (const term of ['Holm-adjusted p', 'logit lens', 'direct attribution', 'route spaces (blocks, neighborhood, cola)', 'in-sample and held-out', 'F1 outcome', 'opening', 'ceiling Δ beyond the decoy']) expect(body, term).toContain(`${term}</dt>`);
   });
 
   it('offers Retry and Back when a start fails, with the cause in the headline', () => {

@@ -121,7 +121,7 @@ describe('figure specs', () => {
     expect(spec.title).toContain('in-sample');
     expect(spec.alt).toContain(`Out of sample: identified on ${scan.identification.doc_ids.length} failures, layer ${L / 2} repairs ${scan.evaluation.repaired}/${scan.evaluation.failures} held-out failures`);
     const svg = svgSnapshot(spec);
-    expect(svg).toContain(`identified · held out: ${scan.evaluation.repaired}/${scan.evaluation.failures}`);
+    expect(svg).toContain(`identified · held out: repairs ${scan.evaluation.repaired}/${scan.evaluation.failures}`);
     await expect(svg).toMatchFileSnapshot('__snapshots__/silencing.svg');
   });
 
@@ -129,6 +129,19 @@ describe('figure specs', () => {
     const spec = silencingSpec(handScan([[0, 0, 2]], null), small);
     expect(spec.alt).toContain('no layer repairs any of the 2 identification failures');
     expect(svgSnapshot(spec)).not.toContain('identified ·');
+  });
+
+  it('silencing scan: 7 repairs of 40 failures stay visible beside 152 breaks of 300 realized, on one share axis', () => {
+    const scan = handScan([[0, 7, 152], [1, 2, 20]], 0);
+    const rows = scan.in_sample.layers.map((l) => ({ ...l, failures: 40, realized: 300 }));
+    const svg = renderFigure(silencingSpec({ ...scan, in_sample: { ...scan.in_sample, layers: rows } }, small), document);
+    const bars = [...svg.querySelectorAll('g[aria-label="bar"]')].slice(0, 2).map((g) => [...g.querySelectorAll('rect')].map((r) => Number(r.getAttribute('height'))));
+    const [repaired, broken] = bars;
+    // 17.5% up against 50.7% down: the repaired bar is about a third of the broken one, not a 2% sliver
+    expect(repaired[0] / broken[0]).toBeCloseTo(7 / 40 / (152 / 300), 1);
+    expect(repaired[0]).toBeGreaterThan(20);
+    const ticks = [...svg.querySelectorAll('g[aria-label="y-axis tick label"] text')].map((t) => t.textContent);
+    expect(ticks.every((t) => /^\d+%$/.test(t ?? ''))).toBe(true);
   });
 
   it('silencing scan with nothing repaired or broken draws no bar height', () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { wilson } from '../../audit/stats';
 import { loadTask } from '../../audit';
 import { normalizePlan, type StudyReport } from '../../audit/study';
-import { caseSentence } from '../../audit/verdict';
+import { caseSentence, studyVerdicts } from '../../audit/verdict';
 import { FakeEngine } from '../../audit/testing/fake-engine';
 import { routeToString } from '../../audit/routes';
 import { studyTaskOptions } from '../../store/study';
@@ -88,6 +88,14 @@ describe('findings figures', () => {
     expect([...svg.querySelectorAll('g[aria-label="text"] text')].map((t) => t.textContent)).toEqual(expect.arrayContaining(['1', '2']));
     expect(f1Spec(r, { large: false }).alt).toMatch(/Settings are numbered: 1 = .+; 2 = .+\.$/);
     await expect(svgSnapshot(f1Spec(r, { large: false }))).toMatchFileSnapshot('__snapshots__/f1.svg');
+  });
+
+  it("F1's figure states the count its verdict sentence states", async () => {
+    const r = await report();
+    const count = (s: string) => /at least as much as the search in (\d+) of (\d+) comparisons/.exec(s)?.slice(1);
+    const said = count(studyVerdicts(r).f1.sentence);
+    expect(said).toBeDefined();
+    expect(count(f1Spec(r, { large: false }).alt)).toEqual(said);
   });
 
   it('F2 shows each case with its held-out rate and interval, and a case\'s per-layer scan', async () => {

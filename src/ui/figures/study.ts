@@ -6,7 +6,7 @@
 import * as Plot from '@observablehq/plot';
 import { wilson } from '../../audit/stats';
 import type { ScanCase, StudyReport } from '../../audit/study';
-import { caseSentence } from '../../audit/verdict';
+import { caseSentence, studyVerdicts } from '../../audit/verdict';
 import { OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 import { layerBars } from './silencing';
@@ -43,12 +43,14 @@ export function f1Dots(report: StudyReport): F1Dot[] {
 export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   const dots = f1Dots(report);
   const ge = dots.filter((d) => d.random >= d.structured).length;
+  // the count the F1 verdict states, so the figure never says another
+  const { tally } = studyVerdicts(report).f1;
   const lo = Math.max(0, Math.floor(10 * Math.min(1, ...dots.flatMap((d) => [d.randomCi.lo, d.structuredCi.lo]))) / 10 - 0.1);
   const key = [...new Map(dots.map((d) => [d.n, `${d.n} = ${d.setting}`])).values()].join('\n');
   return {
     id: 'f1-random-vs-structured',
     title: 'F1: random routes vs structured search, reachable at matched attempts',
-    alt: `${dots.length} comparisons (${report.f1.settings} settings); random routes' rate is at least MCTS's in ${ge} of them (point estimates; the F1 verdict says what the intervals support). Points below the diagonal favour random routes. Bars: Wilson 95% intervals of each rate. Settings are numbered: ${key.replaceAll('\n', '; ')}.`,
+    alt: `${dots.length} comparisons (${report.f1.settings} settings). By the F1 rule (95% intervals, each search against its depth-matched walks where the run has them) the baseline reaches at least as much as the search in ${tally.support} of ${dots.length} comparisons; the points drawn are the uniform random routes' point estimates, at least the search's in ${ge} of ${dots.length}. Points below the diagonal favour random routes. Bars: Wilson 95% intervals of each rate. Settings are numbered: ${key.replaceAll('\n', '; ')}.`,
     plot: {
       ...baseOptions(style),
       height: style.large ? 600 : 420,
@@ -77,7 +79,8 @@ export function f2Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   // only cases with a held-out rate are plotted; the others are stated in words (verdict.ts)
   const cases = report.f2.cases.flatMap((c) => (c.rate !== null && c.ci !== null ? [{ ...c, rate: c.rate, ci: c.ci, name: `${short(c.model)} · ${c.task}` }] : []));
   type Plotted = (typeof cases)[number];
-  const others = report.f2.cases.filter((c) => c.rate === null).map((c) => `${short(c.model)} · ${c.task}: ${caseSentence(c).split(': ').slice(1).join(': ')}`);
+  // each case sentence without its own full stop: the alt joins them and ends with one
+  const others = report.f2.cases.filter((c) => c.rate === null).map((c) => `${short(c.model)} · ${c.task}: ${caseSentence(c).split(': ').slice(1).join(': ').replace(/\.$/, '')}`);
   return {
     id: 'f2-repair-rates',
     title: 'F2: held-out repair rate of the identified MLP, per case',
