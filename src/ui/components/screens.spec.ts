@@ -228,6 +228,15 @@ describe('what the screens explain', () => {
     for (const [id, d] of Object.entries(GLOSSARY)) expect(body).toContain(`<dt id="def-${id}">${d.term}</dt> <dd>${d.text.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</dd>`); // text escaped as Svelte escapes it
   });
 
+  it('puts every table of every component inside a box that scrolls sideways on its own', () => {
+    const dir = new URL('.', import.meta.url).pathname;
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.svelte'))) {
+      const src = readFileSync(join(dir, f), 'utf8');
+      for (const m of src.matchAll(/<table\b/g)) expect(src.slice(Math.max(0, m.index - 120), m.index), `${f}: a <table> outside .table-wrap`).toMatch(/class="table-wrap"[^<]*>\s*$/);
+    }
+    expect(readFileSync(join(dir, '../styles.css'), 'utf8')).toMatch(/\.table-wrap \{ overflow-x: auto;/);
+  });
+
   it('puts every term of the study report and the look inside on "How to read this"', () => {
     const body = render(HelpScreen, { props: { app } }).body;
     for (const d of DEFINITIONS) expect(body, d.term).toContain(`${d.term}</dt>`);

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEngine, type LocalEngine } from '../../engine/engine';
 import { readAttempt, type AttemptReadout } from '../../engine/readout';
 import { attributionSpec, lensSpec } from './look-inside';
-import { svgSnapshot } from './testing/svg';
+import { FIT_WIDTHS, fitProblems, svgSnapshot } from './testing/svg';
 
 const MICRO = new URL('../../../public/hub/reachlab/micro-arith/resolve/main/', import.meta.url).pathname;
 
@@ -30,5 +30,13 @@ describe('look-inside figures', () => {
     const spec = attributionSpec(r, { large: false }, 'deployment attempt');
     expect(spec.alt).toContain(`gold − emitted (${r.logitDiff.toFixed(2)})`);
     await expect(svgSnapshot(spec)).toMatchFileSnapshot('__snapshots__/direct-attribution.svg');
+  });
+
+  it('fits 390 and 1280 px: no clipped label, no collapsed axis', () => {
+    for (const large of [false, true]) {
+      for (const spec of [lensSpec(r, { large }, 'deployment attempt'), attributionSpec(r, { large }, 'deployment attempt')]) {
+        for (const w of large ? [1280] : FIT_WIDTHS) expect(fitProblems(spec, w), `${spec.id} at ${w} px${large ? ', large text' : ''}`).toEqual([]);
+      }
+    }
   });
 });

@@ -52,7 +52,8 @@ export function lensSpec(r: AttemptReadout, style: FigureStyle, caption: string)
       // room for the line-end labels (about 0.6 em a character) beside the last position
       marginRight: 16 + Math.ceil(Math.max(gold.length, emitted.length) * (style.large ? 18 : 12) * 0.6),
       height: style.large ? 360 : 260,
-      x: { domain, label: 'after route position (position:layer)', tickRotate: domain.length > 12 ? -45 : 0 },
+      // turned past 5 labels: "embed" and "1:L0" side by side overlap on a phone
+      x: { domain, label: 'after route position (position:layer)', tickRotate: domain.length > 5 ? -45 : 0 },
       y: { domain: [0, 1], label: '↑ probability', grid: true },
       color: { domain: [gold, emitted], range: [OKABE_ITO.bluishGreen, OKABE_ITO.vermillion], legend: false },
       marks: [
@@ -85,7 +86,8 @@ export function attributionSpec(r: AttemptReadout, style: FigureStyle, caption: 
     plot: {
       ...baseOptions(style),
       height: style.large ? 360 : 260,
-      fx: { domain, label: 'route position (position:layer)', tickRotate: domain.length > 12 ? -45 : 0 },
+      ...(domain.length > 5 ? { marginBottom: style.large ? 96 : 64 } : {}),
+      fx: { domain, label: 'route position (position:layer)', tickRotate: domain.length > 5 ? -45 : 0 },
       x: { domain: ['attention', 'MLP'], axis: null },
       y: { label: '↑ toward gold · toward emitted ↓', grid: true },
       color: { domain: ['attention', 'MLP'], range: [OKABE_ITO.skyBlue, OKABE_ITO.orange] },

@@ -41,7 +41,7 @@ export function layerBars(layers: readonly LayerBars[], identified: number | nul
   return {
     x: { domain: layers.map((l) => l.layer), label: 'silenced MLP (layer)', padding: 0.15 },
     // an explicit domain: with no repair and no break the data alone spans [0, 0] and bars fill the plot
-    y: { domain: shareDomain(layers), label: '↑ % of failures repaired · % of realized broken ↓ (in-sample)', grid: true, tickFormat: (d: number) => `${Math.round(Math.abs(100 * d))}%` },
+    y: { domain: shareDomain(layers), label: '↑ % repaired · % broken ↓ (in-sample)', grid: true, tickFormat: (d: number) => `${Math.round(Math.abs(100 * d))}%` },
     marks: [
       Plot.barY(layers, { x: 'layer', y: repairedShare, fill: EFFECT_COLOR.repaired, title }),
       Plot.barY(layers, { x: 'layer', y: (d: LayerBars) => -brokenShare(d), fill: EFFECT_COLOR.broken, title }),
@@ -49,7 +49,8 @@ export function layerBars(layers: readonly LayerBars[], identified: number | nul
       ...(picked
         ? [
             Plot.barY([picked], { x: 'layer', y: repairedShare, fill: 'none', stroke: OKABE_ITO.black, strokeWidth: 2 }),
-            ...(note ? [Plot.text([picked], { x: 'layer', y: repairedShare, text: () => note, dy: -10, fill: OKABE_ITO.black, fontWeight: 'bold' })] : []),
+            // the note above the frame, from its left edge: beside a bar near an edge it was cut off
+            ...(note ? [Plot.text([note], { frameAnchor: 'top-left', lineAnchor: 'bottom', dy: -6, textAnchor: 'start', fill: OKABE_ITO.black, fontWeight: 'bold', lineHeight: 1.15 })] : []),
           ]
         : []),
     ],
@@ -59,6 +60,7 @@ export function layerBars(layers: readonly LayerBars[], identified: number | nul
 export function silencingSpec(scan: SilencingScanResult, style: FigureStyle): FigureSpec {
   const layers = scan.in_sample.layers;
   const held = `held out: repairs ${scan.evaluation.repaired}/${scan.evaluation.failures} (${pct(scan.evaluation.rate)}), breaks ${scan.evaluation.collateral}/${scan.evaluation.realized}`;
+  const note = scan.identification.layer === null ? null : `identified: layer ${scan.identification.layer} (outlined)\n${held}`;
   return {
     id: 'mlp-silencing-scan',
     title: 'MLP-silencing scan (per-layer bars in-sample)',
@@ -68,9 +70,9 @@ export function silencingSpec(scan: SilencingScanResult, style: FigureStyle): Fi
     plot: {
       ...baseOptions(style),
       height: style.large ? 460 : 320,
-      // room above the plot for the identified layer's label (it ran into the axis label)
-      marginTop: style.large ? 44 : 34,
-      ...layerBars(layers, scan.identification.layer, `identified · ${held}`),
+      // room above the plot for the identified layer's two-line note
+      marginTop: style.large ? 64 : 44,
+      ...layerBars(layers, scan.identification.layer, note),
     },
   };
 }

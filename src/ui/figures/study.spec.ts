@@ -13,7 +13,7 @@ import { studyTaskOptions } from '../../store/study';
 import { runStudy } from '../../../scripts/study-cli';
 import { renderFigure } from './figure';
 import { f1Dots, f1Spec, f2LayersSpec, f2Spec, f3Slopes, f3Spec } from './study';
-import { svgSnapshot } from './testing/svg';
+import { FIT_WIDTHS, fitProblems, svgSnapshot } from './testing/svg';
 import { silencingSpec } from './silencing';
 import { silencingOf } from '../lib/analysis';
 import { EFFECT_COLOR } from '../lib/palette';
@@ -133,5 +133,13 @@ describe('findings figures', () => {
     expect(new Set(slopes.map((s) => s.measure)).size).toBe(1 + Object.keys(p.ceilings).length);
     expect(renderFigure(f3Spec(r, { large: true }), document).tagName).toBe('svg');
     await expect(svgSnapshot(f3Spec(r, { large: false }))).toMatchFileSnapshot('__snapshots__/f3.svg');
+  });
+
+  it('fits 390 and 1280 px: no clipped label, no collapsed axis', async () => {
+    const r = await report();
+    for (const large of [false, true]) {
+      const specs = [f1Spec(r, { large }), f2Spec(r, { large }), f2LayersSpec(r.f2.cases[0], { large }), f3Spec(r, { large })];
+      for (const spec of specs) for (const w of large ? [1280] : FIT_WIDTHS) expect(fitProblems(spec, w), `${spec.id} at ${w} px${large ? ', large text' : ''}`).toEqual([]);
+    }
   });
 });
