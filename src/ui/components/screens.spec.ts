@@ -228,6 +228,16 @@ describe('what the screens explain', () => {
     for (const [id, d] of Object.entries(GLOSSARY)) expect(body).toContain(`<dt id="def-${id}">${d.term}</dt> <dd>${d.text.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</dd>`); // text escaped as Svelte escapes it
   });
 
+  it('Compare says which run is the base, and offers the swap', async () => {
+    const named = (r: StoredRun, name: string): StoredRun => ({ ...r, manifest: { ...r.manifest, model: { ...r.manifest.model, name, source: `hub:${name}` } } });
+    const base = named(await auditedRun(4, new TestBackend({ fingerprint: 'fake-base' })), 'me/tiny');
+    const rl = named(await auditedRun(4, new TestBackend({ fingerprint: 'fake-rl', skill: 0.6 })), 'me/tiny-rl');
+    const order = (pair: [StoredRun, StoredRun]) => /data-testid="compare-order"[^>]*>([\s\S]*?)<button/.exec(render(CompareScreen, { props: { app, pair } }).body)![1].replace(/<!--[^>]*-->/g, '').trim();
+    expect(order([rl, base])).toMatch(/^B is the base model and A the trained one \(the trained model's name extends the base's\): every Δ below is B − A, so a gain from training reads negative\./);
+    expect(order([base, rl])).toMatch(/^A is the base model and B the trained one/);
+    expect(render(CompareScreen, { props: { app, pair: [base, rl] } }).body).toContain('data-testid="compare-swap"');
+  });
+
   it('puts every table of every component inside a box that scrolls sideways on its own', () => {
     const dir = new URL('.', import.meta.url).pathname;
     for (const f of readdirSync(dir).filter((n) => n.endsWith('.svelte'))) {
