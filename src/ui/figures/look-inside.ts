@@ -53,6 +53,8 @@ export function lensSpec(r: AttemptReadout, style: FigureStyle, caption: string)
       marginRight: 16 + Math.ceil(Math.max(gold.length, emitted.length) * (style.large ? 18 : 12) * 0.6),
       height: style.large ? 360 : 260,
       // turned past 5 labels: "embed" and "1:L0" side by side overlap on a phone
+      // turned tick labels need room under them for the axis label, and left of the first one
+      ...(domain.length > 5 ? { marginBottom: style.large ? 96 : 64, marginLeft: style.large ? 90 : 64 } : {}),
       x: { domain, label: 'after route position (position:layer)', tickRotate: domain.length > 5 ? -45 : 0 },
       y: { domain: [0, 1], label: '↑ probability', grid: true },
       color: { domain: [gold, emitted], range: [OKABE_ITO.bluishGreen, OKABE_ITO.vermillion], legend: false },
@@ -86,10 +88,10 @@ export function attributionSpec(r: AttemptReadout, style: FigureStyle, caption: 
     plot: {
       ...baseOptions(style),
       height: style.large ? 360 : 260,
-      ...(domain.length > 5 ? { marginBottom: style.large ? 96 : 64 } : {}),
+      ...(domain.length > 5 ? { marginBottom: style.large ? 96 : 64, marginLeft: style.large ? 90 : 64 } : {}),
       fx: { domain, label: 'route position (position:layer)', tickRotate: domain.length > 5 ? -45 : 0 },
       x: { domain: ['attention', 'MLP'], axis: null },
-      y: { label: '↑ toward gold · toward emitted ↓', grid: true },
+      y: { label: `↑ toward gold · toward ${r.versus === 'deployment' ? 'deployed' : 'emitted'} ↓`, grid: true },
       color: { domain: ['attention', 'MLP'], range: [OKABE_ITO.skyBlue, OKABE_ITO.orange] },
       marks: [
         Plot.barY(rows, { fx: 'at', x: 'part', y: 'value', fill: 'part', title: (d: AttributionRow) => `${d.part} at ${d.at}: ${d.value.toFixed(3)}` }),
