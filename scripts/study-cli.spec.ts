@@ -147,7 +147,7 @@ describe('study CLI', () => {
     }
     expect(report.f2.cases.find((x) => x.model === 'A')).toMatchObject({ layer: 3, rate: 1 });
     expect(report.f2.cases.find((x) => x.model === 'B')).toMatchObject({ layer: null, repaired: 0, rate: null });
-    expect(report.verdicts.f2.evidence.find((e) => e.startsWith('A ·'))).toMatch(/silencing layer 3's MLP repairs (\d+) of \1 held-out failures \(100\.0%/);
+    expect(report.verdicts.f2.evidence.find((e) => e.startsWith('A ·'))).toMatch(/silencing layer 3's MLP \(chosen as the layer that repairs the most of the other \d+ failures\) repairs (\d+) of \1 held-out failures \(100\.0%/);
     expect(report.verdicts.f2.evidence.find((e) => e.startsWith('B ·'))).toMatch(/no layer's silencing repairs any/);
   });
 

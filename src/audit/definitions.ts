@@ -1,7 +1,7 @@
 // The definitions of the numbers a study report shows, in words, exported with every report so a
 // reader can check each number against its definition. Each names the function that computes it.
 
-import { RETAINED_GAIN_BOOTSTRAP } from './stats';
+import { MIN_GAIN, RETAINED_GAIN_BOOTSTRAP } from './stats';
 import { COVER_TAU } from './summary';
 import { ALPHA, FLOOR, MARGIN, MIN_HELD_OUT_FAILURES, PAPER_REPAIR_RANGE } from './verdict';
 
@@ -24,6 +24,12 @@ export const DEFINITIONS: readonly Definition[] = [
       'A probe\'s reachable@B minus its reachable@B against the decoy, paired over the same questions, with Newcombe\'s interval (decoy.ts goldMinusDecoy). A probe reaches only when this interval lies above 0; ' +
       'otherwise it is "indistinguishable from producing many answers" and counts as reaching nowhere in the verdicts (decoy.ts reachesBeyondDecoy, verdict.ts).',
   },
+  {
+    term: 'route spaces',
+    definition:
+      'The routes a probe may draw from. blocks: skip or repeat one contiguous block of 1–4 layers, no reordering, a layer at most twice, the length within limits. neighborhood: the same length as the model; position p may run any layer within ±radius of p, at most a set number of positions changed. cola: CoLa\'s released search moves (skip or repeat a block at the root, one position deeper) with its length limits (routes.ts, probes/cola-mcts.ts).',
+  },
+  { term: 'in-sample and held-out', definition: 'In-sample: counted over the whole failure set (or every realized question), the same questions the layer was chosen on, so the best layer looks better than it is. Held-out: counted only over the half the layer was not chosen on; the repair rate and the collateral the verdicts state are held-out (silencing.ts scanFromRecords).' },
   { term: 'matched attempts', definition: 'Two probes compared question by question on the attempts both made (compare.ts compareProbes).' },
   { term: 'Δ and its 95% CI', definition: 'Paired difference of two binary outcomes over the same questions, with Newcombe\'s hybrid score interval (method 10) (stats.ts pairedDifference).' },
   { term: 'McNemar p', definition: 'Two-sided exact binomial test on the discordant pairs (stats.ts mcnemar); printed "< 0.001" below 0.001 (stats.ts formatP).' },
@@ -38,7 +44,7 @@ export const DEFINITIONS: readonly Definition[] = [
     term: 'retained gain',
     definition:
       `(selector − realized) / (ceiling − realized) over the same questions (stats.ts retainedGain): of the questions the probe reaches that deployment misses, the share an answer-blind selector keeps, net of the realized questions it loses; at most 100%. Negative when the selector answers fewer questions correctly than deployment, said in words as the questions it loses (stats.ts retainedGainNote); ` +
-      `none when the probe reaches no question deployment misses. Interval: paired bootstrap over questions, ${RETAINED_GAIN_BOOTSTRAP.resamples} resamples, seed ${RETAINED_GAIN_BOOTSTRAP.seed}, 2.5th and 97.5th percentiles of the resamples that have a gain (stats.ts retainedGainEstimate).`,
+      `none when the probe reaches no question deployment misses, and not defined when those are under ${pc(MIN_GAIN)} of the questions (a denominator that near zero makes any loss an enormous percentage). Interval: paired bootstrap over questions, ${RETAINED_GAIN_BOOTSTRAP.resamples} resamples, seed ${RETAINED_GAIN_BOOTSTRAP.seed}, 2.5th and 97.5th percentiles of the resamples whose gain is at least ${pc(MIN_GAIN)} (stats.ts retainedGainEstimate).`,
   },
   { term: 'failure set', definition: 'Questions reachable under the scan\'s probe but not realized (silencing.ts failureSet).' },
   {

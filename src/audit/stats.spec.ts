@@ -136,13 +136,18 @@ describe('retained gain', () => {
     const none = retainedGainEstimate(outcomes([[1, 1, 1, 5], [0, 0, 0, 5]]));
     expect([none.value, none.ci]).toEqual([null, null]);
     expect(none.reason).toMatch(/reaches no question that deployment misses/);
-    // the probe reaches fewer questions than deployment realizes but 2 it misses: its gain is those 2, not "none"
-    // (6 realized, 4 of them reached; 2 reached only; 2 neither; the selector right on the 4 and 1 of the 2)
-    const fewer = retainedGainEstimate(outcomes([[1, 1, 1, 4], [1, 0, 0, 2], [0, 1, 1, 1], [0, 1, 0, 1], [0, 0, 0, 2]]));
-    expect(fewer.value).toBeCloseTo((5 / 10 - 6 / 10) / (8 / 10 - 6 / 10), 12);
-    expect(retainedGainNote(fewer.value, fewer.reason, { selector: 5, realized: 6, gained: 2 })).toBe(
-      "below 0: the selector answers 5 questions correctly, 1 fewer than deployment's 6 — choosing blindly among the probe's attempts loses more realized questions than it wins of the 2 the probe reaches beyond deployment",
+    // the probe reaches fewer questions than deployment realizes but 5 it misses: its gain is those 5, not "none"
+    // (10 realized, 8 of them reached; 5 reached only; 5 neither; the selector right on 7 of the 8 and 1 of the 5)
+    const fewer = retainedGainEstimate(outcomes([[1, 1, 1, 7], [1, 1, 0, 1], [1, 0, 0, 2], [0, 1, 1, 1], [0, 1, 0, 4], [0, 0, 0, 5]]));
+    expect(fewer.value).toBeCloseTo((8 / 20 - 10 / 20) / (15 / 20 - 10 / 20), 12);
+    expect(retainedGainNote(fewer.value, fewer.reason, { selector: 8, realized: 10, gained: 5 })).toBe(
+      "below 0: the selector answers 8 questions correctly, 2 fewer than deployment's 10 — choosing blindly among the probe's attempts loses more realized questions than it wins of the 5 the probe reaches beyond deployment",
     );
+    // a gain of 1 question of 200, against 90 realized questions lost, would read −9000%: not defined, with the reason
+    const tiny = retainedGainEstimate(outcomes([[1, 1, 1, 90], [1, 1, 0, 90], [0, 1, 0, 1], [0, 0, 0, 19]]));
+    expect([tiny.value, tiny.ci]).toEqual([null, null]);
+    expect(tiny.reason).toBe('not defined: the probe reaches only 1 of the 200 questions that deployment misses (under 5%), a denominator too near zero to divide by');
+    expect(retainedGainNote(tiny.value, tiny.reason, { selector: 90, realized: 180, gained: 1 })).toBe(tiny.reason);
     expect(retainedGainNote(null, none.reason, { selector: 5, realized: 5, gained: 0 })).toBe(none.reason);
     expect(retainedGainEstimate([]).reason).toBe('no questions');
   });

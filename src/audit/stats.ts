@@ -168,7 +168,8 @@ export function holm(ps: readonly number[]): number[] {
  *  sentence) that an answer-blind selector keeps, net of the realized questions it loses. At most 1
  *  (a selector answers only questions the probe reached); negative when the selector answers fewer
  *  questions than deployment does. null when the probe reaches no question deployment misses (no
- *  gain to keep). */
+ *  gain to keep); over counted questions, retainedGainEstimate also leaves it undefined for a gain
+ *  below MIN_GAIN. */
 export function retainedGain(selector: number, realized: number, ceiling: number): number | null {
   const gain = ceiling - realized;
   return gain <= 0 ? null : (selector - realized) / gain;
@@ -177,15 +178,25 @@ export function retainedGain(selector: number, realized: number, ceiling: number
 /** Why a retained gain is null, when the probe gains nothing. */
 const NO_GAIN = 'the probe reaches no question that deployment misses, so there is no gain to retain';
 
+/** A gain (ceiling − realized) below this share of the questions is too near zero to divide by (one
+ *  question gained of 200 turns a loss of 90 into −9000%): the retained gain is not defined. */
+export const MIN_GAIN = 0.05;
+
+/** Why a retained gain over `gained` of `n` questions (a share below MIN_GAIN) is not defined. */
+const fewGained = (gained: number, n: number) =>
+  `not defined: the probe reaches only ${gained} of the ${n} questions that deployment misses (under ${Math.round(100 * MIN_GAIN)}%), a denominator too near zero to divide by`;
+
+const questions = (n: number) => `${n} question${n === 1 ? '' : 's'}`;
+
 /** A retained gain in words, from the counts behind it over the same questions: the selector's
  *  correct answers, deployment's, and the questions the probe reaches that deployment misses. */
 export function retainedGainNote(value: number | null, reason: string | null, c: { selector: number; realized: number; gained: number }): string {
   if (value === null) return reason ?? NO_GAIN;
   const diff = c.selector - c.realized;
   if (value < 0) {
-    return `below 0: the selector answers ${c.selector} questions correctly, ${-diff} fewer than deployment's ${c.realized} — choosing blindly among the probe's attempts loses more realized questions than it wins of the ${c.gained} the probe reaches beyond deployment`;
+    return `below 0: the selector answers ${questions(c.selector)} correctly, ${-diff} fewer than deployment's ${c.realized} — choosing blindly among the probe's attempts loses more realized questions than it wins of the ${c.gained} the probe reaches beyond deployment`;
   }
-  return `the selector answers ${c.selector} questions correctly, ${diff} more than deployment's ${c.realized}, of the ${c.gained} the probe reaches beyond deployment`;
+  return `the selector answers ${questions(c.selector)} correctly, ${diff} more than deployment's ${c.realized}, of the ${c.gained} the probe reaches beyond deployment`;
 }
 
 /** One question of a retained-gain estimate: deployment right, probe reached it, selector right. */
@@ -242,6 +253,8 @@ export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { r
   const rate = (f: (o: GainOutcome) => boolean) => outcomes.filter(f).length / n;
   const value = retainedGain(rate((o) => o.selector), rate((o) => o.realized), rate((o) => o.realized || o.reachable));
   if (value === null) return { value, reason: NO_GAIN, ci: null, ...base };
+  const gained = outcomes.filter((o) => o.reachable && !o.realized).length;
+  if (gained / n < MIN_GAIN) return { value: null, reason: fewGained(gained, n), ci: null, ...base };
   // resampled in a canonical order (by outcome): the interval depends on the questions' outcomes,
   // never on the order their records came in (the app's store and the CLI list records differently)
   const code = (o: GainOutcome) => 4 * +o.realized + 2 * +o.reachable + +o.selector;
@@ -258,8 +271,8 @@ export function retainedGainEstimate(outcomes: readonly GainOutcome[], opts: { r
       real += +o.realized;
       ceiling += +(o.realized || o.reachable);
     }
-    const g = retainedGain(sel / n, real / n, ceiling / n);
-    if (g !== null) draws.push(g);
+    // a resample that gains too few questions has no gain to divide by, as the estimate itself
+    if ((ceiling - real) / n >= MIN_GAIN) draws.push(retainedGain(sel / n, real / n, ceiling / n)!);
   }
   if (draws.length < opts.resamples / 2) return { value, reason: null, ci: null, ...base };
   draws.sort((a, b) => a - b);

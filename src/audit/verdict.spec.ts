@@ -107,7 +107,7 @@ describe('study verdicts', async () => {
     expect(byModel.B).toMatchObject({ status: 'case', failures: 40, evaluated: 20, layer: 2, repaired: 20, rate: 1, collateral: 0 });
     expect(v.f2.evidence).toEqual([
       'A · t: no case — the failure set has 1 question, leaving 0 held out (fewer than 10), so no layer is identified and no repair rate is stated.',
-      expect.stringMatching(/^B · t: silencing layer 2's MLP repairs 20 of 20 held-out failures \(100\.0%, 95% CI 83\.9% to 100\.0%; its 95% interval excludes 0\) and breaks 0 of 5 held-out realized questions\.$/),
+      expect.stringMatching(/^B · t: silencing layer 2's MLP \(chosen as the layer that repairs the most of the other 20 failures\) repairs 20 of 20 held-out failures \(100\.0%, 95% CI 83\.9% to 100\.0%; its 95% interval excludes 0\) and breaks 0 of 5 held-out realized questions\.$/),
       'C · t: no failures to repair — no question is reachable under random-routes/blocks without being realized, so there is nothing for silencing to repair.',
     ]);
     expect(v.f2.sentence).toBe('Silencing one MLP block is evaluated out of sample in 1 of 3 settings; 1 has no failures to repair, 1 has too few held-out failures (fewer than 10) to state a rate. The same silencing breaks 0 of 5 held-out realized questions.');
@@ -204,7 +204,23 @@ describe('study verdicts with the decoy control', async () => {
     // silencing repairs every held-out failure (100%, within the paper's range) and breaks every realized one: as large a share, not larger
     expect(cuts).toBe(
       'It cuts against the paper where route reach here does not exceed decoy reach, so it does not show answers the model holds (Finding 1 reads it as reachability); ' +
-        'the ceiling under random-routes/blocks and mcts-routes/blocks rises with training (Finding 3: flat or falling).',
+        'the ceiling under mcts-routes/blocks rises with training (Finding 3: flat or falling).',
     );
+    // random-routes/blocks counts as reaching nowhere: its ceiling is not said to rise
+    expect(cuts).not.toMatch(/random-routes\/blocks[^;]*rises/);
+  });
+
+  it('says each finding in one plain sentence without run ids or test names, from the same rules', () => {
+    const plain = [v.reach.plain, v.f1.plain, v.f2.plain, v.f3.plain];
+    for (const p of plain) {
+      expect(p).toMatch(/^[A-Z](?:[^.]|\.\d)*\.$/); // one sentence (a full stop only at its end)
+      expect(p).not.toMatch(/\/|Holm|McNemar|mcts-routes|random-routes|CI/);
+    }
+    expect(v.reach.plain).toBe(
+      'MCTS routes (blocks) found the right answer more often than a planted wrong one, so it reaches it; random routes (blocks) found both about as often, which shows only that the model can be made to say many answers.',
+    );
+    expect(v.f1.plain).toBe('In 0 of 2 comparisons, routes chosen without seeing the answer found the right answer at least as often as a search that was told whether it was right; in 2 a side finds wrong answers as often as right ones.');
+    expect(v.f2.plain).toMatch(/^Switching off one MLP block \(the one that fixed the most failures on one half, tested on the other half\): for D, layer 2 fixes \d+ of \d+ wrong answers it was not chosen on and breaks 10 of 10 right ones and for E, layer 2 fixes/);
+    expect(v.f3.plain).toBe('Training D into E raises the score as deployed (+16.7 points), while the best score a probe can reach rises.');
   });
 });

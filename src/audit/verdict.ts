@@ -22,7 +22,7 @@
 
 import { reachesBeyondDecoy } from './decoy';
 import { PRESET_NAME, type MctsPreset } from './probes/mcts';
-import { isProbeName, takesSpace } from './probes/registry';
+import { isProbeName, probeOf, takesSpace } from './probes/registry';
 import { formatP, holm, type PairedDelta } from './stats';
 import type { PairReport, ScanCase, SettingReport, StudyReport } from './study';
 
@@ -47,6 +47,9 @@ export const MANY_ANSWERS = 'indistinguishable from producing many answers';
 export interface Verdict {
   sentence: string;
   evidence: string[];
+  /** The finding in one plain sentence, without run ids or test names, from the same rule
+   *  (the report opens with these; the technical sentence stays below). */
+  plain?: string;
 }
 
 export type F1Outcome = 'random higher' | 'random not worse' | 'inconclusive' | 'MCTS higher' | 'uninformative' | 'no reach';
@@ -82,6 +85,16 @@ const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? o
 const verb = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 /** "a", "a and b", "a, b and c". */
 const list = (xs: readonly string[]) => (xs.length < 2 ? xs.join('') : `${xs.slice(0, -1).join(', ')} and ${xs[xs.length - 1]}`);
+
+/** A study label in words: "random-routes/blocks" → "random routes (blocks)"; a search's walks as
+ *  "the walks beside MCTS routes (blocks)". */
+export function plainLabel(label: string): string {
+  const walks = /^depth-matched walks of (.+)$/.exec(label);
+  if (walks) return `the walks beside ${plainLabel(walks[1])}`;
+  const [name, space] = label.split('/');
+  const words = isProbeName(name) ? probeOf(name).label : name;
+  return space ? `${words} (${space})` : words;
+}
 
 /** Test ids, shared by the tables and the verdicts. */
 export const testId = {
@@ -230,7 +243,14 @@ function f1Verdict(r: StudyReport, cs: readonly F1Comparison[]): StudyVerdicts['
     (c) => `${c.uniform.label} (space ${c.uniform.space}) vs ${where(c)}${c.uniform.space === c.space ? '' : ', different spaces'}: ${pct(c.uniform.reachable)} vs ${pct(c.structured.reachable)}, ${outcomeWords(c.uniform.outcome, 'uniform routes', c, c.uniform)}`,
   );
   const uniform = allWalks ? { sentence: `Beside it, uniform random routes over their own space: ${uniformClauses.join('; ')}.`, evidence: [] } : null;
-  return { sentence, evidence, uniform, tally };
+  const plainRest = [
+    tally.no_reach ? `in ${tally.no_reach} a side finds wrong answers as often as right ones` : '',
+    tally.uninformative ? `in ${tally.uninformative} both almost never or almost always find it` : '',
+    tally.inconclusive ? `${tally.inconclusive} ${tally.inconclusive === 1 ? 'is' : 'are'} too close to call` : '',
+    tally.against ? `in ${tally.against} the search finds it more often` : '',
+  ].filter(Boolean);
+  const plain = `In ${support(tally.support, cs.length)}, routes chosen without seeing the answer found the right answer at least as often as a search that was told whether it was right${plainRest.length ? `; ${list(plainRest)}` : ''}.`;
+  return { sentence, evidence, uniform, tally, plain };
 }
 
 const support = (k: number, n: number) => `${k} of ${plural(n, 'comparison')}`;
@@ -263,7 +283,11 @@ function reachVerdict(r: StudyReport): Verdict {
     `${many.length ? `; ${list(many)} ${many.length === 1 ? 'is' : 'are'} ${MANY_ANSWERS} (gold − decoy reach's 95% interval does not exclude 0) and count${many.length === 1 ? 's' : ''} as reaching nowhere in this report` : ''}` +
     `${unknown.length ? `; ${list(unknown)} ${unknown.length === 1 ? 'has' : 'have'} no decoy to judge by` : ''}.`;
   const evidence = judged.map((x) => `${x.s.model} · ${x.s.task}, ${x.label}: gold ${pct(x.reachable)}${x.decoy === null ? '' : ` vs decoy ${pct(x.decoy)}`}, ${gapWords(x.gap)}${x.gap === null ? '' : `: ${reachesBeyondDecoy(x.gap) ? 'reaches' : MANY_ANSWERS}`}.`);
-  return { sentence, evidence };
+  const names = (ls: string[]) => list(ls.map((l) => plainLabel(l.replace(/ \(in \d+ of \d+ settings\)$/, ''))));
+  const plain =
+    `${reaching.length ? `${names(reaching)} found the right answer more often than a planted wrong one, so ${reaching.length === 1 ? 'it reaches' : 'they reach'} it` : 'No probe found the right answer more often than a planted wrong one'}` +
+    `${many.length ? `; ${names(many)} found both about as often, which shows only that the model can be made to say many answers` : ''}.`;
+  return { sentence, evidence, plain };
 }
 
 /** One F2 case in words. */
@@ -275,10 +299,24 @@ export function caseSentence(c: ScanCase): string {
   if (c.layer === null || c.rate === null || c.ci === null)
     return `${where}: no layer's silencing repairs any of the ${c.identification} identification failures, so there is no layer to evaluate on the ${c.evaluated} held out.`;
   const distinct = c.ci.lo > 0 ? 'its 95% interval excludes 0' : 'its 95% interval includes 0';
-  return `${where}: silencing layer ${c.layer}'s MLP repairs ${c.repaired} of ${c.evaluated} held-out failures (${pct(c.rate)}, 95% CI ${pct(c.ci.lo)} to ${pct(c.ci.hi)}; ${distinct}) and breaks ${c.collateral} of ${c.realized} held-out realized questions.`;
+  return `${where}: silencing layer ${c.layer}'s MLP (chosen as the layer that repairs the most of the other ${c.identification} failures) repairs ${c.repaired} of ${c.evaluated} held-out failures (${pct(c.rate)}, 95% CI ${pct(c.ci.lo)} to ${pct(c.ci.hi)}; ${distinct}) and breaks ${c.collateral} of ${c.realized} held-out realized questions.`;
 }
 
 const withLayer = (c: ScanCase) => c.status === 'case' && c.rate !== null && c.ci !== null;
+
+/** F2 in one plain sentence: what switching off the identified layer's MLP fixes among failures it
+ *  was not chosen on, and what it breaks among questions answered right; or why there is no case. */
+function f2Plain(cases: readonly ScanCase[]): string {
+  const layered = cases.filter(withLayer);
+  if (layered.length === 0) {
+    const why = cases.every((c) => c.status === 'no-failures')
+      ? 'the model got no question wrong that a probe could reach'
+      : `too few wrong-but-reachable questions were left to test on (fewer than ${MIN_HELD_OUT_FAILURES}), or no layer fixed any`;
+    return `Switching off one MLP block cannot be judged here: ${why}.`;
+  }
+  const clause = (c: ScanCase) => `${layered.length > 1 ? `for ${c.model}, ` : ''}layer ${c.layer} fixes ${c.repaired} of ${c.evaluated} wrong answers it was not chosen on and breaks ${c.collateral} of ${c.realized} right ones`;
+  return `Switching off one MLP block (the one that fixed the most failures on one half, tested on the other half): ${list(layered.map(clause))}.`;
+}
 
 function f2Verdict(r: StudyReport): Verdict {
   const cases = r.f2.cases;
@@ -296,7 +334,7 @@ function f2Verdict(r: StudyReport): Verdict {
       ? `Silencing one MLP block is evaluated out of sample in ${plural(cases.length, 'setting')}; ${verb(real.filter((c) => c.ci!.lo > 0).length, 'repairs', 'repair')} a share of held-out failures whose 95% interval excludes 0.`
       : `Silencing one MLP block is evaluated out of sample in ${real.length} of ${plural(cases.length, 'setting')}; ` +
         `${verb(cases.filter((c) => c.status === 'no-failures').length, 'has', 'have')} no failures to repair, ${verb(cases.filter((c) => c.status === 'no-case').length, 'has', 'have')} too few held-out failures (fewer than ${MIN_HELD_OUT_FAILURES}) to state a rate.`;
-  return { sentence: head + collateral + source, evidence: cases.map(caseSentence) };
+  return { sentence: head + collateral + source, evidence: cases.map(caseSentence), plain: f2Plain(cases) };
 }
 
 const settingOf = (r: StudyReport, c: { model: string; task: string }) => r.settings.find((s) => s.model === c.model && s.task === c.task);
@@ -328,7 +366,7 @@ export function ceilingChange(c: Ceiling, h: number): { moved: 'up' | 'down' | n
 function f3Verdict(r: StudyReport, holmOf: (id: string) => number): Verdict {
   if (r.f3.pairs.length === 0) return { sentence: 'The plan has no base/trained pairs, so Finding 3 has no verdict.', evidence: [] };
   const evidence = r.f3.pairs.flatMap((p) => [
-    `${p.base} → ${p.trained} on ${p.task} (${p.questions} questions): ` +
+    `${p.base} → ${p.trained} on ${p.task} (${plural(p.questions, 'question')}): ` +
       deltaWords(`deployed ${pct(p.base_realized)} → ${pct(p.trained_realized)},`, { diff: p.deployed_delta, ci: p.deployed_ci, p: p.deployed_mcnemar_p }, holmOf(testId.deployed(p))),
     ...Object.entries(p.ceilings).map(
       ([label, c]) =>
@@ -346,7 +384,17 @@ function f3Verdict(r: StudyReport, holmOf: (id: string) => number): Verdict {
       return `${p.base} → ${p.trained} on ${p.task}: the deployed accuracy ${dep ? (p.deployed_delta > 0 ? 'rises' : 'falls') : 'does not change distinguishably'} (Δ ${pts(p.deployed_delta)} points, ${interval(p.deployed_ci)}); the ceiling: ${ceilings.join(', ')}.`;
     })
     .join(' ');
-  return { sentence, evidence };
+  const plain = r.f3.pairs
+    .map((p) => {
+      const dep = distinguishable(p.deployed_ci, holmOf(testId.deployed(p)));
+      const moves = Object.entries(p.ceilings).map(([label, c]) => ceilingChange(c, holmOf(testId.ceiling(p, label))));
+      const up = moves.filter((m) => m.moved === 'up' && m.beyondDecoy !== false).length;
+      const down = moves.filter((m) => m.moved === 'down' && m.beyondDecoy !== false).length;
+      const ceiling = up && down ? 'rises under some probes and falls under others' : up ? 'rises' : down ? 'falls' : 'does not clearly change';
+      return `Training ${p.base} into ${p.trained} ${dep ? (p.deployed_delta > 0 ? 'raises' : 'lowers') : 'does not clearly change'} the score as deployed (${pts(p.deployed_delta)} points), while the best score a probe can reach ${ceiling}`;
+    })
+    .join('; ');
+  return { sentence, evidence, plain: `${plain}.` };
 }
 
 /** Whether a study label ("probe/space" or "probe") names a probe that draws layer routes from a space. */
@@ -395,9 +443,14 @@ function openingVerdict(r: StudyReport, holmOf: (id: string) => number, cs: read
   for (const p of r.f3.pairs) {
     const dep = distinguishable(p.deployed_ci, holmOf(testId.deployed(p)));
     if (!(dep && p.deployed_delta > 0)) cuts.push(`training ${p.base} → ${p.trained} does not raise the deployed accuracy (Finding 3 is about training that does)`);
+    // a probe that counts as reaching nowhere (its reach not beyond its decoy) has no ceiling to rise
+    const nowhere = (label: string) => [p.base, p.trained].some((m) => {
+      const s = settingOf(r, { model: m, task: p.task });
+      return s !== undefined && settingReaches(s, label) === false;
+    });
     const risen = Object.entries(p.ceilings).filter(([label, c]) => {
       const ch = ceilingChange(c, holmOf(testId.ceiling(p, label)));
-      return ch.moved === 'up' && ch.beyondDecoy !== false;
+      return ch.moved === 'up' && ch.beyondDecoy !== false && !nowhere(label);
     });
     if (risen.length) cuts.push(`the ceiling under ${list(risen.map(([l]) => l))} rises with training (Finding 3: flat or falling)`);
   }

@@ -7,7 +7,7 @@ import { createEngine, type LocalEngine } from './engine.ts';
 import { maxAbsDiff } from './conformance.ts';
 import type { Reference } from './reference.ts';
 import { LAYER_GRAPHS, MODELS, engineAndReference, expectedOf, referenceOf } from './testing/reference-fixtures.ts';
-import { attemptRow, firstDifference, readAttempt, readoutDiff, standing } from './readout.ts';
+import { attemptRow, departure, readAttempt, readoutDiff, standing } from './readout.ts';
 import { isEngineError, type ReadoutRow } from './types.ts';
 
 /** Cases with a changed route, a silenced MLP, and both. */
@@ -114,25 +114,39 @@ describe('attemptRow', () => {
   const look = { prompt: 'A:', route: [0, 1], silence: [1], gold: '36', response: '47 apples' };
 
   it("reads the gold answer's and the response's first token after the prompt when they differ there", async () => {
-    expect(await attemptRow(chars, look)).toEqual({ row: { promptIds: [65, 58], route: [0, 1], silence: [1], gold: 51, emitted: 52 }, position: 0 });
+    expect(await attemptRow(chars, look)).toEqual({ row: { promptIds: [65, 58], route: [0, 1], silence: [1], gold: 51, emitted: 52 }, position: 0, versus: 'own' });
     // no response: the greedy choice at the first answer token
     const greedy = await attemptRow(chars, { ...look, response: '' });
-    expect(greedy.position).toBe(0);
-    expect(greedy.row).not.toHaveProperty('emitted');
+    expect(greedy?.position).toBe(0);
+    expect(greedy?.row).not.toHaveProperty('emitted');
   });
 
   it('reads at the first answer token where gold and response differ, the shared tokens appended to the prompt', async () => {
     // gold -30, deployed -29: both start with "-"; the read-out compares "3" with "2" after "-"
-    const { row, position } = await attemptRow(chars, { ...look, gold: '-30', response: '-29' });
-    expect(position).toBe(1);
-    expect(row).toEqual({ promptIds: [65, 58, 45], route: [0, 1], silence: [1], gold: 51, emitted: 50 });
+    const at = await attemptRow(chars, { ...look, gold: '-30', response: '-29' });
+    expect(at?.position).toBe(1);
+    expect(at?.row).toEqual({ promptIds: [65, 58, 45], route: [0, 1], silence: [1], gold: 51, emitted: 50 });
     // the gold answer starts as the response does (its leading whitespace)
     expect(await attemptRow(chars, { ...look, gold: '36', response: ' 37' })).toMatchObject({ row: { gold: 54, emitted: 55, promptIds: [65, 58, 32, 51] }, position: 2 });
   });
 
-  it('falls back to the first answer token when the answers never differ (a correct attempt)', async () => {
-    expect(await attemptRow(chars, { ...look, response: '36' })).toEqual({ row: { promptIds: [65, 58], route: [0, 1], silence: [1], gold: 51, emitted: 51 }, position: 0 });
-    expect(await attemptRow(chars, { ...look, response: '36 apples' })).toMatchObject({ position: 0 });
+  it('a response that stops before the gold answer does departs where it stopped: the greedy choice there', async () => {
+    const at = await attemptRow(chars, { ...look, response: '3' });
+    expect(at).toEqual({ row: { promptIds: [65, 58, 51], route: [0, 1], silence: [1], gold: 54 }, position: 1, versus: 'own' });
+  });
+
+  it('an attempt read beside a departing deployment is read where the deployment departs, against its token', async () => {
+    // a correct attempt "36" beside the deployed "37": both read after "3", gold "6" against "7"
+    const at = await attemptRow(chars, { ...look, response: '36', deployed: '37' });
+    expect(at).toEqual({ row: { promptIds: [65, 58, 51], route: [0, 1], silence: [1], gold: 54, emitted: 55 }, position: 1, versus: 'deployment' });
+    // a realized deployment departs nowhere: the attempt is read where its own answer departs
+    expect(await attemptRow(chars, { ...look, response: '46', deployed: '36' })).toMatchObject({ row: { gold: 51, emitted: 52 }, position: 0, versus: 'own' });
+  });
+
+  it('has no row for an answer with every gold token (a correct attempt): there is nothing to compare', async () => {
+    expect(await attemptRow(chars, { ...look, response: '36' })).toBeNull();
+    expect(await attemptRow(chars, { ...look, response: '36 apples' })).toBeNull();
+    expect(await attemptRow(chars, { ...look, response: '36', deployed: '36' })).toBeNull();
   });
 
   it('refuses an empty gold answer or prompt by name', async () => {
@@ -141,12 +155,14 @@ describe('attemptRow', () => {
   });
 });
 
-describe('firstDifference', () => {
-  it('is the first index where the lists differ, 0 when one is a prefix of the other', () => {
-    expect(firstDifference([1, 2, 3], [1, 2, 4])).toBe(2);
-    expect(firstDifference([5], [6, 7])).toBe(0);
-    expect(firstDifference([1, 2], [1, 2, 3])).toBe(0);
-    expect(firstDifference([1, 2], [1, 2])).toBe(0);
+describe('departure', () => {
+  it('is the first index where the lists differ or the emitted one stops; null when it has every gold token', () => {
+    expect(departure([1, 2, 3], [1, 2, 4])).toBe(2);
+    expect(departure([5], [6, 7])).toBe(0);
+    expect(departure([1, 2, 3], [1])).toBe(1);
+    expect(departure([1, 2], [])).toBe(0);
+    expect(departure([1, 2], [1, 2, 3])).toBeNull();
+    expect(departure([1, 2], [1, 2])).toBeNull();
   });
 });
 
@@ -162,11 +178,23 @@ describe('readAttempt on the built-in micro model (one token per character)', ()
   it('compares gold -30 and emitted -29 at their second token, not at the "-" both start with', async () => {
     const look = { prompt: '12-42=', route: [0, 1, 2, 3, 4, 5], silence: [], gold: '-30', response: '-29' };
     const r = await readAttempt(engine, look);
+    if (r.kind !== 'readout') throw new Error('expected a read-out');
     expect([r.position, r.prefix, r.goldToken, r.emittedToken]).toEqual([1, '-', '3', '2']);
     expect(r.gold).not.toBe(r.emitted);
     // the read-out of the prompt extended by the shared "-", as the engine computes it for that row
-    const { row } = await attemptRow(engine, look);
-    expect(readoutDiff(r, await engine.readout('look-inside', row)).maxAbsDiff).toBe(0);
+    const at = await attemptRow(engine, look);
+    expect(readoutDiff(r, await engine.readout('look-inside', at!.row)).maxAbsDiff).toBe(0);
     expect(Math.abs(r.logitDiff)).toBeGreaterThan(0);
+  });
+
+  it('reads a correct attempt beside the deployment at the deployment\'s departure, on the same two tokens', async () => {
+    const deployed = { prompt: '12-42=', route: [0, 1, 2, 3, 4, 5], silence: [], gold: '-30', response: '-29' };
+    const attempt = { ...deployed, route: [0, 1, 1, 2, 3, 4, 5], response: '-30', deployed: '-29' };
+    const [d, a] = [await readAttempt(engine, deployed), await readAttempt(engine, attempt)];
+    if (d.kind !== 'readout' || a.kind !== 'readout') throw new Error('expected two read-outs');
+    expect([a.position, a.prefix, a.gold, a.emitted, a.versus]).toEqual([d.position, d.prefix, d.gold, d.emitted, 'deployment']);
+    expect(a.route).toEqual(attempt.route);
+    // alone, the same correct attempt has no token to compare: nothing is read
+    expect(await readAttempt(engine, { ...attempt, deployed: undefined })).toEqual({ kind: 'matches', response: '-30', longer: false });
   });
 });

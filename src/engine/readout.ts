@@ -1,5 +1,5 @@
 // A look inside one forward row at its last prompt position (an answer token: for an attempt, the
-// first where the gold answer and the response differ, attemptRow): the read-out 'look-inside'
+// first where the deployment's answer, or else the attempt's own, departs from the gold, attemptRow): the read-out 'look-inside'
 // (readouts.ts), computed by the engine and by the float64 reference alike from the row's named
 // points (engine/points.ts).
 //
@@ -118,12 +118,29 @@ export interface AttemptLook {
   /** The attempt's response; its tokens are the emitted ones (empty: the greedy choice at the
    *  first answer token). */
   response: string;
+  /** The deployment attempt's response, for an attempt read beside it: where it departs from the
+   *  gold answer, the attempt is read there too, comparing the gold token with the deployment's,
+   *  so the two read-outs compare like with like. */
+  deployed?: string;
 }
 
 /** A read-out with its two tokens as text, and where in the answer it was read: `position` is the
- *  0-based answer token (the first where gold and response differ), `prefix` the text of the
- *  answer tokens before it, which both share. */
-export type AttemptReadout = Readout & { goldToken: string; emittedToken: string; position: number; prefix: string };
+ *  0-based answer token (the first where gold and the compared response depart), `prefix` the text
+ *  of the answer tokens before it, which both share; `versus` whose token `emitted` is (the
+ *  deployment's, or the attempt's own). */
+export type AttemptReadout = Readout & { kind: 'readout'; goldToken: string; emittedToken: string; position: number; prefix: string; versus: 'deployment' | 'own' };
+
+/** An attempt whose answer has every token of the gold answer (and perhaps more after it), read
+ *  against no departing response: there is no wrong token to compare, so nothing is computed. */
+export interface AttemptMatch {
+  kind: 'matches';
+  /** The attempt's response. */
+  response: string;
+  /** Whether the response goes on past the gold answer's last token. */
+  longer: boolean;
+}
+
+export type AttemptLookResult = AttemptReadout | AttemptMatch;
 
 /** The tokens of `cont` as it tokenizes after the prompt: the tail of encode(prompt + cont) when
  *  that extends the prompt's ids, else encode(cont) (as the audit's continuations). */
@@ -135,38 +152,51 @@ async function tokensAfter(engine: Pick<Engine, 'encode'>, prompt: string, promp
   return ids;
 }
 
-/** The first index where two token lists differ; 0 when they never do within both (one is a prefix
- *  of the other, or they are equal): there no token of each can be compared, so the read-out falls
- *  back to the first answer token. */
-export function firstDifference(gold: readonly number[], emitted: readonly number[]): number {
+/** The first answer token where `emitted` departs from `gold`: the first index where they differ,
+ *  or where `emitted` stops before the gold answer does (there the model chose another token than
+ *  the gold's next one); null when `emitted` has every token of `gold` (equal, or longer). */
+export function departure(gold: readonly number[], emitted: readonly number[]): number | null {
   const n = Math.min(gold.length, emitted.length);
   for (let i = 0; i < n; i++) if (gold[i] !== emitted[i]) return i;
-  return 0;
+  return emitted.length < gold.length ? emitted.length : null;
 }
 
-/** The read-out row of an attempt at the first answer token where the gold answer and the response
- *  differ (both "-30" and "-29" start with "-": compared there, the two tokens would be one). The
- *  row's prompt is extended by the answer tokens they share, which the attempt itself emitted. The
- *  gold answer is read with the response's leading whitespace, so both start the answer the same
- *  way. `position` is the answer token read (0: the first). */
-export async function attemptRow(engine: Pick<Engine, 'encode'>, a: AttemptLook): Promise<{ row: ReadoutRow; position: number }> {
+export type AttemptRow = { row: ReadoutRow; position: number; versus: 'deployment' | 'own' };
+
+/** The read-out row of an attempt at the first answer token where the compared response departs
+ *  from the gold (both "-30" and "-29" start with "-": compared there, the two tokens would be
+ *  one). The compared response is the deployment's when the attempt is read beside a departing
+ *  one (`deployed`), else the attempt's own; its token there is the one compared with the gold's
+ *  (none where it stopped early: the row's greedy choice). The row's prompt is extended by the
+ *  answer tokens both share. The gold answer is read with the response's leading whitespace, so
+ *  both start the answer the same way. Null: the attempt's own answer has every gold token. */
+export async function attemptRow(engine: Pick<Engine, 'encode'>, a: AttemptLook): Promise<AttemptRow | null> {
   if (typeof a.gold !== 'string' || a.gold.trim() === '') throw new EngineError('bad-input', 'readout: the gold answer is empty');
   const promptIds = await engine.encode(a.prompt);
   if (promptIds.length === 0) throw new EngineError('bad-input', 'readout: the prompt is empty');
-  const lead = /^\s*/.exec(a.response)![0];
-  const gold = await tokensAfter(engine, a.prompt, promptIds, lead + a.gold.trim());
   const base = { route: a.route, silence: a.silence };
-  if (a.response === '') return { row: { promptIds, ...base, gold: gold[0] }, position: 0 };
-  const emitted = await tokensAfter(engine, a.prompt, promptIds, a.response);
-  const position = firstDifference(gold, emitted);
-  return { row: { promptIds: [...promptIds, ...gold.slice(0, position)], ...base, gold: gold[position], emitted: emitted[position] }, position };
+  const against = async (response: string) => {
+    const lead = /^\s*/.exec(response)![0];
+    const gold = await tokensAfter(engine, a.prompt, promptIds, lead + a.gold.trim());
+    const emitted = response === '' ? [] : await tokensAfter(engine, a.prompt, promptIds, response);
+    const position = departure(gold, emitted);
+    if (position === null) return null;
+    const row: ReadoutRow = { promptIds: [...promptIds, ...gold.slice(0, position)], ...base, gold: gold[position] };
+    return { row: position < emitted.length ? { ...row, emitted: emitted[position] } : row, position };
+  };
+  const deployed = a.deployed === undefined ? null : await against(a.deployed);
+  if (deployed) return { ...deployed, versus: 'deployment' };
+  const own = await against(a.response);
+  return own && { ...own, versus: 'own' };
 }
 
 /** The look inside one attempt, with its tokens as text; the engine must have `readout`. */
-export async function readAttempt(engine: Engine, a: AttemptLook): Promise<AttemptReadout> {
+export async function readAttempt(engine: Engine, a: AttemptLook): Promise<AttemptLookResult> {
   if (!engine.readout) throw new EngineError('internal', 'this engine has no read-out');
-  const { row, position } = await attemptRow(engine, a);
+  const at = await attemptRow(engine, a);
+  if (!at) return { kind: 'matches', response: a.response, longer: a.response.trimStart() !== a.gold.trim() };
+  const { row, position, versus } = at;
   const r = await engine.readout('look-inside', row);
   const prefix = position === 0 ? '' : await engine.decode(row.promptIds.slice(row.promptIds.length - position));
-  return { ...r, goldToken: await engine.decode([r.gold]), emittedToken: await engine.decode([r.emitted]), position, prefix };
+  return { ...r, kind: 'readout', goldToken: await engine.decode([r.gold]), emittedToken: await engine.decode([r.emitted]), position, prefix, versus };
 }

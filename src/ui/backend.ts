@@ -7,7 +7,7 @@
 
 import type { Condition, ProbeSpec, QuestionRecord, RunManifest, AnswerFormat } from '../audit/types';
 import type { LoadOptions, LoadProgress, ModelInfo } from '../engine/types';
-import type { AttemptLook, AttemptReadout } from '../engine/readout';
+import type { AttemptLook, AttemptLookResult } from '../engine/readout';
 import type { NormalizedPlan, StudyReport } from '../audit/study';
 import type { ImportControl, LoadedRun, RunProgress } from '../store/index';
 import type { StudyOverview, StudyProgress } from '../store/study-runner';
@@ -168,7 +168,7 @@ export interface AppBackend {
   studyReport(planKey: string): Promise<StudyReport>;
   /** Runs one stored attempt again on the engine and reads it layer by layer (Look inside);
    *  absent where no engine runs. */
-  lookInside?(manifest: RunManifest, look: AttemptLook): Promise<AttemptReadout>;
+  lookInside?(manifest: RunManifest, look: AttemptLook): Promise<AttemptLookResult>;
 }
 
 export type { StudyProgress, StudyOverview };

@@ -11,7 +11,7 @@ import { fetchRepoInfo } from '../engine/sources/hub';
 import { spawnEngine } from '../engine/spawn-worker';
 import { EngineError, type Engine, type CheckpointSource, type LoadOptions, type LoadProgress, type ModelInfo } from '../engine/types';
 import { canonicalJson } from '../util/hash';
-import { readAttempt, type AttemptLook, type AttemptReadout } from '../engine/readout';
+import { readAttempt, type AttemptLook, type AttemptLookResult } from '../engine/readout';
 import {
   coreAudit,
   coreRunRequest,
@@ -322,7 +322,7 @@ export class RealBackend implements AppBackend {
   }
 
   /** On the loaded model when it is the run's; a built-in model is loaded as the run ran it. */
-  async lookInside(manifest: RunManifest, look: AttemptLook): Promise<AttemptReadout> {
+  async lookInside(manifest: RunManifest, look: AttemptLook): Promise<AttemptLookResult> {
     if (this.loaded?.info.fingerprint !== manifest.model.fingerprint) {
       const builtin = builtinModel(manifest.model.source);
       if (!builtin || !manifest.engine) {

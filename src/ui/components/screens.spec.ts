@@ -11,6 +11,7 @@ import { BUILTIN_MODEL_ID, type RunSetup, type StoredRun } from '../backend';
 import { DEFAULT_CONDITION } from '../lib/presets';
 import { saveSetup } from '../lib/resumable';
 import { GLOSSARY } from '../lib/glossary';
+import { DEFINITIONS } from '../../audit/definitions';
 import CompareScreen from './CompareScreen.svelte';
 import HelpScreen from './HelpScreen.svelte';
 import LibraryScreen from './LibraryScreen.svelte';
@@ -225,6 +226,31 @@ describe('what the screens explain', () => {
   it('puts every definition on "How to read this"', () => {
     const body = render(HelpScreen, { props: { app } }).body;
     for (const [id, d] of Object.entries(GLOSSARY)) expect(body).toContain(`<dt id="def-${id}">${d.term}</dt> <dd>${d.text.replaceAll('&', '&amp;').replaceAll('<', '&lt;')}</dd>`); // text escaped as Svelte escapes it
+  });
+
+  it('Compare says which run is the base, and offers the swap', async () => {
+    const named = (r: StoredRun, name: string): StoredRun => ({ ...r, manifest: { ...r.manifest, model: { ...r.manifest.model, name, source: `hub:${name}` } } });
+    const base = named(await auditedRun(4, new TestBackend({ fingerprint: 'fake-base' })), 'me/tiny');
+    const rl = named(await auditedRun(4, new TestBackend({ fingerprint: 'fake-rl', skill: 0.6 })), 'me/tiny-rl');
+    const order = (pair: [StoredRun, StoredRun]) => /data-testid="compare-order"[^>]*>([\s\S]*?)<button/.exec(render(CompareScreen, { props: { app, pair } }).body)![1].replace(/<!--[^>]*-->/g, '').trim();
+    expect(order([rl, base])).toMatch(/^B is the base model and A the trained one \(the trained model's name extends the base's\): every Δ below is B − A, so a gain from training reads negative\./);
+    expect(order([base, rl])).toMatch(/^A is the base model and B the trained one/);
+    expect(render(CompareScreen, { props: { app, pair: [base, rl] } }).body).toContain('data-testid="compare-swap"');
+  });
+
+  it('puts every table of every component inside a box that scrolls sideways on its own', () => {
+    const dir = new URL('.', import.meta.url).pathname;
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.svelte'))) {
+      const src = readFileSync(join(dir, f), 'utf8');
+      for (const m of src.matchAll(/<table\b/g)) expect(src.slice(Math.max(0, m.index - 120), m.index), `${f}: a <table> outside .table-wrap`).toMatch(/class="table-wrap"[^<]*>\s*$/);
+    }
+    expect(readFileSync(join(dir, '../styles.css'), 'utf8')).toMatch(/\.table-wrap \{ overflow-x: auto;/);
+  });
+
+  it('puts every term of the study report and the look inside on "How to read this"', () => {
+    const body = render(HelpScreen, { props: { app } }).body;
+    for (const d of DEFINITIONS) expect(body, d.term).toContain(`${d.term}</dt>`);
+    for (const term of ['Holm-adjusted p', 'logit lens', 'direct attribution', 'route spaces (blocks, neighborhood, cola)', 'in-sample and held-out', 'F1 outcome', 'opening', 'ceiling Δ beyond the decoy']) expect(body, term).toContain(`${term}</dt>`);
   });
 
   it('offers Retry and Back when a start fails, with the cause in the headline', () => {

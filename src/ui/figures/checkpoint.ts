@@ -20,6 +20,9 @@ export function deltaText(d: PairedDifference): string {
   return `${pts(d.diff)} pts (95% CI ${pts(d.ci.lo)} to ${pts(d.ci.hi)}), McNemar p ${p.startsWith('<') ? p : `= ${p}`}`;
 }
 
+/** "+8.3 pts\n(−2.3 to +18.3)": a Δ and its 95% interval, as the figure labels it. */
+const shortDelta = (d: PairedDifference) => deltaText(d).replace(/ \(95% CI (.+?)\).*$/, '\n($1)');
+
 export function checkpointSpec(cmp: CheckpointComparison, labels: { A: string; B: string }, style: FigureStyle): FigureSpec {
   const rows: Delta[] = [
     { measure: 'deployed (realized)', d: cmp.deployed },
@@ -29,7 +32,7 @@ export function checkpointSpec(cmp: CheckpointComparison, labels: { A: string; B
   const reach = Math.max(0.1, ...rows.flatMap((r) => [Math.abs(r.d.ci.lo), Math.abs(r.d.ci.hi)]));
   const lim = Math.min(100, Math.ceil((100 * reach) / 10) * 10);
   const font = style.large ? 18 : 12;
-  const left = style.large ? 200 : 140;
+  const left = style.large ? 225 : 150;
   return {
     id: 'checkpoint-comparison',
     title: 'Checkpoint comparison: B − A',
@@ -38,6 +41,8 @@ export function checkpointSpec(cmp: CheckpointComparison, labels: { A: string; B
       ...baseOptions(style),
       height: style.large ? 360 : 260,
       marginLeft: left,
+      // room right of the axis for a label centred on a Δ near its end
+      marginRight: style.large ? 90 : 60,
       marginTop: style.large ? 40 : 30,
       // room under the axis for the run names, up to four wrapped lines
       marginBottom: style.large ? 150 : 110,
@@ -47,7 +52,8 @@ export function checkpointSpec(cmp: CheckpointComparison, labels: { A: string; B
         Plot.ruleX([0], { stroke: OKABE_ITO.black }),
         Plot.ruleY(rows, { y: 'measure', x1: (r: Delta) => 100 * r.d.ci.lo, x2: (r: Delta) => 100 * r.d.ci.hi, stroke: OKABE_ITO.blue, strokeWidth: style.large ? 4 : 3 }),
         Plot.dot(rows, { y: 'measure', x: (r: Delta) => 100 * r.d.diff, r: style.large ? 8 : 6, fill: OKABE_ITO.vermillion, stroke: OKABE_ITO.black }),
-        Plot.text(rows, { y: 'measure', x: (r: Delta) => 100 * r.d.diff, text: (r: Delta) => deltaText(r.d), dy: style.large ? -18 : -14 }),
+        // the Δ and its interval on two short lines (the McNemar p is in the alt and the table): one long line ran past a phone's width
+        Plot.text(rows, { y: 'measure', x: (r: Delta) => 100 * r.d.diff, text: (r: Delta) => shortDelta(r.d), lineAnchor: 'bottom', dy: style.large ? -14 : -10 }),
         // Names once, under the axis label, wrapped to the figure's width (long repo ids do not fit as ticks).
         Plot.text([`A = ${labels.A}\nB = ${labels.B}`], {
           frameAnchor: 'bottom-left',

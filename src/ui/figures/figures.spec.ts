@@ -13,7 +13,7 @@ import { layerUsageSpec } from './layer-usage';
 import { readoutPlace } from './look-inside';
 import { budgetTicks, reachCurvesSpec, spreadLabels } from './reach-curves';
 import { silencingSpec } from './silencing';
-import { svgSnapshot } from './testing/svg';
+import { FIT_WIDTHS, fitProblems, svgSnapshot } from './testing/svg';
 
 const { document } = new JSDOM('').window;
 const small = { large: false };
@@ -121,14 +121,28 @@ describe('figure specs', () => {
     expect(spec.title).toContain('in-sample');
     expect(spec.alt).toContain(`Out of sample: identified on ${scan.identification.doc_ids.length} failures, layer ${L / 2} repairs ${scan.evaluation.repaired}/${scan.evaluation.failures} held-out failures`);
     const svg = svgSnapshot(spec);
-    expect(svg).toContain(`identified · held out: ${scan.evaluation.repaired}/${scan.evaluation.failures}`);
+    expect(svg).toContain(`identified: layer ${L / 2} (outlined)`);
+    expect(svg).toContain(`held out: repairs ${scan.evaluation.repaired}/${scan.evaluation.failures}`);
     await expect(svg).toMatchFileSnapshot('__snapshots__/silencing.svg');
   });
 
   it('silencing scan with no layer identified says so and marks none', () => {
     const spec = silencingSpec(handScan([[0, 0, 2]], null), small);
     expect(spec.alt).toContain('no layer repairs any of the 2 identification failures');
-    expect(svgSnapshot(spec)).not.toContain('identified ·');
+    expect(svgSnapshot(spec)).not.toContain('identified:');
+  });
+
+  it('silencing scan: 7 repairs of 40 failures stay visible beside 152 breaks of 300 realized, on one share axis', () => {
+    const scan = handScan([[0, 7, 152], [1, 2, 20]], 0);
+    const rows = scan.in_sample.layers.map((l) => ({ ...l, failures: 40, realized: 300 }));
+    const svg = renderFigure(silencingSpec({ ...scan, in_sample: { ...scan.in_sample, layers: rows } }, small), document);
+    const bars = [...svg.querySelectorAll('g[aria-label="bar"]')].slice(0, 2).map((g) => [...g.querySelectorAll('rect')].map((r) => Number(r.getAttribute('height'))));
+    const [repaired, broken] = bars;
+    // 17.5% up against 50.7% down: the repaired bar is about a third of the broken one, not a 2% sliver
+    expect(repaired[0] / broken[0]).toBeCloseTo(7 / 40 / (152 / 300), 1);
+    expect(repaired[0]).toBeGreaterThan(20);
+    const ticks = [...svg.querySelectorAll('g[aria-label="y-axis tick label"] text')].map((t) => t.textContent);
+    expect(ticks.every((t) => /^\d+%$/.test(t ?? ''))).toBe(true);
   });
 
   it('silencing scan with nothing repaired or broken draws no bar height', () => {
@@ -193,8 +207,21 @@ describe('spreadLabels', () => {
 
 describe('readoutPlace', () => {
   it('names the answer token a read-out compares and the text before it', () => {
-    expect(readoutPlace({ position: 1, prefix: '-', gold: 3, emitted: 2 })).toBe('At answer token 2, after "-" (the first where gold and response differ)');
-    expect(readoutPlace({ position: 0, prefix: '', gold: 3, emitted: 2 })).toBe('At the first answer token');
-    expect(readoutPlace({ position: 0, prefix: '', gold: 3, emitted: 3 })).toMatch(/starts as the gold answer does/);
+    expect(readoutPlace({ position: 1, prefix: '-', versus: 'own' })).toBe('At answer token 2, after "-" (the first where the response departs from the gold)');
+    expect(readoutPlace({ position: 1, prefix: '-', versus: 'deployment' })).toBe('At answer token 2, after "-" (the first where the deployment\'s answer departs from the gold)');
+    expect(readoutPlace({ position: 0, prefix: '', versus: 'own' })).toBe('At the first answer token');
+    expect(readoutPlace({ position: 0, prefix: '', versus: 'deployment' })).toBe('At the first answer token (where the deployment\'s answer departs from the gold)');
+  });
+
+  it('fits 390 and 1280 px: no clipped label, no collapsed axis', async () => {
+    const scan = scanOf();
+    const b = await auditedRun(24, new TestBackend({ fingerprint: 'fake-rl', skill: 0.6 }));
+    const out = compareRuns(run, b, sharedProbes(run.records, b.records)[0]);
+    if ('refused' in out) throw new Error(out.refused);
+    const specs = (style: typeof small) => [
+      reachCurvesSpec(curvesData(), style), silencingSpec(scan, style), layerUsageSpec(layerUsage(run.records), L, style), checkpointSpec(out.cmp, { A: 'base', B: 'RL' }, style),
+    ];
+    for (const spec of specs(small)) for (const w of FIT_WIDTHS) expect(fitProblems(spec, w), `${spec.id} at ${w} px`).toEqual([]);
+    for (const spec of specs(large)) expect(fitProblems(spec, 1280), `${spec.id} at 1280 px, large text`).toEqual([]);
   });
 });

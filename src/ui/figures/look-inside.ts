@@ -13,9 +13,15 @@ export function positionLabel(position: number, layer: number | null): string {
 }
 
 /** Where in the answer a read-out was taken: "At answer token 2, after “-”", or the first token. */
-export function readoutPlace(r: Pick<AttemptReadout, 'position' | 'prefix' | 'gold' | 'emitted'>): string {
-  if (r.position > 0) return `At answer token ${r.position + 1}, after ${JSON.stringify(r.prefix)} (the first where gold and response differ)`;
-  return r.gold === r.emitted ? 'At the first answer token (the response starts as the gold answer does)' : 'At the first answer token';
+export function readoutPlace(r: Pick<AttemptReadout, 'position' | 'prefix' | 'versus'>): string {
+  const whose = r.versus === 'deployment' ? "the deployment's answer" : 'the response';
+  if (r.position > 0) return `At answer token ${r.position + 1}, after ${JSON.stringify(r.prefix)} (the first where ${whose} departs from the gold)`;
+  return r.versus === 'deployment' ? "At the first answer token (where the deployment's answer departs from the gold)" : 'At the first answer token';
+}
+
+/** The name of the token compared with the gold's: the deployment's, or the attempt's own. */
+export function emittedName(r: Pick<AttemptReadout, 'versus' | 'emittedToken'>): string {
+  return `${r.versus === 'deployment' ? 'deployed' : 'emitted'} ${JSON.stringify(r.emittedToken)}`;
 }
 
 interface LensRow {
@@ -28,7 +34,7 @@ interface LensRow {
 export function lensSpec(r: AttemptReadout, style: FigureStyle, caption: string): FigureSpec {
   const domain = r.lens.map((p) => positionLabel(p.position, p.layer));
   const gold = `gold ${JSON.stringify(r.goldToken)}`;
-  const emitted = `emitted ${JSON.stringify(r.emittedToken)}`;
+  const emitted = emittedName(r);
   const rows: LensRow[] = r.lens.flatMap((p) => {
     const at = positionLabel(p.position, p.layer);
     return [
@@ -40,11 +46,16 @@ export function lensSpec(r: AttemptReadout, style: FigureStyle, caption: string)
   return {
     id: 'logit-lens',
     title: `Logit lens: ${caption}`,
-    alt: `${readoutPlace(r)}: probability of the gold answer's token (${gold}) and of the emitted token (${emitted}) after each of ${r.route.length} route positions; at the end the gold token has rank ${last.gold.rank} (p = ${last.gold.prob.toPrecision(2)}), the emitted token rank ${last.emitted.rank}.`,
+    alt: `${readoutPlace(r)}: probability of the gold answer's token (${gold}) and of the token compared with it (${emitted}) after each of ${r.route.length} route positions; at the end the gold token has rank ${last.gold.rank} (p = ${last.gold.prob.toPrecision(2)}), the other rank ${last.emitted.rank}.`,
     plot: {
       ...baseOptions(style),
+      // room for the line-end labels (about 0.6 em a character) beside the last position
+      marginRight: 16 + Math.ceil(Math.max(gold.length, emitted.length) * (style.large ? 18 : 12) * 0.6),
       height: style.large ? 360 : 260,
-      x: { domain, label: 'after route position (position:layer)', tickRotate: domain.length > 12 ? -45 : 0 },
+      // turned past 5 labels: "embed" and "1:L0" side by side overlap on a phone
+      // turned tick labels need room under them for the axis label, and left of the first one
+      ...(domain.length > 5 ? { marginBottom: style.large ? 96 : 64, marginLeft: style.large ? 90 : 64 } : {}),
+      x: { domain, label: 'after route position (position:layer)', tickRotate: domain.length > 5 ? -45 : 0 },
       y: { domain: [0, 1], label: '↑ probability', grid: true },
       color: { domain: [gold, emitted], range: [OKABE_ITO.bluishGreen, OKABE_ITO.vermillion], legend: false },
       marks: [
@@ -77,9 +88,10 @@ export function attributionSpec(r: AttemptReadout, style: FigureStyle, caption: 
     plot: {
       ...baseOptions(style),
       height: style.large ? 360 : 260,
-      fx: { domain, label: 'route position (position:layer)', tickRotate: domain.length > 12 ? -45 : 0 },
+      ...(domain.length > 5 ? { marginBottom: style.large ? 96 : 64, marginLeft: style.large ? 90 : 64 } : {}),
+      fx: { domain, label: 'route position (position:layer)', tickRotate: domain.length > 5 ? -45 : 0 },
       x: { domain: ['attention', 'MLP'], axis: null },
-      y: { label: '↑ toward gold · toward emitted ↓', grid: true },
+      y: { label: `↑ toward gold · toward ${r.versus === 'deployment' ? 'deployed' : 'emitted'} ↓`, grid: true },
       color: { domain: ['attention', 'MLP'], range: [OKABE_ITO.skyBlue, OKABE_ITO.orange] },
       marks: [
         Plot.barY(rows, { fx: 'at', x: 'part', y: 'value', fill: 'part', title: (d: AttributionRow) => `${d.part} at ${d.at}: ${d.value.toFixed(3)}` }),

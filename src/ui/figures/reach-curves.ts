@@ -98,7 +98,8 @@ export function reachCurvesSpec(data: ReachCurvesData, style: FigureStyle): Figu
       ...baseOptions(style),
       height: style.large ? 520 : 360,
       // room for the longest direct label (about 0.56 em per character)
-      marginRight: Math.max(style.large ? 170 : 120, 16 + Math.max(0, ...ends.map((e) => e.label.length)) * (style.large ? 10 : 6.8)),
+      // about 0.6 em a character after the line end's 8 px offset
+      marginRight: Math.max(style.large ? 170 : 120, 16 + Math.max(0, ...ends.map((e) => e.label.length)) * (style.large ? 10.8 : 6.8)),
       x: { type: 'log', base: 2, domain: [1, maxK], ticks: budgetTicks(maxK), tickFormat: 'd', label: 'budget k (attempts)', grid: true },
       y: { domain: [0, 1], tickFormat: '%', label: 'reachable', grid: true },
       symbol: { domain: selectorNames, range: SELECTOR_SYMBOLS.slice(0, Math.max(1, selectorNames.length)) },

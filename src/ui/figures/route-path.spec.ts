@@ -1,5 +1,6 @@
 import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
+import { FIT_WIDTHS, fitProblems } from './testing/svg';
 import { renderFigure } from './figure';
 import { routePathSpec } from './route-path';
 import { svgSnapshot } from './testing/svg';
@@ -24,5 +25,11 @@ describe('route path figure', () => {
     const svg = renderFigure(spec, document);
     expect(svg.querySelectorAll('g[aria-label="line"] path').length).toBe(1);
     expect(svg.querySelectorAll('g[aria-label="dot"] circle').length).toBe(3);
+  });
+
+  it('fits 390 and 1280 px: no clipped label, no collapsed axis', () => {
+    for (const spec of [routePathSpec([0, 1, 1, 3], 4, { large: false }), routePathSpec(Array.from({ length: 28 }, (_, i) => i), 28, { large: false }), routePathSpec([0, 1, 2], 3, { large: false })]) {
+      for (const w of FIT_WIDTHS) expect(fitProblems(spec, w), `${spec.id} at ${w} px`).toEqual([]);
+    }
   });
 });

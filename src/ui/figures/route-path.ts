@@ -19,7 +19,8 @@ export function routePathSpec(route: readonly number[], numLayers: number, style
     plot: {
       ...baseOptions(style),
       height: Math.max(180, numLayers * (style.large ? 30 : 22) + 60),
-      x: { domain: positions, label: 'route position', type: 'point', padding: 0.5 },
+      // past 16 positions every other one is labelled: 28 two-digit labels do not fit a phone
+      x: { domain: positions, label: 'route position', type: 'point', padding: 0.5, ...(positions.length > 16 ? { ticks: positions.filter((p) => p % 2 === 0) } : {}) },
       y: { domain: Array.from({ length: numLayers }, (_, i) => i), label: 'layer', reverse: true, type: 'point', padding: 0.5 },
       marks: [
         Plot.line(deflt, { x: 'position', y: 'layer', stroke: '#777', strokeDasharray: '4 4', strokeWidth: 1.5 }),

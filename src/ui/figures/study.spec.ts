@@ -6,14 +6,14 @@ import { describe, expect, it } from 'vitest';
 import { wilson } from '../../audit/stats';
 import { loadTask } from '../../audit';
 import { normalizePlan, type StudyReport } from '../../audit/study';
-import { caseSentence } from '../../audit/verdict';
+import { caseSentence, studyVerdicts } from '../../audit/verdict';
 import { FakeEngine } from '../../audit/testing/fake-engine';
 import { routeToString } from '../../audit/routes';
 import { studyTaskOptions } from '../../store/study';
 import { runStudy } from '../../../scripts/study-cli';
 import { renderFigure } from './figure';
 import { f1Dots, f1Spec, f2LayersSpec, f2Spec, f3Slopes, f3Spec } from './study';
-import { svgSnapshot } from './testing/svg';
+import { FIT_WIDTHS, fitProblems, svgSnapshot } from './testing/svg';
 import { silencingSpec } from './silencing';
 import { silencingOf } from '../lib/analysis';
 import { EFFECT_COLOR } from '../lib/palette';
@@ -90,6 +90,14 @@ describe('findings figures', () => {
     await expect(svgSnapshot(f1Spec(r, { large: false }))).toMatchFileSnapshot('__snapshots__/f1.svg');
   });
 
+  it("F1's figure states the count its verdict sentence states", async () => {
+    const r = await report();
+    const count = (s: string) => /at least as much as the search in (\d+) of (\d+) comparisons/.exec(s)?.slice(1);
+    const said = count(studyVerdicts(r).f1.sentence);
+    expect(said).toBeDefined();
+    expect(count(f1Spec(r, { large: false }).alt)).toEqual(said);
+  });
+
   it('F2 shows each case with its held-out rate and interval, and a case\'s per-layer scan', async () => {
     const r = await report();
     expect(r.f2.cases).toHaveLength(2);
@@ -125,5 +133,13 @@ describe('findings figures', () => {
     expect(new Set(slopes.map((s) => s.measure)).size).toBe(1 + Object.keys(p.ceilings).length);
     expect(renderFigure(f3Spec(r, { large: true }), document).tagName).toBe('svg');
     await expect(svgSnapshot(f3Spec(r, { large: false }))).toMatchFileSnapshot('__snapshots__/f3.svg');
+  });
+
+  it('fits 390 and 1280 px: no clipped label, no collapsed axis', async () => {
+    const r = await report();
+    for (const large of [false, true]) {
+      const specs = [f1Spec(r, { large }), f2Spec(r, { large }), f2LayersSpec(r.f2.cases[0], { large }), f3Spec(r, { large })];
+      for (const spec of specs) for (const w of large ? [1280] : FIT_WIDTHS) expect(fitProblems(spec, w), `${spec.id} at ${w} px${large ? ', large text' : ''}`).toEqual([]);
+    }
   });
 });

@@ -6,7 +6,7 @@
 import * as Plot from '@observablehq/plot';
 import { wilson } from '../../audit/stats';
 import type { ScanCase, StudyReport } from '../../audit/study';
-import { caseSentence } from '../../audit/verdict';
+import { caseSentence, studyVerdicts } from '../../audit/verdict';
 import { OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';
 import { layerBars } from './silencing';
@@ -43,12 +43,14 @@ export function f1Dots(report: StudyReport): F1Dot[] {
 export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   const dots = f1Dots(report);
   const ge = dots.filter((d) => d.random >= d.structured).length;
+  // the count the F1 verdict states, so the figure never says another
+  const { tally } = studyVerdicts(report).f1;
   const lo = Math.max(0, Math.floor(10 * Math.min(1, ...dots.flatMap((d) => [d.randomCi.lo, d.structuredCi.lo]))) / 10 - 0.1);
   const key = [...new Map(dots.map((d) => [d.n, `${d.n} = ${d.setting}`])).values()].join('\n');
   return {
     id: 'f1-random-vs-structured',
     title: 'F1: random routes vs structured search, reachable at matched attempts',
-    alt: `${dots.length} comparisons (${report.f1.settings} settings); random routes' rate is at least MCTS's in ${ge} of them (point estimates; the F1 verdict says what the intervals support). Points below the diagonal favour random routes. Bars: Wilson 95% intervals of each rate. Settings are numbered: ${key.replaceAll('\n', '; ')}.`,
+    alt: `${dots.length} comparisons (${report.f1.settings} settings). By the F1 rule (95% intervals, each search against its depth-matched walks where the run has them) the baseline reaches at least as much as the search in ${tally.support} of ${dots.length} comparisons; the points drawn are the uniform random routes' point estimates, at least the search's in ${ge} of ${dots.length}. Points below the diagonal favour random routes. Bars: Wilson 95% intervals of each rate. Settings are numbered: ${key.replaceAll('\n', '; ')}.`,
     plot: {
       ...baseOptions(style),
       height: style.large ? 600 : 420,
@@ -67,7 +69,8 @@ export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
         // the settings' key, beside the plot
         Plot.text([key], { frameAnchor: 'top-right', dx: style.large ? 210 : 150, dy: style.large ? 40 : 30, textAnchor: 'end', lineHeight: 1.3, fontSize: style.large ? 14 : 10 }),
         // the key, written in the plot (no colour-only legend): ● CoLa, ■ program selection
-        Plot.text(['● CoLa MCTS (blocks)   ■ program-selection MCTS (neighborhood)   dashed: random = MCTS'], { frameAnchor: 'top-left', dx: 6, dy: 6, textAnchor: 'start' }),
+        // one entry a line: on one line it ran past a phone's width
+        Plot.text(['● CoLa MCTS (blocks)\n■ program-selection MCTS\n   (neighborhood)\ndashed: random = MCTS'], { frameAnchor: 'top-left', dx: 6, dy: 6, textAnchor: 'start', lineAnchor: 'top', lineHeight: 1.2 }),
       ],
     },
   };
@@ -77,7 +80,8 @@ export function f2Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   // only cases with a held-out rate are plotted; the others are stated in words (verdict.ts)
   const cases = report.f2.cases.flatMap((c) => (c.rate !== null && c.ci !== null ? [{ ...c, rate: c.rate, ci: c.ci, name: `${short(c.model)} · ${c.task}` }] : []));
   type Plotted = (typeof cases)[number];
-  const others = report.f2.cases.filter((c) => c.rate === null).map((c) => `${short(c.model)} · ${c.task}: ${caseSentence(c).split(': ').slice(1).join(': ')}`);
+  // each case sentence without its own full stop: the alt joins them and ends with one
+  const others = report.f2.cases.filter((c) => c.rate === null).map((c) => `${short(c.model)} · ${c.task}: ${caseSentence(c).split(': ').slice(1).join(': ').replace(/\.$/, '')}`);
   return {
     id: 'f2-repair-rates',
     title: 'F2: held-out repair rate of the identified MLP, per case',
@@ -86,6 +90,8 @@ export function f2Spec(report: StudyReport, style: FigureStyle): FigureSpec {
       ...baseOptions(style),
       height: Math.max(160, cases.length * (style.large ? 70 : 50) + 80),
       marginLeft: style.large ? 260 : 190,
+      // room for a "layer ℓ: k/n" label centred on a rate near 100%
+      marginRight: style.large ? 80 : 56,
       x: { domain: [0, 1], label: 'repair rate on the held-out half →', tickFormat: '%', grid: true },
       y: { domain: cases.map((c) => c.name), label: null },
       marks: [
@@ -158,6 +164,10 @@ export function f3Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   const ends = slopes.filter((s) => s.side === 'trained');
   const labelY = spreadLabels(ends, (1 - lo) * (style.large ? 0.045 : 0.05));
   const facet = report.f3.pairs.length > 1 ? { fx: 'pair' } : {};
+  // the key above the plot, one measure a line in its colour: names at the line ends took 260 px
+  // of a phone's 358 and left base and trained on one x
+  const line = style.large ? 24 : 17;
+  const top = 12 + line * measures.length;
   return {
     id: 'f3-base-to-trained',
     title: 'F3: base → trained, deployed and ceiling',
@@ -166,15 +176,19 @@ export function f3Spec(report: StudyReport, style: FigureStyle): FigureSpec {
       .join('. ') + '.',
     plot: {
       ...baseOptions(style),
-      height: style.large ? 560 : 420,
-      marginRight: style.large ? 360 : 260,
+      height: (style.large ? 560 : 420) + top,
+      marginTop: top + 10,
+      marginRight: style.large ? 80 : 56,
       x: { domain: ['base', 'trained'], label: null, type: 'point', inset: 20 },
       y: { domain: [lo, 1 + (1 - lo) * 0.05], label: '↑ share of questions', tickFormat: '%', grid: true },
       ...(report.f3.pairs.length > 1 ? { fx: { label: null } } : {}),
       color: { domain: measures, range: palette.slice(0, measures.length) },
       marks: [
         Plot.line(slopes, { x: 'side', y: 'rate', z: (s: Slope) => `${s.pair}|${s.measure}`, stroke: 'measure', strokeWidth: 2, marker: 'circle', ...facet }),
-        Plot.text(ends, { x: 'side', y: (s: Slope) => labelY.get(s)!, text: (s: Slope) => `${s.measure} ${pct(s.rate)}`, dx: 10, textAnchor: 'start', fill: 'measure', ...facet }),
+        Plot.text(ends, { x: 'side', y: (s: Slope) => labelY.get(s)!, text: (s: Slope) => pct(s.rate), dx: 10, textAnchor: 'start', fill: 'measure', ...facet }),
+        ...measures.map((m, i) =>
+          Plot.text([`━ ${m}`], { frameAnchor: 'top-left', lineAnchor: 'top', textAnchor: 'start', dx: -(style.large ? 66 : 46), dy: i * line - top, fill: palette[i], fontWeight: 600 }),
+        ),
       ],
     },
   };

@@ -120,6 +120,26 @@ export const GLOSSARY = {
     term: '95% interval',
     text: 'Where the true rate plausibly lies given this many questions (Wilson interval for a rate, Newcombe’s for a paired difference). Few questions give wide intervals.',
   },
+  holm: {
+    term: 'Holm-adjusted p',
+    text: audit('Holm-adjusted p', 'Making many tests, some small p arise by chance; Holm’s adjustment raises each p so that, over all of them, the chance of even one false “distinguishable” stays below 5%.'),
+  },
+  routeSpaces: {
+    term: 'route spaces (blocks, neighborhood, cola)',
+    text: audit('route spaces'),
+  },
+  heldOut: {
+    term: 'in-sample and held-out',
+    text: audit('in-sample and held-out'),
+  },
+  logitLens: {
+    term: 'logit lens',
+    text: 'Look inside: the residual stream after each route position put through the model’s final norm and output head, as if the model stopped there; it shows how likely the gold token and the compared token are at each depth.',
+  },
+  directAttribution: {
+    term: 'direct attribution',
+    text: 'Look inside: what each route position’s attention and MLP output adds to the logit difference gold − compared token, with the final norm’s scale frozen; with the embedding they sum to that difference.',
+  },
   mcnemar: {
     term: 'McNemar p',
     text: audit('McNemar p', 'The discordant pairs are the questions that changed; p is the chance of a difference this large if both had the same rate. Below 0.05 it is unlikely to be chance.'),

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { JSDOM } from 'jsdom';
 import { groupByQuestion } from './analysis';
-import { lookTargets, suggestedTargets, type LookTarget } from './look-inside';
+import { lookTargets, nothingToCompare, suggestedTargets, type LookTarget } from './look-inside';
 import { auditedRun } from '../testing/test-backend';
 import { LookInsideState } from '../stores/look-inside.svelte';
 import type { AppBackend } from '../backend';
@@ -18,7 +18,7 @@ const q = groupByQuestion(run.records)[0];
 function readoutOf(look: AttemptLook): AttemptReadout {
   const point = (position: number, layer: number | null) => ({ position, layer, gold: { id: 4, rank: 2, prob: 0.3, logit: 1 }, emitted: { id: 9, rank: 1, prob: 0.6, logit: 2 } });
   return {
-    route: look.route, silence: look.silence, gold: 4, emitted: 9, goldToken: '4', emittedToken: '9', position: 0, prefix: '',
+    kind: 'readout', versus: 'own', route: look.route, silence: look.silence, gold: 4, emitted: 9, goldToken: '4', emittedToken: '9', position: 0, prefix: '',
     lens: [point(-1, null), ...look.route.map((l, p) => point(p, l))],
     embed: 0, attribution: look.route.map((layer, position) => ({ position, layer, attn: 0.5, mlp: -0.5 })), logitDiff: -1, sum: -1, identityError: 0,
   };
@@ -34,6 +34,22 @@ describe('look-inside targets', () => {
     const dep = q.records.find((r) => r.probe === 'deployment')!;
     expect(targets[0].look).toEqual({ prompt: dep.arguments.prompt, route: dep.attempts[0].route, silence: dep.attempts[0].silence, gold: q.target, response: dep.attempts[0].response });
     expect(new Set(targets.map((t) => t.key)).size).toBe(targets.length);
+  });
+
+  it('reads every other attempt beside the deployment\'s answer, so both compare the same two tokens', () => {
+    const dep = q.records.find((r) => r.probe === 'deployment')!;
+    const others = lookTargets(q).filter((t) => !t.deployment);
+    expect(others.length).toBeGreaterThan(0);
+    for (const t of others) expect(t.look.deployed).toBe(dep.attempts[0].response);
+    expect(lookTargets(q)[0].look).not.toHaveProperty('deployed');
+  });
+
+  it('says in one sentence, in place of figures, when there is no other token to compare with the gold\'s', () => {
+    expect(nothingToCompare({ kind: 'matches', response: ' 9', longer: false })).toBe('This attempt answers "9", the gold answer token for token, so there is no token where it departs from the gold and nothing to compare.');
+    expect(nothingToCompare({ kind: 'matches', response: '9 apples', longer: true })).toMatch(/^This attempt's answer "9 apples" starts with every token of the gold answer, [^.]*\.$/);
+    const r = readoutOf(targets0());
+    expect(nothingToCompare(r)).toBeNull();
+    expect(nothingToCompare({ ...r, emitted: r.gold, emittedToken: r.goldToken, position: 1 })).toBe('At answer token 2 this attempt\'s first choice is the gold token "4" itself, so there is no other token to compare it with.');
   });
 
   it('suggests the deployment attempt and each probe\'s first correct attempt', () => {

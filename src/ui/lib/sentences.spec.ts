@@ -41,4 +41,16 @@ describe('the Results sentence', () => {
     expect(sampling[0].summary.counts.ceiling).toBeGreaterThan(sampling[0].summary.counts.reachable);
     expect(ceilingNotes(sampling)).toEqual([]);
   });
+
+  it('says no question was realized, not that every realized one was reached, when none was', () => {
+    const wrong = run.records.map((r) => (r.probe === 'deployment' ? { ...r, realized: false, attempts: r.attempts.map((a) => ({ ...a, correct: false })) } : r));
+    const s = summaryOf(wrong);
+    const notes = ceilingNotes(reachProbes(s, wrong));
+    expect(s.realized_count).toBe(0);
+    expect(notes.length).toBeGreaterThan(0);
+    for (const n of notes) {
+      expect(n).not.toMatch(/every question realized/);
+      expect(n).toMatch(/: no question was realized as deployed, so the ceiling is what .+ reaches\.$/);
+    }
+  });
 });

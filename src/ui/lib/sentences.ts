@@ -18,9 +18,14 @@ export function resultsSentence(s: AuditSummary, probes: readonly RunProbe[]): s
   return `${[head, parts.join(', ')].filter(Boolean).join('; ')}.`;
 }
 
-/** Why ceiling@B equals reachable@B for a probe, when it does: every realized question was reached too. */
+/** Why ceiling@B equals reachable@B for a probe, when it does: every realized question was reached
+ *  too, or no question was realized. */
 export function ceilingNotes(probes: readonly RunProbe[]): string[] {
   return probes
     .filter(({ summary: p }) => p.n === p.joined && p.counts.ceiling === p.counts.reachable)
-    .map(({ summary: p, label }) => `ceiling@${p.budget} equals reachable@${p.budget} for ${label}: every question realized as deployed was also reached by ${label}.`);
+    .map(({ summary: p, label }) =>
+      p.counts.realized === 0
+        ? `ceiling@${p.budget} equals reachable@${p.budget} for ${label}: no question was realized as deployed, so the ceiling is what ${label} reaches.`
+        : `ceiling@${p.budget} equals reachable@${p.budget} for ${label}: every question realized as deployed was also reached by ${label}.`,
+    );
 }

@@ -15,7 +15,8 @@ const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => ESCAPES[c]);
 const STYLE = `body{font:15px/1.45 system-ui,sans-serif;margin:2rem auto;max-width:72rem;color:#111;padding:0 1rem}
 h1{font-size:1.6rem}h2{font-size:1.2rem;margin-top:2rem}table{border-collapse:collapse;margin:.5rem 0 1.5rem;font-size:13px}
 th,td{border:1px solid #bbb;padding:.25rem .5rem;text-align:left;vertical-align:top}th{background:#f0f0f0}caption{text-align:left;font-weight:600;padding:.25rem 0}
-figure{margin:1rem 0}pre{white-space:pre-wrap;font-size:12px}dt{font-weight:600}figcaption{font-size:13px;color:#333}code{font-size:12px}`;
+figure{margin:1rem 0}pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px}dt{font-weight:600}figcaption{font-size:13px;color:#333}code{font-size:12px;overflow-wrap:anywhere}
+.table-wrap{overflow-x:auto;max-width:100%}figure svg{max-width:100%;height:auto}`;
 
 export interface HtmlFigure {
   title: string;
@@ -25,7 +26,7 @@ export interface HtmlFigure {
 }
 
 const verdictHtml = (v: Verdict, id: string) =>
-  `<p class="verdict" id="${id}"><strong>${escapeHtml(v.sentence)}</strong></p>` + (v.evidence.length ? `<ul>${v.evidence.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>` : '');
+  (v.plain ? `<p class="plain" id="${id}-plain"><strong>${escapeHtml(v.plain)}</strong></p><p class="verdict" id="${id}">${escapeHtml(v.sentence)}</p>` : `<p class="verdict" id="${id}"><strong>${escapeHtml(v.sentence)}</strong></p>`) + (v.evidence.length ? `<ul>${v.evidence.map((e) => `<li>${escapeHtml(e)}</li>`).join('')}</ul>` : '');
 
 function provenanceHtml(r: StudyExport): string {
   const p = r.provenance;
@@ -39,7 +40,7 @@ function provenanceHtml(r: StudyExport): string {
   );
   return `<h2>Provenance</h2>
 <p>App ${escapeHtml(p.app.version)}, commit <code>${escapeHtml(p.app.commit)}</code>. Seeds: question seed ${p.seeds.question_seed}, probe seed ${p.seeds.seed}, split seed ${p.seeds.split_seed}.${p.unavailable.length ? ` Runs whose manifest could not be read: ${escapeHtml(p.unavailable.map((k) => k.slice(0, 12)).join(', '))}.` : ''}</p>
-<table><caption>Runs cited (full conditions, prompts and probe specs in the JSON export)</caption><thead><tr>${['run key', 'model', 'revision', 'fingerprint', 'engine · dtype', 'condition key', 'condition', 'probes', 'app version'].map((c) => `<th>${c}</th>`).join('')}</tr></thead><tbody>${runs.join('')}</tbody></table>
+<div class="table-wrap"><table><caption>Runs cited (full conditions, prompts and probe specs in the JSON export)</caption><thead><tr>${['run key', 'model', 'revision', 'fingerprint', 'engine · dtype', 'condition key', 'condition', 'probes', 'app version'].map((c) => `<th>${c}</th>`).join('')}</tr></thead><tbody>${runs.join('')}</tbody></table></div>
 <p>The plan as run (paste it into the Study screen to run the same study again):</p>
 <pre><code>${escapeHtml(JSON.stringify(r.plan, null, 1))}</code></pre>
 <h2>Definitions</h2>
@@ -48,9 +49,9 @@ function provenanceHtml(r: StudyExport): string {
 
 export function studyReportHtml(report: StudyExport, tables: readonly StudyTable[], figures: readonly HtmlFigure[], generatedAt: string): string {
   const table = (t: StudyTable) =>
-    `<table><caption>${escapeHtml(t.caption)}</caption><thead><tr>${t.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>` +
+    `<div class="table-wrap"><table><caption>${escapeHtml(t.caption)}</caption><thead><tr>${t.columns.map((c) => `<th>${escapeHtml(c)}</th>`).join('')}</tr></thead><tbody>` +
     t.rows.map((r) => `<tr>${r.map(cellText).map((c) => `<td>${c === null || c === undefined ? '' : escapeHtml(String(c))}</td>`).join('')}</tr>`).join('') +
-    '</tbody></table>';
+    '</tbody></table></div>';
   const figure = (f: HtmlFigure) => `<figure>${f.svg}<figcaption>${escapeHtml(f.title)}. ${escapeHtml(f.alt)}</figcaption></figure>`;
   const missing = report.missing.length
     ? `<p><strong>Incomplete:</strong> ${report.missing.length} planned runs have no records yet: ${escapeHtml(report.missing.join('; '))}.</p>`
@@ -61,7 +62,9 @@ export function studyReportHtml(report: StudyExport, tables: readonly StudyTable
 <h1>${escapeHtml(report.name)}</h1>
 <p>ReachLab findings report. Plan <code>${escapeHtml(report.plan_key)}</code>, generated ${escapeHtml(generatedAt)}. Every number is computed from the stored records of the runs cited by their run keys (first 12 hex digits).</p>
 ${missing}
-${verdictHtml(report.verdicts.opening, 'verdict-opening')}
+<h2>In plain words</h2>
+<ul id="plain-findings">${[report.verdicts.reach, report.verdicts.f1, report.verdicts.f2, report.verdicts.f3].flatMap((v) => (v.plain ? [`<li><strong>${escapeHtml(v.plain)}</strong></li>`] : [])).join('')}</ul>
+<p class="verdict" id="verdict-opening">${escapeHtml(report.verdicts.opening.sentence)}</p>
 <p>${escapeHtml(report.verdicts.multiplicity.sentence)}</p>
 <h2>Reach against the decoy answer</h2>
 ${verdictHtml(report.verdicts.reach, 'verdict-reach')}

@@ -204,5 +204,11 @@ describe('self-contained HTML report', () => {
     expect(html).toContain('App 1.2.3, commit <code>abc</code>');
     expect(html).toContain('<dt>retained gain</dt>');
     expect(html).not.toMatch(/0\.000|0\/0/);
+    // every table scrolls inside its own box, so the page never scrolls sideways
+    expect(html.match(/<table>/g)!.length).toBe(html.match(/<div class="table-wrap"><table>/g)!.length);
+    expect(html).toMatch(/\.table-wrap\{overflow-x:auto/);
+    // it opens with one plain sentence per finding, the technical opening after them
+    const plain = [exported.verdicts.reach, exported.verdicts.f1, exported.verdicts.f2, exported.verdicts.f3].map((v) => v.plain!);
+    for (const p of plain) expect(html.indexOf(esc(p))).toBeLessThan(html.indexOf(esc(exported.verdicts.opening.sentence)));
   });
 });

@@ -32,6 +32,9 @@ describe('the guided walk', () => {
     const realized = groupByQuestion(run.records).filter((q) => scan!.realized_set.includes(q.doc_id));
     const silenced = realized.map((q) => q.records.find((r) => r.probe === 'mlp-silencing')!.attempts.find((a) => a.silence.join() === String(repair!.layer))!);
     expect([repair!.breaks, repair!.realized]).toEqual([silenced.filter((a) => !a.correct).length, silenced.length]);
+    // the held-out half's count apart (what the figure's label says), never mixed with the in-sample one
+    expect([repair!.heldOutBreaks, repair!.heldOutRealized]).toEqual([scan!.evaluation.collateral, scan!.evaluation.realized]);
+    expect(repair!.heldOutRealized).toBeLessThan(repair!.realized);
     expect([repair!.heldOutRepaired, repair!.heldOut]).toEqual([scan!.evaluation.repaired, scan!.evaluation.failures]);
   });
 

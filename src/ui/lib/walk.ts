@@ -35,9 +35,13 @@ export interface WalkRepair {
   heldOut: number;
   /** Failures the layer was identified on. */
   identifiedOn: number;
-  /** Realized questions whose answer turns wrong when this layer's MLP is silenced (scan, in-sample row). */
+  /** Realized questions whose answer turns wrong when this layer's MLP is silenced (scan, in-sample
+   *  row: every realized question). */
   breaks: number;
   realized: number;
+  /** The same over the held-out half only (the scan's evaluation): the figure's caption. */
+  heldOutBreaks: number;
+  heldOutRealized: number;
 }
 
 export interface Walk {
@@ -65,7 +69,10 @@ function outOfSampleRepair(q: QuestionView, scan: SilencingScanResult): WalkRepa
   const fix = q.records.find((r) => r.probe_key === scan.silencing_probe_key)?.attempts.find((a) => a.silence.length === 1 && a.silence[0] === id.layer);
   if (!fix?.correct) return null;
   const row = scan.in_sample.layers.find((l) => l.layer === id.layer)!;
-  return { layer: id.layer, answer: fix.extracted, heldOutRepaired: ev.repaired, heldOut: ev.failures, identifiedOn: id.doc_ids.length, breaks: row.collateral, realized: row.realized };
+  return {
+    layer: id.layer, answer: fix.extracted, heldOutRepaired: ev.repaired, heldOut: ev.failures, identifiedOn: id.doc_ids.length,
+    breaks: row.collateral, realized: row.realized, heldOutBreaks: ev.collateral, heldOutRealized: ev.realized,
+  };
 }
 
 /** The question the walk tells: wrong as deployed and reached beyond its decoy, preferring one the
@@ -102,7 +109,7 @@ export const walkComplete = (w: Walk | null): boolean => w?.repair != null;
 export function noWalkSentence(records: readonly QuestionRecord[]): string {
   const questions = groupByQuestion(records).filter((q) => q.deployed !== null);
   const wrong = questions.filter((q) => !q.realized).length;
-  if (wrong === 0) return `The model answered all ${questions.length} questions right as deployed, so there is no failure to follow.`;
+  if (wrong === 0) return `The model answered ${questions.length === 1 ? 'the 1 question' : `all ${questions.length} questions`} right as deployed, so there is no failure to follow.`;
   return `Of ${questions.length} questions the model answers ${wrong} wrong as deployed, and on none of them did a random route or a sample reach the right answer without also reaching a wrong one of its kind (the decoy), so there is no failure to follow.`;
 }
 

@@ -4,6 +4,7 @@ import type { RunManifest } from '../../audit/types';
 import type { AppBackend, LibraryEntry, RunProgress, StoredRun } from '../backend';
 import type { ImportProgress } from '../../store/index';
 import { toUserMessage, type Doing, type UserMessage } from '../lib/errors';
+import { baseFirst } from '../lib/pair-order';
 
 export class LibraryState {
   runs = $state.raw<LibraryEntry[]>([]);
@@ -59,10 +60,12 @@ export class LibraryState {
     return this.guard(() => this.backend.getRun(id));
   }
 
+  /** The two runs chosen, a base model's before its trained one's (lib/pair-order.ts). */
   async openPair(): Promise<[StoredRun, StoredRun] | null> {
     if (!this.canCompare) return null;
     const [a, b] = this.selected;
-    return this.guard(async () => [await this.backend.getRun(a), await this.backend.getRun(b)] as [StoredRun, StoredRun]);
+    const pair = await this.guard(async () => [await this.backend.getRun(a), await this.backend.getRun(b)] as [StoredRun, StoredRun]);
+    return pair && baseFirst(pair).pair;
   }
 
   async remove(id: string): Promise<void> {

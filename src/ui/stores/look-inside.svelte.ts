@@ -1,11 +1,11 @@
 // The look inside a question's attempts: up to two read-outs side by side (the oldest gives way),
 // each fetched once per attempt on demand and kept while the question is open.
 import type { AppBackend, StoredRun } from '../backend';
-import type { AttemptReadout } from '../../engine/readout';
+import type { AttemptLookResult } from '../../engine/readout';
 import { toUserMessage } from '../lib/errors';
 import type { LookTarget } from '../lib/look-inside';
 
-export type LookState = { status: 'loading' } | { status: 'done'; readout: AttemptReadout } | { status: 'failed'; message: string };
+export type LookState = { status: 'loading' } | { status: 'done'; readout: AttemptLookResult } | { status: 'failed'; message: string };
 
 /** How many read-outs stand side by side. */
 const SIDE_BY_SIDE = 2;

@@ -1,6 +1,7 @@
 // The Run screen's state: the model's load, then the store's progress of the run, the run's records
 // (those stored by earlier sessions included, so a resumed run counts everything it holds), live
-// counts, the attempts planned and the time since this start.
+// counts, the attempts planned, the time since this start and the time left, both from the wall
+// clock (lib/run-clock.ts).
 
 import { questionState, reachedBy } from '../../audit';
 import type { QuestionRecord, RunManifest } from '../../audit/types';
@@ -10,6 +11,8 @@ import { groupByQuestion, reachProbeKeys } from '../lib/analysis';
 import { attemptsOf } from '../lib/estimate';
 import { toUserMessage, type UserMessage } from '../lib/errors';
 import { probeMix, saveRate } from '../lib/rates';
+import { runTimeLeft, type Sample, type TimeLeft } from '../lib/run-clock';
+import { Clock } from './clock.svelte';
 import { saveSetup } from '../lib/resumable';
 
 type Storage = Pick<globalThis.Storage, 'getItem' | 'setItem'>;
@@ -26,8 +29,14 @@ export class RunState {
   /** The model's load, before the run exists. */
   load = $state.raw<LoadProgress | null>(null);
   progress = $state.raw<RunProgress | null>(null);
-  /** Milliseconds from this start to its latest progress. */
-  elapsedMs = $state(0);
+  /** The wall clock, ticking while the run is active. */
+  readonly clock: Clock;
+  /** When this start began and, once it stopped, when it stopped (wall-clock ms). */
+  private startedAt = $state<number | null>(null);
+  private stoppedAt = $state<number | null>(null);
+  /** Attempts done when computing (re)started, and at the latest progress. */
+  private first = $state.raw<Sample | null>(null);
+  private last = $state.raw<Sample | null>(null);
   /** The run's question texts by doc id (the question being worked on is shown by its text). */
   texts = $state.raw<ReadonlyMap<string, string>>(new Map());
   records = $state.raw<QuestionRecord[]>([]);
@@ -44,9 +53,35 @@ export class RunState {
   /** Where run setups and measured rates are kept (localStorage in the app). */
   private storage: Storage | null;
 
-  constructor(backend: AppBackend, storage: Storage | null = null) {
+  constructor(backend: AppBackend, storage: Storage | null = null, clock: Clock = new Clock()) {
     this.backend = backend;
     this.storage = storage;
+    this.clock = clock;
+  }
+
+  /** Milliseconds from this start to now, or to when it stopped. */
+  get elapsedMs(): number {
+    return this.startedAt === null ? 0 : (this.stoppedAt ?? this.clock.now) - this.startedAt;
+  }
+  /** Time left at the pace measured since computing began; null before anything is measured or
+   *  while the run is not computing. */
+  get timeLeft(): TimeLeft | null {
+    if (this.progress?.status !== 'running' || !this.last) return null;
+    return runTimeLeft({ left: this.attemptsTotal - this.last.attempts, first: this.first, last: this.last, now: this.clock.now });
+  }
+
+  /** Follows a progress message: the pace is measured from the first one of each computing stretch. */
+  private observe(p: RunProgress): void {
+    const now = this.clock.tick();
+    const sample = { t: now, attempts: p.attemptsDone + (p.inFlight?.attemptsDone ?? 0) };
+    if (p.status !== 'running') this.first = null;
+    else if (!this.first) this.first = sample;
+    this.last = sample;
+    const stopped = !['queued', 'running', 'paused'].includes(p.status);
+    if (stopped && this.stoppedAt === null) {
+      this.stoppedAt = now;
+      this.clock.stop();
+    }
   }
 
   questions = $derived(groupByQuestion(this.records));
@@ -76,7 +111,11 @@ export class RunState {
     this.records = [];
     this.load = null;
     this.progress = null;
-    this.elapsedMs = 0;
+    this.first = null;
+    this.last = null;
+    this.startedAt = this.clock.tick();
+    this.stoppedAt = null;
+    this.clock.start();
     this.texts = new Map();
     this.manifest = null;
     this.error = null;
@@ -85,14 +124,13 @@ export class RunState {
     this.lastSetup = setup;
     let handle: RunHandle;
     let seeded = false;
-    const startedAt = performance.now();
     this.starting = true;
     try {
       handle = await this.backend.startRun(setup, {
         load: (l) => (this.load = l),
         progress: (p) => {
           this.progress = p;
-          this.elapsedMs = performance.now() - startedAt;
+          this.observe(p);
           // once the run is under way its store holds what earlier sessions (or other runs) computed
           if (!seeded) {
             seeded = true;
@@ -104,6 +142,7 @@ export class RunState {
     } catch (e) {
       this.error = toUserMessage(e, 'start-run');
       this.load = null;
+      this.halt();
       return;
     } finally {
       this.starting = false;
@@ -113,17 +152,20 @@ export class RunState {
     saveSetup(this.storage, handle.runId, setup);
     if (handle.alreadyFinished) {
       this.alreadyFinished = true;
+      this.halt();
       await this.showStored(handle.runId);
       return;
     }
     handle.done.then(
       (m) => {
         this.manifest = m;
+        this.halt();
         this.keepRate(m);
         void this.addStored(m.id);
       },
       (e) => {
         this.error = toUserMessage(e, 'run');
+        this.halt();
         const lost = e instanceof Error && ['device-lost', 'worker-crashed'].includes((e as { code?: string }).code ?? '');
         if (this.progress) this.progress = { ...this.progress, status: lost ? 'interrupted' : 'failed' };
       },
@@ -163,6 +205,12 @@ export class RunState {
     } catch (e) {
       this.error = toUserMessage(e, 'start-run');
     }
+  }
+
+  /** Stops the clock: the elapsed time stays where the run stopped. */
+  private halt(): void {
+    if (this.stoppedAt === null) this.stoppedAt = this.clock.tick();
+    this.clock.stop();
   }
 
   /** The session's measured pace, for the next estimate of this model on this device. */

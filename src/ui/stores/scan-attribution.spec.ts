@@ -22,7 +22,7 @@ const layers = scan.in_sample.layers.map((l) => l.layer);
 /** Layer l's MLP adds −l to gold − emitted, plus the question's own offset (its number). */
 const offset = (look: AttemptLook) => failures.findIndex((q) => q.records.some((r) => r.arguments.prompt === look.prompt));
 const readoutOf = (look: AttemptLook): AttemptReadout => ({
-  route: look.route, silence: look.silence, gold: 1, emitted: 2, goldToken: '1', emittedToken: '2', position: 0, prefix: '', lens: [],
+  kind: 'readout', versus: 'own', route: look.route, silence: look.silence, gold: 1, emitted: 2, goldToken: '1', emittedToken: '2', position: 0, prefix: '', lens: [],
   embed: 0, attribution: look.route.map((layer, position) => ({ position, layer, attn: 5, mlp: offset(look) - layer })), logitDiff: 0, sum: 0, identityError: 0,
 });
 

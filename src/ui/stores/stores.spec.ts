@@ -10,6 +10,7 @@ import { EngineError, type CheckpointSource, type LoadOptions, type LoadProgress
 import { AppState } from './app.svelte';
 import { LibraryState } from './library.svelte';
 import { Prefs } from './prefs.svelte';
+import { Clock } from './clock.svelte';
 import { RunState } from './run.svelte';
 import { SetupState } from './setup.svelte';
 import { conditionKey } from '../../audit/condition';
@@ -353,6 +354,40 @@ describe('RunState', () => {
     expect(run.counts.reachable).toBe(run.questions.filter((q) => q.records.some((r) => r.reachable)).length);
     expect(run.manifest?.task.question_seed).toBe(1);
     expect(run.active).toBe(false);
+  });
+
+  it('ticks its elapsed time and time left from the wall clock between progress messages', async () => {
+    let t = 1_000_000;
+    const run = new RunState(new TestBackend({ delayMs: 40 }), null, new Clock(() => t));
+    await run.start(quickSetup(50));
+    await vi.waitFor(() => expect(run.progress?.attemptsDone ?? 0).toBeGreaterThan(0));
+    t += 20_000;
+    await vi.waitFor(() => expect(run.timeLeft).not.toBeNull());
+    const [elapsed, left] = [run.elapsedMs, run.timeLeft!.sec];
+    await run.pause();
+    await vi.waitFor(() => expect(run.phase).toBe('paused'));
+    await run.resume();
+    await vi.waitFor(() => expect(run.phase).toBe('running'));
+    // the pace is measured again from the resume
+    const resumedAt = run.progress!.attemptsDone;
+    await vi.waitFor(() => expect(run.progress!.attemptsDone).toBeGreaterThan(resumedAt));
+    t += 20_000;
+    run.clock.tick();
+    expect(run.timeLeft).not.toBeNull();
+    // no progress message needed: the clock moves on by itself, and so does the time left
+    const before = run.timeLeft!.sec;
+    t += 600_000;
+    run.clock.tick();
+    expect(run.elapsedMs).toBeGreaterThanOrEqual(elapsed + 600_000);
+    expect(run.timeLeft!.sec).toBeGreaterThan(before);
+    expect(left).toBeGreaterThan(0);
+    await run.cancel();
+    await vi.waitFor(() => expect(run.manifest?.status).toBe('cancelled'));
+    // stopped: the elapsed time stays where the run stopped
+    const stopped = run.elapsedMs;
+    t += 60_000;
+    run.clock.tick();
+    expect(run.elapsedMs).toBe(stopped);
   });
 
   it('pauses, resumes and cancels', async () => {

@@ -8,6 +8,7 @@ import { MemoryRunStore } from '../../store/memory-store';
 import type { AppBackend, StudyProgress } from '../backend';
 import { TestBackend } from '../testing/test-backend';
 import { STUDY_PRESETS, StudyState } from './study.svelte';
+import { Clock } from './clock.svelte';
 import { studyTables } from '../lib/study-tables';
 import { encodeStudyLink, parseStudyLink } from '../lib/study-link';
 import { setField, toggleProbe } from '../lib/study-form';
@@ -101,6 +102,42 @@ describe('StudyState', () => {
     s.report = null;
     await s.open(key);
     expect(s.report!.plan_key).toBe(key);
+  });
+
+  it('a report opened mid-study follows each run that finishes, and the study clock ticks between messages', async () => {
+    const backend = studyBackend();
+    let t = 0;
+    const s = new StudyState(backend, null, new Clock(() => t));
+    const [run, report] = [backend.runStudy.bind(backend), backend.studyReport.bind(backend)];
+    const missing: number[] = [];
+    let opened = false;
+    backend.studyReport = async (key: string) => {
+      const r = await report(key);
+      missing.push(r.missing.length);
+      return r;
+    };
+    const etas: (number | null)[] = [];
+    backend.runStudy = (plan, onProgress) =>
+      run(plan, (p) => {
+        onProgress(p);
+        t += 1000;
+        etas.push(s.timeLeft?.sec ?? null);
+        if (p.runsDone === 1 && !opened) {
+          opened = true;
+          void s.open(p.plan_key);
+        }
+      });
+    s.planText = JSON.stringify(SMALL);
+    await s.start();
+    // opened with 3 runs missing, then read again as the others finished
+    expect(missing[0]).toBe(3);
+    expect(missing.length).toBeGreaterThanOrEqual(3);
+    expect(missing.slice(1).some((m) => m < 3)).toBe(true);
+    expect(s.elapsedMs).toBe(t);
+    // once an estimate exists it never vanishes while the study runs (a new run's first message has none)
+    const firstKnown = etas.findIndex((x) => x !== null);
+    expect(firstKnown).toBeGreaterThanOrEqual(0);
+    expect(etas.slice(firstKnown).every((x) => x !== null)).toBe(true);
   });
 
   it('counts the plan on screen: an edited plan has its own progress and its own report, or none', async () => {

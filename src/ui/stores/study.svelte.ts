@@ -12,6 +12,8 @@ import { toUserMessage, type UserMessage } from '../lib/errors';
 import { endedStudyRate, saveRate } from '../lib/rates';
 import { rawPlan, writePlan, type RawPlan } from '../lib/study-form';
 import { encodeStudyLink, questionShortfalls, type StudyLink } from '../lib/study-link';
+import { countdown, nextCountdown, type Countdown, type TimeLeft } from '../lib/run-clock';
+import { Clock } from './clock.svelte';
 
 export const STUDY_PRESETS = [
   { id: 'builtin', label: 'Built-in study (offline, micro models)', plan: builtinPlan },
@@ -40,12 +42,25 @@ export class StudyState {
   /** Where a study stopped (a reload mid-study), shown on the Study screen. */
   notice = $state<string | null>(null);
   private overviewSeq = 0;
+  /** The study's latest time left, counted down by the wall clock; when this tab started it. */
+  private eta = $state.raw<Countdown | null>(null);
+  private startedAt = $state<number | null>(null);
 
   constructor(
     private readonly backend: AppBackend,
     /** Where the paces of the study's runs are kept for Setup's estimate (lib/rates.ts). */
     private readonly storage: Pick<Storage, 'getItem' | 'setItem'> | null = null,
+    readonly clock: Clock = new Clock(),
   ) {}
+
+  /** Time left for the study, ticking with the wall clock between progress messages. */
+  get timeLeft(): TimeLeft | null {
+    return countdown(this.eta, this.clock.now);
+  }
+
+  get elapsedMs(): number {
+    return this.startedAt === null ? 0 : this.clock.now - this.startedAt;
+  }
 
   usePreset(id: StudyPresetId): void {
     this.planText = pretty(STUDY_PRESETS.find((p) => p.id === id)!.plan);
@@ -138,10 +153,16 @@ export class StudyState {
     this.notice = null;
     this.running = true;
     this.report = null;
+    this.eta = null;
+    this.startedAt = this.clock.tick();
+    this.clock.start();
     try {
       this.report = await this.backend.runStudy(p.plan, (progress) => {
         const before = this.progress;
         this.progress = progress;
+        this.eta = nextCountdown(this.eta, progress.etaSec ?? null, this.clock.tick());
+        // a report of this study opened meanwhile follows each run that finishes
+        if (progress.runsDone !== before?.runsDone && this.report?.plan_key === progress.plan_key) void this.reloadReport(progress.plan_key);
         const ended = endedStudyRate(before, progress);
         if (ended) saveRate(this.storage, ended.key, ended.rate);
         // the overview derives every planned run's key from the store (study.ts plannedRunKeys):
@@ -153,6 +174,7 @@ export class StudyState {
       if (this.progress?.status !== 'paused') this.error = toUserMessage(e, 'study');
     } finally {
       this.running = false;
+      this.clock.stop();
       await Promise.all([this.refresh(), this.refreshOverview()]);
     }
   }
@@ -167,6 +189,12 @@ export class StudyState {
     } catch (e) {
       this.error = toUserMessage(e, 'library');
     }
+  }
+
+  /** The report on show again, from the runs finished by now; kept as it was when that fails. */
+  private async reloadReport(planKey: string): Promise<void> {
+    const r = await this.backend.studyReport(planKey).catch(() => null);
+    if (r && this.report?.plan_key === planKey) this.report = r;
   }
 
   /** Shows a stored study's report (from the runs it finished) and its plan. */
