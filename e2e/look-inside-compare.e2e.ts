@@ -22,7 +22,7 @@ test('a correct attempt is read at the deployment\'s departure from the gold, on
   const json = page.getByTestId('look-inside-json');
   await expect(json).toHaveCount(2, { timeout: 180_000 });
   const [dep, att] = (await json.allTextContents()).map((t) => JSON.parse(t) as AttemptReadout);
-  expect([att.position, att.prefix, att.gold, att.emitted, att.versus]).toEqual([dep.position, dep.prefix, dep.gold, dep.emitted, 'deployment']);
+  expect([att.position, att.prefix, att.gold, att.emitted, att.versus]).toEqual([dep.position, dep.prefix, dep.gold, dep.emitted, 'deployed']);
   expect(att.gold).not.toBe(att.emitted);
   expect(att.route).not.toEqual(dep.route);
   await expect(page.getByTestId('look-inside-column').nth(1).locator('svg[role="img"]')).toHaveCount(2);

@@ -138,7 +138,7 @@ describe('attemptRow', () => {
   it('an attempt read beside a departing deployment is read where the deployment departs, against its token', async () => {
     // a correct attempt "36" beside the deployed "37": both read after "3", gold "6" against "7"
     const at = await attemptRow(chars, { ...look, response: '36', deployed: '37' });
-    expect(at).toEqual({ row: { promptIds: [65, 58, 51], route: [0, 1], silence: [1], gold: 54, emitted: 55 }, position: 1, versus: 'deployment' });
+    expect(at).toEqual({ row: { promptIds: [65, 58, 51], route: [0, 1], silence: [1], gold: 54, emitted: 55 }, position: 1, versus: 'deployed' });
     // a realized deployment departs nowhere: the attempt is read where its own answer departs
     expect(await attemptRow(chars, { ...look, response: '46', deployed: '36' })).toMatchObject({ row: { gold: 51, emitted: 52 }, position: 0, versus: 'own' });
   });
@@ -192,7 +192,7 @@ describe('readAttempt on the built-in micro model (one token per character)', ()
     const attempt = { ...deployed, route: [0, 1, 1, 2, 3, 4, 5], response: '-30', deployed: '-29' };
     const [d, a] = [await readAttempt(engine, deployed), await readAttempt(engine, attempt)];
     if (d.kind !== 'readout' || a.kind !== 'readout') throw new Error('expected two read-outs');
-    expect([a.position, a.prefix, a.gold, a.emitted, a.versus]).toEqual([d.position, d.prefix, d.gold, d.emitted, 'deployment']);
+    expect([a.position, a.prefix, a.gold, a.emitted, a.versus]).toEqual([d.position, d.prefix, d.gold, d.emitted, 'deployed']);
     expect(a.route).toEqual(attempt.route);
     // alone, the same correct attempt has no token to compare: nothing is read
     expect(await readAttempt(engine, { ...attempt, deployed: undefined })).toEqual({ kind: 'matches', response: '-30', longer: false });

@@ -128,7 +128,7 @@ export interface AttemptLook {
  *  0-based answer token (the first where gold and the compared response depart), `prefix` the text
  *  of the answer tokens before it, which both share; `versus` whose token `emitted` is (the
  *  deployment's, or the attempt's own). */
-export type AttemptReadout = Readout & { kind: 'readout'; goldToken: string; emittedToken: string; position: number; prefix: string; versus: 'deployment' | 'own' };
+export type AttemptReadout = Readout & { kind: 'readout'; goldToken: string; emittedToken: string; position: number; prefix: string; versus: 'deployed' | 'own' };
 
 /** An attempt whose answer has every token of the gold answer (and perhaps more after it), read
  *  against no departing response: there is no wrong token to compare, so nothing is computed. */
@@ -161,7 +161,7 @@ export function departure(gold: readonly number[], emitted: readonly number[]): 
   return emitted.length < gold.length ? emitted.length : null;
 }
 
-export type AttemptRow = { row: ReadoutRow; position: number; versus: 'deployment' | 'own' };
+export type AttemptRow = { row: ReadoutRow; position: number; versus: 'deployed' | 'own' };
 
 /** The read-out row of an attempt at the first answer token where the compared response departs
  *  from the gold (both "-30" and "-29" start with "-": compared there, the two tokens would be
@@ -185,7 +185,7 @@ export async function attemptRow(engine: Pick<Engine, 'encode'>, a: AttemptLook)
     return { row: position < emitted.length ? { ...row, emitted: emitted[position] } : row, position };
   };
   const deployed = a.deployed === undefined ? null : await against(a.deployed);
-  if (deployed) return { ...deployed, versus: 'deployment' };
+  if (deployed) return { ...deployed, versus: 'deployed' };
   const own = await against(a.response);
   return own && { ...own, versus: 'own' };
 }

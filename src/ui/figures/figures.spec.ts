@@ -208,9 +208,9 @@ describe('spreadLabels', () => {
 describe('readoutPlace', () => {
   it('names the answer token a read-out compares and the text before it', () => {
     expect(readoutPlace({ position: 1, prefix: '-', versus: 'own' })).toBe('At answer token 2, after "-" (the first where the response departs from the gold)');
-    expect(readoutPlace({ position: 1, prefix: '-', versus: 'deployment' })).toBe('At answer token 2, after "-" (the first where the deployment\'s answer departs from the gold)');
+    expect(readoutPlace({ position: 1, prefix: '-', versus: 'deployed' })).toBe('At answer token 2, after "-" (the first where the deployment\'s answer departs from the gold)');
     expect(readoutPlace({ position: 0, prefix: '', versus: 'own' })).toBe('At the first answer token');
-    expect(readoutPlace({ position: 0, prefix: '', versus: 'deployment' })).toBe('At the first answer token (where the deployment\'s answer departs from the gold)');
+    expect(readoutPlace({ position: 0, prefix: '', versus: 'deployed' })).toBe('At the first answer token (where the deployment\'s answer departs from the gold)');
   });
 
   it('fits 390 and 1280 px: no clipped label, no collapsed axis', async () => {

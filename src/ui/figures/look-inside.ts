@@ -14,14 +14,14 @@ export function positionLabel(position: number, layer: number | null): string {
 
 /** Where in the answer a read-out was taken: "At answer token 2, after “-”", or the first token. */
 export function readoutPlace(r: Pick<AttemptReadout, 'position' | 'prefix' | 'versus'>): string {
-  const whose = r.versus === 'deployment' ? "the deployment's answer" : 'the response';
+  const whose = r.versus === 'deployed' ? "the deployment's answer" : 'the response';
   if (r.position > 0) return `At answer token ${r.position + 1}, after ${JSON.stringify(r.prefix)} (the first where ${whose} departs from the gold)`;
-  return r.versus === 'deployment' ? "At the first answer token (where the deployment's answer departs from the gold)" : 'At the first answer token';
+  return r.versus === 'deployed' ? "At the first answer token (where the deployment's answer departs from the gold)" : 'At the first answer token';
 }
 
 /** The name of the token compared with the gold's: the deployment's, or the attempt's own. */
 export function emittedName(r: Pick<AttemptReadout, 'versus' | 'emittedToken'>): string {
-  return `${r.versus === 'deployment' ? 'deployed' : 'emitted'} ${JSON.stringify(r.emittedToken)}`;
+  return `${r.versus === 'deployed' ? 'deployed' : 'emitted'} ${JSON.stringify(r.emittedToken)}`;
 }
 
 interface LensRow {
@@ -91,7 +91,7 @@ export function attributionSpec(r: AttemptReadout, style: FigureStyle, caption: 
       ...(domain.length > 5 ? { marginBottom: style.large ? 96 : 64, marginLeft: style.large ? 90 : 64 } : {}),
       fx: { domain, label: 'route position (position:layer)', tickRotate: domain.length > 5 ? -45 : 0 },
       x: { domain: ['attention', 'MLP'], axis: null },
-      y: { label: `↑ toward gold · toward ${r.versus === 'deployment' ? 'deployed' : 'emitted'} ↓`, grid: true },
+      y: { label: `↑ toward gold · toward ${r.versus === 'deployed' ? 'deployed' : 'emitted'} ↓`, grid: true },
       color: { domain: ['attention', 'MLP'], range: [OKABE_ITO.skyBlue, OKABE_ITO.orange] },
       marks: [
         Plot.barY(rows, { fx: 'at', x: 'part', y: 'value', fill: 'part', title: (d: AttributionRow) => `${d.part} at ${d.at}: ${d.value.toFixed(3)}` }),
