@@ -24,11 +24,12 @@ test('the look inside for the built-in model\'s deployment attempt equals the en
   await page.getByTestId('load-model').click();
   await expect(page.getByTestId('model-info')).toContainText('WebGPU', { timeout: LOAD_TIMEOUT });
   await page.getByTestId('task-builtin').check();
-  await page.getByTestId('task-count').fill('1');
+  await page.getByTestId('task-count').fill('12');
   await chooseProbes(page, { 'uniform-routes': 2 });
   await startRun(page);
   await viewResults(page);
-  await page.getByTestId('question-list').locator('li button').first().click();
+  // a question the deployment gets wrong: a right answer has no token where it departs from the gold
+  await page.getByTestId('question-list').locator('li:not(.outcome-realized) button').first().click();
   await expect(page.getByTestId('screen-question')).toBeVisible();
 
   await page.getByTestId('look-inside-deployment').click();
