@@ -39,7 +39,9 @@ test('each finding states its verdict in words, with no 0.000 p and no 0/0 rate,
   await expect(page.getByTestId('study-reach-summary')).toContainText(/Against the decoy answer/);
   const f1 = await page.getByTestId('study-f1-summary').innerText();
   // led by each search against its own depth-matched walks, in its own space; the uniform routes beside it
-  expect(f1).toMatch(/^Each search against its own depth-matched walks .*CoLa's search \(mcts-routes\/blocks, space cola\): its walks \d+\.\d% vs the search \d+\.\d%, /);
+  // a plain sentence first, then the technical verdict on its own line
+  expect(f1).toMatch(/^In \d+ of \d+ comparisons, routes chosen without seeing the answer /);
+  expect(f1).toMatch(/^Each search against its own depth-matched walks .*CoLa's search \(mcts-routes\/blocks, space cola\): its walks \d+\.\d% vs the search \d+\.\d%, /m);
   expect(f1).toMatch(/The walks reach at least as much as the search in \d of 2 comparisons/);
   await expect(page.getByTestId('study-f1-uniform')).toContainText(/random-routes\/blocks \(space blocks\) vs .*CoLa's search \(mcts-routes\/blocks, space cola\), different spaces/);
   const f2 = await page.getByTestId('study-f2-summary').innerText();
