@@ -109,7 +109,7 @@ test('"Reproduce the paper" shows its progress at the top of the screen', async 
   await expect(progress).toBeVisible({ timeout: LOAD_TIMEOUT });
   await expect(progress).toContainText(/Run \d+ of \d+ \(\d+ done\)/);
   await expect(page.getByTestId('study-progress-current')).toContainText(/ — \d+ of \d+ questions$/, { timeout: LOAD_TIMEOUT });
-  await expect(progress).toContainText(/About .+ left/, { timeout: 600_000 });
+  await expect(progress).toContainText(/Time left: about \S+/, { timeout: 600_000 });
   const box = await progress.boundingBox();
   expect(box && box.y >= 0 && box.y + box.height <= 800, `progress at y ${box?.y}`).toBe(true);
   await screen(page, 'fit-1280-study-running');
