@@ -13,17 +13,9 @@ import { createEngine } from '../src/engine/engine.ts';
 import { blocksSpace, defaultCondition, loadTask, randomRoutes, runAudit } from '../src/audit/index.ts';
 import { AUDIT_BENCH_SHAPE, writeCheckpoint } from './lib/make-checkpoint.ts';
 import { answerHelp } from './lib/cli-help.ts';
+import { intArg } from './lib/bench-args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-function intArg(name: string, v: string | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v) || Number(v) < 1) {
-    process.stderr.write(`bench:audit: --${name} must be a positive integer, got "${v}"\n`);
-    process.exit(2);
-  }
-  return Number(v);
-}
 
 async function main() {
   answerHelp(process.argv.slice(2), import.meta.url);
@@ -34,9 +26,9 @@ async function main() {
     process.stderr.write(`bench:audit: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const questions = intArg('questions', values.questions, 16);
-  const budget = intArg('budget', values.budget, 16);
-  const rowsPerCall = intArg('rows-per-call', values['rows-per-call'], 64);
+  const questions = intArg('bench:audit', 'questions', values.questions, 16);
+  const budget = intArg('bench:audit', 'budget', values.budget, 16);
+  const rowsPerCall = intArg('bench:audit', 'rows-per-call', values['rows-per-call'], 64);
 
   const dir = mkdtempSync(join(tmpdir(), 'reachlab-bench-audit-'));
   try {

@@ -20,17 +20,9 @@ import { ComputeEngine } from '@cortex-js/compute-engine';
 import { clearMathCaches, gradeMath, MAX_RESPONSE_CHARS, mathDecoy, normalizeMathGold } from '../src/audit/formats/math/index.ts';
 import { createPrng, type Prng } from '../src/util/prng.ts';
 import { answerHelp } from './lib/cli-help.ts';
+import { intArg } from './lib/bench-args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-
-function intArg(name: string, v: string | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v) || Number(v) < 1) {
-    process.stderr.write(`bench:grade: --${name} must be a positive integer, got "${v}"\n`);
-    process.exit(2);
-  }
-  return Number(v);
-}
 
 const FILLER = [
   (r: Prng) => `First, note that $${r.int(9) + 1}x + ${r.int(20)} = ${r.int(50)}$, so we subtract ${r.int(20)} from both sides.`,
@@ -61,8 +53,8 @@ function main() {
     process.stderr.write(`bench:grade: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const n = intArg('responses', values.responses, 10_000);
-  const seed = intArg('seed', values.seed, 1);
+  const n = intArg('bench:grade', 'responses', values.responses, 10_000);
+  const seed = intArg('bench:grade', 'seed', values.seed, 1);
   const golds = [
     ...new Set(
       readFileSync(resolve(root, 'test/fixtures/math-verify/cases.jsonl'), 'utf8')

@@ -21,6 +21,7 @@ import type { ChatMessage, TemplateVars } from '../src/engine/types.ts';
 import { blocksSpace, defaultCondition, loadTask, randomRoutes, runAudit } from '../src/audit/index.ts';
 import { AUDIT_BENCH_SHAPE, writeCheckpoint } from './lib/make-checkpoint.ts';
 import { answerHelp } from './lib/cli-help.ts';
+import { intArg } from './lib/bench-args.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -32,15 +33,6 @@ const inProcess: TemplateRenderer = {
   },
 };
 
-function intArg(name: string, v: string | undefined, dflt: number): number {
-  if (v === undefined) return dflt;
-  if (!/^\d+$/.test(v) || Number(v) < 1) {
-    process.stderr.write(`bench:template: --${name} must be a positive integer, got "${v}"\n`);
-    process.exit(2);
-  }
-  return Number(v);
-}
-
 async function main() {
   answerHelp(process.argv.slice(2), import.meta.url);
   let values: Record<string, string | undefined>;
@@ -50,8 +42,8 @@ async function main() {
     process.stderr.write(`bench:template: ${(e as Error).message}\n`);
     process.exit(2);
   }
-  const questions = intArg('questions', values.questions, 200);
-  const budget = intArg('budget', values.budget, 4);
+  const questions = intArg('bench:template', 'questions', values.questions, 200);
+  const budget = intArg('bench:template', 'budget', values.budget, 4);
 
   const dir = mkdtempSync(join(tmpdir(), 'reachlab-bench-template-'));
   try {
