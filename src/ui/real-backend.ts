@@ -200,6 +200,9 @@ export class RealBackend implements AppBackend {
   private loaded: { key: string; info: ModelInfo } | null = null;
   /** The startRun in flight (cancelStart stops it). */
   private starting: StartInFlight | null = null;
+  /** Settles once a cancelled start's engine work has ended or its engine was replaced: the
+   *  screen is free at once, so the next load waits here, never on an engine about to go. */
+  private cancelSettled: Promise<void> = Promise.resolve();
   private readonly live = new Map<string, LiveRun>();
   private readonly controller: RunController<CoreAuditInput>;
   private readonly studies: StudyRunner;
@@ -323,6 +326,7 @@ export class RealBackend implements AppBackend {
 
   /** On the loaded model when it is the run's; a built-in model is loaded as the run ran it. */
   async lookInside(manifest: RunManifest, look: AttemptLook): Promise<AttemptLookResult> {
+    await this.cancelSettled;
     if (this.loaded?.info.fingerprint !== manifest.model.fingerprint) {
       const builtin = builtinModel(manifest.model.source);
       if (!builtin || !manifest.engine) {
@@ -334,6 +338,7 @@ export class RealBackend implements AppBackend {
   }
 
   async loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo> {
+    await this.cancelSettled;
     const key = canonicalJson({ source: model.kind === 'files' ? { files: model.name } : sourceOf(model, this.parts.builtinEndpoint), opts });
     if (this.loaded?.key === key) return this.loaded.info;
     this.loaded = null;
@@ -372,6 +377,12 @@ export class RealBackend implements AppBackend {
     const start = this.starting;
     if (!start) return;
     this.starting = null;
+    const settled = this.settleCancelled(start);
+    this.cancelSettled = settled.catch(() => {});
+    await settled;
+  }
+
+  private async settleCancelled(start: StartInFlight): Promise<void> {
     const busy = start.cancel();
     // the engine's part stops at its next call (a load is aborted); one still busy is replaced
     await this.engine.cancel().catch(() => {});

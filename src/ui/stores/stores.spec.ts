@@ -457,6 +457,40 @@ describe('RunState', () => {
     await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'));
   });
 
+  it('a Start clicked while a cancelled start still settles runs on the engine that replaces the busy one', async () => {
+    // the first engine hangs in its chat template and, once terminated, fails every call (as a worker does)
+    class HangsThenDies extends FakeEngine {
+      private dead = false;
+      terminate() {
+        this.dead = true;
+      }
+      override applyChatTemplate(): Promise<string> {
+        return new Promise(() => {});
+      }
+      override async generate(...a: Parameters<FakeEngine['generate']>) {
+        await new Promise((r) => setTimeout(r, 5));
+        if (this.dead) throw new EngineError('worker-crashed', 'the engine worker stopped (terminated)');
+        return super.generate(...a);
+      }
+    }
+    let n = 0;
+    const backend = new TestBackend({ engine: () => (n++ === 0 ? new HangsThenDies({ numLayers: 8, answer: arithModel(8) }) : new FakeEngine({ numLayers: 8, answer: arithModel(8) })) });
+    const run = new RunState(backend);
+    const chat = quickSetup(6);
+    chat.condition = { ...chat.condition, chatTemplate: true, templateVars: { add_generation_prompt: true, date_string: '26 Jul 2024' } };
+    const started = run.start(chat);
+    await new Promise((r) => setTimeout(r, 20));
+    const cancelled = run.cancel(); // not awaited: the screen offers Start again as soon as the start has ended
+    await started;
+    expect(run.error?.title).toMatch(/^The audit did not start: .*cancelled/);
+    await run.start(quickSetup(6));
+    await cancelled;
+    await vi.waitFor(() => expect(run.manifest?.status).toBe('finished'), { timeout: 5000 });
+    expect(run.error).toBeNull();
+    expect(backend.engines).toHaveLength(2);
+    expect(backend.engines[1].generated.length).toBeGreaterThan(0);
+  });
+
   it('turns an engine failure into an actionable message', async () => {
     // an engine that loses its device after 40 generated rows, and refuses to load a gated repo
     class Failing extends FakeEngine {
