@@ -201,8 +201,9 @@ export class RealBackend implements AppBackend {
   /** The startRun in flight (cancelStart stops it). */
   private starting: StartInFlight | null = null;
   /** Settles once a cancelled start's engine work has ended or its engine was replaced: the
-   *  screen is free at once, so the next load waits here, never on an engine about to go. */
-  private cancelSettled: Promise<void> = Promise.resolve();
+   *  screen is free at once, so the next load waits here, never on an engine about to go (null
+   *  when no cancel is settling: a load then starts at once, so cancelLoad sees it in flight). */
+  private cancelSettling: Promise<void> | null = null;
   private readonly live = new Map<string, LiveRun>();
   private readonly controller: RunController<CoreAuditInput>;
   private readonly studies: StudyRunner;
@@ -326,7 +327,7 @@ export class RealBackend implements AppBackend {
 
   /** On the loaded model when it is the run's; a built-in model is loaded as the run ran it. */
   async lookInside(manifest: RunManifest, look: AttemptLook): Promise<AttemptLookResult> {
-    await this.cancelSettled;
+    if (this.cancelSettling) await this.cancelSettling;
     if (this.loaded?.info.fingerprint !== manifest.model.fingerprint) {
       const builtin = builtinModel(manifest.model.source);
       if (!builtin || !manifest.engine) {
@@ -338,7 +339,7 @@ export class RealBackend implements AppBackend {
   }
 
   async loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo> {
-    await this.cancelSettled;
+    if (this.cancelSettling) await this.cancelSettling;
     const key = canonicalJson({ source: model.kind === 'files' ? { files: model.name } : sourceOf(model, this.parts.builtinEndpoint), opts });
     if (this.loaded?.key === key) return this.loaded.info;
     this.loaded = null;
@@ -378,7 +379,10 @@ export class RealBackend implements AppBackend {
     if (!start) return;
     this.starting = null;
     const settled = this.settleCancelled(start);
-    this.cancelSettled = settled.catch(() => {});
+    const settling = settled.catch(() => {}).finally(() => {
+      if (this.cancelSettling === settling) this.cancelSettling = null;
+    });
+    this.cancelSettling = settling;
     await settled;
   }
 
