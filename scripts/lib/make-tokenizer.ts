@@ -5,6 +5,7 @@
 // Same seed, same files.
 
 import { createPrng } from '../../src/util/prng.ts';
+import { addedTokensDecoder, byteLevelBpeJson, specialToken } from './byte-level-bpe.ts';
 
 export type TokenizerFamily = 'qwen' | 'llama';
 
@@ -67,30 +68,9 @@ export function makeTokenizer(vocab: number, family: TokenizerFamily, seed: numb
     mergeList.push(`${a} ${b}`);
   }
   const first = ids.size;
-  const added = sp.tokens.map((content, i) => ({ id: first + i, content, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true }));
+  const added = sp.tokens.map((content, i) => specialToken(first + i, content));
   const idOf = (t: string) => first + sp.tokens.indexOf(t);
-  const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
-  const tokenizerJson = {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: added,
-    normalizer: null,
-    pre_tokenizer: byteLevel,
-    post_processor: byteLevel,
-    decoder: byteLevel,
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: '',
-      end_of_word_suffix: '',
-      fuse_unk: false,
-      byte_fallback: false,
-      vocab: Object.fromEntries(ids),
-      merges: mergeList,
-    },
-  };
+  const tokenizerJson = byteLevelBpeJson({ added, vocab: Object.fromEntries(ids), merges: mergeList });
   const tokenizerConfig = {
     add_bos_token: sp.bos !== null,
     bos_token: sp.bos,
@@ -100,7 +80,7 @@ export function makeTokenizer(vocab: number, family: TokenizerFamily, seed: numb
     model_max_length: 131072,
     clean_up_tokenization_spaces: false,
     chat_template: CHAT_TEMPLATES[family],
-    added_tokens_decoder: Object.fromEntries(added.map(({ id, ...rest }) => [String(id), rest])),
+    added_tokens_decoder: addedTokensDecoder(added),
   };
   return { tokenizerJson, tokenizerConfig, bosId: sp.bos === null ? null : idOf(sp.bos), eosId: idOf(sp.eos) };
 }

@@ -46,6 +46,16 @@ export const UNKNOWN_CONDITION_PREFIX = 'unknown:';
 
 const invalid = (where: string, message: string) => new StoreError('invalid-import', `${where}: ${message}`);
 
+/** `text` parsed as JSON, or an invalid-import error that names `where` and what is wrong. */
+function parseOrName(text: string, where: string): unknown {
+  try {
+    return parseJsonInput(text);
+  } catch (e) {
+    if (e instanceof JsonInputError) throw invalid(where, e.message);
+    throw invalid(where, `not JSON (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
 /** Imports a JSON export. The run keeps its id; a run already in the library is refused. */
 export function importRunJson(store: RunStore, text: string, fileName = 'the file', control: ImportControl = {}): Promise<ImportResult> {
   return importRunText(store, text, fileName, new ImportTracker(fileName, text.length, control));
@@ -54,14 +64,7 @@ export function importRunJson(store: RunStore, text: string, fileName = 'the fil
 /** importRunJson with the caller's tracker (import-file.ts has counted the bytes it read). */
 export async function importRunText(store: RunStore, text: string, fileName: string, t: ImportTracker): Promise<ImportResult> {
   t.check();
-  let parsed: unknown;
-  try {
-    parsed = parseJsonInput(text);
-  } catch (e) {
-    if (e instanceof JsonInputError) throw invalid(fileName, e.message);
-    throw invalid(fileName, `not JSON (${e instanceof Error ? e.message : String(e)})`);
-  }
-  const file = check(checkAnyRunFile, parsed, fileName);
+  const file = check(checkAnyRunFile, parseOrName(text, fileName), fileName);
   return file.version === LEGACY_RUN_FILE_VERSION ? importLegacyFile(store, file, fileName, t) : importCurrentFile(store, file, fileName, t);
 }
 
@@ -184,14 +187,7 @@ export class LmEvalSamples {
     if (line === '') return;
     const { fileName, o, spec } = this;
     const where = `${fileName} line ${n}`;
-    let row: unknown;
-    try {
-      row = parseJsonInput(line);
-    } catch (e) {
-      if (e instanceof JsonInputError) throw invalid(where, e.message);
-      throw invalid(where, `not JSON (${e instanceof Error ? e.message : String(e)})`);
-    }
-    const s = check(lmEvalSample, row, where);
+    const s = check(lmEvalSample, parseOrName(line, where), where);
     const docId = String(s.doc_id);
     const seen = this.lineOf.get(docId);
     if (seen !== undefined) throw invalid(where, `doc_id ${clip(docId)} repeats line ${seen}`);

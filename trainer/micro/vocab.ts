@@ -2,6 +2,8 @@
 // tokenizer.json is a byte-level BPE with no merges, so @huggingface/tokenizers maps every
 // character to one token; ids here are the ones that file assigns.
 
+import { addedTokensDecoder, byteLevelBpeJson, specialToken } from '../../scripts/lib/byte-level-bpe';
+
 /** Characters in id order (plain text form). */
 const CHARS = ['0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '+', '-', '*', '=', ' ', '\n'] as const;
 const EOS_TOKEN = '<|endoftext|>';
@@ -37,39 +39,16 @@ export function decodeChars(ids: readonly number[]): string {
   return s;
 }
 
-const byteLevel = { type: 'ByteLevel', add_prefix_space: false, trim_offsets: true, use_regex: true };
-const eosAdded = { id: EOS_ID, content: EOS_TOKEN, single_word: false, lstrip: false, rstrip: false, normalized: false, special: true };
+const eosAdded = specialToken(EOS_ID, EOS_TOKEN);
 
 export function tokenizerJson(): Record<string, unknown> {
   const vocab: Record<string, number> = {};
   CHARS.forEach((c, i) => (vocab[byteLevelSymbol(c)] = i));
   vocab[EOS_TOKEN] = EOS_ID;
-  return {
-    version: '1.0',
-    truncation: null,
-    padding: null,
-    added_tokens: [eosAdded],
-    normalizer: null,
-    pre_tokenizer: byteLevel,
-    post_processor: byteLevel,
-    decoder: byteLevel,
-    model: {
-      type: 'BPE',
-      dropout: null,
-      unk_token: null,
-      continuing_subword_prefix: '',
-      end_of_word_suffix: '',
-      fuse_unk: false,
-      byte_fallback: false,
-      ignore_merges: false,
-      vocab,
-      merges: [],
-    },
-  };
+  return byteLevelBpeJson({ added: [eosAdded], vocab, merges: [], ignoreMerges: false });
 }
 
 export function tokenizerConfigJson(maxLength: number): Record<string, unknown> {
-  const { id, ...token } = eosAdded;
   return {
     add_bos_token: false,
     add_eos_token: false,
@@ -81,6 +60,6 @@ export function tokenizerConfigJson(maxLength: number): Record<string, unknown> 
     model_max_length: maxLength,
     clean_up_tokenization_spaces: false,
     tokenizer_class: 'PreTrainedTokenizerFast',
-    added_tokens_decoder: { [String(id)]: token },
+    added_tokens_decoder: addedTokensDecoder([eosAdded]),
   };
 }

@@ -30,8 +30,8 @@
 
 import type { Prng } from '../../util/prng';
 import { defaultRoute } from '../routes';
-import type { ColaSpace, StopReason } from '../types';
-import type { RouteSearch } from './search';
+import type { ColaSpace } from '../types';
+import { TreeSearch } from './search';
 
 /** CoLa's length limits for the depths it released; other depths scale the nearest one. */
 const RELEASED_LENGTHS: readonly { depth: number; minLen: number; maxLen: number }[] = [
@@ -100,59 +100,43 @@ function compareRoutes(a: readonly number[], b: readonly number[]): number {
 const RANDOM_CHILD = 0.1;
 const LENGTH_STRENGTH = 5;
 
-export class ColaSearch implements RouteSearch {
+export class ColaSearch extends TreeSearch<Node> {
   private readonly root: Node;
   private readonly visited = new Set<string>();
-  private pending: Node | null = null;
   private lastReward = 0;
-  readonly evaluated: number[][] = [];
-  readonly depths: number[] = [];
 
   constructor(
     private readonly space: ColaSpace,
-    private readonly budget: number,
+    budget: number,
     private readonly rng: Prng,
   ) {
+    super('ColaSearch', budget);
     const route = defaultRoute(space.numLayers);
     this.root = { route, parent: null, depth: 0, children: [], visits: 0, total: 0, ucb: -Infinity, reward: null, fullyExplored: false };
     this.visited.add(route.join(','));
   }
 
-  get proposedDepth(): number | null {
-    return this.pending?.depth ?? null;
+  protected exhausted(): boolean {
+    return this.root.fullyExplored;
   }
 
-  get stopReason(): StopReason | null {
-    if (this.evaluated.length >= this.budget) return 'budget';
-    return this.root.fullyExplored ? 'space-exhausted' : null;
-  }
-
-  propose(): number[] | null {
-    if (this.pending) throw new Error('ColaSearch.propose called twice without observe');
-    while (this.stopReason === null) {
-      const node = this.simulate();
-      if (node.reward === null && node !== this.root) {
-        this.pending = node;
-        return node.route;
-      }
-      this.backup(node, this.lastReward); // nothing new to evaluate in this simulation
-    }
+  /** One simulation: its new node, or null once it backed up from a node already evaluated. */
+  protected simulate(): Node | null {
+    const node = this.descend();
+    if (node.reward === null && node !== this.root) return node;
+    this.backup(node, this.lastReward); // nothing new to evaluate in this simulation
     return null;
   }
 
-  observe(reward: number): void {
-    const node = this.pending;
-    if (!node) throw new Error('ColaSearch.observe called without a proposed route');
-    this.pending = null;
+  protected reward(node: Node, reward: number): void {
     node.reward = reward;
     this.lastReward = reward;
-    this.evaluated.push(node.route);
-    this.depths.push(node.depth);
+    this.attempted(node);
     this.backup(node, reward);
   }
 
   /** Steps 1–2: the node this simulation evaluates (or backs up from). */
-  private simulate(): Node {
+  private descend(): Node {
     let node = this.root;
     while (node.children.length > 0) {
       const open = node.children.filter((c) => !c.fullyExplored);

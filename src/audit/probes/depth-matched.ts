@@ -20,10 +20,10 @@ import { defaultRoute, routeToString } from '../routes';
 import { seedFor } from '../seeds';
 import type { ColaSpace, NeighborhoodSpace, QuestionRecord, StopReason } from '../types';
 import { colaActions } from './cola-mcts';
-import { depthProfile, MCTS_SETTINGS, mctsProbe, validatePreset, withPreset, type MctsPreset, type MctsSpec } from './mcts';
+import { depthProfile, MCTS_SETTINGS, mctsProbe, presetRouteProbe, type MctsPreset, type MctsSpec } from './mcts';
 import { oneShot, type Probe } from './probe';
 import { applySetAction, programSelectionActions } from './program-selection-mcts';
-import { budgetSeed, drawCount, drawSpace, routeSpaceSchema, seeded, sharedRoutes, validateRouteDraw } from './route-draws';
+import { budgetSeed, routeSpaceSchema } from './route-draws';
 
 const MAX_FRUITLESS = 1000;
 
@@ -109,12 +109,11 @@ function profileOf(mcts: readonly QuestionRecord[]): number[] {
 }
 
 export const depthMatchedProbe: Probe<DepthMatchedSpec, typeof MCTS_SETTINGS> = {
+  ...presetRouteProbe<DepthMatchedSpec>('depth-matched routes'),
   name: 'depth-matched-routes',
   label: 'depth-matched routes',
   colour: OKABE_ITO.skyBlue,
   dash: '1,3',
-  title: (spec) => withPreset('depth-matched routes', spec.preset),
-  role: 'reach',
   schemaV1: null,
   schema: obj({
     probe: oneOf('depth-matched-routes'),
@@ -123,20 +122,8 @@ export const depthMatchedProbe: Probe<DepthMatchedSpec, typeof MCTS_SETTINGS> = 
     ...budgetSeed,
     matched: opt(obj({ mcts_probe_key: str({ nonEmpty: true }), questions: str({ nonEmpty: true }) })),
   }) as Probe<DepthMatchedSpec>['schema'],
-  validate(spec, numLayers) {
-    validateRouteDraw(spec, numLayers);
-    validatePreset(spec);
-  },
-  budget: (spec) => spec.budget,
-  maxAttempts: drawCount,
   roundSize: (spec) => spec.budget,
-  takesSpace: true,
-  space: drawSpace,
-  ...seeded,
-  searchPreset: (spec) => spec.preset,
   sawGold: false,
-  curve: 'first-success',
-  candidates: sharedRoutes,
   /** Binds it to the run's MCTS probe of the same preset and space and to the run's questions. */
   async bind(spec, probes, questions) {
     const mcts = probes.find((p) => p.probe === mctsProbe.name && 'preset' in p && p.preset === spec.preset && canonicalJson(p.space) === canonicalJson(spec.space));
@@ -152,7 +139,6 @@ export const depthMatchedProbe: Probe<DepthMatchedSpec, typeof MCTS_SETTINGS> = 
     }
     return { ...spec, matched };
   },
-  settings: MCTS_SETTINGS,
   fromChoice: (o, L) => depthMatchedRoutes(mctsProbe.fromChoice!(o, L)),
   baselineOf: mctsProbe.name,
   baselineFor: (other) => depthMatchedRoutes(other as MctsSpec),
@@ -163,5 +149,4 @@ export const depthMatchedProbe: Probe<DepthMatchedSpec, typeof MCTS_SETTINGS> = 
   },
   recordFields: (_spec, ctx) => ({ depth_profile: profileOf(ctx.dependency) }),
   summaryFields: (rs) => ({ preset: (rs[0].probe_spec as DepthMatchedSpec).preset, ...(rs[0].depth_profile ? { depth_profile: rs[0].depth_profile } : {}) }),
-  describe: (spec) => `${withPreset('depth-matched routes', spec.preset)} ×${spec.budget}`,
 };

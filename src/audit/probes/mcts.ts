@@ -109,32 +109,44 @@ function session(spec: MctsSpec, docId: string): ProbeSession {
 /** The space chosen names the search: neighborhood program selection's, blocks or cola CoLa's. */
 export const MCTS_SETTINGS = { ...BUDGET_SEED_SETTINGS, space: SPACE_SETTINGS.space, radius: SPACE_SETTINGS.radius, maxEdits: SPACE_SETTINGS.maxEdits };
 
+/** A spec of a probe built on a released search's preset and route space. */
+type PresetRouteSpec = { probe: string; preset: MctsPreset; space: ColaSpace | NeighborhoodSpace; budget: number; seed: number };
+
+/** What every probe built on a preset shares (mcts-routes and its depth-matched baseline): the
+ *  preset in its title and description, the route-draw checks, budget, space and seed accessors. */
+export function presetRouteProbe<S extends PresetRouteSpec>(label: string) {
+  return {
+    title: (spec: S) => withPreset(label, spec.preset),
+    role: 'reach',
+    validate(spec: S, numLayers: number) {
+      validateRouteDraw(spec, numLayers);
+      validatePreset(spec);
+    },
+    budget: (spec: S) => spec.budget,
+    maxAttempts: drawCount,
+    takesSpace: true,
+    space: drawSpace,
+    ...seeded,
+    searchPreset: (spec: S) => spec.preset,
+    curve: 'first-success',
+    candidates: sharedRoutes,
+    settings: MCTS_SETTINGS,
+    describe: (spec: S) => `${withPreset(label, spec.preset)} ×${spec.budget}`,
+  } satisfies Partial<Probe<S, typeof MCTS_SETTINGS>>;
+}
+
 export const mctsProbe: Probe<MctsSpec, typeof MCTS_SETTINGS> = {
+  ...presetRouteProbe<MctsSpec>('MCTS routes'),
   name: 'mcts-routes',
   label: 'MCTS routes',
   colour: OKABE_ITO.vermillion,
   dash: '8,4',
-  title: (spec) => withPreset('MCTS routes', spec.preset),
   style: (spec) => (spec.preset === 'program-selection' ? { colour: OKABE_ITO.orange, dash: '6,2,1,2' } : { colour: OKABE_ITO.vermillion, dash: '8,4' }),
-  role: 'reach',
   schemaV1,
   schema: (v, p) => (typeof v === 'object' && v !== null && 'exploration' in v ? beforeRelease(v, p) : released(v, p)),
-  validate(spec, numLayers) {
-    validateRouteDraw(spec, numLayers);
-    validatePreset(spec);
-  },
-  budget: (spec) => spec.budget,
-  maxAttempts: drawCount,
   roundSize: () => 1,
-  takesSpace: true,
-  space: drawSpace,
-  ...seeded,
-  searchPreset: (spec) => spec.preset,
   sawGold: true,
-  curve: 'first-success',
-  candidates: sharedRoutes,
   // the neighborhood space names program selection's search; blocks or cola CoLa's (in its own space)
-  settings: MCTS_SETTINGS,
   fromChoice: (o, L) => (o.space === 'neighborhood' ? programSelectionMcts(L, o.budget, o.seed, neighborhoodSpace(L, o.radius, o.maxEdits ?? 3)) : colaMcts(L, o.budget, o.seed)),
   start: (spec, q) => session(spec, q.doc.id),
   // an earlier version's MCTS records state no depths
@@ -166,5 +178,4 @@ export const mctsProbe: Probe<MctsSpec, typeof MCTS_SETTINGS> = {
       spec: (L) => programSelectionMcts(L, drawCount({ space: neighborhoodSpace(L), budget: 200 }), 1),
     },
   ],
-  describe: (spec) => `${withPreset('MCTS routes', spec.preset)} ×${spec.budget}`,
 };

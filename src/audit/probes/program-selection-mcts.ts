@@ -23,8 +23,8 @@
 
 import { shuffled, type Prng } from '../../util/prng';
 import { defaultRoute, routeSpaceSize, routeToString } from '../routes';
-import type { NeighborhoodSpace, StopReason } from '../types';
-import type { RouteSearch } from './search';
+import type { NeighborhoodSpace } from '../types';
+import { TreeSearch } from './search';
 
 export interface SetAction {
   position: number;
@@ -62,64 +62,46 @@ const EXPLORATION = 1.8;
 const STOP_TO_EXPAND = 0.5;
 const RANDOM_CHILD = { start: 0.8, end: 0.1 };
 
-export class ProgramSelectionSearch implements RouteSearch {
+export class ProgramSelectionSearch extends TreeSearch<Node> {
   private readonly root: Node;
   /** Reward of every route known, by its string (the default route's once a revert reached it). */
   private readonly rewards = new Map<string, number>();
   private readonly spaceSize: bigint;
   private readonly defaultKey: string;
   private simulation = 0;
-  private pending: Node | null = null;
-  readonly evaluated: number[][] = [];
-  readonly depths: number[] = [];
 
   constructor(
     private readonly space: NeighborhoodSpace,
-    private readonly budget: number,
+    budget: number,
     private readonly rng: Prng,
   ) {
+    super('ProgramSelectionSearch', budget);
     this.root = this.node(defaultRoute(space.numLayers), null);
     this.spaceSize = routeSpaceSize(space);
     this.defaultKey = routeToString(this.root.route);
   }
 
-  get proposedDepth(): number | null {
-    return this.pending?.depth ?? null;
-  }
-
-  get stopReason(): StopReason | null {
-    if (this.evaluated.length >= this.budget) return 'budget';
+  protected exhausted(): boolean {
     const known = BigInt(this.rewards.size - (this.rewards.has(this.defaultKey) ? 1 : 0));
-    return known >= this.spaceSize ? 'space-exhausted' : null;
+    return known >= this.spaceSize;
   }
 
-  /** The next route to decode; the default route (reached by a revert) is proposed uncharged. */
-  propose(): number[] | null {
-    if (this.pending) throw new Error('ProgramSelectionSearch.propose called twice without observe');
-    while (this.stopReason === null) {
-      let node = this.select();
-      if (node.untried.length > 0) node = this.expand(node);
-      this.simulation++;
-      const known = this.rewards.get(routeToString(node.route));
-      if (known === undefined) {
-        this.pending = node;
-        return node.route;
-      }
-      this.backup(node, known);
-    }
+  /** One simulation: the node whose route to decode (the default route, reached by a revert, is
+   *  proposed uncharged), or null once it backed up a known route's reward. */
+  protected simulate(): Node | null {
+    let node = this.select();
+    if (node.untried.length > 0) node = this.expand(node);
+    this.simulation++;
+    const known = this.rewards.get(routeToString(node.route));
+    if (known === undefined) return node;
+    this.backup(node, known);
     return null;
   }
 
-  observe(reward: number): void {
-    const node = this.pending;
-    if (!node) throw new Error('ProgramSelectionSearch.observe called without a proposed route');
-    this.pending = null;
+  protected reward(node: Node, reward: number): void {
     const key = routeToString(node.route);
     this.rewards.set(key, reward);
-    if (key !== this.defaultKey) {
-      this.evaluated.push(node.route);
-      this.depths.push(node.depth);
-    }
+    if (key !== this.defaultKey) this.attempted(node);
     this.backup(node, reward);
   }
 

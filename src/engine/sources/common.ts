@@ -40,3 +40,55 @@ export class ByteCounter {
     this.listener(file, Math.min(loaded, total), total);
   }
 }
+
+/**
+ * A checkpoint reader over files already at hand, by name (files the user picked, byte arrays in
+ * memory): lookup, byte counting and range checks written once; a subclass says how big an item
+ * is, how to read it, and how to word a missing file.
+ */
+export abstract class HeldFilesReader<T> {
+  private readonly counter: ByteCounter;
+
+  constructor(
+    readonly label: string,
+    private readonly items: Map<string, T>,
+    onBytes?: BytesListener,
+  ) {
+    this.counter = new ByteCounter(onBytes);
+  }
+
+  protected abstract sizeOf(item: T): number;
+  protected abstract textOf(file: string, item: T): Promise<string>;
+  protected abstract bytesOf(item: T, start: number, end: number): Promise<Uint8Array>;
+  protected abstract missing(file: string): string;
+
+  async exists(file: string): Promise<boolean> {
+    return this.items.has(file);
+  }
+
+  async size(file: string): Promise<number> {
+    return this.sizeOf(this.get(file));
+  }
+
+  async text(file: string): Promise<string> {
+    const item = this.get(file);
+    const text = await this.textOf(file, item);
+    this.counter.add(file, this.sizeOf(item), this.sizeOf(item));
+    return text;
+  }
+
+  async range(file: string, start: number, end: number): Promise<Uint8Array> {
+    const item = this.get(file);
+    const size = this.sizeOf(item);
+    checkRange(this.label, file, start, end, size);
+    const bytes = await this.bytesOf(item, start, end);
+    this.counter.add(file, bytes.length, size);
+    return bytes;
+  }
+
+  private get(file: string): T {
+    const item = this.items.get(file);
+    if (item === undefined) throw new EngineError('not-found', this.missing(file));
+    return item;
+  }
+}

@@ -5,54 +5,43 @@
 import { EngineError } from '../types.ts';
 import { checkTextFileSize } from '../limits.ts';
 import type { CheckpointReader } from './reader.ts';
-import { ByteCounter, checkRange, type BytesListener } from './common.ts';
+import { HeldFilesReader, type BytesListener } from './common.ts';
 
-export class FilesReader implements CheckpointReader {
-  readonly label: string;
-  private readonly byName = new Map<string, File>();
-  private readonly counter: ByteCounter;
-
+export class FilesReader extends HeldFilesReader<File> implements CheckpointReader {
   constructor(files: File[], onBytes?: BytesListener) {
-    if (files.length === 0) throw new EngineError('bad-input', 'no files were picked');
-    const paths = files.map((f) => ((f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name).replace(/\\/g, '/'));
-    const tops = new Set(paths.map((p) => (p.includes('/') ? p.slice(0, p.indexOf('/')) : '')));
-    const top = tops.size === 1 ? [...tops][0] : '';
-    this.label = top || 'picked files';
-    paths.forEach((p, i) => {
-      const name = top ? p.slice(top.length + 1) : p;
-      if (this.byName.has(name)) throw new EngineError('bad-input', `${name} was picked twice`);
-      this.byName.set(name, files[i]);
-    });
-    this.counter = new ByteCounter(onBytes);
+    const { label, byName } = byPickedName(files);
+    super(label, byName, onBytes);
   }
 
-  async exists(file: string): Promise<boolean> {
-    return this.byName.has(file);
+  protected sizeOf(f: File): number {
+    return f.size;
   }
 
-  async size(file: string): Promise<number> {
-    return this.get(file).size;
-  }
-
-  async text(file: string): Promise<string> {
-    const f = this.get(file);
+  protected async textOf(file: string, f: File): Promise<string> {
     checkTextFileSize(this.label, file, f.size);
-    const text = await f.text();
-    this.counter.add(file, f.size, f.size);
-    return text;
+    return f.text();
   }
 
-  async range(file: string, start: number, end: number): Promise<Uint8Array> {
-    const f = this.get(file);
-    checkRange(this.label, file, start, end, f.size);
-    const bytes = new Uint8Array(await f.slice(start, end).arrayBuffer());
-    this.counter.add(file, bytes.length, f.size);
-    return bytes;
+  protected async bytesOf(f: File, start: number, end: number): Promise<Uint8Array> {
+    return new Uint8Array(await f.slice(start, end).arrayBuffer());
   }
 
-  private get(file: string): File {
-    const f = this.byName.get(file);
-    if (!f) throw new EngineError('not-found', `${file} is not among the picked files (${this.label})`);
-    return f;
+  protected missing(file: string): string {
+    return `${file} is not among the picked files (${this.label})`;
   }
+}
+
+/** The picked files by their name in the checkpoint (the common top folder stripped), and the reader's label. */
+function byPickedName(files: File[]): { label: string; byName: Map<string, File> } {
+  if (files.length === 0) throw new EngineError('bad-input', 'no files were picked');
+  const paths = files.map((f) => ((f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name).replace(/\\/g, '/'));
+  const tops = new Set(paths.map((p) => (p.includes('/') ? p.slice(0, p.indexOf('/')) : '')));
+  const top = tops.size === 1 ? [...tops][0] : '';
+  const byName = new Map<string, File>();
+  paths.forEach((p, i) => {
+    const name = top ? p.slice(top.length + 1) : p;
+    if (byName.has(name)) throw new EngineError('bad-input', `${name} was picked twice`);
+    byName.set(name, files[i]);
+  });
+  return { label: top || 'picked files', byName };
 }
