@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadTask } from '../src/audit/index.ts';
-import { normalizePlan, type StudyReport } from '../src/audit/study.ts';
+import { normalizePlan } from '../src/audit/study-plan.ts';
+import type { StudyReport } from '../src/audit/study.ts';
 import { FakeEngine } from '../src/audit/testing/fake-engine.ts';
 import { routeToString } from '../src/audit/routes.ts';
 import { studyTaskOptions } from '../src/store/study.ts';
@@ -281,11 +282,11 @@ describe('study CLI', () => {
   });
 
   it('refuses bad plans and arguments by name', () => {
-    expect(() => normalizePlan({ models: [], tasks: ['builtin:arith-2d'] })).toThrow(/models needs at least 1 entry/);
-    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'beam' }] })).toThrow(/probes\[0\]\.probe must be one of random-routes, mcts-routes, sampling/);
-    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], budget: 0 })).toThrow(/budget must be a whole number from 1 to 10000/);
-    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], colour: 1 })).toThrow(/unknown field "colour"/);
-    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'sampling' }, { probe: 'sampling' }] })).toThrow(/one probe twice/);
+    expect(() => normalizePlan({ models: [], tasks: ['builtin:arith-2d'] })).toThrow(/models: expected at least 1 entry/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'beam' }] })).toThrow(/probes\[0\]\.probe: expected one of "random-routes", "mcts-routes", "sampling"/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], budget: 0 })).toThrow(/budget: expected an integer from 1 to 10000, got number 0/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], colour: 1 })).toThrow(/colour: expected a known field \(name, models, /);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'sampling' }, { probe: 'sampling' }] })).toThrow(/probes: expected no repeats, got sampling twice/);
     expect(() => parseStudyCli([])).toThrow(StudyCliError);
     expect(() => parseStudyCli(['--plan', 'p.json', '--shard', '3/2'])).toThrow(/--shard must be i\/n with 1 ≤ i ≤ n/);
     expect(modelSource('builtin:micro-arith', '/r')).toEqual({ kind: 'fs', dir: '/r/public/hub/reachlab/micro-arith/resolve/main' });

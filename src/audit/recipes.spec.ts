@@ -4,7 +4,7 @@ import { gradeOptions, grade } from './graders';
 import { MATH_VERSION } from './formats/math/index';
 import { RECIPES, recipeOf } from './recipes';
 import { auditCondition } from './setup';
-import { normalizePlan } from './study';
+import { normalizePlan } from './study-plan';
 import type { LoadedTask, TaskSpec } from './types';
 
 const spec = (over: Partial<TaskSpec> = {}): TaskSpec => ({ id: 'hub:math-500', name: 'm', answerFormat: 'math', promptTemplate: '{{question}}', metadata: { version: 1 }, numTest: 1, numTrain: 0, ...over });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePlan } from '../study';
+import { normalizePlan } from '../study-plan';
 import { blocksSpace } from '../routes';
 import { randomRoutes } from './random-routes';
 import { checkProbeSpec, validateProbeSpec } from './registry';
