@@ -9,7 +9,8 @@ import { parseCli, runCli, type CliDeps } from './audit-cli.ts';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkFolders, modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError, type StudyDeps } from './study-cli.ts';
+import { checkFolders, modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError } from './study-cli.ts';
+import type { StudyDeps } from './lib/study-records.ts';
 
 // Two 6-layer fakes. A: right under the default route when a+b is even, under any route repeating a
 // layer, and with layer 3's MLP silenced. B (the "trained" one): also right on the default route
