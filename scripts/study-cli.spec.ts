@@ -133,6 +133,15 @@ describe('study CLI', () => {
     expect(pair.deployed_delta).toBeGreaterThan(0);
   });
 
+  it('runs a probe entry under its own settings, as the single audit with those flags', async () => {
+    const plan = normalizePlan({ ...PLAN, models: ['A'], pairs: [], scan: false, probes: [{ probe: 'sampling' }, { probe: 'sampling', budget: 3, temperature: 1 }] });
+    const report = await runStudy(plan, null, deps(new Map()));
+    const own = await cli(`--model A ${base.replace('--budget 6', '--budget 3')} --probe sampling --temperature 1`);
+    const plain = await cli(`--model A ${base} --probe sampling`);
+    expect(report.settings[0].run_keys).toEqual([plain.run_key, own.run_key]);
+    expect(report.settings[0].attempts).toEqual({ sampling: 6, 'sampling (budget 3, temperature 1)': 3 });
+  });
+
   it('F2 with enough held-out failures equals the audit CLI\'s --scan: A\'s layer 3 repairs every held-out failure, B\'s silencing none', async () => {
     const plan = normalizePlan({ ...PLAN, questions: 80, probes: [{ probe: 'random-routes', space: 'blocks' }], selectors: [], pairs: [{ base: 'A', trained: 'B' }] });
     const report = await runStudyExport(plan, null, deps(new Map()));
