@@ -87,12 +87,12 @@ function repeated(list: readonly string[]): string[] {
   return [...new Set(list.filter((x) => seen.has(x) || !seen.add(x)))];
 }
 
-/** A list with no entry twice (entries compared by `key`). */
+/** A non-empty list with no entry twice (entries compared by `key`). */
 const once =
-  <T>(item: Check<T>, key: (x: T) => string, min = 0): Check<T[]> =>
+  <T>(item: Check<T>, key: (x: T) => string): Check<T[]> =>
   (v, p) => {
     const list = arr(item)(v, p);
-    if (list.length < min) throw new CheckError(p, `at least ${min} entr${min === 1 ? 'y' : 'ies'}`, 'none');
+    if (list.length === 0) throw new CheckError(p, 'at least 1 entry', 'none');
     const twice = repeated(list.map(key));
     if (twice.length) throw new CheckError(p, 'no repeats', `${clip(twice.join(', '))} twice`);
     return list;
@@ -137,9 +137,9 @@ const DEFAULT_PROBES: StudyProbe[] = [{ probe: UNIFORM_BASELINE, space: DEFAULT_
 const planSchema = obj(
   {
     name: opt(planName),
-    models: once(ref, JSON.stringify, 1),
-    tasks: once(ref, JSON.stringify, 1),
-    probes: opt(once(probeEntry, (e) => probeLabel(planProbe(e)), 1)),
+    models: once(ref, JSON.stringify),
+    tasks: once(ref, JSON.stringify),
+    probes: opt(once(probeEntry, (e) => probeLabel(planProbe(e)))),
     budget: opt(settingSchema(settingOf('budget'))),
     questions: opt(whole(1)),
     question_seed: opt(whole(0)),
