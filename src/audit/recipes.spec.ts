@@ -48,6 +48,6 @@ describe('recipe conditions', () => {
   it('a study plan names one, and a plan without one keeps its shape', () => {
     expect(normalizePlan({ models: ['m'], tasks: ['hub:math-500'], recipe: 'oat-zero' }).recipe).toBe('oat-zero');
     expect('recipe' in normalizePlan({ models: ['m'], tasks: ['hub:math-500'] })).toBe(false);
-    expect(() => normalizePlan({ models: ['m'], tasks: ['t'], recipe: 'grpo' })).toThrow(/recipe must be one of qwen2.5-math-cot, simplerl-zoo, oat-zero, dapo, got "grpo"/);
+    expect(() => normalizePlan({ models: ['m'], tasks: ['t'], recipe: 'grpo' })).toThrow(/recipe: expected one of "qwen2.5-math-cot", "simplerl-zoo", "oat-zero", "dapo", got "grpo"/);
   });
 });
