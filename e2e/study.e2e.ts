@@ -85,12 +85,12 @@ test('a plan the app cannot run is shown with its error: a hostile link, then th
   const hostile = { models: ['builtin:micro-arith'], tasks: ['builtin:arith-2d'], probes: [{ probe: 'evil' }] };
   await page.goto(`/#study=${Buffer.from(JSON.stringify(hostile)).toString('base64url')}`);
   await expect(page.getByTestId('screen-study')).toBeVisible();
-  await expect(page.getByTestId('study-link-problem')).toContainText('probes[0].probe must be one of');
-  await expect(page.getByTestId('study-plan-problem')).toContainText('probes[0].probe must be one of');
+  await expect(page.getByTestId('study-link-problem')).toContainText('probes[0].probe: expected one of');
+  await expect(page.getByTestId('study-plan-problem')).toContainText('probes[0].probe: expected one of');
   await expect(page.getByTestId('study-start')).toBeDisabled();
   for (const name of ['toString', '__proto__']) {
     await page.getByTestId('study-plan').fill(JSON.stringify({ ...hostile, probes: [{ probe: name }], models: [`builtin:${name}`] }));
-    await expect(page.getByTestId('study-plan-problem')).toContainText('probes[0].probe must be one of');
+    await expect(page.getByTestId('study-plan-problem')).toContainText('probes[0].probe: expected one of');
   }
   // the other screens still draw, and Study again with the plan as typed
   await page.getByTestId('nav-library').click();

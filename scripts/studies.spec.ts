@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hubPreset } from '../src/audit/index.ts';
-import { normalizePlan, plannedRuns, studyModels } from '../src/audit/study.ts';
+import { normalizePlan, plannedRuns, studyModels } from '../src/audit/study-plan.ts';
 
 const DIR = join(__dirname, '../studies');
 

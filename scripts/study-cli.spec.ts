@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadTask } from '../src/audit/index.ts';
-import { normalizePlan, type StudyReport } from '../src/audit/study.ts';
+import { normalizePlan } from '../src/audit/study-plan.ts';
+import type { StudyReport } from '../src/audit/study.ts';
 import { FakeEngine } from '../src/audit/testing/fake-engine.ts';
 import { routeToString } from '../src/audit/routes.ts';
 import { studyTaskOptions } from '../src/store/study.ts';
@@ -8,7 +9,8 @@ import { parseCli, runCli, type CliDeps } from './audit-cli.ts';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { checkFolders, modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError, type StudyDeps } from './study-cli.ts';
+import { checkFolders, modelSource, parseStudyCli, runStudy, runStudyExport, StudyCliError } from './study-cli.ts';
+import type { StudyDeps } from './lib/study-records.ts';
 
 // Two 6-layer fakes. A: right under the default route when a+b is even, under any route repeating a
 // layer, and with layer 3's MLP silenced. B (the "trained" one): also right on the default route
@@ -129,6 +131,15 @@ describe('study CLI', () => {
     expect(pair.ceilings['random-routes/blocks'].transitions).toEqual(pair.transitions);
     // B is right on the default route on more questions than A: a positive deployed Δ
     expect(pair.deployed_delta).toBeGreaterThan(0);
+  });
+
+  it('runs a probe entry under its own settings, as the single audit with those flags', async () => {
+    const plan = normalizePlan({ ...PLAN, models: ['A'], pairs: [], scan: false, probes: [{ probe: 'sampling' }, { probe: 'sampling', budget: 3, temperature: 1 }] });
+    const report = await runStudy(plan, null, deps(new Map()));
+    const own = await cli(`--model A ${base.replace('--budget 6', '--budget 3')} --probe sampling --temperature 1`);
+    const plain = await cli(`--model A ${base} --probe sampling`);
+    expect(report.settings[0].run_keys).toEqual([plain.run_key, own.run_key]);
+    expect(report.settings[0].attempts).toEqual({ sampling: 6, 'sampling (budget 3, temperature 1)': 3 });
   });
 
   it('F2 with enough held-out failures equals the audit CLI\'s --scan: A\'s layer 3 repairs every held-out failure, B\'s silencing none', async () => {
@@ -281,11 +292,11 @@ describe('study CLI', () => {
   });
 
   it('refuses bad plans and arguments by name', () => {
-    expect(() => normalizePlan({ models: [], tasks: ['builtin:arith-2d'] })).toThrow(/models needs at least 1 entry/);
-    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'beam' }] })).toThrow(/probes\[0\]\.probe must be one of random-routes, mcts-routes, sampling/);
-    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], budget: 0 })).toThrow(/budget must be a whole number from 1 to 10000/);
-    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], colour: 1 })).toThrow(/unknown field "colour"/);
-    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'sampling' }, { probe: 'sampling' }] })).toThrow(/one probe twice/);
+    expect(() => normalizePlan({ models: [], tasks: ['builtin:arith-2d'] })).toThrow(/models: expected at least 1 entry/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'beam' }] })).toThrow(/probes\[0\]\.probe: expected one of "random-routes", "mcts-routes", "sampling"/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], budget: 0 })).toThrow(/budget: expected an integer from 1 to 10000, got number 0/);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], colour: 1 })).toThrow(/colour: expected a known field \(name, models, /);
+    expect(() => normalizePlan({ models: ['A'], tasks: ['t'], probes: [{ probe: 'sampling' }, { probe: 'sampling' }] })).toThrow(/probes: expected no repeats, got sampling twice/);
     expect(() => parseStudyCli([])).toThrow(StudyCliError);
     expect(() => parseStudyCli(['--plan', 'p.json', '--shard', '3/2'])).toThrow(/--shard must be i\/n with 1 ≤ i ≤ n/);
     expect(modelSource('builtin:micro-arith', '/r')).toEqual({ kind: 'fs', dir: '/r/public/hub/reachlab/micro-arith/resolve/main' });

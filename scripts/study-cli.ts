@@ -7,7 +7,7 @@
 // Every run of the plan is the single audit `npm run -s audit` with the same choices; each is
 // written to the records folder as a ReachLab run file named by its run key (importable in the
 // app's Library) and read back instead of recomputed when present, whole and passing the app's
-// import checks (storedRunFile). --shard i/n computes only the
+// import checks (lib/study-records.ts). --shard i/n computes only the
 // settings whose index ≡ i − 1 (mod n); running the plan again over the shards' files (copied into
 // --records or named with --import) computes nothing and reports the whole study. --shard auto
 // takes i/n from a Kubernetes Indexed Job or a Slurm job array (scripts/lib/scheduler-shard.ts;
@@ -26,25 +26,21 @@ import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSyn
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadTask, runAudit } from '../src/audit/index.ts';
+import { loadTask } from '../src/audit/index.ts';
 import { BUILTIN_MODELS, builtinModel, builtinRef } from '../src/audit/builtin-models.ts';
 import { studyExport, type StudyExport } from '../src/audit/provenance.ts';
-import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, studySettings, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../src/audit/study.ts';
-import type { LoadedTask, QuestionRecord, RunManifest } from '../src/audit/types.ts';
-import type { CheckpointSource, Engine } from '../src/engine/types.ts';
-import { checkRunFile, type RunFile } from '../src/store/run-file.ts';
-import { verifyRunFile, type VerifiedRunFile } from '../src/store/import.ts';
+import { studyReport, type StudyReport } from '../src/audit/study.ts';
+import { normalizePlan, planKey, studySettings, type NormalizedPlan } from '../src/audit/study-plan.ts';
+import type { RunManifest } from '../src/audit/types.ts';
+import type { CheckpointSource } from '../src/engine/types.ts';
 import { isStoreError } from '../src/store/errors.ts';
-import { manifestKey } from '../src/store/keys.ts';
 import { parseJsonInput } from '../src/util/json-input.ts';
 import { answerHelp } from './lib/cli-help.ts';
 import { checkEp, epLoad, parseEp, type CliEp } from './lib/ep-flag.ts';
 import { schedulerShard } from './lib/scheduler-shard.ts';
-import { orderRecords } from '../src/store/records.ts';
-import { runFile } from '../src/store/export.ts';
-import { studyProbeRequest, studyScanRequest, studyTaskOptions, type StudyRunContext } from '../src/store/study.ts';
-import type { RunRequest } from '../src/store/run-controller.ts';
-import type { CoreAuditInput } from '../src/store/core-audit.ts';
+import { recordFolderBackend, type StudyDeps } from './lib/study-records.ts';
+import { studyTaskOptions } from '../src/store/study.ts';
+import { executePlan } from '../src/store/study-executor.ts';
 import { printErr } from './lib/terminal.ts';
 
 export class StudyCliError extends Error {}
@@ -130,47 +126,6 @@ export function modelSource(ref: string, root: string, env: { endpoint?: string;
   return { kind: 'hub', repo: m[1], revision: m[2] ?? 'main', ...(env.endpoint ? { endpoint: env.endpoint } : {}), ...(env.token ? { token: env.token } : {}) };
 }
 
-/** The run file stored under `key` if it is that run, whole and as this version computes it: its
- *  stated run key and the key its own manifest and questions make are both `key` (a file copied
- *  under another run's name states another model, condition, budget or question list), it passes
- *  every check the app's import makes (import.ts verifyRunFile: each record the run's, once, and
- *  regraded from its attempts), and it holds every record its run asks for. Else the reason it is
- *  not: the run is then computed again and its file rewritten. */
-async function storedRunFile(key: string, text: string): Promise<{ file: RunFile; records: QuestionRecord[] } | { problem: string }> {
-  const name = `${key}.json`;
-  let file: RunFile;
-  try {
-    file = checkRunFile(parseJsonInput(text), name);
-  } catch (e) {
-    return { problem: `the stored run file ${name} cannot be read (${(e as Error).message})` };
-  }
-  const made = await manifestKey(file.manifest, file.questions);
-  if (file.run_key !== key || made !== key) return { problem: `the stored run file ${name} is another run (its manifest and questions make run ${made.slice(0, 12)})` };
-  let verified: VerifiedRunFile;
-  try {
-    verified = await verifyRunFile(file, name);
-  } catch (e) {
-    if (!isStoreError(e)) throw e;
-    return { problem: `the stored run file ${e.message}` };
-  }
-  if (!verified.regraded) return { problem: `the stored run file ${name} cannot be regraded by this version (its condition is unknown or graded by another grader version)` };
-  const total = file.manifest.task.questions * file.manifest.probes.length;
-  if (verified.items.length !== total) return { problem: `the stored run file ${name} holds ${verified.items.length} of the ${total} records its run asks for` };
-  return { file, records: verified.items.map((it) => it.record) };
-}
-
-export interface StudyDeps {
-  openEngine(ref: string): Promise<Engine>;
-  loadTask(spec: string, plan: NormalizedPlan): Promise<LoadedTask>;
-  /** A stored run file's text by run key, or null. */
-  readRun(runKey: string): string | null;
-  writeRun(runKey: string, text: string): void;
-  log(line: string): void;
-  appVersion: string;
-  /** The app's git commit (default "unknown"). */
-  appCommit?: string;
-}
-
 type Counts = { shard?: string; computed: number; reused: number };
 
 /** Runs (or reads back) the plan's runs of the settings this shard owns, then reports. */
@@ -187,58 +142,9 @@ export async function runStudyExport(plan: NormalizedPlan, shard: StudyCliOption
 }
 
 async function studyRuns(plan: NormalizedPlan, shard: StudyCliOptions['shard'], deps: StudyDeps): Promise<{ report: StudyReport; manifests: Map<string, RunManifest> } & Counts> {
-  const results: StudyRunResult[] = [];
-  const manifests = new Map<string, RunManifest>();
-  let computed = 0;
-  let reused = 0;
-  const settings = studySettings(plan);
-  const runs = plannedRuns(plan);
-  const tasks = new Map<string, LoadedTask>();
-  for (const model of [...new Set(settings.map((s) => s.model))]) {
-    const mine = settings.filter((s, i) => s.model === model && (!shard || i % shard.count === shard.index - 1));
-    if (mine.length === 0) continue;
-    const engine = await deps.openEngine(model);
-    try {
-      const info = (await engine.info())!;
-      for (const setting of mine) {
-        let task = tasks.get(setting.task);
-        if (!task) tasks.set(setting.task, (task = await deps.loadTask(setting.task, plan)));
-        const ctx: StudyRunContext = { plan, setting, engine, info, task, appVersion: deps.appVersion, source: model };
-        const done = new Map<string, StudyRunResult>();
-        for (const run of runs.filter((r) => r.setting.model === setting.model && r.setting.task === setting.task)) {
-          const req: RunRequest<CoreAuditInput> =
-            run.probe === null ? await studyScanRequest(ctx, done.get(scanProbe(plan))!.records) : await studyProbeRequest(ctx, run.probe);
-          const key = await manifestKey(req.manifest, req.questions);
-          const text = deps.readRun(key);
-          const stored = text === null ? null : await storedRunFile(key, text);
-          if (stored && 'problem' in stored) deps.log(`warning: ${stored.problem}; computing the run again`);
-          let result: StudyRunResult;
-          if (stored && 'file' in stored) {
-            result = { model, task: setting.task, label: run.label, run_key: key, records: stored.records };
-            manifests.set(key, stored.file.manifest);
-            reused++;
-          } else {
-            const started = performance.now();
-            const res = await runAudit(engine, req.input);
-            if (res.run_key !== key) throw new Error(`internal: run key ${res.run_key} differs from the request's ${key}`);
-            const records = orderRecords(res.records, req.manifest.probes.map((p) => p.probe));
-            const manifest = { ...req.manifest, status: 'finished' as const, finishedAt: new Date().toISOString() };
-            const loaded = { manifest, records, run_key: key, questions: req.questions, legacy: false, importedFrom: [] }; // every record computed here
-            deps.writeRun(key, JSON.stringify(runFile(loaded, { app: deps.appVersion, commit: deps.appCommit ?? 'unknown' }), null, 1));
-            manifests.set(key, manifest);
-            result = { model, task: setting.task, label: run.label, run_key: key, records };
-            computed++;
-            deps.log(`${model} · ${setting.task} · ${run.label}: ${records.length} records in ${((performance.now() - started) / 1000).toFixed(1)} s (run ${key.slice(0, 12)})`);
-          }
-          done.set(run.label, result);
-          results.push(result);
-        }
-      }
-    } finally {
-      await engine.dispose();
-    }
-  }
-  return { report: await studyReport(plan, results), manifests, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}), computed, reused };
+  const { backend, manifests, counts } = recordFolderBackend(deps);
+  const results = await executePlan(plan, backend, deps.appVersion, (i) => !shard || i % shard.count === shard.index - 1);
+  return { report: await studyReport(plan, results), manifests, ...(shard ? { shard: `${shard.index}/${shard.count}` } : {}), ...counts };
 }
 
 /** The checkout's commit, or "unknown" outside a git checkout. */

@@ -4,7 +4,7 @@ import { gradeOptions, grade } from './graders';
 import { MATH_VERSION } from './formats/math/index';
 import { RECIPES, recipeOf } from './recipes';
 import { auditCondition } from './setup';
-import { normalizePlan } from './study';
+import { normalizePlan } from './study-plan';
 import type { LoadedTask, TaskSpec } from './types';
 
 const spec = (over: Partial<TaskSpec> = {}): TaskSpec => ({ id: 'hub:math-500', name: 'm', answerFormat: 'math', promptTemplate: '{{question}}', metadata: { version: 1 }, numTest: 1, numTrain: 0, ...over });
@@ -48,6 +48,6 @@ describe('recipe conditions', () => {
   it('a study plan names one, and a plan without one keeps its shape', () => {
     expect(normalizePlan({ models: ['m'], tasks: ['hub:math-500'], recipe: 'oat-zero' }).recipe).toBe('oat-zero');
     expect('recipe' in normalizePlan({ models: ['m'], tasks: ['hub:math-500'] })).toBe(false);
-    expect(() => normalizePlan({ models: ['m'], tasks: ['t'], recipe: 'grpo' })).toThrow(/recipe must be one of qwen2.5-math-cot, simplerl-zoo, oat-zero, dapo, got "grpo"/);
+    expect(() => normalizePlan({ models: ['m'], tasks: ['t'], recipe: 'grpo' })).toThrow(/recipe: expected one of "qwen2.5-math-cot", "simplerl-zoo", "oat-zero", "dapo", got "grpo"/);
   });
 });

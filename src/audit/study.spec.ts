@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePlan, planKey } from './study';
+import { normalizePlan, planKey } from './study-plan';
 
 const base = { models: ['Qwen/Qwen3-0.6B'], tasks: ['hub:gsm8k'] };
 
@@ -17,7 +17,7 @@ describe('study plans with the chat template', () => {
     expect(() => normalizePlan({ ...base, template_vars: { enable_thinking: false } })).toThrow('study plan: template_vars needs "chat": true');
     expect(() => normalizePlan({ ...base, chat: true, template_vars: { tools: [] } })).toThrow(/study plan: template_vars: unknown template variable "tools"/);
     expect(() => normalizePlan({ ...base, chat: true, template_vars: { enable_thinking: 'no' } })).toThrow(/enable_thinking must be true or false/);
-    expect(() => normalizePlan({ ...base, chat: 'yes' })).toThrow('study plan: chat must be true or false');
+    expect(() => normalizePlan({ ...base, chat: 'yes' })).toThrow('study plan: chat: expected true or false, got "yes"');
     expect(() => normalizePlan({ ...base, chat: true, template_vars: { date_string: '2026-12-06' } })).toThrow(/template_vars.date_string must be a day as a JSON string "%d %b %Y"/);
   });
 });

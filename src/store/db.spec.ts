@@ -4,7 +4,7 @@ import { openReachDb } from './db.ts';
 import { isStoreError, StoreError } from './errors.ts';
 import { IdbRunStore } from './idb-store.ts';
 import type { QuestionRecord } from '../audit/types.ts';
-import { normalizePlan } from '../audit/study.ts';
+import { normalizePlan } from '../audit/study-plan.ts';
 import { legacyManifestKey, probeKey, recordKeyOfRecord } from './keys.ts';
 import { NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import { DB_VERSION, type RecordKeyV2, type StoredRecordV1, type StoredRecordV2, type StoredRunV2 } from './schema.ts';

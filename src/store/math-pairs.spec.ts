@@ -15,7 +15,7 @@ import { startHubServer, type HubServer } from '../../test/hub-server.ts';
 import { realTokenizerDir } from '../../test/real-tokenizers.ts';
 import { startRowsServer, type RowsServer } from '../../test/rows-server.ts';
 import { loadTask } from '../audit/index.ts';
-import { normalizePlan, studyModels } from '../audit/study.ts';
+import { normalizePlan, studyModels } from '../audit/study-plan.ts';
 import { createEngine } from '../engine/engine.ts';
 import type { Engine } from '../engine/types.ts';
 import { coreAudit, type CoreAuditInput } from './core-audit.ts';

@@ -24,7 +24,7 @@
 
 import type { DBSchema } from 'idb';
 import type { QuestionIdentity } from '../audit/condition.ts';
-import type { NormalizedPlan } from '../audit/study.ts';
+import type { NormalizedPlan } from '../audit/study-plan.ts';
 import type { AuditSummary, QuestionRecord, RunManifest } from '../audit/types.ts';
 import type { RecordKey } from './keys.ts';
 

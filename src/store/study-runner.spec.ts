@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadTask } from '../audit/index.ts';
-import { normalizePlan } from '../audit/study.ts';
+import { normalizePlan } from '../audit/study-plan.ts';
 import { FakeEngine } from '../audit/testing/fake-engine.ts';
 import { routeToString } from '../audit/routes.ts';
 import { runStudy } from '../../scripts/study-cli.ts';

@@ -4,7 +4,8 @@
 // started) is kept in the store. Pausing stops the current run; running the plan again resumes.
 
 import type { PromptEngine } from '../audit/prompt.ts';
-import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../audit/study.ts';
+import { studyReport, type StudyReport, type StudyRunResult } from '../audit/study.ts';
+import { normalizePlan, planKey, plannedRuns, type NormalizedPlan } from '../audit/study-plan.ts';
 import type { LoadedTask, RunManifest } from '../audit/types.ts';
 import type { ModelInfo } from '../engine/types.ts';
 import type { CoreAuditInput } from './core-audit.ts';
@@ -13,7 +14,8 @@ import { loadRun } from './export.ts';
 import type { RunController } from './run-controller.ts';
 import type { StoredRun, StoredStudy } from './schema.ts';
 import { manifestKey } from './keys.ts';
-import { plannedRunKeys, studyProbeRequest, studyScanRequest, studyTaskOptions } from './study.ts';
+import { plannedRunKeys, studyTaskOptions } from './study.ts';
+import { executePlan, type StudyBackend } from './study-executor.ts';
 import { canonicalJson } from '../util/hash.ts';
 import { errorOfRunFailure } from './run-failure.ts';
 
@@ -117,39 +119,36 @@ export class StudyRunner {
       current = { ...current, questionsDone: e.progress.questionsDone, questionsTotal: e.progress.questionsTotal, etaSec: e.progress.etaSec, attemptsPerSec: e.progress.attemptsPerSec };
       progress(current);
     });
+    const backend: StudyBackend = {
+      openModel: (ref) => this.env.useModel(ref),
+      loadTask: (spec, p) => this.env.loadTask(spec, p),
+      execute: async (req, run, { info }) => {
+        if (this.stopping) throw new StoreError('internal', 'paused');
+        const { model, task } = run.setting;
+        const done = this.whenDone(await manifestKey(req.manifest, req.questions));
+        const startedAt = Date.now();
+        const started = await this.controller.start(req);
+        this.currentRun = started.id;
+        const m = req.manifest;
+        const measured = m.condition ? { fingerprint: info.fingerprint, ep: info.ep, dtype: info.dtype, probes: m.probes, maxNewTokens: m.condition.maxNewTokens } : undefined;
+        current = { model, task, label: run.label, runId: started.id, ...(measured ? { measured } : {}) };
+        progress(current);
+        const reused = started.manifest.status === 'finished';
+        const finished = reused ? (done.cancel(), started) : await done.promise;
+        if (!reused) computedSec.push((Date.now() - startedAt) / 1000);
+        this.currentRun = null;
+        current = null;
+        const result: StudyRunResult = { model, task, label: run.label, run_key: finished.manifestKey, records: (await loadRun(store, finished.id)).records };
+        results.push(result);
+        study.runs = [...study.runs.filter((x) => !(x.model === model && x.task === task && x.label === run.label)), { model, task, label: run.label, run_id: finished.id, run_key: finished.manifestKey }];
+        study.updatedAt = now();
+        await store.putStudy(study);
+        progress(null);
+        return result;
+      },
+    };
     try {
-      for (const model of [...new Set(planned.map((r) => r.setting.model))]) {
-        const { engine, info, source } = await this.env.useModel(model);
-        for (const task of [...new Set(planned.filter((r) => r.setting.model === model).map((r) => r.setting.task))]) {
-          const loaded = await this.env.loadTask(task, plan);
-          const ctx = { plan, setting: { model, task }, engine, info, task: loaded, appVersion: this.env.appVersion, source };
-          for (const run of planned.filter((r) => r.setting.model === model && r.setting.task === task)) {
-            if (this.stopping) throw new StoreError('internal', 'paused');
-            const defining = results.find((r) => r.model === model && r.task === task && r.label === scanProbe(plan));
-            const req = run.probe === null ? await studyScanRequest(ctx, defining!.records) : await studyProbeRequest(ctx, run.probe);
-            const done = this.whenDone(await manifestKey(req.manifest, req.questions));
-            const startedAt = Date.now();
-            const started = await this.controller.start(req);
-            this.currentRun = started.id;
-            const m = req.manifest;
-            const measured = m.condition ? { fingerprint: info.fingerprint, ep: info.ep, dtype: info.dtype, probes: m.probes, maxNewTokens: m.condition.maxNewTokens } : undefined;
-            current = { model, task, label: run.label, runId: started.id, ...(measured ? { measured } : {}) };
-            progress(current);
-            const reused = started.manifest.status === 'finished';
-            const finished = reused ? (done.cancel(), started) : await done.promise;
-            if (!reused) computedSec.push((Date.now() - startedAt) / 1000);
-            this.currentRun = null;
-            current = null;
-            const loadedRun = await loadRun(store, finished.id);
-            const result: StudyRunResult = { model, task, label: run.label, run_key: finished.manifestKey, records: loadedRun.records };
-            results.push(result);
-            study.runs = [...study.runs.filter((x) => !(x.model === model && x.task === task && x.label === run.label)), { model, task, label: run.label, run_id: finished.id, run_key: finished.manifestKey }];
-            study.updatedAt = now();
-            await store.putStudy(study);
-            progress(null);
-          }
-        }
-      }
+      await executePlan(plan, backend, this.env.appVersion);
       study.status = 'finished';
       this.active = null;
       off();

@@ -4,7 +4,7 @@
 
 import type { PromptEngine } from '../audit/prompt.ts';
 import { auditCondition, taskLoadOptions } from '../audit/setup.ts';
-import { plannedRuns, scanProbe, scanQuestions, studyRunProbes, type NormalizedPlan, type StudyProbe, type StudySetting } from '../audit/study.ts';
+import { plannedRuns, scanProbe, scanQuestions, studyRunProbes, type NormalizedPlan, type StudyProbe, type StudySetting } from '../audit/study-plan.ts';
 import { silencingAllLayers } from '../audit/presets.ts';
 import { isDeployment } from '../audit/probes/registry.ts';
 import { manifestNumLayers } from '../audit/run-definition.ts';

@@ -76,10 +76,16 @@ type Out<F extends Fields> = { [K in keyof F as F[K] extends Optional<unknown> ?
 
 const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** An object of these fields; with `strict`, a field outside them is refused (a person's file,
+ *  where a misspelt field must not pass unnoticed), else dropped. */
 export const obj =
-  <F extends Fields>(fields: F): Check<Out<F>> =>
+  <F extends Fields>(fields: F, o: { strict?: boolean } = {}): Check<Out<F>> =>
   (v, p) => {
     if (!isPlainObject(v)) return fail(p, 'an object', v);
+    if (o.strict) {
+      const unknown = Object.keys(v).find((k) => !Object.prototype.hasOwnProperty.call(fields, k));
+      if (unknown !== undefined) throw new CheckError(at(p, unknown), `a known field (${Object.keys(fields).join(', ')})`, 'an unknown field');
+    }
     const out: Record<string, unknown> = {};
     for (const [k, c] of Object.entries(fields)) {
       const x = Object.prototype.hasOwnProperty.call(v, k) ? v[k] : undefined;

@@ -3,6 +3,8 @@
 // spec (probe.ts `settings`); the registry's ProbeChoice, the CLI's flags and help, and the forms'
 // bounds are made from those lists (choice.ts), never restated.
 
+import { CheckError, describe, type Check } from '../../util/check';
+
 export type Setting =
   | { kind: 'int'; min: number; max?: number; default?: number; help: string }
   | { kind: 'number'; min: number; /** min itself excluded */ above?: boolean; max?: number; default: number; help: string }
@@ -34,6 +36,14 @@ export function boundsText(s: Setting): string {
       return `one of ${s.options.join(', ')}`;
   }
 }
+
+/** A setting's value in untrusted JSON (a study plan's probe entry), refused with its bounds. */
+export const settingSchema =
+  (s: Setting): Check<unknown> =>
+  (v, p) => {
+    if (!fits(s, v)) throw new CheckError(p, boundsText(s), describe(v));
+    return v;
+  };
 
 /** Whether a value is one the setting takes. */
 export function fits(s: Setting, v: unknown): boolean {

@@ -3,7 +3,7 @@
 
 import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
-import { normalizePlan } from '../../audit/study';
+import { normalizePlan } from '../../audit/study-plan';
 import type { StoredStudyEntry } from '../backend';
 import { AppState } from '../stores/app.svelte';
 import { TestBackend } from '../testing/test-backend';

@@ -2,7 +2,8 @@
 
 import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
-import { normalizePlan, type StudyReport } from '../../audit/study';
+import { type StudyReport } from '../../audit/study';
+import { normalizePlan } from '../../audit/study-plan';
 import { AppState } from '../stores/app.svelte';
 import { TestBackend } from '../testing/test-backend';
 import ReportScreen from './ReportScreen.svelte';
@@ -86,7 +87,7 @@ describe('study screens', () => {
       const { body } = render(StudyScreen, { props: { app } });
       expect(body).toContain('data-testid="study-plan"');
       const problem = 'problem' in app.study.parsed ? app.study.parsed.problem : '';
-      if (plan.probes) expect(problem).toContain('probe must be one of');
+      if (plan.probes) expect(problem).toContain('probe: expected one of');
     }
   });
 

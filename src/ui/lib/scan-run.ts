@@ -3,7 +3,7 @@
 // the stored studies; per question, each layer's effect is the core's (scanRole, silencingEffect).
 
 import { failureSet, INTERVENTION, isIntervention, scanRole, titleOf } from '../../audit';
-import { scanProbe, scanQuestions } from '../../audit/study';
+import { scanProbe, scanQuestions } from '../../audit/study-plan';
 import type { QuestionRecord } from '../../audit/types';
 import type { AppBackend, StoredRun, StoredStudyEntry } from '../backend';
 import { groupByQuestion, silencingEffects, type QuestionView, type SilencingEffectRow } from './analysis';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePlan, probeLabel } from '../../audit/study';
+import { normalizePlan, probeLabel } from '../../audit/study-plan';
 import { addPair, FORM_MODELS, FORM_PROBES, FORM_TASKS, HUB_MODEL_RE, listOf, pairsOf, PLAN_DEFAULTS, probeLabels, rawPlan, removePair, setField, toggleIn, toggleProbe, writePlan } from './study-form';
 
 describe('study form over the plan text', () => {
@@ -81,7 +81,7 @@ describe('study form over the plan text', () => {
       expect(probeLabels(raw)).toEqual(['sampling']);
       // ticking a probe keeps the unknown entry as written (the text is the source of truth)
       expect(toggleProbe(raw, { probe: 'random-routes', space: 'blocks' }, true).probes).toEqual([{ probe: name }, { probe: 'sampling' }, { probe: 'random-routes', space: 'blocks' }]);
-      expect(() => normalizePlan(raw)).toThrow(`probes[0].probe must be one of`);
+      expect(() => normalizePlan(raw)).toThrow(`probes[0].probe: expected one of`);
     }
   });
 });

@@ -4,7 +4,7 @@
 
 import { DEFAULT_PROBE_CHOICE, isProbeName, probeSpecOf, routeSpaceEntry, routeSpaceOfSpec, SPACE_NAMES, STANDALONE_REACH, takesSpace, titleOf, withBaselines, type SpaceName } from '../../audit';
 import { SELECTOR_NAMES } from '../../audit/selectors';
-import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study';
+import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study-plan';
 import { BUILTIN_MODELS, builtinRef } from '../../audit/builtin-models';
 import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
 import { parseJsonInput } from '../../util/json-input';

@@ -2,7 +2,7 @@
 // words the study CLI refuses it with once the task is loaded.
 import { describe, expect, it } from 'vitest';
 import { loadTask } from '../../audit/index';
-import { normalizePlan } from '../../audit/study';
+import { normalizePlan } from '../../audit/study-plan';
 import { studyTaskOptions, questionsRefusal } from '../../store/study';
 import { questionShortfalls } from './study-link';
 

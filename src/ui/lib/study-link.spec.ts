@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePlan } from '../../audit/study';
+import { normalizePlan } from '../../audit/study-plan';
 import { base64UrlEncode, parsePermalink } from './permalink';
 import { encodeStudyLink, MAX_STUDY_LINK, parseStudyLink } from './study-link';
 
@@ -56,6 +56,6 @@ describe('study link', () => {
   it('puts JSON that is not a valid plan in the editor, naming the field; markup stays data', () => {
     const evil = { models: ['<img src=x onerror=alert(1)>'], tasks: [], budget: 0 };
     const link = parseStudyLink(encodeStudyLink(evil));
-    expect(link).toEqual({ planText: JSON.stringify(evil, null, 2), problem: expect.stringMatching(/tasks needs at least 1 entry.*it is in the editor to fix/) });
+    expect(link).toEqual({ planText: JSON.stringify(evil, null, 2), problem: expect.stringMatching(/tasks: expected at least 1 entry, got none.*it is in the editor to fix/) });
   });
 });

@@ -6,7 +6,7 @@
 // wrong. A link whose JSON is not a valid plan still lands in the editor, with the plan's problem.
 
 import { loadTask } from '../../audit/index';
-import { normalizePlan, type NormalizedPlan } from '../../audit/study';
+import { normalizePlan, type NormalizedPlan } from '../../audit/study-plan';
 import { questionsRefusal, studyTaskOptions } from '../../store/study';
 import { HUB_TASK_PRESETS } from './presets';
 import { base64UrlDecode, base64UrlEncode } from './permalink';

@@ -58,7 +58,7 @@ describe('StudyState', () => {
     s.planText = '{"models": [';
     expect(s.parsed).toMatchObject({ problem: expect.stringMatching(/^The plan is not valid JSON/) });
     s.planText = '{"models": ["a"], "tasks": []}';
-    expect(s.parsed).toMatchObject({ problem: expect.stringMatching(/tasks needs at least 1 entry/) });
+    expect(s.parsed).toMatchObject({ problem: expect.stringMatching(/tasks: expected at least 1 entry/) });
     s.planText = '{"models": ["a/b"], "tasks": ["builtin:arith-2d"], "tasks": []}';
     expect(s.parsed).toEqual({ problem: 'The plan is refused: duplicate key "tasks" at the top level (line 1)' });
   });
