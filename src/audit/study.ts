@@ -22,6 +22,8 @@ import { SPACE_NAMES, type SpaceName } from './probes/route-spaces';
 import { runProbes } from './run-definition';
 import { SELECTOR_NAMES, withSelectorPicks } from './selectors';
 import { summarize } from './summary';
+import { METRICS, metricValue, reportKey } from './metrics/registry';
+import type { Metric } from './metrics/metric';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
 import { pairedDelta, type PairedDelta } from './stats';
 import type { AuditSummary, ProbeName, ProbeSpec, QuestionRecord, SelectorName } from './types';
@@ -255,7 +257,7 @@ export interface SettingReport {
   questions: number;
   realized: number;
   reachable: Record<string, number>;
-  /** cover@τ per probe (summary.ts COVER_TAU): questions whose attempts are correct at least a share τ of the time. */
+  /** cover@τ per probe (metrics/cover.ts COVER_TAU): questions whose attempts are correct at least a share τ of the time. */
   cover: Record<string, number>;
   ceiling: Record<string, number>;
   /** reachable and ceiling against the decoy answer (decoy.ts), per probe; null without decoys. */
@@ -366,6 +368,9 @@ export interface StudyReport {
   missing: string[];
 }
 
+/** A metric's values per probe label in a setting report (the map under its report key). */
+export const settingMetric = (s: SettingReport, m: Metric): Record<string, unknown> => (s as unknown as Record<string, Record<string, unknown>>)[reportKey(m)];
+
 /** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
 const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeployment(r) && !probeOf(r).baselineOf)!.probe_key;
 
@@ -409,7 +414,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
   for (const s of studySettings(plan)) {
     const runs = plan.probes.map((p) => ({ label: probeLabel(p), probe: p, run: get(s, probeLabel(p)) })).filter((x) => x.run);
     if (runs.length === 0) continue;
-    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, cover: {}, ceiling: {}, reachable_decoy: {}, ceiling_decoy: {}, gold_minus_decoy: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
+    const report = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, ...Object.fromEntries(METRICS.map((m) => [reportKey(m), {}])), random_minus_structured: {}, selectors: {} } as SettingReport;
     const sums = new Map<string, AuditSummary>();
     for (const { label, run } of runs) {
       // the plan's selectors picked at read time: a reused record stored without picks answers too
@@ -418,13 +423,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       const p = sum.probes.find((x) => x.probe_key === mainProbeKey(run!))!;
       report.questions = sum.n;
       report.realized = sum.realized;
-      report.reachable[label] = p.reachable;
-      report.cover[label] = p.cover;
-      report.ceiling[label] = p.ceiling;
-      report.reachable_decoy[label] = p.reachable_decoy;
-      report.ceiling_decoy[label] = p.ceiling_decoy;
-      report.gold_minus_decoy[label] = p.gold_minus_decoy;
-      report.attempts[label] = p.mean_attempts;
+      for (const m of METRICS) settingMetric(report, m)[label] = metricValue(p, m);
       if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason, retained_gain_note: v.retained_gain_note }]));
     }
     const randoms = runs.filter((x) => x.probe.probe === UNIFORM_BASELINE);
