@@ -368,8 +368,9 @@ export interface StudyReport {
   missing: string[];
 }
 
-/** A metric's values per probe label in a setting report (the map under its report key). */
-export const settingMetric = (s: SettingReport, m: Metric): Record<string, unknown> => (s as unknown as Record<string, Record<string, unknown>>)[reportKey(m)];
+/** A metric's values per probe label in a setting report (the map under its report key); none in a
+ *  report stored before the metric was added. */
+export const settingMetric = (s: SettingReport, m: Metric): Record<string, unknown> | undefined => (s as unknown as Record<string, Record<string, unknown>>)[reportKey(m)];
 
 /** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
 const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeployment(r) && !probeOf(r).baselineOf)!.probe_key;
@@ -423,7 +424,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       const p = sum.probes.find((x) => x.probe_key === mainProbeKey(run!))!;
       report.questions = sum.n;
       report.realized = sum.realized;
-      for (const m of METRICS) settingMetric(report, m)[label] = metricValue(p, m);
+      for (const m of METRICS) settingMetric(report, m)![label] = metricValue(p, m);
       if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason, retained_gain_note: v.retained_gain_note }]));
     }
     const randoms = runs.filter((x) => x.probe.probe === UNIFORM_BASELINE);

@@ -62,13 +62,15 @@ function caseCells(c: ScanCase): Cell[] {
 const COLUMNS = METRICS.filter((m) => m.column !== undefined);
 const ASIDES = METRICS.filter((m) => m.aside !== undefined);
 
-/** A setting's value of metric `m` for probe label `l`, with the asides in the probe's first column. */
+/** A setting's value of metric `m` for probe label `l`, with the asides in the probe's first column;
+ *  empty where the probe did not run, or the report predates the metric. */
 function settingCell(s: SettingReport, m: Metric, l: string, first: boolean): Cell {
   const values = settingMetric(s, m);
-  if (!(l in values)) return null;
+  if (!values || !(l in values)) return null;
   const cell = metricCell(m, values[l]);
   const a = first ? ASIDES[0] : undefined;
-  return a && typeof cell === 'object' && cell !== null ? { ...cell, aside: { label: a.aside!, value: settingMetric(s, a)[l] as number } } : cell;
+  const aside = a && settingMetric(s, a)?.[l];
+  return typeof aside === 'number' && typeof cell === 'object' && cell !== null ? { ...cell, aside: { label: a!.aside!, value: aside } } : cell;
 }
 
 export function studyTables(r: StudyReport): StudyTable[] {
