@@ -3,6 +3,7 @@
 
 import { MEAN_ATTEMPTS } from './attempts';
 import { COVER } from './cover';
+import { FIRST_SUCCESS_MEDIAN } from './first-success';
 import type { Metric, MetricInput, MetricResult } from './metric';
 import { CEILING, CEILING_DECOY, GOLD_MINUS_DECOY, REACHABLE, REACHABLE_DECOY } from './reach';
 
@@ -14,6 +15,7 @@ export const METRICS: readonly Metric[] = [
   CEILING,
   CEILING_DECOY,
   MEAN_ATTEMPTS,
+  FIRST_SUCCESS_MEDIAN,
 ];
 
 /** Each metric's result for one probe's records, by metric id. */
