@@ -24,7 +24,7 @@ import { reachesBeyondDecoy } from './decoy';
 import { PRESET_NAME, type MctsPreset } from './probes/mcts';
 import { isProbeName, probeOf, takesSpace } from './probes/registry';
 import { formatP, holm, type PairedDelta } from './stats';
-import type { PairReport, ScanCase, SettingReport, StudyReport } from './study';
+import type { PairReport, ScanCase, SettingReport, StudyReport } from './study-report';
 
 /** Below this many held-out failures, F2 reports no rate and no layer. */
 export const MIN_HELD_OUT_FAILURES = 10;

@@ -4,7 +4,8 @@
 // started) is kept in the store. Pausing stops the current run; running the plan again resumes.
 
 import type { PromptEngine } from '../audit/prompt.ts';
-import { normalizePlan, planKey, plannedRuns, scanProbe, studyReport, type NormalizedPlan, type StudyReport, type StudyRunResult } from '../audit/study.ts';
+import { normalizePlan, planKey, plannedRuns, scanProbe, type NormalizedPlan } from '../audit/study.ts';
+import { studyReport, type StudyReport, type StudyRunResult } from '../audit/study-report.ts';
 import type { LoadedTask, RunManifest } from '../audit/types.ts';
 import type { ModelInfo } from '../engine/types.ts';
 import type { CoreAuditInput } from './core-audit.ts';

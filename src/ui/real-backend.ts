@@ -33,7 +33,8 @@ import {
 } from '../store/index';
 import { StudyRunner } from '../store/study-runner';
 import { studyTaskOptions } from '../store/study';
-import type { NormalizedPlan, StudyReport } from '../audit/study';
+import type { NormalizedPlan } from '../audit/study';
+import type { StudyReport } from '../audit/study-report';
 import { BUILTIN_MODELS, builtinModel, builtinRef } from '../audit/builtin-models';
 import {
   type AppBackend,

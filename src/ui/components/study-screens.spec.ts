@@ -2,7 +2,8 @@
 
 import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
-import { normalizePlan, type StudyReport } from '../../audit/study';
+import { normalizePlan } from '../../audit/study';
+import type { StudyReport } from '../../audit/study-report';
 import { AppState } from '../stores/app.svelte';
 import { TestBackend } from '../testing/test-backend';
 import ReportScreen from './ReportScreen.svelte';

@@ -5,7 +5,7 @@
 
 import * as Plot from '@observablehq/plot';
 import { wilson } from '../../audit/stats';
-import type { ScanCase, StudyReport } from '../../audit/study';
+import type { ScanCase, StudyReport } from '../../audit/study-report';
 import { caseSentence, studyVerdicts } from '../../audit/verdict';
 import { OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';

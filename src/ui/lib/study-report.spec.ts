@@ -2,7 +2,8 @@
 // written here, untrusted names escaped, no script.
 
 import { describe, expect, it } from 'vitest';
-import { normalizePlan, type StudyReport } from '../../audit/study';
+import { normalizePlan } from '../../audit/study';
+import type { StudyReport } from '../../audit/study-report';
 import { studyExport } from '../../audit/provenance';
 import { studyReportHtml } from './study-html';
 import { cellText, csvTable } from './cells';

@@ -8,7 +8,7 @@ import { decoyShare, gapText, interval, metricCell, points, pValue, share, type 
 import { METRICS } from '../../audit/metrics/registry';
 import type { Metric } from '../../audit/metrics/metric';
 import { COVER_TAU } from '../../audit/metrics/cover';
-import { settingMetric, type ScanCase, type SettingReport, type StudyReport } from '../../audit/study';
+import { settingMetric, type ScanCase, type SettingReport, type StudyReport } from '../../audit/study-report';
 import { ALPHA, caseSentence, ceilingChange, f1Comparisons, MANY_ANSWERS, MIN_HELD_OUT_FAILURES, reportTests, testId, type F1Outcome } from '../../audit/verdict';
 
 

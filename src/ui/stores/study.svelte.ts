@@ -5,7 +5,8 @@
 import builtinPlan from '../../../studies/builtin.json';
 import finding1Plan from '../../../studies/finding1-small.json';
 import finding3Plan from '../../../studies/finding3-pairs.json';
-import { normalizePlan, plannedRuns, type NormalizedPlan, type StudyReport } from '../../audit/study';
+import { normalizePlan, plannedRuns, type NormalizedPlan } from '../../audit/study';
+import type { StudyReport } from '../../audit/study-report';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 import type { AppBackend, StoredStudyEntry, StudyOverview, StudyProgress } from '../backend';
 import { toUserMessage, type UserMessage } from '../lib/errors';
