@@ -14,7 +14,7 @@ import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult
 import { pairedDelta, type PairedDelta } from './stats';
 import { planKey, plannedRuns, probeLabel, scanProbe, studySettings, type NormalizedPlan, type StudySetting } from './study';
 import { summarize } from './summary';
-import type { AuditSummary, ProbeSpec, QuestionRecord } from './types';
+import type { AuditSummary, ProbeName, ProbeSpec, QuestionRecord } from './types';
 import { MIN_HELD_OUT_FAILURES } from './verdict';
 
 
@@ -152,8 +152,22 @@ export interface StudyReport {
  *  report stored before the metric was added. */
 export const settingMetric = (s: SettingReport, m: Metric): Record<string, unknown> | undefined => (s as unknown as Record<string, Record<string, unknown>>)[reportKey(m)];
 
+/** The roles the findings compare, each read from what the probes declare (probes/probe.ts): F1
+ *  each `guided` search (sawGold) against the `uniform` baseline (uniformBaseline; the same route
+ *  space's where the plan has it) and against its own walks (`walksOf`: dependsOn); F2 the
+ *  `intervention` (role) over the failure set of the plan's scan probe; F3 the `studied` probe of
+ *  each run (not deployment, not a baseline riding along) across a checkpoint pair. No finding
+ *  names a probe or a preset. */
+const ROLES = {
+  studied: (r: QuestionRecord) => !isDeployment(r) && !probeOf(r).baselineOf,
+  guided: (p: ProbeName) => probeOf(p).sawGold,
+  uniform: (p: ProbeName) => p === UNIFORM_BASELINE,
+  walksOf: (r: QuestionRecord, searchKey: string) => probeOf(r).dependsOn?.(r.probe_spec) === searchKey,
+  intervention: (r: QuestionRecord) => isIntervention(r),
+};
+
 /** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
-const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeployment(r) && !probeOf(r).baselineOf)!.probe_key;
+const mainProbeKey = (run: StudyRunResult) => run.records.find(ROLES.studied)!.probe_key;
 
 /** The spec of a run's records of probe key `key`. */
 const specOfKey = (run: StudyRunResult, key: string): ProbeSpec => run.records.find((x) => x.probe_key === key)!.probe_spec;
@@ -193,16 +207,16 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       for (const m of METRICS) settingMetric(report, m)![label] = metricValue(p, m);
       if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason, retained_gain_note: v.retained_gain_note }]));
     }
-    const randoms = runs.filter((x) => x.probe.probe === UNIFORM_BASELINE);
+    const randoms = runs.filter((x) => ROLES.uniform(x.probe.probe));
     const flags: boolean[] = [];
-    for (const m of runs.filter((x) => probeOf(x.probe.probe).sawGold)) {
+    for (const m of runs.filter((x) => ROLES.guided(x.probe.probe))) {
       const r = randoms.find((x) => x.probe.space === m.probe.space) ?? randoms[0];
       if (!r) continue;
       const mk = mainProbeKey(m.run!);
       const rk = mainProbeKey(r.run!);
       const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], rk, mk);
       const walks = guidanceComparisons(m.run!.records)[0]?.depth_matched ?? null;
-      const walkRecord = m.run!.records.find((x) => probeOf(x).dependsOn?.(x.probe_spec) === mk);
+      const walkRecord = m.run!.records.find((x) => ROLES.walksOf(x, mk));
       const walkSummary = walkRecord && sums.get(m.label)!.probes.find((x) => x.probe_key === walkRecord.probe_key);
       const spec = specOfKey(m.run!, mk);
       report.random_minus_structured[m.label] = {
@@ -315,7 +329,7 @@ export function scanCase(s: StudySetting, probe: string, defining: StudyRunResul
 /** The out-of-sample scan of a setting from its defining run and its silencing run. */
 export function scanOf(defining: StudyRunResult, silencing: StudyRunResult, splitSeed: number): SilencingScanResult {
   const set = failureSet(defining.records);
-  const scanned = silencing.records.filter(isIntervention);
+  const scanned = silencing.records.filter(ROLES.intervention);
   if (scanned.length === 0) throw new AuditError('bad-input', `the scan run of ${defining.model} · ${defining.task} holds no ${INTERVENTION} records`);
   const spec = scanned[0].probe_spec as MlpSilencingSpec;
   return scanFromRecords({
