@@ -71,6 +71,7 @@ import {
 } from '../src/audit/index.ts';
 import { runProbes } from '../src/audit/run-definition.ts';
 import { RECIPE_NAMES } from '../src/audit/recipes.ts';
+import { cliKey, METRICS, metricValue } from '../src/audit/metrics/registry.ts';
 import { answerHelp } from './lib/cli-help.ts';
 import { checkEp, engineOf, epLoad, parseEp, type CliEp } from './lib/ep-flag.ts';
 import { printErr } from './lib/terminal.ts';
@@ -319,14 +320,9 @@ function headline(res: AuditResult) {
   return {
     run_key: res.run_key,
     realized: s.realized,
-    reachable: p ? p.reachable : null,
-    reachable_decoy: p ? p.reachable_decoy : null,
-    gold_minus_decoy: p ? p.gold_minus_decoy : null,
-    cover: p ? p.cover : null,
-    ceiling: p ? p.ceiling : s.realized,
-    ceiling_decoy: p ? p.ceiling_decoy : null,
+    // the first probe's metrics (metrics/registry.ts), null for a run without a probe
+    ...Object.fromEntries(METRICS.map((m) => [cliKey(m), p ? metricValue(p, m) : null])),
     reach_at_k: p ? p.reach_at_k : [],
-    attempts_made: p ? p.mean_attempts : 0,
     space_exhausted: p ? p.space_exhausted : 0,
     invalid: s.invalid,
     ...(p?.selectors ? { selectors: p.selectors } : {}),

@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { chromium } from '@playwright/test';
 import { normalizePlan, plannedRuns } from '../src/audit/study-plan.ts';
-import type { StudyReport } from '../src/audit/study.ts';
+import type { StudyReport } from '../src/audit/study-report.ts';
 import { CHROMIUM_ARGS } from '../playwright.config.ts';
 import { withPreview } from './lib/chromium.ts';
 import { answerHelp } from './lib/cli-help.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadTask } from '../src/audit/index.ts';
 import { normalizePlan } from '../src/audit/study-plan.ts';
-import type { StudyReport } from '../src/audit/study.ts';
+import type { StudyReport } from '../src/audit/study-report.ts';
 import { FakeEngine } from '../src/audit/testing/fake-engine.ts';
 import { routeToString } from '../src/audit/routes.ts';
 import { studyTaskOptions } from '../src/store/study.ts';

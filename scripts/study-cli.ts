@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { loadTask } from '../src/audit/index.ts';
 import { BUILTIN_MODELS, builtinModel, builtinRef } from '../src/audit/builtin-models.ts';
 import { studyExport, type StudyExport } from '../src/audit/provenance.ts';
-import { studyReport, type StudyReport } from '../src/audit/study.ts';
+import { studyReport, type StudyReport } from '../src/audit/study-report.ts';
 import { normalizePlan, planKey, studySettings, type NormalizedPlan } from '../src/audit/study-plan.ts';
 import type { RunManifest } from '../src/audit/types.ts';
 import type { CheckpointSource } from '../src/engine/types.ts';

@@ -3,7 +3,7 @@
 // ReachLab run file (importable in the app's Library) named by that key.
 
 import { runAudit } from '../../src/audit/index.ts';
-import type { StudyRunResult } from '../../src/audit/study.ts';
+import type { StudyRunResult } from '../../src/audit/study-report.ts';
 import type { NormalizedPlan } from '../../src/audit/study-plan.ts';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../../src/audit/types.ts';
 import type { Engine } from '../../src/engine/types.ts';

@@ -1,8 +1,9 @@
 // The definitions of the numbers a study report shows, in words, exported with every report so a
-// reader can check each number against its definition. Each names the function that computes it.
+// reader can check each number against its definition. Each names the function that computes it;
+// the per-probe metrics' come from their registry entries (metrics/registry.ts).
 
 import { MIN_GAIN, RETAINED_GAIN_BOOTSTRAP } from './stats';
-import { COVER_TAU } from './summary';
+import { METRICS } from './metrics/registry';
 import { ALPHA, FLOOR, MARGIN, MIN_HELD_OUT_FAILURES, PAPER_REPAIR_RANGE } from './verdict';
 
 export interface Definition {
@@ -14,16 +15,8 @@ const pc = (x: number) => `${Math.round(100 * x)}%`;
 
 export const DEFINITIONS: readonly Definition[] = [
   { term: 'realized', definition: 'Share of questions whose deployment attempt (default route, no silencing, the condition\'s decoding) is correct (summary.ts summarize).' },
-  { term: 'reachable@B', definition: 'Share of questions on which some attempt among a probe\'s first B distinct attempts is correct; the deployment attempt is never charged (summary.ts).' },
-  { term: `cover@${COVER_TAU}`, definition: `cover@τ ("Beyond pass@k", arXiv 2510.08325) at τ = ${COVER_TAU}: share of questions whose attempts within the budget are correct at least a share τ of the time (summary.ts covered); one lucky attempt among many does not count.` },
-  { term: 'ceiling@B', definition: 'Share of questions realized or reachable@B (summary.ts).' },
+  ...METRICS.map((m): Definition => ({ term: m.term, definition: m.definition })),
   { term: 'decoy', definition: 'The same rates against a fixed wrong answer of the gold\'s kind: how often a probe reaches an answer it should not (decoy.ts).' },
-  {
-    term: 'gold − decoy',
-    definition:
-      'A probe\'s reachable@B minus its reachable@B against the decoy, paired over the same questions, with Newcombe\'s interval (decoy.ts goldMinusDecoy). A probe reaches only when this interval lies above 0; ' +
-      'otherwise it is "indistinguishable from producing many answers" and counts as reaching nowhere in the verdicts (decoy.ts reachesBeyondDecoy, verdict.ts).',
-  },
   {
     term: 'route spaces',
     definition:
@@ -68,7 +61,7 @@ export const DEFINITIONS: readonly Definition[] = [
 /** A definition without its references to the code (`(summary.ts summarize)`, `; compare.ts …`):
  *  what a screen shows beside the number. */
 export function plainDefinition(d: Definition): string {
-  return d.definition.replace(/\s*\([\w-]+\.ts\b[^()]*\)/g, '').replace(/;\s*[\w-]+\.ts\b[^()]*(?=\))/g, '');
+  return d.definition.replace(/\s*\([\w/-]+\.ts\b[^()]*\)/g, '').replace(/;\s*[\w/-]+\.ts\b[^()]*(?=\))/g, '');
 }
 
 /** The definition of `term`, as a screen shows it; throws naming the term when there is none. */

@@ -83,7 +83,9 @@ export {
 export type { Probe, ProbeRole, ProbeSession, Ask, ProbeContext, SetupPreset } from './probes/probe';
 export { sharedRoutes, drawCount, MAX_BUDGET } from './probes/route-draws';
 export { questionRoutes } from './probes/random-routes';
-export { COVER_TAU, covered, summarize, reachCurve } from './summary';
+export { summarize, reachCurve } from './summary';
+export { COVER_TAU, covered } from './metrics/cover';
+export { METRICS, metricValue } from './metrics/registry';
 export { decoyOf, decoyControl, decoyFields, ceilingDecoy, NO_DECOY, type DecoyControl, type DecoyFields } from './decoy';
 export { majorityVote, maxLogprob, chooseFixedRoute, fixedRoutePick, SELECTORS, SELECTOR_NAMES, READ_TIME_SELECTORS, calibrates, selectorsFor } from './selectors';
 export { silencingScan, failureSet, scanFromRecords, scanRole, silencingEffect, type ScanInput, type SilencingScanOptions, type SilencingScanResult, type SilencingIdentification, type SilencingEvaluation, type LayerRepair } from './silencing';

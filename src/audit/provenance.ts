@@ -3,7 +3,7 @@
 // (with its key) and probes, from the run's manifest; and the definitions of the numbers shown.
 
 import { DEFINITIONS, type Definition } from './definitions';
-import type { StudyReport } from './study';
+import type { StudyReport } from './study-report';
 import type { ChatTemplateFile, EngineDtype, ExecutionProvider, RuntimeInfo } from '../engine/types';
 import type { Condition, ProbeSpec, RunManifest } from './types';
 import { studyVerdicts, type StudyVerdicts } from './verdict';

@@ -73,7 +73,7 @@ export function mcnemar(b: number, c: number): McNemar {
 }
 
 /** P(X ≤ m) for X ~ Bin(n, 1/2): exact in BigInt up to n = 4000, in log space beyond. */
-function binomialLowerTailHalf(n: number, m: number): number {
+export function binomialLowerTailHalf(n: number, m: number): number {
   if (n <= 4000) {
     let coef = 1n;
     let sum = 0n;

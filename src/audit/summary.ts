@@ -1,10 +1,10 @@
 // Reachability@k curves and audit summaries from records alone.
 
-import { ceilingDecoy, decoyCount, goldMinusDecoy } from './decoy';
 import { AuditError } from './errors';
 import { INVALID } from './graders';
+import { computeMetrics } from './metrics/registry';
 import { isDeployment, probeOf } from './probes/registry';
-import { mean, pairedDelta, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, retainedGainNote, type RetainedGainEstimate } from './stats';
+import { mean, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, retainedGainNote, type RetainedGainEstimate } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
 
 /** Reachability@k for k = 1..budget for one record, by its probe's curve (Probe.curve): the
@@ -24,23 +24,10 @@ export function reachCurve(r: QuestionRecord): number[] {
   return out;
 }
 
-/** cover@τ's τ ("Beyond pass@k", arXiv 2510.08325): the share of a question's attempts that must be
- *  correct for the question to count as covered. */
-export const COVER_TAU = 0.5;
-
-/** Whether a record's attempts within its budget are correct at least a share τ of the time (no
- *  attempt: not covered). cover@τ is the share of questions covered: unlike reachable@B, one lucky
- *  attempt among many does not count. */
-export function covered(r: Pick<QuestionRecord, 'attempts' | 'budget'>, tau: number = COVER_TAU): boolean {
-  if (!(tau > 0 && tau <= 1)) throw new AuditError('bad-input', `cover@τ needs 0 < τ ≤ 1, got ${tau}`);
-  const judged = r.attempts.slice(0, r.budget);
-  return judged.length > 0 && judged.filter((a) => a.correct).length >= tau * judged.length;
-}
-
-/** Realized from deployment records, and per probe key: reachable, ceiling and realized (joined by
- *  doc_id with deployment), reachable and ceiling against the decoy answer (decoy.ts), reach@k,
- *  attempts made, and each selector's accuracy, blindness and retained gain (over the joined
- *  questions). Records must share one condition key. */
+/** Realized from deployment records, and per probe key: every metric of the registry
+ *  (metrics/registry.ts), realized over the questions joined by doc_id with deployment, reach@k,
+ *  and each selector's accuracy, blindness and retained gain (over the joined questions). Records
+ *  must share one condition key. */
 export function summarize(records: readonly QuestionRecord[]): AuditSummary {
   const keys = new Set(records.map((r) => r.condition_key));
   if (keys.size > 1) throw new AuditError('bad-input', `summarize: records come from ${keys.size} conditions; summarize one condition at a time`);
@@ -55,38 +42,27 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
     const curves = rs.map(reachCurve);
     const reach_at_k = Array.from({ length: budget }, (_, k) => mean(curves.map((c) => c[Math.min(k, c.length - 1)] ?? 0)));
     const joined = rs.filter((r) => realizedBy.has(r.doc_id));
+    const metrics = [...computeMetrics({ records: rs, joined, deployment: deploymentBy })];
     const counts = {
-      reachable: rs.filter((r) => r.reachable).length,
-      cover: rs.filter((r) => covered(r)).length,
+      ...Object.fromEntries(metrics.flatMap(([id, m]) => (m.count === undefined ? [] : [[id, m.count]]))),
       realized: joined.filter((r) => realizedBy.get(r.doc_id)).length,
-      ceiling: joined.filter((r) => r.reachable || realizedBy.get(r.doc_id)).length,
-      reachable_decoy: decoyCount(rs.map((r) => r.reachable_decoy)),
-      ceiling_decoy: decoyCount(joined.map((r) => ceilingDecoy(deploymentBy.get(r.doc_id)!, r))),
-    };
-    const realized = joined.length ? counts.realized / joined.length : 0;
-    const gap = goldMinusDecoy(rs.map((r) => ({ gold: r.reachable === true, decoy: r.reachable_decoy })));
+    } as ProbeSummary['counts'];
     const selectorNames = [...new Set(rs.flatMap((r) => Object.keys(r.selectors ?? {})))].sort();
-    const s: ProbeSummary = {
+    const s = {
       probe: rs[0].probe,
       probe_key,
       n: rs.length,
       budget,
-      reachable: counts.reachable / rs.length,
-      cover: counts.cover / rs.length,
-      ceiling: joined.length ? counts.ceiling / joined.length : 0,
-      reachable_decoy: counts.reachable_decoy === null ? null : counts.reachable_decoy / rs.length,
-      ceiling_decoy: counts.ceiling_decoy === null ? null : joined.length ? counts.ceiling_decoy / joined.length : 0,
-      gold_minus_decoy: gap && pairedDelta(gap),
-      realized,
+      ...Object.fromEntries(metrics.map(([id, m]) => [id, m.value])),
+      realized: joined.length ? counts.realized / joined.length : 0,
       joined: joined.length,
       counts,
       reach_at_k,
-      mean_attempts: mean(rs.map((r) => r.attempts.length)),
       space_exhausted: rs.filter((r) => r.stop_reason === 'space-exhausted').length,
       invalid: rs.reduce((s, r) => s + r.invalid, 0),
       selection_saw_gold: rs.some((r) => r.selection_saw_gold),
       ...probeOf(rs[0]).summaryFields?.(rs),
-    };
+    } as ProbeSummary;
     if (selectorNames.length) {
       const pool = joined.length ? joined : rs;
       s.selectors = Object.fromEntries(

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { NO_DECOY } from './decoy';
 import { blocksSpace, colaMcts } from './presets';
-import { studyReport, type StudyRunResult } from './study';
+import { studyReport, type StudyRunResult } from './study-report';
 import { normalizePlan } from './study-plan';
 import type { Attempt, ProbeSpec, QuestionRecord } from './types';
 import { f1Outcome, MIN_HELD_OUT_FAILURES, reportTests, studyVerdicts } from './verdict';

@@ -21,10 +21,9 @@
 //   paper (PAPER), each from the verdicts above.
 
 import { reachesBeyondDecoy } from './decoy';
-import { PRESET_NAME, type MctsPreset } from './probes/mcts';
-import { isProbeName, probeOf, takesSpace } from './probes/registry';
+import { isProbeName, presetTitle, probeOf, takesSpace } from './probes/registry';
 import { formatP, holm, type PairedDelta } from './stats';
-import type { PairReport, ScanCase, SettingReport, StudyReport } from './study';
+import type { PairReport, ScanCase, SettingReport, StudyReport } from './study-report';
 
 /** Below this many held-out failures, F2 reports no rate and no layer. */
 export const MIN_HELD_OUT_FAILURES = 10;
@@ -143,7 +142,7 @@ const supports = (o: F1Outcome) => o === 'random higher' || o === 'random not wo
 const settingReaches = (s: SettingReport, label: string): boolean | null => reachesBeyondDecoy(s.gold_minus_decoy[label] ?? null);
 
 /** "CoLa's search": an MCTS preset by the search it runs. */
-const searchName = (preset: string) => `${PRESET_NAME[preset as MctsPreset] ?? preset}'s search`;
+const searchName = (preset: string) => `${presetTitle(preset)}'s search`;
 
 /** One side of an F1 comparison. */
 export interface F1Side {

@@ -4,7 +4,7 @@
 
 import type { PromptEngine } from '../audit/prompt.ts';
 import { plannedRuns, scanProbe, studySettings, type NormalizedPlan, type PlannedRun, type StudySetting } from '../audit/study-plan.ts';
-import type { StudyRunResult } from '../audit/study.ts';
+import type { StudyRunResult } from '../audit/study-report.ts';
 import type { LoadedTask } from '../audit/types.ts';
 import type { CoreAuditInput } from './core-audit.ts';
 import type { RunRequest } from './run-controller.ts';

@@ -4,7 +4,7 @@
 // started) is kept in the store. Pausing stops the current run; running the plan again resumes.
 
 import type { PromptEngine } from '../audit/prompt.ts';
-import { studyReport, type StudyReport, type StudyRunResult } from '../audit/study.ts';
+import { studyReport, type StudyReport, type StudyRunResult } from '../audit/study-report.ts';
 import { normalizePlan, planKey, plannedRuns, type NormalizedPlan } from '../audit/study-plan.ts';
 import type { LoadedTask, RunManifest } from '../audit/types.ts';
 import type { ModelInfo } from '../engine/types.ts';

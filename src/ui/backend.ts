@@ -8,7 +8,7 @@
 import type { Condition, ProbeSpec, QuestionRecord, RunManifest, AnswerFormat } from '../audit/types';
 import type { LoadOptions, LoadProgress, ModelInfo } from '../engine/types';
 import type { AttemptLook, AttemptLookResult } from '../engine/readout';
-import type { StudyReport } from '../audit/study';
+import type { StudyReport } from '../audit/study-report';
 import type { NormalizedPlan } from '../audit/study-plan';
 import type { ImportControl, LoadedRun, RunProgress } from '../store/index';
 import type { StudyOverview, StudyProgress } from '../store/study-runner';

@@ -33,7 +33,7 @@ import {
 } from '../store/index';
 import { StudyRunner } from '../store/study-runner';
 import { studyTaskOptions } from '../store/study';
-import type { StudyReport } from '../audit/study';
+import type { StudyReport } from '../audit/study-report';
 import type { NormalizedPlan } from '../audit/study-plan';
 import { BUILTIN_MODELS, builtinModel, builtinRef } from '../audit/builtin-models';
 import {

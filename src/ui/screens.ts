@@ -5,7 +5,7 @@
 // A new screen is one entry here plus its component (docs/ARCHITECTURE.md "Add a screen").
 
 import type { Component } from 'svelte';
-import type { StudyReport } from '../audit/study';
+import type { StudyReport } from '../audit/study-report';
 import type { StoredRun } from './backend';
 import { joinAddress, writeAddress } from './lib/address';
 import { MAX_STUDY_LINK } from './lib/study-link';

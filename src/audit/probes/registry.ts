@@ -8,7 +8,7 @@ import type { QuestionIdentity } from '../condition';
 import type { ProbeChoice } from './choice';
 import { depthMatchedProbe } from './depth-matched';
 import { deploymentProbe } from './deployment';
-import { mctsProbe } from './mcts';
+import { mctsProbe, PRESET_NAME, type MctsPreset } from './mcts';
 import { layerSkipProbe } from './layer-skip';
 import { mlpSilencingProbe } from './mlp-silencing';
 import type { Probe, ProbeRole, SetupPreset } from './probe';
@@ -118,6 +118,8 @@ export const routeSpaceOfSpec = (spec: ProbeSpec): RouteSpace | null => probeOf(
 export const seedOfSpec = (spec: ProbeSpec): number | null => probeOf(spec).seed?.(spec) ?? null;
 /** The released search a spec runs ("cola", "program-selection"), else its probe's name. */
 export const presetOfSpec = (spec: ProbeSpec): string => probeOf(spec).searchPreset?.(spec) ?? spec.probe;
+/** A search preset as a sentence names it ("CoLa"); another name as it is. */
+export const presetTitle = (preset: string): string => (Object.hasOwn(PRESET_NAME, preset) ? PRESET_NAME[preset as MctsPreset] : preset);
 /** The layers a spec silences (none for a probe that silences nothing). */
 export const silencedLayers = (spec: ProbeSpec): number[] => probeOf(spec).silenced?.(spec) ?? [];
 /** The spec with another seed and, when given, budget; unchanged for a probe that takes neither. */

@@ -2,7 +2,7 @@
 
 import { render } from 'svelte/server';
 import { describe, expect, it } from 'vitest';
-import { type StudyReport } from '../../audit/study';
+import { type StudyReport } from '../../audit/study-report';
 import { normalizePlan } from '../../audit/study-plan';
 import { AppState } from '../stores/app.svelte';
 import { TestBackend } from '../testing/test-backend';

@@ -5,7 +5,7 @@ import { JSDOM } from 'jsdom';
 import { describe, expect, it } from 'vitest';
 import { wilson } from '../../audit/stats';
 import { loadTask } from '../../audit';
-import { type StudyReport } from '../../audit/study';
+import { type StudyReport } from '../../audit/study-report';
 import { normalizePlan } from '../../audit/study-plan';
 import { caseSentence, studyVerdicts } from '../../audit/verdict';
 import { FakeEngine } from '../../audit/testing/fake-engine';

@@ -1,11 +1,11 @@
-// The findings report's figures (audit/study.ts studyReport): F1 random vs structured reachable,
+// The findings report's figures (audit/study-report.ts studyReport): F1 random vs structured reachable,
 // one dot per (setting, MCTS preset) with the diagonal; F2 held-out repair rate per case with its
 // interval, and one case's per-layer scan (in-sample); F3 base → trained slope chart, deployed and
 // ceilings.
 
 import * as Plot from '@observablehq/plot';
 import { wilson } from '../../audit/stats';
-import type { ScanCase, StudyReport } from '../../audit/study';
+import type { ScanCase, StudyReport } from '../../audit/study-report';
 import { caseSentence, studyVerdicts } from '../../audit/verdict';
 import { OKABE_ITO } from '../lib/palette';
 import { baseOptions, type FigureSpec, type FigureStyle } from './figure';

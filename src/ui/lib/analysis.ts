@@ -20,7 +20,7 @@ import {
   scanFromRecords,
   scanRole,
   silencingEffect,
-  COVER_TAU,
+  METRICS,
   summarize,
   titleOf,
   seedOfSpec,
@@ -124,7 +124,7 @@ export function reachProbes(s: AuditSummary, records: readonly QuestionRecord[])
 }
 
 export interface RateRow {
-  /** "realized", "reachable@16", "reachable@16 (decoy)", "ceiling@16", "ceiling@16 (decoy)". */
+  /** "realized", then each share metric at the probe's budget: "reachable@16", "reachable@16 (decoy)", … */
   measure: string;
   probe: string;
   k: number;
@@ -133,24 +133,28 @@ export interface RateRow {
   ci: Interval;
 }
 
-/** Realized, and per reach probe reachable@B and ceiling@B, each followed by the same measure
- *  against the decoy answer where the questions have one, with Wilson 95% intervals on the core's
- *  counts. */
+/** The registry's share metrics (metrics/registry.ts): the rate table's measures. */
+const SHARE_METRICS = METRICS.filter((m) => m.show === 'share');
+
+/** Realized, and per reach probe each share metric of the registry (reachable@B, cover@τ,
+ *  ceiling@B, each against the decoy where the questions have one), with Wilson 95% intervals on
+ *  the core's counts. */
 export function rateRows(s: AuditSummary, probes: readonly RunProbe[]): RateRow[] {
   if (s.n === 0) return [];
   const row = (measure: string, probe: string, k: number, n: number): RateRow => ({ measure, probe, k, n, rate: n ? k / n : 0, ci: wilson(k, n) });
-  const decoy = (measure: string, probe: string, k: number | null, n: number): RateRow[] => (k === null ? [] : [row(`${measure} (decoy)`, probe, k, n)]);
   return [
     row('realized', titleOf({ probe: DEPLOYMENT }), s.realized_count, s.n),
-    ...probes.flatMap(({ summary: p, label }) => [
-      row(`reachable@${p.budget}`, label, p.counts.reachable, p.n),
-      ...decoy(`reachable@${p.budget}`, label, p.counts.reachable_decoy, p.n),
-      row(`cover@${COVER_TAU}`, label, p.counts.cover, p.n),
-      row(`ceiling@${p.budget}`, label, p.counts.ceiling, p.joined),
-      ...decoy(`ceiling@${p.budget}`, label, p.counts.ceiling_decoy, p.joined),
-    ]),
+    ...probes.flatMap(({ summary: p, label }) =>
+      SHARE_METRICS.flatMap((m) => {
+        const k = (p.counts as Record<string, number | null>)[m.id];
+        return k === null || k === undefined ? [] : [row(m.label(p.budget), label, k, m.over === 'joined' ? p.joined : p.n)];
+      }),
+    ),
   ];
 }
+
+/** The registry's metrics of attempts (shown as numbers, not shares): the attempts table's columns. */
+export const ATTEMPT_METRICS = METRICS.filter((m) => m.show === 'mean' || m.show === 'estimate');
 
 export interface SelectorRow {
   probe: string;

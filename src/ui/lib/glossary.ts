@@ -4,7 +4,9 @@
 // src/audit/definitions.ts (stated once, there); the glossary only adds what a screen reader needs.
 
 import { definitionOf } from '../../audit/definitions';
-import { COVER_TAU } from '../../audit/summary';
+import { COVER_TAU } from '../../audit/metrics/cover';
+import { METRICS } from '../../audit/metrics/registry';
+import type { Metric } from '../../audit/metrics/metric';
 
 /** One glossary entry: the term as screens print it and what it means. */
 interface GlossaryEntry {
@@ -15,7 +17,7 @@ interface GlossaryEntry {
 /** The audit's definition of `term`, then what the screens add. */
 const audit = (term: string, more?: string) => (more ? `${definitionOf(term)} ${more}` : definitionOf(term));
 
-export const GLOSSARY = {
+const NAMED = {
   realized: {
     term: 'realized',
     text: audit('realized', 'The deployment attempt is the model as deployed: every layer once, in order. One attempt per question.'),
@@ -33,7 +35,7 @@ export const GLOSSARY = {
     text: audit('decoy', 'The decoy is fixed for each question by the question seed (another option letter; for a number, the gold plus or minus 1 to 3); ceiling@B (decoy) is realized-or-reachable against it. It costs no extra model call. Not shown when no decoy can be made (exact-match answers).'),
   },
   cover: {
-    term: 'cover@τ',
+    term: `cover@${COVER_TAU}`,
     text: audit(`cover@${COVER_TAU}`, 'Unlike reachable@B, a probe is not rewarded for guessing.'),
   },
   goldMinusDecoy: {
@@ -182,4 +184,15 @@ export const GLOSSARY = {
   },
 } as const satisfies Record<string, GlossaryEntry>;
 
-export type TermId = keyof typeof GLOSSARY;
+export type TermId = keyof typeof NAMED;
+
+const named = new Set<string>(Object.values(NAMED).map((d) => d.term));
+
+/** The named entries, then every registry metric they do not name (by its id, its definition). */
+export const GLOSSARY: Readonly<Record<TermId, GlossaryEntry>> = {
+  ...NAMED,
+  ...Object.fromEntries(METRICS.filter((m) => !named.has(m.term)).map((m) => [m.id, { term: m.term, text: definitionOf(m.term) }])),
+};
+
+/** A metric's glossary entry: the named one that has its term, else its own. */
+export const metricTermId = (m: Metric): TermId => (Object.entries(GLOSSARY).find(([, d]) => d.term === m.term)![0] as TermId);

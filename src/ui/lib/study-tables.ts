@@ -4,10 +4,11 @@
 // screen can open the questions behind each row.
 
 import { QUESTION_STATES } from '../../audit/compare';
-import { decoyShare, interval, points, pValue, share, type Cell } from './cells';
-import { COVER_TAU } from '../../audit/summary';
-import type { ScanCase, StudyReport } from '../../audit/study';
-import type { PairedDelta } from '../../audit/stats';
+import { decoyShare, gapText, interval, metricCell, points, pValue, share, type Cell } from './cells';
+import { METRICS } from '../../audit/metrics/registry';
+import type { Metric } from '../../audit/metrics/metric';
+import { COVER_TAU } from '../../audit/metrics/cover';
+import { settingMetric, type ScanCase, type SettingReport, type StudyReport } from '../../audit/study-report';
 import { ALPHA, caseSentence, ceilingChange, f1Comparisons, MANY_ANSWERS, MIN_HELD_OUT_FAILURES, reportTests, testId, type F1Outcome } from '../../audit/verdict';
 
 
@@ -31,7 +32,6 @@ export interface RowRun {
 
 /** A difference in points with its interval (gold − decoy reach, a Δ beyond the decoy's),
  *  "+3.5 (−1.0 to +8.0)"; "—" without a decoy. */
-const gapText = (g: Pick<PairedDelta, 'diff' | 'ci'> | null): Cell => (g === null ? '—' : points(g.diff, { ci: g.ci }));
 /** An F1 outcome as the table names it, the random side named. */
 const outcomeText = (o: F1Outcome, random: string) => (o === 'no reach' ? MANY_ANSWERS : o.replace('random', random).replace('MCTS', 'search'));
 /** "d1 12 · d2 40 · d3 48": attempts per tree depth. */
@@ -58,6 +58,21 @@ function caseCells(c: ScanCase): Cell[] {
   return [c.layer, c.repaired, share(c.rate), interval(c.ci, 'share'), c.collateral];
 }
 
+/** The registry's metrics with a column in the settings table, and those shown in brackets in the first. */
+const COLUMNS = METRICS.filter((m) => m.column !== undefined);
+const ASIDES = METRICS.filter((m) => m.aside !== undefined);
+
+/** A setting's value of metric `m` for probe label `l`, with the asides in the probe's first column;
+ *  empty where the probe did not run, or the report predates the metric. */
+function settingCell(s: SettingReport, m: Metric, l: string, first: boolean): Cell {
+  const values = settingMetric(s, m);
+  if (!values || !(l in values)) return null;
+  const cell = metricCell(m, values[l]);
+  const a = first ? ASIDES[0] : undefined;
+  const aside = a && settingMetric(s, a)?.[l];
+  return typeof aside === 'number' && typeof cell === 'object' && cell !== null ? { ...cell, aside: { label: a!.aside!, value: aside } } : cell;
+}
+
 export function studyTables(r: StudyReport): StudyTable[] {
   const holmBy = new Map(reportTests(r).map((t) => [t.id, t.holm]));
   const holmOf = (id: string) => holmBy.get(id)!;
@@ -67,16 +82,16 @@ export function studyTables(r: StudyReport): StudyTable[] {
     {
       id: 'study-settings',
       caption:
-        'Settings: realized, reachable@B per probe (attempts actually made in brackets), reachable@B against the decoy answer, and gold − decoy reach in points with its paired 95% interval ' +
-        `(a probe whose interval does not exclude 0 upwards is ${MANY_ANSWERS}), and cover@${COVER_TAU}: questions whose attempts are correct at least ${COVER_TAU * 100}% of the time`,
-      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => [l, `${l} (decoy)`, `${l} gold − decoy`, `${l} cover@${COVER_TAU}`]), 'run keys'],
+        `Settings: realized, then per probe ${COLUMNS.map((m) => m.term).join(', ')}, each as the report defines it (${ASIDES.map((m) => m.term).join(', ')} in brackets); gold − decoy reach in points with its paired 95% interval ` +
+        `(a probe whose interval does not exclude 0 upwards is ${MANY_ANSWERS}); cover@${COVER_TAU}: questions whose attempts are correct at least ${COVER_TAU * 100}% of the time`,
+      columns: ['model', 'task', 'questions', 'realized', ...labels.flatMap((l) => COLUMNS.map((m) => `${l}${m.column}`)), 'run keys'],
       details: [...labels.map((l) => `${l} (decoy)`), 'run keys'],
       rows: r.settings.map((s) => [
         s.model,
         s.task,
         s.questions,
         share(s.realized),
-        ...labels.flatMap((l) => (l in s.reachable ? [share(s.reachable[l], { aside: { label: 'attempts', value: s.attempts[l] } }), decoyShare(s.reachable_decoy[l]), gapText(s.gold_minus_decoy[l] ?? null), share(s.cover[l])] : [null, null, null, null])),
+        ...labels.flatMap((l) => COLUMNS.map((m, i) => settingCell(s, m, l, i === 0))),
         keys(s.run_keys),
       ]),
       runs: r.settings.map(settingRuns),

@@ -5,7 +5,7 @@
 import builtinPlan from '../../../studies/builtin.json';
 import finding1Plan from '../../../studies/finding1-small.json';
 import finding3Plan from '../../../studies/finding3-pairs.json';
-import { type StudyReport } from '../../audit/study';
+import { type StudyReport } from '../../audit/study-report';
 import { normalizePlan, plannedRuns, type NormalizedPlan } from '../../audit/study-plan';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 import type { AppBackend, StoredStudyEntry, StudyOverview, StudyProgress } from '../backend';

@@ -1,18 +1,22 @@
-// The paper's three findings computed from a study's stored records only — with the audit core's
-// own definitions (compareProbes, compareRecords, scanFromRecords, summarize), never a second
-// implementation. The plan and the runs it asks for are study-plan.ts's.
+// The study's findings report (F1, F2, F3) from executed runs' records only, with the audit core's
+// own definitions (summarize, compareProbes, compareRecords, scanFromRecords), never a second
+// implementation. Each setting report keeps every registry metric of each probe's summary
+// (metrics/registry.ts); the plan and the runs it asks for are study.ts's.
 
 import { compareProbes, compareRecords, guidanceComparisons, type CheckpointComparison, type ProbeComparison } from './compare';
 import { AuditError } from './errors';
-import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
+import type { Metric } from './metrics/metric';
+import { METRICS, metricValue, reportKey } from './metrics/registry';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
 import { INTERVENTION, isDeployment, isIntervention, presetOfSpec, probeOf, routeSpaceOfSpec, UNIFORM_BASELINE } from './probes/registry';
-import { planKey, plannedRuns, probeLabel, scanProbe, studySettings, type NormalizedPlan, type StudySetting } from './study-plan';
 import { withSelectorPicks } from './selectors';
-import { summarize } from './summary';
-import { MIN_HELD_OUT_FAILURES } from './verdict';
+import { failureSet, scanFromRecords, type LayerRepair, type SilencingScanResult } from './silencing';
 import { pairedDelta, type PairedDelta } from './stats';
-import type { AuditSummary, ProbeSpec, QuestionRecord } from './types';
+import { planKey, plannedRuns, probeLabel, scanProbe, studySettings, type NormalizedPlan, type StudySetting } from './study-plan';
+import { summarize } from './summary';
+import type { AuditSummary, ProbeName, ProbeSpec, QuestionRecord } from './types';
+import { MIN_HELD_OUT_FAILURES } from './verdict';
+
 
 /** One executed run of a study: the records a single audit stored. `label` is the probe label, or
  *  "mlp-silencing" for a scan run. */
@@ -33,7 +37,7 @@ export interface SettingReport {
   questions: number;
   realized: number;
   reachable: Record<string, number>;
-  /** cover@τ per probe (summary.ts COVER_TAU): questions whose attempts are correct at least a share τ of the time. */
+  /** cover@τ per probe (metrics/cover.ts COVER_TAU): questions whose attempts are correct at least a share τ of the time. */
   cover: Record<string, number>;
   ceiling: Record<string, number>;
   /** reachable and ceiling against the decoy answer (decoy.ts), per probe; null without decoys. */
@@ -144,8 +148,26 @@ export interface StudyReport {
   missing: string[];
 }
 
+/** A metric's values per probe label in a setting report (the map under its report key); none in a
+ *  report stored before the metric was added. */
+export const settingMetric = (s: SettingReport, m: Metric): Record<string, unknown> | undefined => (s as unknown as Record<string, Record<string, unknown>>)[reportKey(m)];
+
+/** The roles the findings compare, each read from what the probes declare (probes/probe.ts): F1
+ *  each `guided` search (sawGold) against the `uniform` baseline (uniformBaseline; the same route
+ *  space's where the plan has it) and against its own walks (`walksOf`: dependsOn); F2 the
+ *  `intervention` (role) over the failure set of the plan's scan probe; F3 the `studied` probe of
+ *  each run (not deployment, not a baseline riding along) across a checkpoint pair. No finding
+ *  names a probe or a preset. */
+const ROLES = {
+  studied: (r: QuestionRecord) => !isDeployment(r) && !probeOf(r).baselineOf,
+  guided: (p: ProbeName) => probeOf(p).sawGold,
+  uniform: (p: ProbeName) => p === UNIFORM_BASELINE,
+  walksOf: (r: QuestionRecord, searchKey: string) => probeOf(r).dependsOn?.(r.probe_spec) === searchKey,
+  intervention: (r: QuestionRecord) => isIntervention(r),
+};
+
 /** The probe a study run is about (an MCTS run also holds its depth-matched baseline). */
-const mainProbeKey = (run: StudyRunResult) => run.records.find((r) => !isDeployment(r) && !probeOf(r).baselineOf)!.probe_key;
+const mainProbeKey = (run: StudyRunResult) => run.records.find(ROLES.studied)!.probe_key;
 
 /** The spec of a run's records of probe key `key`. */
 const specOfKey = (run: StudyRunResult, key: string): ProbeSpec => run.records.find((x) => x.probe_key === key)!.probe_spec;
@@ -173,7 +195,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
   for (const s of studySettings(plan)) {
     const runs = plan.probes.map((p) => ({ label: probeLabel(p), probe: p, run: get(s, probeLabel(p)) })).filter((x) => x.run);
     if (runs.length === 0) continue;
-    const report: SettingReport = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, reachable: {}, cover: {}, ceiling: {}, reachable_decoy: {}, ceiling_decoy: {}, gold_minus_decoy: {}, attempts: {}, random_minus_structured: {}, selectors: {} };
+    const report = { model: s.model, task: s.task, run_keys: runs.map((x) => x.run!.run_key), questions: 0, realized: 0, ...Object.fromEntries(METRICS.map((m) => [reportKey(m), {}])), random_minus_structured: {}, selectors: {} } as SettingReport;
     const sums = new Map<string, AuditSummary>();
     for (const { label, run } of runs) {
       // the plan's selectors picked at read time: a reused record stored without picks answers too
@@ -182,25 +204,19 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
       const p = sum.probes.find((x) => x.probe_key === mainProbeKey(run!))!;
       report.questions = sum.n;
       report.realized = sum.realized;
-      report.reachable[label] = p.reachable;
-      report.cover[label] = p.cover;
-      report.ceiling[label] = p.ceiling;
-      report.reachable_decoy[label] = p.reachable_decoy;
-      report.ceiling_decoy[label] = p.ceiling_decoy;
-      report.gold_minus_decoy[label] = p.gold_minus_decoy;
-      report.attempts[label] = p.mean_attempts;
+      for (const m of METRICS) settingMetric(report, m)![label] = metricValue(p, m);
       if (p.selectors) report.selectors[label] = Object.fromEntries(Object.entries(p.selectors).map(([k, v]) => [k, { accuracy: v.accuracy, blind: v.blind, retained_gain: v.retained_gain, retained_gain_ci: v.retained_gain_ci, retained_gain_reason: v.retained_gain_reason, retained_gain_note: v.retained_gain_note }]));
     }
-    const randoms = runs.filter((x) => x.probe.probe === UNIFORM_BASELINE);
+    const randoms = runs.filter((x) => ROLES.uniform(x.probe.probe));
     const flags: boolean[] = [];
-    for (const m of runs.filter((x) => probeOf(x.probe.probe).sawGold)) {
+    for (const m of runs.filter((x) => ROLES.guided(x.probe.probe))) {
       const r = randoms.find((x) => x.probe.space === m.probe.space) ?? randoms[0];
       if (!r) continue;
       const mk = mainProbeKey(m.run!);
       const rk = mainProbeKey(r.run!);
       const cmp: ProbeComparison = compareProbes([...r.run!.records, ...m.run!.records], rk, mk);
       const walks = guidanceComparisons(m.run!.records)[0]?.depth_matched ?? null;
-      const walkRecord = m.run!.records.find((x) => probeOf(x).dependsOn?.(x.probe_spec) === mk);
+      const walkRecord = m.run!.records.find((x) => ROLES.walksOf(x, mk));
       const walkSummary = walkRecord && sums.get(m.label)!.probes.find((x) => x.probe_key === walkRecord.probe_key);
       const spec = specOfKey(m.run!, mk);
       report.random_minus_structured[m.label] = {
@@ -313,7 +329,7 @@ export function scanCase(s: StudySetting, probe: string, defining: StudyRunResul
 /** The out-of-sample scan of a setting from its defining run and its silencing run. */
 export function scanOf(defining: StudyRunResult, silencing: StudyRunResult, splitSeed: number): SilencingScanResult {
   const set = failureSet(defining.records);
-  const scanned = silencing.records.filter(isIntervention);
+  const scanned = silencing.records.filter(ROLES.intervention);
   if (scanned.length === 0) throw new AuditError('bad-input', `the scan run of ${defining.model} · ${defining.task} holds no ${INTERVENTION} records`);
   const spec = scanned[0].probe_spec as MlpSilencingSpec;
   return scanFromRecords({

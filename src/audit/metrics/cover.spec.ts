@@ -1,9 +1,9 @@
 // cover@τ from a record's attempts: the share correct within the budget against τ.
 
 import { describe, expect, it } from 'vitest';
-import { AuditError } from './errors';
-import { COVER_TAU, covered } from './summary';
-import type { Attempt } from './types';
+import { AuditError } from '../errors';
+import { COVER_TAU, covered } from './cover';
+import type { Attempt } from '../types';
 
 const attempts = (correct: boolean[]): Attempt[] =>
   correct.map((c, index) => ({ index, route: [0, 1], silence: [], response: '', extracted: c ? 'g' : 'x', correct: c, meanLogprob: null }));

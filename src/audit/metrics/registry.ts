@@ -1,0 +1,31 @@
+// Every per-probe metric, in the order tables, reports and the CLI list them. A new metric is one
+// file of this folder and one line here (docs/ARCHITECTURE.md "Metrics").
+
+import { MEAN_ATTEMPTS } from './attempts';
+import { COVER } from './cover';
+import { FIRST_SUCCESS_MEDIAN } from './first-success';
+import type { Metric, MetricInput, MetricResult } from './metric';
+import { CEILING, CEILING_DECOY, GOLD_MINUS_DECOY, REACHABLE, REACHABLE_DECOY } from './reach';
+
+export const METRICS: readonly Metric[] = [
+  REACHABLE,
+  REACHABLE_DECOY,
+  GOLD_MINUS_DECOY,
+  COVER,
+  CEILING,
+  CEILING_DECOY,
+  MEAN_ATTEMPTS,
+  FIRST_SUCCESS_MEDIAN,
+];
+
+/** Each metric's result for one probe's records, by metric id. */
+export function computeMetrics(input: MetricInput): Map<string, MetricResult> {
+  return new Map(METRICS.map((m) => [m.id, m.compute(input)]));
+}
+
+/** A metric's value in a summary (the field named by its id). */
+export const metricValue = (summary: object, m: Metric): unknown => (summary as Record<string, unknown>)[m.id];
+
+/** The key a metric has in the study's setting report and in the audit CLI's headline. */
+export const reportKey = (m: Metric) => m.keys?.report ?? m.id;
+export const cliKey = (m: Metric) => m.keys?.cli ?? m.id;
