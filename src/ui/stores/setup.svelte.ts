@@ -5,6 +5,7 @@ import { intBounds, probeOf, reseeded, routeSpaceInWords, routeSpaceOfSpec, with
 import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
+import { MAX_FEW_SHOT, MAX_NEW_TOKENS, MAX_TEMPERATURE } from '../../audit/condition-schema';
 import { graderVersionOf, isAnswerFormat, scoringFields } from '../../audit/formats/registry';
 import { recipeOf } from '../../audit/recipes';
 import type { Condition, ProbeSpec } from '../../audit/types';
@@ -305,15 +306,15 @@ export class SetupState {
     const out: (string | null)[] = [];
     out.push(
       c.promptTemplate.includes('{{question}}') ? null : 'The prompt template must contain {{question}}, where each question goes.',
-      wholeNumberProblem('Few-shot examples', c.fewShot.n, 0, 32),
-      wholeNumberProblem('Max new tokens', c.maxNewTokens, 1, 4096),
+      wholeNumberProblem('Few-shot examples', c.fewShot.n, 0, MAX_FEW_SHOT),
+      wholeNumberProblem('Max new tokens', c.maxNewTokens, 1, MAX_NEW_TOKENS),
     );
     if (c.decoding.kind === 'sample') {
-      out.push(numberProblem('Temperature', c.decoding.temperature, 0.01, 5), numberProblem('Top-p', c.decoding.topP, 0.01, 1));
+      out.push(numberProblem('Temperature', c.decoding.temperature, 0.01, MAX_TEMPERATURE), numberProblem('Top-p', c.decoding.topP, 0.01, 1));
       out.push(wholeNumberProblem('Sampling seed', c.decoding.seed, 0, MAX_SEED));
     }
     if (!out.some((p) => p !== null)) {
-      // anything else the link checker refuses (e.g. stop sequences), in its words
+      // anything else the condition schema refuses (e.g. stop sequences), in its words
       const checked = validateCondition(this.runCondition);
       if (Array.isArray(checked)) out.push(...checked.map((e) => `Condition: ${e}.`));
     }
