@@ -8,7 +8,7 @@ import type { Condition } from '../../audit/types';
 import { CONDITION_FIELDS, checkCondition } from '../../audit/condition-schema';
 import { fieldProblems } from '../../util/check';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
-import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
+import { BUILTIN_TASKS, HUB_TASKS } from '../../audit/tasks/registry';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 
 export type LinkModel = { kind: 'builtin' } | { kind: 'hub'; repo: string; revision: string };
@@ -138,7 +138,7 @@ function parseTask(s: string): LinkTask | string {
   }
   if (parts[0] === 'hub') {
     const preset = parts[1];
-    if (!HUB_TASK_PRESETS.some((t) => t.id === preset)) return `task in link: unknown Hub preset "${String(preset).slice(0, 40)}"`;
+    if (!HUB_TASKS.some((t) => t.id === preset)) return `task in link: unknown Hub preset "${String(preset).slice(0, 40)}"`;
     const count = parseCount(parts[2], 'question count');
     if (typeof count === 'string') return count;
     return { kind: 'hub', preset: preset!, count };

@@ -10,11 +10,12 @@ import { graderVersionOf, isAnswerFormat, scoringFields } from '../../audit/form
 import { recipeOf } from '../../audit/recipes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import { FIELD_NAMES } from '../../audit/tasks/file';
+import { taskEntry } from '../../audit/tasks/registry';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
 import { encodePermalink, linkModelOf, linkTaskOf, MAX_QUESTIONS, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
-import { DEFAULT_CONDITION, HUB_TASK_PRESETS, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
+import { DEFAULT_CONDITION, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
 import { budgetProblem, numberProblem, wholeNumberProblem } from '../lib/validate';
 import type { UserMessage } from '../lib/errors';
 
@@ -163,7 +164,7 @@ export class SetupState {
 
   /** The most questions the chosen task holds (a file's rows once read). */
   maxQuestions = $derived(
-    this.taskKind === 'hub' ? (HUB_TASK_PRESETS.find((t) => t.id === this.hubPreset)?.total ?? MAX_QUESTIONS) : this.taskKind === 'file' ? (this.filePreview?.total ?? MAX_QUESTIONS) : MAX_QUESTIONS,
+    this.taskKind === 'hub' ? (taskEntry(`hub:${this.hubPreset}`)?.rows ?? MAX_QUESTIONS) : this.taskKind === 'file' ? (this.filePreview?.total ?? MAX_QUESTIONS) : MAX_QUESTIONS,
   );
 
   /** What is wrong with the numbers and text typed in, in the form's words (the model aside). */
