@@ -207,10 +207,10 @@ describe('audit CLI', () => {
     const set = await run(['--template-var', 'enable_thinking=false', '--template-var', 'date_string=06 Dec 2026']);
     expect(set.template_vars).toEqual({ add_generation_prompt: true, date_string: '06 Dec 2026', enable_thinking: false });
     expect(set.condition_key).not.toBe(plain.condition_key);
-    expect(() => parseCli(['--model', 'A', '--chat', '--template-var', 'tools=1'])).toThrow(/^--template-var: unknown template variable "tools"/);
-    expect(() => parseCli(['--model', 'A', '--chat', '--template-var', 'enable_thinking=no'])).toThrow('--template-var: template variable enable_thinking must be true or false, got "no"');
+    expect(() => parseCli(['--model', 'A', '--chat', '--template-var', 'tools=1'])).toThrow(/^--template-var: expected one of the template variables .*, got an unknown template variable "tools"/);
+    expect(() => parseCli(['--model', 'A', '--chat', '--template-var', 'enable_thinking=no'])).toThrow('--template-var: enable_thinking: expected true or false (a boolean), got "no"');
     await expect(runCli(parseCli(['--model', 'A', '--template-var', 'enable_thinking=false']), deps())).rejects.toThrow('template variables need the chat template');
-    await expect(run(['--template-var', 'date_string=tomorrow'])).rejects.toThrow(/date_string must be a day as "%d %b %Y"/);
+    await expect(run(['--template-var', 'date_string=tomorrow'])).rejects.toThrow(/date_string: expected a day as a string "%d %b %Y"/);
   });
 
   it('grades one response', async () => {

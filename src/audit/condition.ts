@@ -1,78 +1,38 @@
 // Conditions, probe specs and record keys: canonical JSON hashed with SHA-256.
 
-import { canonicalJson, SHA256_HEX, sha256Hex } from '../util/hash';
+import { canonicalJson, sha256Hex } from '../util/hash';
 import { AuditError } from './errors';
-import { FORMAT_NAMES, formatOf, graderVersionOf, isAnswerFormat, scoresByLoglik, scoringFields } from './formats/registry';
-import type { Condition, DecodeRule, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
+import { FORMAT_NAMES, formatOf, graderVersionOf, scoresByLoglik, scoringFields } from './formats/registry';
+import { checkCondition, checked, DECODE_RULE, MAX_NEW_TOKENS } from './condition-schema';
+import type { Condition, Doc, ProbeSpec, QuestionRecord, TaskSpec } from './types';
 import type { EngineDtype, TemplateVars } from '../engine/types';
-import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
+import { DEFAULT_DATE_STRING } from '../engine/template-date';
 import { quote } from '../util/clip';
 
 const bad = (msg: string) => new AuditError('bad-input', msg);
 
-/** The decode rule of every condition made now: generated ids become text through the
- *  tokenizer.json decoder alone, as `tokenizers` and transformers 5 decode them; the tokenizer
- *  config's clean_up_tokenization_spaces (which drops the space in "1 ,000", and transformers 4
- *  applied) is never applied. It can change a grade, so it is part of the condition key. */
-export const DECODE_RULE: DecodeRule = 'tokenizers';
-
-/** The most new tokens a link or a form takes: above the longest recipe's (DAPO's 20,480, recipes.ts). */
-export const MAX_NEW_TOKENS = 32_768;
+export { DECODE_RULE, MAX_NEW_TOKENS };
 
 /** The template variables of a chat condition unless set: the generation prompt on, Llama 3.x
  *  templates' own fallback date, enable_thinking not passed (the template's default). */
 export const DEFAULT_TEMPLATE_VARS: TemplateVars = { add_generation_prompt: true, date_string: DEFAULT_DATE_STRING };
 
-const TEMPLATE_VAR_KEYS = ['add_generation_prompt', 'date_string', 'enable_thinking'];
-
-function validateTemplateVars(c: Condition): void {
-  const v = c.templateVars;
-  if (!c.chatTemplate) {
-    if (v !== undefined) throw bad('condition templateVars is set but chatTemplate is false (a raw prompt renders no chat template)');
-    return;
-  }
-  if (v === undefined || typeof v !== 'object' || v === null) {
+/** A condition the driver runs: the schema (condition-schema.ts, its bounds), then what a run made
+ *  now must record and what its fields must agree on. */
+export function validateCondition(c: Condition): void {
+  checked(checkCondition, c, 'condition');
+  if (!c.chatTemplate && c.templateVars !== undefined) throw bad('condition templateVars is set but chatTemplate is false (a raw prompt renders no chat template)');
+  if (c.chatTemplate && c.templateVars === undefined) {
     throw bad('condition templateVars must be set with chatTemplate (add_generation_prompt, date_string, optional enable_thinking); a chat condition without them was made before they were recorded and is not run again');
   }
-  for (const k of Object.keys(v)) if (!TEMPLATE_VAR_KEYS.includes(k)) throw bad(`condition templateVars has an unknown variable ${quote(k)} (known: ${TEMPLATE_VAR_KEYS.join(', ')})`);
-  if (typeof v.add_generation_prompt !== 'boolean') throw bad('condition templateVars.add_generation_prompt must be true or false');
-  if (typeof v.date_string !== 'string' || !parseDateString(v.date_string)) throw bad(`condition templateVars.date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${quote(v.date_string)}`);
-  if (v.enable_thinking !== undefined && typeof v.enable_thinking !== 'boolean') throw bad('condition templateVars.enable_thinking must be true, false or absent');
-}
-
-export function validateCondition(c: Condition): void {
-  if (typeof c.promptTemplate !== 'string' || !c.promptTemplate.includes('{{question}}')) {
-    throw bad(`condition promptTemplate must contain {{question}}, got ${quote(c.promptTemplate)}`);
-  }
-  if (typeof c.chatTemplate !== 'boolean') throw bad('condition chatTemplate must be true or false');
-  validateTemplateVars(c);
   if (c.decodeRule !== DECODE_RULE) {
-    throw bad(`condition decodeRule must be "${DECODE_RULE}", got ${quote(c.decodeRule)}${c.decodeRule === undefined ? ' (a condition made before the decode rule was recorded is not run again)' : ''}`);
+    throw bad(`condition decodeRule must be "${DECODE_RULE}", got ${quote(c.decodeRule)} (a condition made before the decode rule was recorded is not run again)`);
   }
-  if (!Number.isInteger(c.fewShot?.n) || c.fewShot.n < 0) throw bad(`condition fewShot.n must be a non-negative integer, got ${c.fewShot?.n}`);
-  if (!Number.isInteger(c.fewShot.seed)) throw bad(`condition fewShot.seed must be an integer, got ${c.fewShot.seed}`);
   if (c.fewShot.n === 0 && c.fewShot.pool !== undefined) throw bad('condition fewShot.pool is set but fewShot.n is 0 (a 0-shot prompt has no pool)');
-  if (c.fewShot.pool !== undefined && !SHA256_HEX.test(c.fewShot.pool)) throw bad(`condition fewShot.pool must be a SHA-256 hex digest, got ${quote(c.fewShot.pool)}`);
-  const d = c.decoding;
-  if (d?.kind === 'sample') {
-    if (!(d.temperature > 0)) throw bad(`condition decoding temperature must be > 0, got ${d.temperature}`);
-    if (!(d.topP > 0 && d.topP <= 1)) throw bad(`condition decoding topP must be in (0, 1], got ${d.topP}`);
-    if (!Number.isInteger(d.seed)) throw bad(`condition decoding seed must be an integer, got ${d.seed}`);
-  } else if (d?.kind !== 'greedy') {
-    throw bad(`condition decoding must be greedy or sample, got ${quote(d)}`);
-  }
-  if (!Number.isInteger(c.maxNewTokens) || c.maxNewTokens < 1) throw bad(`condition maxNewTokens must be a positive integer, got ${c.maxNewTokens}`);
-  if (!Array.isArray(c.stopSequences) || c.stopSequences.some((s) => typeof s !== 'string' || s === '')) {
-    throw bad('condition stopSequences must be a list of non-empty strings');
-  }
-  if (!isAnswerFormat(c.answerFormat)) throw bad(`condition answerFormat ${quote(c.answerFormat)} is not one of ${FORMAT_NAMES.join(', ')}`);
-  if (c.mcMode !== undefined && c.mcMode !== 'generate' && c.mcMode !== 'loglik') throw bad(`condition mcMode "${c.mcMode}" is not generate or loglik`);
   if (c.mcMode === 'loglik' && !scoresByLoglik(c.answerFormat)) {
     throw bad(`condition mcMode loglik needs answerFormat ${FORMAT_NAMES.filter(scoresByLoglik).join(' or ')} (${c.answerFormat} answers are generated)`);
   }
-  if (c.requireBoxed !== undefined && typeof c.requireBoxed !== 'boolean') throw bad('condition requireBoxed must be true or false');
   if (c.requireBoxed && c.mcMode === 'loglik') throw bad('condition requireBoxed needs generated answers; mcMode loglik scores letters');
-  if (c.answerLine !== undefined && (typeof c.answerLine !== 'string' || c.answerLine.trim() === '')) throw bad('condition answerLine must be a non-empty marker such as "Answer:"');
   if (c.answerLine !== undefined && c.mcMode === 'loglik') throw bad('condition answerLine needs generated answers; mcMode loglik scores letters');
   const version = graderVersionOf(c.answerFormat);
   if (c.graderVersion !== version) throw bad(`condition graderVersion ${c.graderVersion} is not this app's version of the ${c.answerFormat} grader (${version})`);

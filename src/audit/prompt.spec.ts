@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bindFewShotPool, conditionKey, DEFAULT_TEMPLATE_VARS, defaultCondition, fewShotPoolHash, probeKey, recordKeyOf, runKey, validateCondition } from './condition';
 import { graderVersionOf } from './formats/registry';
-import { checkCondition } from '../store/run-file';
+import { checkCondition } from './condition-schema';
 import { buildPrompt, fewShotExamples, letterContinuation, renderQuestion } from './prompt';
 import { FakeEngine } from './testing/fake-engine';
 import type { Condition, Doc, TaskSpec } from './types';
@@ -101,11 +101,11 @@ describe('conditions and keys', () => {
   });
 
   it('names invalid fields', () => {
-    expect(() => validateCondition({ ...base, maxNewTokens: 0 })).toThrow(/maxNewTokens must be a positive integer/);
-    expect(() => validateCondition({ ...base, decoding: { kind: 'sample', temperature: 0, topP: 1, seed: 1 } })).toThrow(/temperature must be > 0/);
+    expect(() => validateCondition({ ...base, maxNewTokens: 0 })).toThrow('condition.maxNewTokens: expected an integer ≥ 1 ≤ 32768, got number 0');
+    expect(() => validateCondition({ ...base, decoding: { kind: 'sample', temperature: 0, topP: 1, seed: 1 } })).toThrow('condition.decoding.temperature: expected a number > 0 ≤ 5, got number 0');
     expect(() => validateCondition({ ...base, stopSequences: [''] })).toThrow(/stopSequences/);
     expect(() => validateCondition({ ...base, mcMode: 'loglik' })).toThrow(/loglik needs answerFormat mc-letter/);
-    expect(() => validateCondition({ ...base, graderVersion: 0 })).toThrow(/graderVersion 0/);
+    expect(() => validateCondition({ ...base, graderVersion: 0 })).toThrow('condition.graderVersion: expected an integer ≥ 1, got number 0');
   });
 
   it('a condition from before the decode rule and template variables still reads from a run file, under another key', async () => {
@@ -125,8 +125,8 @@ describe('conditions and keys', () => {
     const { decodeRule: __, ...olderDecode } = base;
     expect(() => validateCondition(olderDecode)).toThrow('condition decodeRule must be "tokenizers", got undefined (a condition made before the decode rule was recorded is not run again)');
     expect(() => validateCondition({ ...base, templateVars: DEFAULT_TEMPLATE_VARS })).toThrow(/templateVars is set but chatTemplate is false/);
-    expect(() => validateCondition({ ...chat, templateVars: { ...DEFAULT_TEMPLATE_VARS, date_string: '2026-12-06' } })).toThrow(/date_string must be a day as "%d %b %Y"/);
-    expect(() => validateCondition({ ...chat, templateVars: { ...DEFAULT_TEMPLATE_VARS, tools: [] } as never })).toThrow(/unknown variable "tools"/);
+    expect(() => validateCondition({ ...chat, templateVars: { ...DEFAULT_TEMPLATE_VARS, date_string: '2026-12-06' } })).toThrow('condition.templateVars.date_string: expected a day as a string "%d %b %Y" (e.g. "26 Jul 2024"), got "2026-12-06"');
+    expect(() => validateCondition({ ...chat, templateVars: { ...DEFAULT_TEMPLATE_VARS, tools: [] } as never })).toThrow('condition.templateVars: expected one of the template variables add_generation_prompt, date_string, enable_thinking, got an unknown template variable "tools"');
   });
 
   it('probe keys are name + hash prefix; record keys join the six parts', async () => {

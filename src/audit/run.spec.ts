@@ -434,7 +434,7 @@ describe('reproducibility, skipping and cancelling', () => {
     await expect(
       runAudit(engine, { task, condition: cond, probes: [{ probe: 'random-routes', space: { ...space, numLayers: 6 } as RouteSpace, budget: 2, seed: 1, shared: false }] }),
     ).rejects.toThrow(/route space has 6 layers; the model has 4/);
-    await expect(runAudit(engine, { task, condition: { ...cond, promptTemplate: 'Q:' }, probes })).rejects.toThrow(/must contain \{\{question\}\}/);
+    await expect(runAudit(engine, { task, condition: { ...cond, promptTemplate: 'Q:' }, probes })).rejects.toThrow("condition.promptTemplate: expected a string of at most 20000 characters containing {{question}}, got \"Q:\"");
     await expect(runAudit(engine, { task, condition: cond, probes: [{ probe: 'mlp-silencing', layers: [4] }] })).rejects.toThrow(/layer 4 is outside 0..3/);
   });
 

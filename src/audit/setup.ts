@@ -10,8 +10,8 @@ import { recipeOf, type Recipe } from './recipes';
 import type { LoadTaskOptions } from './tasks/index';
 import type { Condition, LoadedTask, SelectorName, TaskSpec } from './types';
 import type { EngineDtype, TemplateVars } from '../engine/types';
-import { DEFAULT_DATE_STRING, parseDateString } from '../engine/template-date';
-import { clip, quote } from '../util/clip';
+import { clip } from '../util/clip';
+import { checked, checkTemplateVarsPartial } from './condition-schema';
 
 export interface QuestionChoice {
   questions: number;
@@ -49,42 +49,23 @@ export interface ConditionChoice {
 }
 
 /** Template variables from "NAME=VALUE" settings (the CLI's --template-var): add_generation_prompt
- *  and enable_thinking take true or false, date_string a day as "%d %b %Y". */
+ *  and enable_thinking take true or false, date_string a day as "%d %b %Y"; checked by the
+ *  condition schema's (condition-schema.ts). */
 export function parseTemplateVars(settings: readonly string[]): Partial<TemplateVars> {
-  const out: Partial<TemplateVars> = {};
+  const raw: Record<string, unknown> = {};
   for (const s of settings) {
     const eq = s.indexOf('=');
     const [name, value] = eq < 0 ? [s, ''] : [s.slice(0, eq), s.slice(eq + 1)];
-    if (Object.hasOwn(out, name)) throw new AuditError('bad-input', `template variable ${clip(name)} is set twice (set each once)`);
-    if (name === 'add_generation_prompt' || name === 'enable_thinking') {
-      if (value !== 'true' && value !== 'false') throw new AuditError('bad-input', `template variable ${name} must be true or false, got ${quote(value)}`);
-      out[name] = value === 'true';
-    } else if (name === 'date_string') {
-      if (!parseDateString(value)) throw new AuditError('bad-input', `template variable date_string must be a day as "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${quote(value)}`);
-      out.date_string = value;
-    } else throw unknownTemplateVar(name);
+    if (Object.hasOwn(raw, name)) throw new AuditError('bad-input', `template variable ${clip(name)} is set twice (set each once)`);
+    raw[name] = name !== 'date_string' && (value === 'true' || value === 'false') ? value === 'true' : value;
   }
-  return out;
-}
-
-function unknownTemplateVar(name: string): AuditError {
-  return new AuditError('bad-input', `unknown template variable ${quote(name)} (known: add_generation_prompt, date_string, enable_thinking; set as NAME=VALUE)`);
+  return checkTemplateVars(raw, '');
 }
 
 /** Template variables as JSON gives them (a plan's template_vars): each of its own type, never
  *  converted: a flag is a JSON boolean, a date a JSON string. Errors name the variable as `field.name`. */
 export function checkTemplateVars(vars: Record<string, unknown>, field: string): Partial<TemplateVars> {
-  const out: Partial<TemplateVars> = {};
-  for (const [name, value] of Object.entries(vars)) {
-    if (name === 'add_generation_prompt' || name === 'enable_thinking') {
-      if (typeof value !== 'boolean') throw new AuditError('bad-input', `${field}.${name} must be true or false (a JSON boolean), got ${quote(value)}`);
-      out[name] = value;
-    } else if (name === 'date_string') {
-      if (typeof value !== 'string' || !parseDateString(value)) throw new AuditError('bad-input', `${field}.date_string must be a day as a JSON string "%d %b %Y" (e.g. "${DEFAULT_DATE_STRING}"), got ${quote(value)}`);
-      out.date_string = value;
-    } else throw new AuditError('bad-input', `${field}: ${unknownTemplateVar(name).message}`);
-  }
-  return out;
+  return checked(checkTemplateVarsPartial, vars, field);
 }
 
 /** A recipe's condition fields over a task's (a boxed task keeps its answer in \boxed{} unless the

@@ -40,10 +40,10 @@ describe('lists of duplicates', () => {
 
 describe('template variables, strictly typed', () => {
   it('in a plan: a flag is a JSON boolean, a date a JSON string', () => {
-    expect(refusal({ ...PLAN, chat: true, template_vars: { enable_thinking: 'true' } })).toBe('study plan: template_vars.enable_thinking must be true or false (a JSON boolean), got "true"');
-    expect(refusal({ ...PLAN, chat: true, template_vars: { add_generation_prompt: 1 } })).toBe('study plan: template_vars.add_generation_prompt must be true or false (a JSON boolean), got 1');
-    expect(refusal({ ...PLAN, chat: true, template_vars: { date_string: ['26 Jul 2024'] } })).toBe('study plan: template_vars.date_string must be a day as a JSON string "%d %b %Y" (e.g. "26 Jul 2024"), got ["26 Jul 2024"]');
-    expect(refusal({ ...PLAN, chat: true, template_vars: { today: '26 Jul 2024' } })).toMatch(/^study plan: template_vars: unknown template variable "today"/);
+    expect(refusal({ ...PLAN, chat: true, template_vars: { enable_thinking: 'true' } })).toBe('study plan: template_vars.enable_thinking: expected true or false (a boolean), got "true"');
+    expect(refusal({ ...PLAN, chat: true, template_vars: { add_generation_prompt: 1 } })).toBe('study plan: template_vars.add_generation_prompt: expected true or false (a boolean), got number 1');
+    expect(refusal({ ...PLAN, chat: true, template_vars: { date_string: ['26 Jul 2024'] } })).toBe('study plan: template_vars.date_string: expected a day as a string "%d %b %Y" (e.g. "26 Jul 2024"), got an array of 1');
+    expect(refusal({ ...PLAN, chat: true, template_vars: { today: '26 Jul 2024' } })).toBe('study plan: template_vars: expected one of the template variables add_generation_prompt, date_string, enable_thinking, got an unknown template variable "today"');
     expect(normalizePlan({ ...PLAN, chat: true, template_vars: { enable_thinking: false, date_string: '01 Jan 2025' } }).template_vars).toEqual({ enable_thinking: false, date_string: '01 Jan 2025' });
   });
 

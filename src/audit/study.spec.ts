@@ -15,9 +15,9 @@ describe('study plans with the chat template', () => {
 
   it('refuses template variables without chat, unknown ones and bad values, by name', () => {
     expect(() => normalizePlan({ ...base, template_vars: { enable_thinking: false } })).toThrow('study plan: template_vars needs "chat": true');
-    expect(() => normalizePlan({ ...base, chat: true, template_vars: { tools: [] } })).toThrow(/study plan: template_vars: unknown template variable "tools"/);
-    expect(() => normalizePlan({ ...base, chat: true, template_vars: { enable_thinking: 'no' } })).toThrow(/enable_thinking must be true or false/);
+    expect(() => normalizePlan({ ...base, chat: true, template_vars: { tools: [] } })).toThrow(/study plan: template_vars: expected one of the template variables .*, got an unknown template variable "tools"/);
+    expect(() => normalizePlan({ ...base, chat: true, template_vars: { enable_thinking: 'no' } })).toThrow('study plan: template_vars.enable_thinking: expected true or false (a boolean), got "no"');
     expect(() => normalizePlan({ ...base, chat: 'yes' })).toThrow('study plan: chat: expected true or false, got "yes"');
-    expect(() => normalizePlan({ ...base, chat: true, template_vars: { date_string: '2026-12-06' } })).toThrow(/template_vars.date_string must be a day as a JSON string "%d %b %Y"/);
+    expect(() => normalizePlan({ ...base, chat: true, template_vars: { date_string: '2026-12-06' } })).toThrow(/template_vars.date_string: expected a day as a string "%d %b %Y"/);
   });
 });

@@ -2,15 +2,15 @@
 // imported file becomes typed data or is refused with its first problem named.
 
 import type { QuestionIdentity } from '../audit/condition.ts';
-import { FORMAT_NAMES } from '../audit/formats/registry.ts';
+import { checkCondition, checkConditionV1 } from '../audit/condition-schema.ts';
 import { checkProbeSpec, checkProbeSpecV1, PROBE_NAMES } from '../audit/probes/registry.ts';
 import { MAX_BUDGET } from '../audit/probes/route-draws.ts';
 import { SELECTOR_NAMES } from '../audit/selectors.ts';
-import type { Attempt, Condition, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
+import type { Attempt, Doc, QuestionRecord, RunManifest, SelectorPick } from '../audit/types.ts';
 import { decoyControl, decoyFields, NO_DECOY, type DecoyFields } from '../audit/decoy.ts';
 import type { Definition } from '../audit/definitions.ts';
 import { CHAT_TEMPLATE_FILES, ENGINE_DTYPES } from '../engine/types.ts';
-import { arr, bool, CheckError, describe, dict, nullable, num, obj, oneOf, opt, str, tagged, type Check } from '../util/check.ts';
+import { arr, bool, CheckError, describe, dict, nullable, num, obj, oneOf, opt, str, type Check } from '../util/check.ts';
 import { clip } from '../util/clip.ts';
 
 export const RUN_FILE_FORMAT = 'reachlab-run';
@@ -37,51 +37,9 @@ export const LEGACY_RUN_FILE_VERSION = 1;
 
 const int = num({ int: true });
 const nat = num({ int: true, min: 0 });
-const pos = num({ int: true, min: 1 });
 const text = str();
 const id = str({ nonEmpty: true });
 const dtype = oneOf(...ENGINE_DTYPES);
-
-const decoding = tagged<Condition['decoding']>('kind', {
-  greedy: obj({ kind: oneOf('greedy') }),
-  sample: obj({ kind: oneOf('sample'), temperature: num({ min: 0 }), topP: num({ min: 0, max: 1 }), seed: int }),
-});
-
-export const checkCondition: Check<Condition> = obj({
-  promptTemplate: text,
-  chatTemplate: bool,
-  // absent on conditions made before they were recorded (condition.ts validateCondition)
-  templateVars: opt(obj({ add_generation_prompt: bool, date_string: text, enable_thinking: opt(bool) })),
-  decodeRule: opt(oneOf('tokenizers')),
-  systemPrompt: opt(text),
-  fewShot: obj({ n: nat, seed: int, delimiter: opt(text), targetDelimiter: opt(text), pool: opt(id) }),
-  decoding,
-  maxNewTokens: pos,
-  stopSequences: arr(text),
-  answerFormat: oneOf(...FORMAT_NAMES),
-  mcMode: opt(oneOf('generate', 'loglik')),
-  requireBoxed: opt(bool),
-  answerLine: opt(text),
-  graderVersion: int,
-  engineDtype: dtype,
-});
-
-/** Version 1 conditions: no few-shot pool, no requireBoxed; maxNewTokens 0 was written by the
- *  previous lm-evaluation-harness import. */
-const checkConditionV1: Check<Condition> = obj({
-  promptTemplate: text,
-  chatTemplate: bool,
-  systemPrompt: opt(text),
-  fewShot: obj({ n: nat, seed: int, delimiter: opt(text), targetDelimiter: opt(text) }),
-  decoding,
-  maxNewTokens: nat,
-  stopSequences: arr(text),
-  // the answer formats version 1 knew
-  answerFormat: oneOf('numeric', 'mc-letter', 'exact'),
-  mcMode: opt(oneOf('generate', 'loglik')),
-  graderVersion: int,
-  engineDtype: dtype,
-});
 
 const probeName = oneOf(...PROBE_NAMES);
 const status = oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed');

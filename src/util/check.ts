@@ -32,18 +32,30 @@ const fail = (path: string, expected: string, v: unknown): never => {
 /** Path of a field: "records[3].attempts", or just the key at the top level. */
 const at = (p: string, k: string) => (p ? `${p}.${k}` : k);
 
+/** A string; `max` bounds its length. */
 export const str =
-  (o: { nonEmpty?: boolean } = {}): Check<string> =>
+  (o: { nonEmpty?: boolean; max?: number } = {}): Check<string> =>
   (v, p) =>
-    typeof v === 'string' && (!o.nonEmpty || v.length > 0) ? v : fail(p, o.nonEmpty ? 'a non-empty string' : 'a string', v);
+    typeof v === 'string' && (!o.nonEmpty || v.length > 0) && (o.max === undefined || v.length <= o.max)
+      ? v
+      : fail(p, `${o.nonEmpty ? 'a non-empty string' : 'a string'}${o.max !== undefined ? ` of at most ${o.max} characters` : ''}`, v);
 
+/** A finite number: `min`/`max` inclusive bounds, `above` an exclusive lower bound. */
 export const num =
-  (o: { int?: boolean; min?: number; max?: number } = {}): Check<number> =>
+  (o: { int?: boolean; min?: number; above?: number; max?: number } = {}): Check<number> =>
   (v, p) => {
-    const what = `${o.int ? 'an integer' : 'a number'}${o.min !== undefined ? ` ≥ ${o.min}` : ''}${o.max !== undefined ? ` ≤ ${o.max}` : ''}`;
+    const what = `${o.int ? 'an integer' : 'a number'}${o.min !== undefined ? ` ≥ ${o.min}` : ''}${o.above !== undefined ? ` > ${o.above}` : ''}${o.max !== undefined ? ` ≤ ${o.max}` : ''}`;
     if (typeof v !== 'number' || !Number.isFinite(v) || (o.int && !Number.isInteger(v))) return fail(p, what, v);
-    if ((o.min !== undefined && v < o.min) || (o.max !== undefined && v > o.max)) return fail(p, what, v);
+    if ((o.min !== undefined && v < o.min) || (o.above !== undefined && v <= o.above) || (o.max !== undefined && v > o.max)) return fail(p, what, v);
     return v;
+  };
+
+/** A checked value that must also satisfy `ok`, else refused as `expected`. */
+export const where =
+  <T>(c: Check<T>, ok: (v: T) => boolean, expected: string): Check<T> =>
+  (v, p) => {
+    const x = c(v, p);
+    return ok(x) ? x : fail(p, expected, v);
   };
 
 export const bool: Check<boolean> = (v, p) => (typeof v === 'boolean' ? v : fail(p, 'true or false', v));
@@ -69,7 +81,7 @@ export interface Optional<T> {
 }
 export const opt = <T>(c: Check<T>): Optional<T> => ({ optional: c });
 
-type Fields = Record<string, Check<unknown> | Optional<unknown>>;
+export type Fields = Record<string, Check<unknown> | Optional<unknown>>;
 type Out<F extends Fields> = { [K in keyof F as F[K] extends Optional<unknown> ? never : K]: F[K] extends Check<infer T> ? T : never } & {
   [K in keyof F as F[K] extends Optional<unknown> ? K : never]?: F[K] extends Optional<infer T> ? T : never;
 };
@@ -98,6 +110,36 @@ export const obj =
     }
     return out as Out<F>;
   };
+
+/** Like `obj`, but a key outside `fields` is refused by name instead of dropped (`noun`: what a
+ *  field is called in the message). */
+export const exact =
+  <F extends Fields>(fields: F, noun = 'field'): Check<Out<F>> => {
+    const check = obj(fields);
+    return (v, p) => {
+      const out = check(v, p);
+      for (const k of Object.keys(v as object)) {
+        if (!Object.hasOwn(fields, k)) throw new CheckError(p, `one of the ${noun}s ${Object.keys(fields).join(', ')}`, `an unknown ${noun} ${quote(k)}`);
+      }
+      return out;
+    };
+  };
+
+/** The first problem of each field of `fields` in `v`, in the fields' order (a form or a link
+ *  lists every problem at once); empty when `obj(fields)` accepts `v`. */
+export function fieldProblems(fields: Fields, v: unknown, p = ''): string[] {
+  if (!isPlainObject(v)) return [new CheckError(p, 'an object', describe(v)).message];
+  const out: string[] = [];
+  for (const [k, c] of Object.entries(fields)) {
+    try {
+      obj({ [k]: c })(v, p);
+    } catch (e) {
+      if (!(e instanceof CheckError)) throw e;
+      out.push(e.message);
+    }
+  }
+  return out;
+}
 
 /** An object chosen by a string tag, e.g. the `probe` of a ProbeSpec. */
 export const tagged =

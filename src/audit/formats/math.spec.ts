@@ -34,7 +34,7 @@ describe('the math format', () => {
     expect(c.mcMode).toBeUndefined();
     expect(() => validateCondition({ ...c, graderVersion: 3 + MATH_VERSION })).toThrow(/not this app's version of the math grader/);
     expect(() => validateCondition({ ...c, mcMode: 'loglik' })).toThrow(/loglik needs answerFormat mc-letter/);
-    expect(() => validateCondition({ ...c, answerLine: ' ' })).toThrow(/answerLine must be a non-empty marker/);
+    expect(() => validateCondition({ ...c, answerLine: ' ' })).toThrow('condition.answerLine: expected a non-empty marker such as "Answer:", got " "');
   });
 
   it('votes on equivalence classes: \\frac12, 0.5 and \\dfrac{1}{2} are one answer', () => {

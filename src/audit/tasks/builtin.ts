@@ -3,6 +3,7 @@
 
 import { createPrng, shuffled } from '../../util/prng';
 import { indexLetter, MC_TEMPLATE } from '../formats/mc-letter';
+import { scoringFields } from '../formats/registry';
 import { seedFor } from '../seeds';
 import type { Doc, LoadedTask } from '../types';
 import { ARITH_LEVELS, arithTarget, arithText, generateArith, type ArithProblem, type Split } from './arith';
@@ -49,7 +50,7 @@ export function builtinTask(name: string, opts: BuiltinOptions): LoadedTask {
       id: `builtin:${name}`,
       name: `${ARITH_LEVELS[level].description}${mc ? ' (multiple choice)' : ''}, seed ${opts.seed}`,
       answerFormat: mc ? 'mc-letter' : 'numeric',
-      ...(mc ? { mcMode: 'loglik' as const } : {}),
+      ...scoringFields(mc ? 'mc-letter' : 'numeric'),
       promptTemplate: mc ? MC_TEMPLATE : '{{question}}',
       metadata: { version: BUILTIN_TASK_VERSION },
       numTest: test.length,

@@ -41,7 +41,7 @@ describe('permalink', () => {
     const notJson = btoa('{"a":').replace(/=+$/, '');
     expect(parsePermalink(`#cond=${notJson}`).errors).toEqual(['condition in link is not valid base64url JSON']);
     const arr = btoa('[1,2]').replace(/=+$/, '');
-    expect(parsePermalink(`#cond=${arr}`).errors).toEqual(['condition in link: expected an object']);
+    expect(parsePermalink(`#cond=${arr}`).errors).toEqual(['condition in link: expected an object, got an array of 2']);
   });
   it('refuses a condition with a repeated key by name', () => {
     const dup = btoa('{"graderVersion":3,"graderVersion":2}').replace(/=+$/, '');
@@ -67,9 +67,9 @@ describe('validateCondition', () => {
   it('lists every problem', () => {
     const errs = validateCondition({ ...DEFAULT_CONDITION, promptTemplate: 'no slot', maxNewTokens: 0, engineDtype: 'f64', extra: 1 });
     expect(errs).toEqual([
-      'promptTemplate must contain {{question}}',
-      'maxNewTokens must be a whole number in [1, 32768]',
-      'engineDtype must be one of f32, f16, q4, q4f16, q8',
+      'promptTemplate: expected a string of at most 20000 characters containing {{question}}, got "no slot"',
+      'maxNewTokens: expected an integer ≥ 1 ≤ 32768, got number 0',
+      'engineDtype: expected one of "f32", "f16", "q4", "q4f16", "q8", got "f64"',
     ]);
   });
   it('drops unknown members, and the few-shot pool (a run binds its own task\'s)', () => {
@@ -80,6 +80,6 @@ describe('validateCondition', () => {
   });
   it('checks requireBoxed and the target delimiter', () => {
     const errs = validateCondition({ ...DEFAULT_CONDITION, requireBoxed: 'yes', fewShot: { n: 0, seed: 1, targetDelimiter: 7 } });
-    expect(errs).toEqual(['fewShot.targetDelimiter must be a string (≤ 64 chars)', 'requireBoxed must be true or false']);
+    expect(errs).toEqual(['fewShot.targetDelimiter: expected a string of at most 64 characters, got number 7', 'requireBoxed: expected true or false, got "yes"']);
   });
 });

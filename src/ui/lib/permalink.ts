@@ -4,13 +4,11 @@
 // Tokens and local files never enter the link. Parsing is defensive: every field is checked and
 // each problem is reported by name; a bad field is dropped, the rest still applies.
 
-import type { AnswerFormat, Condition, DecodeRule, Decoding } from '../../audit/types';
-import { FORMAT_NAMES, isAnswerFormat } from '../../audit/formats/registry';
-import { MAX_NEW_TOKENS } from '../../audit/condition';
-import { ENGINE_DTYPES, type EngineDtype, type TemplateVars } from '../../engine/types';
-import { parseDateString } from '../../engine/template-date';
+import type { Condition } from '../../audit/types';
+import { CONDITION_FIELDS, checkCondition } from '../../audit/condition-schema';
+import { fieldProblems } from '../../util/check';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
-import { BUILTIN_TASKS, HUB_TASK_PRESETS } from './presets';
+import { BUILTIN_TASKS, HUB_TASKS } from '../../audit/tasks/registry';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 
 export type LinkModel = { kind: 'builtin' } | { kind: 'hub'; repo: string; revision: string };
@@ -140,7 +138,7 @@ function parseTask(s: string): LinkTask | string {
   }
   if (parts[0] === 'hub') {
     const preset = parts[1];
-    if (!HUB_TASK_PRESETS.some((t) => t.id === preset)) return `task in link: unknown Hub preset "${String(preset).slice(0, 40)}"`;
+    if (!HUB_TASKS.some((t) => t.id === preset)) return `task in link: unknown Hub preset "${String(preset).slice(0, 40)}"`;
     const count = parseCount(parts[2], 'question count');
     if (typeof count === 'string') return count;
     return { kind: 'hub', preset: preset!, count };
@@ -148,81 +146,15 @@ function parseTask(s: string): LinkTask | string {
   return `task in link: expected "builtin:…" or "hub:…", got "${s.slice(0, 80)}"`;
 }
 
-const DTYPES: readonly EngineDtype[] = ENGINE_DTYPES;
-
-/** A Condition, or the list of what is wrong with the value. */
+/** A Condition by the one schema (audit/condition-schema.ts), or the first problem of each field
+ *  ("fewShot.n: expected an integer ≥ 0 ≤ 32, got number 40"). fewShot.pool is not taken: the run
+ *  binds the pool of the task it loads. */
 export function validateCondition(v: unknown): Condition | string[] {
-  const errs: string[] = [];
-  if (!isObject(v)) return ['expected an object'];
-  const str = (k: string, max: number) => typeof v[k] === 'string' && (v[k] as string).length <= max;
-  const int = (x: unknown, lo: number, hi: number) => Number.isInteger(x) && (x as number) >= lo && (x as number) <= hi;
-  if (!str('promptTemplate', 20_000)) errs.push('promptTemplate must be a string (≤ 20000 chars)');
-  else if (!(v.promptTemplate as string).includes('{{question}}')) errs.push('promptTemplate must contain {{question}}');
-  if (typeof v.chatTemplate !== 'boolean') errs.push('chatTemplate must be true or false');
-  if (v.systemPrompt !== undefined && !str('systemPrompt', 20_000)) errs.push('systemPrompt must be a string');
-  const fs = v.fewShot;
-  if (!isObject(fs) || !int(fs.n, 0, 32) || !int(fs.seed, 0, 2 ** 32 - 1)) errs.push('fewShot must be { n: 0..32, seed: whole number }');
-  else {
-    for (const k of ['delimiter', 'targetDelimiter'] as const) {
-      if (fs[k] !== undefined && (typeof fs[k] !== 'string' || (fs[k] as string).length > 64)) errs.push(`fewShot.${k} must be a string (≤ 64 chars)`);
-    }
-  }
-  const decoding = validateDecoding(v.decoding);
-  if (typeof decoding === 'string') errs.push(decoding);
-  if (!int(v.maxNewTokens, 1, MAX_NEW_TOKENS)) errs.push(`maxNewTokens must be a whole number in [1, ${MAX_NEW_TOKENS}]`);
-  if (!Array.isArray(v.stopSequences) || v.stopSequences.length > 16 || !v.stopSequences.every((s) => typeof s === 'string' && s.length > 0 && s.length <= 64)) {
-    errs.push('stopSequences must be up to 16 non-empty strings');
-  }
-  if (!isAnswerFormat(v.answerFormat)) errs.push(`answerFormat must be one of ${FORMAT_NAMES.join(', ')}`);
-  if (v.mcMode !== undefined && v.mcMode !== 'generate' && v.mcMode !== 'loglik') errs.push('mcMode must be generate or loglik');
-  if (v.requireBoxed !== undefined && typeof v.requireBoxed !== 'boolean') errs.push('requireBoxed must be true or false');
-  if (v.answerLine !== undefined && !(str('answerLine', 64) && (v.answerLine as string).trim() !== '')) errs.push('answerLine must be a non-empty marker (≤ 64 chars)');
-  const tv = v.templateVars;
-  if (tv !== undefined && !(isObject(tv) && typeof tv.add_generation_prompt === 'boolean' && typeof tv.date_string === 'string' && parseDateString(tv.date_string) !== null
-    && (tv.enable_thinking === undefined || typeof tv.enable_thinking === 'boolean') && Object.keys(tv).every((k) => ['add_generation_prompt', 'date_string', 'enable_thinking'].includes(k)))) {
-    errs.push('templateVars must be { add_generation_prompt: true/false, date_string: "DD Mon YYYY", enable_thinking?: true/false }');
-  }
-  if (v.decodeRule !== undefined && v.decodeRule !== 'tokenizers') errs.push('decodeRule must be "tokenizers"');
-  if (!int(v.graderVersion, 1, 1000)) errs.push('graderVersion must be a whole number ≥ 1');
-  if (!DTYPES.includes(v.engineDtype as EngineDtype)) errs.push(`engineDtype must be one of ${DTYPES.join(', ')}`);
+  const errs = fieldProblems(CONDITION_FIELDS, v);
   if (errs.length) return errs;
-  const c: Condition = {
-    promptTemplate: v.promptTemplate as string,
-    chatTemplate: v.chatTemplate as boolean,
-    fewShot: { n: (fs as Record<string, number>).n, seed: (fs as Record<string, number>).seed },
-    decoding: decoding as Decoding,
-    maxNewTokens: v.maxNewTokens as number,
-    stopSequences: [...(v.stopSequences as string[])],
-    answerFormat: v.answerFormat as AnswerFormat,
-    graderVersion: v.graderVersion as number,
-    engineDtype: v.engineDtype as EngineDtype,
-  };
-  // fewShot.pool is not taken: the run binds the pool of the task it loads
-  for (const k of ['delimiter', 'targetDelimiter'] as const) if ((fs as Record<string, unknown>)[k] !== undefined) c.fewShot[k] = (fs as Record<string, string>)[k];
-  if (v.systemPrompt !== undefined) c.systemPrompt = v.systemPrompt as string;
-  if (v.mcMode !== undefined) c.mcMode = v.mcMode as Condition['mcMode'];
-  if (v.requireBoxed !== undefined) c.requireBoxed = v.requireBoxed as boolean;
-  if (v.answerLine !== undefined) c.answerLine = v.answerLine as string;
-  if (isObject(tv)) c.templateVars = { ...(tv as unknown as TemplateVars) };
-  if (v.decodeRule !== undefined) c.decodeRule = v.decodeRule as DecodeRule;
+  const c = checkCondition(v, '');
+  delete c.fewShot.pool;
   return c;
-}
-
-function validateDecoding(d: unknown): Decoding | string {
-  if (!isObject(d)) return 'decoding must be an object';
-  if (d.kind === 'greedy') return { kind: 'greedy' };
-  if (d.kind === 'sample') {
-    const t = d.temperature, p = d.topP, s = d.seed;
-    if (typeof t !== 'number' || !(t > 0 && t <= 5)) return 'decoding.temperature must be in (0, 5]';
-    if (typeof p !== 'number' || !(p > 0 && p <= 1)) return 'decoding.topP must be in (0, 1]';
-    if (!Number.isInteger(s) || (s as number) < 0) return 'decoding.seed must be a non-negative whole number';
-    return { kind: 'sample', temperature: t, topP: p, seed: s as number };
-  }
-  return 'decoding.kind must be greedy or sample';
-}
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
 export function base64UrlEncode(s: string): string {

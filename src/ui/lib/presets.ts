@@ -6,7 +6,6 @@ import { SETUP_PRESETS, type SetupPreset } from '../../audit';
 import { blocksSpace, colaCondition, neighborhoodSpace } from '../../audit/presets';
 import { builtinTask } from '../../audit/tasks/builtin';
 import { hubTaskSpec } from '../../audit/tasks/hub';
-import { COLA_EVAL_RANGE, DART_LEVELS, DART_SAMPLE_SIZE } from '../../audit/tasks/dart-math';
 import type { Condition, ProbeSpec, TaskSpec } from '../../audit/types';
 import type { EngineDtype, ExecutionProvider } from '../../engine/types';
 
@@ -50,29 +49,6 @@ export function presetLabel(p: Pick<ProbePreset, 'label' | 'nominalBudget'>, bud
   const label = p.label.replace(new RegExp(`\\b(budget |pass@)${nominal}\\b`), `$1${budget}`);
   return label.endsWith(')') ? `${label.slice(0, -1)}; the protocol's is ${nominal})` : `${label} (the protocol's budget is ${nominal})`;
 }
-
-/** Built-in tasks (generated offline) and Hub presets (rows from the datasets server). */
-export const BUILTIN_TASKS = [
-  { id: 'arith-1d', label: 'Arithmetic, one digit' },
-  { id: 'arith-2d', label: 'Arithmetic, two digits' },
-  { id: 'arith-3d', label: 'Arithmetic, three digits' },
-  { id: 'arith-mul', label: 'Multiplication up to 30×30' },
-] as const;
-
-export const HUB_TASK_PRESETS = [
-  { id: 'gsm8k', label: 'GSM8K (openai/gsm8k main/test, 1319)', total: 1319 },
-  { id: 'arc-easy', label: 'ARC-Easy (allenai/ai2_arc test, 2376)', total: 2376 },
-  { id: 'arc-challenge', label: 'ARC-Challenge (allenai/ai2_arc test, 1172)', total: 1172 },
-  { id: 'mmlu:all', label: 'MMLU (cais/mmlu all/test, 14042)', total: 14042 },
-  { id: 'commonsense_qa', label: 'CommonsenseQA (tau/commonsense_qa validation, 1221)', total: 1221 },
-  { id: 'gsm8k-boxed', label: 'GSM8K, boxed answers graded as math (openai/gsm8k main/test, 1319)', total: 1319 },
-  { id: 'math-500', label: 'MATH-500 (HuggingFaceH4/MATH-500 test, 500)', total: 500 },
-  { id: 'aime-2024', label: 'AIME 2024 (HuggingFaceH4/aime_2024, 30)', total: 30 },
-  ...DART_LEVELS.flatMap((l) => [
-    { id: `dart-math:level${l}`, label: `DART-Math level ${l} (hkust-nlp/dart-math-pool-math, as CoLa samples it)`, total: DART_SAMPLE_SIZE },
-    { id: `dart-math:level${l}:cola-eval`, label: `DART-Math level ${l}, CoLa's evaluation questions ${COLA_EVAL_RANGE[0]}–${COLA_EVAL_RANGE[1]}`, total: COLA_EVAL_RANGE[1] - COLA_EVAL_RANGE[0] },
-  ]),
-] as const;
 
 /** Small Hub checkpoints the protocols use (the training-audit pairs of docs/ARCHITECTURE.md), offered as suggestions. */
 export const SUGGESTED_MODELS = [

@@ -8,7 +8,7 @@
 import { loadTask } from '../../audit/index';
 import { normalizePlan, type NormalizedPlan } from '../../audit/study-plan';
 import { questionsRefusal, studyTaskOptions } from '../../store/study';
-import { HUB_TASK_PRESETS } from './presets';
+import { taskEntry } from '../../audit/tasks/registry';
 import { base64UrlDecode, base64UrlEncode } from './permalink';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 
@@ -63,8 +63,8 @@ export function parseStudyLink(hash: string): StudyLink | null {
 export async function questionShortfalls(plan: NormalizedPlan): Promise<string[]> {
   const out: string[] = [];
   for (const task of plan.tasks) {
-    const preset = task.startsWith('hub:') ? HUB_TASK_PRESETS.find((t) => `hub:${t.id}` === task) : undefined;
-    const has = preset ? preset.total : task.startsWith('builtin:') ? await loadTask(task, studyTaskOptions(plan)).then((t) => t.test.length, () => null) : null;
+    const preset = task.startsWith('hub:') ? taskEntry(task) : undefined;
+    const has = preset ? preset.rows : task.startsWith('builtin:') ? await loadTask(task, studyTaskOptions(plan)).then((t) => t.test.length, () => null) : null;
     if (has !== null && has < plan.questions) out.push(questionsRefusal(plan.questions, task, has));
   }
   return out;

@@ -5,15 +5,17 @@ import { intBounds, probeOf, reseeded, routeSpaceInWords, routeSpaceOfSpec, with
 import { boxedConditionWarning, colaOverrides, fileTaskOf, probeConflicts, runProbes, untrainedTaskWarning } from '../../audit/run-definition';
 import { routeSpaceSize } from '../../audit/routes';
 import { DECODE_RULE, DEFAULT_TEMPLATE_VARS } from '../../audit/condition';
+import { MAX_FEW_SHOT, MAX_NEW_TOKENS, MAX_TEMPERATURE } from '../../audit/condition-schema';
 import { graderVersionOf, isAnswerFormat, scoringFields } from '../../audit/formats/registry';
 import { recipeOf } from '../../audit/recipes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import { FIELD_NAMES } from '../../audit/tasks/file';
+import { taskEntry } from '../../audit/tasks/registry';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
 import { encodePermalink, linkModelOf, linkTaskOf, MAX_QUESTIONS, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
-import { DEFAULT_CONDITION, HUB_TASK_PRESETS, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
+import { DEFAULT_CONDITION, PROBE_PRESETS, presetById, taskCondition, type PresetId } from '../lib/presets';
 import { budgetProblem, numberProblem, wholeNumberProblem } from '../lib/validate';
 import type { UserMessage } from '../lib/errors';
 
@@ -162,7 +164,7 @@ export class SetupState {
 
   /** The most questions the chosen task holds (a file's rows once read). */
   maxQuestions = $derived(
-    this.taskKind === 'hub' ? (HUB_TASK_PRESETS.find((t) => t.id === this.hubPreset)?.total ?? MAX_QUESTIONS) : this.taskKind === 'file' ? (this.filePreview?.total ?? MAX_QUESTIONS) : MAX_QUESTIONS,
+    this.taskKind === 'hub' ? (taskEntry(`hub:${this.hubPreset}`)?.rows ?? MAX_QUESTIONS) : this.taskKind === 'file' ? (this.filePreview?.total ?? MAX_QUESTIONS) : MAX_QUESTIONS,
   );
 
   /** What is wrong with the numbers and text typed in, in the form's words (the model aside). */
@@ -305,15 +307,15 @@ export class SetupState {
     const out: (string | null)[] = [];
     out.push(
       c.promptTemplate.includes('{{question}}') ? null : 'The prompt template must contain {{question}}, where each question goes.',
-      wholeNumberProblem('Few-shot examples', c.fewShot.n, 0, 32),
-      wholeNumberProblem('Max new tokens', c.maxNewTokens, 1, 4096),
+      wholeNumberProblem('Few-shot examples', c.fewShot.n, 0, MAX_FEW_SHOT),
+      wholeNumberProblem('Max new tokens', c.maxNewTokens, 1, MAX_NEW_TOKENS),
     );
     if (c.decoding.kind === 'sample') {
-      out.push(numberProblem('Temperature', c.decoding.temperature, 0.01, 5), numberProblem('Top-p', c.decoding.topP, 0.01, 1));
+      out.push(numberProblem('Temperature', c.decoding.temperature, 0.01, MAX_TEMPERATURE), numberProblem('Top-p', c.decoding.topP, 0.01, 1));
       out.push(wholeNumberProblem('Sampling seed', c.decoding.seed, 0, MAX_SEED));
     }
     if (!out.some((p) => p !== null)) {
-      // anything else the link checker refuses (e.g. stop sequences), in its words
+      // anything else the condition schema refuses (e.g. stop sequences), in its words
       const checked = validateCondition(this.runCondition);
       if (Array.isArray(checked)) out.push(...checked.map((e) => `Condition: ${e}.`));
     }

@@ -232,9 +232,9 @@ describe('SetupState', () => {
     expect(s.attempts).toBeNull();
     s.budgets = {};
     s.condition.maxNewTokens = 0;
-    expect(s.problems).toEqual(['Max new tokens must be from 1 to 4,096 (it is 0).']);
+    expect(s.problems).toEqual(['Max new tokens must be from 1 to 32,768 (it is 0).']);
     s.condition.maxNewTokens = NaN;
-    expect(s.problems).toEqual(['Max new tokens: enter a whole number from 1 to 4,096.']);
+    expect(s.problems).toEqual(['Max new tokens: enter a whole number from 1 to 32,768.']);
     s.condition.maxNewTokens = 8;
     s.taskKind = 'hub';
     s.hubPreset = 'arc-challenge';
@@ -251,8 +251,8 @@ describe('SetupState', () => {
     s.condition.promptTemplate = '{{question}}';
     s.condition.decoding = { kind: 'greedy' };
     s.condition.stopSequences = [''];
-    // what the form has no words of its own for, the link checker names
-    expect(s.problems).toEqual(['Condition: stopSequences must be up to 16 non-empty strings.']);
+    // what the form has no words of its own for, the condition schema names
+    expect(s.problems).toEqual(['Condition: stopSequences[0]: expected a non-empty string of at most 64 characters, got "".']);
   });
 
   it('seeds questions and few-shot draws with the question seed, every probe with the probe seed', () => {
