@@ -9,6 +9,7 @@ import { graderVersionOf, isAnswerFormat, scoringFields } from '../../audit/form
 import { recipeOf } from '../../audit/recipes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import { FIELD_NAMES } from '../../audit/tasks/file';
+import { answerStyleWarning } from '../../audit/tasks/file-answers';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import type { BuiltinModelId } from '../../audit/builtin-models';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
@@ -136,6 +137,14 @@ export class SetupState {
     const fileTask = () => fileTaskOf(column && this.filePreview ? this.filePreview.rows.map((r) => String(r[column] ?? '')) : []);
     const task = this.taskKind === 'builtin' ? this.builtinTask : this.taskKind === 'hub' ? `hub:${this.hubPreset}` : fileTask();
     return untrainedTaskWarning(this.builtinId, task);
+  });
+
+  /** A warning naming the condition fields to change when a task file's answers are prose or
+   *  LaTeX and the condition is set for short answers (null otherwise). */
+  fileAnswerWarning = $derived.by((): string | null => {
+    const column = this.mapping.answer;
+    if (this.taskKind !== 'file' || !column || !this.filePreview) return null;
+    return answerStyleWarning(this.filePreview.rows.map((r) => String(r[column] ?? '')), this.condition);
   });
 
   /** A warning when the condition leaves the built-in model nothing to grade (null otherwise). */
