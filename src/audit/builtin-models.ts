@@ -1,10 +1,10 @@
-// The built-in models, listed once: each one's name, its Hub-layout id, and the tasks it was
+// The built-in models, listed once: each one's name, its Hub-layout id, how Setup names it, and the tasks it was
 // trained on (its model card). How a reference names one — a plan's "builtin:micro-arith", the
 // id "reachlab/micro-arith", a run's source "builtin:reachlab/micro-arith" — is read here only.
 
 export const BUILTIN_MODELS = [
-  { name: 'micro-arith', id: 'reachlab/micro-arith', trainedOn: { tasks: ['arith-2d'], words: 'two-digit arithmetic (arith-2d)' } },
-  { name: 'micro-arith-rl', id: 'reachlab/micro-arith-rl', trainedOn: { tasks: ['arith-2d'], words: 'two-digit arithmetic (arith-2d)' } },
+  { name: 'micro-arith', id: 'reachlab/micro-arith', label: 'base', trainedOn: { tasks: ['arith-2d'], words: 'two-digit arithmetic (arith-2d)' } },
+  { name: 'micro-arith-rl', id: 'reachlab/micro-arith-rl', label: 'RL-trained', trainedOn: { tasks: ['arith-2d'], words: 'two-digit arithmetic (arith-2d)' } },
 ] as const;
 
 export type BuiltinModel = (typeof BUILTIN_MODELS)[number];

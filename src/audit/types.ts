@@ -308,7 +308,7 @@ export interface RunManifest {
   appVersion: string;
   /** chatTemplate: the file the chat template was read from, when the condition applied one.
    *  numLayers: the model's layers (absent on runs stored before it was recorded: manifestNumLayers). */
-  model: { fingerprint: string; name: string; source: string; revision?: string; chatTemplate?: ChatTemplateFile; numLayers?: number };
+  model: { fingerprint: string; name: string; source: string; revision?: string; commit?: string; chatTemplate?: ChatTemplateFile; numLayers?: number };
   /** question_seed: which questions (built-in generators) and which few-shot examples. */
   task: { id: string; version: number; questions: number; question_seed?: number };
   /** null for an imported run whose file does not state its condition ("imported, condition

@@ -128,8 +128,10 @@ export class LocalEngine implements Engine {
       }
       if (ep.ep === 'webgpu' && exposesGpuDevice(ort)) await this.watchDevice(ort);
       const c = ckpt.config;
+      const commit = (await reader.commit?.()) ?? null;
       const info: ModelInfo = {
         fingerprint: await ckpt.fingerprint(),
+        ...(commit ? { commit } : {}),
         name: ckpt.name,
         modelType: c.modelType,
         numLayers: c.numLayers,

@@ -93,6 +93,8 @@ export interface ModelConfig {
 export interface ModelInfo {
   /** SHA-256 over config.json, the weight file names + sizes (+ hub repo@revision when known). */
   fingerprint: string;
+  /** The Hub commit the files were read at, when the revision resolved to one. */
+  commit?: string;
   /** Human label: hub repo id, folder name or built-in name. */
   name: string;
   modelType: ModelType;

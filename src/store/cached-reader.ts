@@ -60,9 +60,11 @@ export class CachedHubReader implements CheckpointReader {
     return [...this.notes];
   }
 
-  /** The commit the files are read at (resolves the revision on first use). */
-  async commit(): Promise<string> {
-    return (await this.resolve()).commit;
+  /** The commit the files are read at (resolves the revision on first use); null when the endpoint
+   *  has no revision API (files read under the revision's name). */
+  async commit(): Promise<string | null> {
+    const r = await this.resolve();
+    return r.how === 'name' ? null : r.commit;
   }
 
   async exists(file: string): Promise<boolean> {
@@ -237,5 +239,6 @@ export function cachingHubReader(hub: HubFileReader, cache: Promise<WeightCache 
     text: async (file) => (await inner).text(file),
     range: async (file, start, end) => (await inner).range(file, start, end),
     notices: () => opened?.notices?.() ?? [],
+    commit: async () => (await inner).commit?.() ?? null,
   };
 }

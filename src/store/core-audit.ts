@@ -29,7 +29,7 @@ export interface RunMeta {
 }
 
 /** What a run request needs of a model: its identity and what it computes on (manifest only). */
-export type RunModel = Pick<ModelInfo, 'fingerprint' | 'name' | 'numLayers' | 'ep' | 'dtype' | 'chatTemplateFile' | 'adapter' | 'runtime'>;
+export type RunModel = Pick<ModelInfo, 'fingerprint' | 'commit' | 'name' | 'numLayers' | 'ep' | 'dtype' | 'chatTemplateFile' | 'adapter' | 'runtime'>;
 
 /**
  * The run request for auditing `input` on the model `info` describes, `engine` building the
@@ -49,6 +49,7 @@ export async function coreRunRequest(engine: PromptEngine, info: RunModel, input
     appVersion: meta.appVersion,
     model: {
       fingerprint: info.fingerprint, name: info.name, source: meta.source, numLayers: info.numLayers, ...(meta.revision ? { revision: meta.revision } : {}),
+      ...(info.commit ? { commit: info.commit } : {}),
       ...(input.condition.chatTemplate && info.chatTemplateFile ? { chatTemplate: info.chatTemplateFile } : {}),
     },
     task: {

@@ -43,7 +43,7 @@ const dtype = oneOf(...ENGINE_DTYPES);
 
 const probeName = oneOf(...PROBE_NAMES);
 const status = oneOf('queued', 'running', 'paused', 'interrupted', 'cancelled', 'finished', 'failed');
-const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text), chatTemplate: opt(oneOf(...CHAT_TEMPLATE_FILES)), numLayers: opt(num({ int: true, min: 1 })) });
+const model = obj({ fingerprint: id, name: text, source: text, revision: opt(text), commit: opt(text), chatTemplate: opt(oneOf(...CHAT_TEMPLATE_FILES)), numLayers: opt(num({ int: true, min: 1 })) });
 
 const checkManifest: Check<RunManifest> = obj({
   id,

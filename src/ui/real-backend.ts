@@ -342,7 +342,7 @@ export class RealBackend implements AppBackend {
   async loadModel(model: ModelChoice, opts: LoadOptions, onProgress: (p: LoadProgress) => void): Promise<ModelInfo> {
     if (this.cancelSettling) await this.cancelSettling;
     const key = canonicalJson({ source: model.kind === 'files' ? { files: model.name } : sourceOf(model, this.parts.builtinEndpoint), opts });
-    if (this.loaded?.key === key) return this.loaded.info;
+    if (this.loaded?.key === key && !(await this.movedOnHub(model, this.loaded.info))) return this.loaded.info;
     this.loaded = null;
     this.loadsInFlight++;
     try {
@@ -352,6 +352,14 @@ export class RealBackend implements AppBackend {
     } finally {
       this.loadsInFlight--;
     }
+  }
+
+  /** Whether a Hub model's revision now names another commit than the one loaded (Reload must load
+   *  anew); an unreachable Hub keeps what is loaded. */
+  private async movedOnHub(model: ModelChoice, info: ModelInfo): Promise<boolean> {
+    if (model.kind !== 'hub') return false;
+    const now = await this.parts.repoInfo(model).then((r) => r.sha, () => undefined);
+    return now !== undefined && now !== info.commit;
   }
 
   async cancelLoad(): Promise<void> {

@@ -14,4 +14,9 @@ describe('guessMapping', () => {
     expect(guessMapping(['Target', 'Answer', 'Problem', 'options'])).toEqual({ question: 'Problem', answer: 'Answer', choices: 'options' });
     expect(guessMapping(['x', 'y'])).toEqual({ question: '', answer: '' });
   });
+
+  it('maps a column named like an id, so questions keep the file\'s own ids', () => {
+    expect(guessMapping(['ID', 'question', 'answer'])).toEqual({ question: 'question', answer: 'answer', id: 'ID' });
+    expect(guessMapping(['unique_id', 'problem', 'solution'])).toEqual({ question: 'problem', answer: 'solution', id: 'unique_id' });
+  });
 });

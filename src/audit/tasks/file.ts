@@ -31,13 +31,15 @@ export const FIELD_NAMES = {
   question: ['question', 'problem', 'text', 'input', 'prompt', 'query'],
   answer: ['answer', 'gold', 'target', 'label', 'answerKey', 'output', 'solution'],
   choices: ['choices', 'options'],
+  id: ['id', 'doc_id', 'question_id', 'problem_id', 'unique_id', 'uid', 'qid', 'idx'],
 } as const;
 
 /** The mapping a file's column names suggest; '' for a question or answer no column is named like. */
-export function guessMapping(columns: readonly string[]): { question: string; answer: string; choices?: string } {
+export function guessMapping(columns: readonly string[]): { question: string; answer: string; choices?: string; id?: string } {
   const find = (names: readonly string[]) => names.map((n) => columns.find((c) => c.toLowerCase() === n.toLowerCase())).find((c) => c !== undefined) ?? '';
   const choices = find(FIELD_NAMES.choices);
-  return { question: find(FIELD_NAMES.question), answer: find(FIELD_NAMES.answer), ...(choices ? { choices } : {}) };
+  const id = find(FIELD_NAMES.id);
+  return { question: find(FIELD_NAMES.question), answer: find(FIELD_NAMES.answer), ...(choices ? { choices } : {}), ...(id ? { id } : {}) };
 }
 
 export type TaskFileFormat = 'jsonl' | 'json' | 'csv';

@@ -21,6 +21,8 @@ export interface CheckpointReader {
   range(file: string, start: number, end: number): Promise<Uint8Array>;
   /** What a person should know about where the files came from (e.g. a damaged cached copy replaced), one sentence each. */
   notices?(): string[];
+  /** The Hub commit the files are read at, when the revision resolved to one (else null). */
+  commit?(): Promise<string | null>;
 }
 
 export type { BytesListener } from './common.ts';

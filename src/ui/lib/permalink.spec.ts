@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodePermalink, parsePermalink, validateCondition } from './permalink';
+import { encodePermalink, linkModelOf, parsePermalink, validateCondition } from './permalink';
 import { BOXED_CONDITION, DEFAULT_CONDITION } from './presets';
 
 describe('permalink', () => {
@@ -16,6 +16,14 @@ describe('permalink', () => {
     const hash = encodePermalink(link);
     expect(hash).toContain('qseed=3&pseed=5');
     expect(parsePermalink(hash)).toEqual({ ...link, errors: [] });
+  });
+  it('names the RL-trained built-in model, and reads "builtin" as the first one', () => {
+    const hash = encodePermalink({ model: linkModelOf({ kind: 'builtin', id: 'reachlab/micro-arith-rl' }) });
+    expect(hash).toBe('#model=builtin%3Areachlab%2Fmicro-arith-rl');
+    expect(parsePermalink(hash).model).toEqual({ kind: 'builtin', id: 'reachlab/micro-arith-rl' });
+    expect(encodePermalink({ model: linkModelOf({ kind: 'builtin', id: 'reachlab/micro-arith' }) })).toBe('#model=builtin');
+    expect(parsePermalink('#model=builtin').model).toEqual({ kind: 'builtin' });
+    expect(parsePermalink('#model=builtin:nope').errors[0]).toMatch(/expected "builtin", "builtin:<built-in model>"/);
   });
   it('reads the seed of a built-in task from links written before qseed', () => {
     expect(parsePermalink('#task=builtin:arith-2d:50:7').task).toEqual({ kind: 'builtin', id: 'arith-2d', count: 50, seed: 7 });

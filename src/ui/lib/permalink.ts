@@ -9,9 +9,11 @@ import { CONDITION_FIELDS, checkCondition } from '../../audit/condition-schema';
 import { fieldProblems } from '../../util/check';
 import { BUILTIN_MODEL_ID, type ModelChoice, type TaskChoice } from '../backend';
 import { BUILTIN_TASKS, HUB_TASKS } from '../../audit/tasks/registry';
+import { builtinModel, type BuiltinModelId } from '../../audit/builtin-models';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 
-export type LinkModel = { kind: 'builtin' } | { kind: 'hub'; repo: string; revision: string };
+/** A built-in model's `id` is absent for the first one (links written before there were two). */
+export type LinkModel = { kind: 'builtin'; id?: BuiltinModelId } | { kind: 'hub'; repo: string; revision: string };
 /** A built-in task's `seed` comes only from links written before `qseed` existed. */
 export type LinkTask = { kind: 'builtin'; id: string; count: number; seed?: number } | { kind: 'hub'; preset: string; count: number };
 
@@ -34,7 +36,7 @@ export const MAX_QUESTIONS = 100_000;
 export const MAX_SEED = 2 ** 32 - 1;
 
 export function linkModelOf(m: ModelChoice): LinkModel | undefined {
-  if (m.kind === 'builtin') return { kind: 'builtin' };
+  if (m.kind === 'builtin') return m.id === BUILTIN_MODEL_ID ? { kind: 'builtin' } : { kind: 'builtin', id: m.id };
   if (m.kind === 'hub') return { kind: 'hub', repo: m.repo, revision: m.revision };
   return undefined;
 }
@@ -47,7 +49,7 @@ export function linkTaskOf(t: TaskChoice): LinkTask | undefined {
 
 export function encodePermalink(p: Permalink): string {
   const params = new URLSearchParams();
-  if (p.model) params.set('model', p.model.kind === 'builtin' ? 'builtin' : `hub:${p.model.repo}@${p.model.revision}`);
+  if (p.model) params.set('model', p.model.kind === 'builtin' ? (p.model.id ? `builtin:${p.model.id}` : 'builtin') : `hub:${p.model.repo}@${p.model.revision}`);
   if (p.task) params.set('task', p.task.kind === 'builtin' ? `builtin:${p.task.id}:${p.task.count}` : `hub:${p.task.preset}:${p.task.count}`);
   if (p.questionSeed !== undefined) params.set('qseed', String(p.questionSeed));
   if (p.probeSeed !== undefined) params.set('pseed', String(p.probeSeed));
@@ -103,7 +105,9 @@ export function parsePermalink(hash: string): ParsedPermalink {
 
 function parseModel(s: string): LinkModel | string {
   if (s === 'builtin' || s === BUILTIN_MODEL_ID) return { kind: 'builtin' };
-  if (!s.startsWith('hub:')) return `model in link: expected "builtin" or "hub:owner/name@revision", got "${s.slice(0, 80)}"`;
+  const builtin = builtinModel(s);
+  if (builtin) return { kind: 'builtin', id: builtin.id };
+  if (!s.startsWith('hub:')) return `model in link: expected "builtin", "builtin:<built-in model>" or "hub:owner/name@revision", got "${s.slice(0, 80)}"`;
   const body = s.slice(4);
   const at = body.lastIndexOf('@');
   const repo = at >= 0 ? body.slice(0, at) : body;

@@ -11,7 +11,9 @@ import { recipeOf } from '../../audit/recipes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import { FIELD_NAMES } from '../../audit/tasks/file';
 import { taskEntry } from '../../audit/tasks/registry';
+import { answerStyleWarning } from '../../audit/tasks/file-answers';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
+import type { BuiltinModelId } from '../../audit/builtin-models';
 import { BUILTIN_MODEL_ID, type FieldMapping, type HubModelMeta, type ModelChoice, type RunSetup, type TaskChoice, type TaskFilePreview } from '../backend';
 import { attemptsOf } from '../lib/estimate';
 import { encodePermalink, linkModelOf, linkTaskOf, MAX_QUESTIONS, MAX_SEED, validateCondition, type ParsedPermalink } from '../lib/permalink';
@@ -30,6 +32,8 @@ const REPO_RE = /^[A-Za-z0-9][A-Za-z0-9_.-]*\/[A-Za-z0-9_.-]+$/;
 export class SetupState {
   // model
   modelKind = $state<ModelKind>('builtin');
+  /** Which built-in model (when modelKind is 'builtin'). */
+  builtinId = $state<BuiltinModelId>(BUILTIN_MODEL_ID);
   hubRepo = $state('');
   hubRevision = $state('main');
   hubToken = $state('');
@@ -98,7 +102,7 @@ export class SetupState {
   numLayers = $derived(this.modelInfo?.numLayers ?? this.hubMeta?.numLayers ?? null);
 
   modelChoice = $derived.by((): ModelChoice | null => {
-    if (this.modelKind === 'builtin') return { kind: 'builtin', id: BUILTIN_MODEL_ID };
+    if (this.modelKind === 'builtin') return { kind: 'builtin', id: this.builtinId };
     if (this.modelKind === 'hub') {
       if (!REPO_RE.test(this.hubRepo.trim())) return null;
       const token = this.hubToken.trim();
@@ -134,11 +138,19 @@ export class SetupState {
     const column = this.mapping.question;
     const fileTask = () => fileTaskOf(column && this.filePreview ? this.filePreview.rows.map((r) => String(r[column] ?? '')) : []);
     const task = this.taskKind === 'builtin' ? this.builtinTask : this.taskKind === 'hub' ? `hub:${this.hubPreset}` : fileTask();
-    return untrainedTaskWarning(BUILTIN_MODEL_ID, task);
+    return untrainedTaskWarning(this.builtinId, task);
+  });
+
+  /** A warning naming the condition fields to change when a task file's answers are prose or
+   *  LaTeX and the condition is set for short answers (null otherwise). */
+  fileAnswerWarning = $derived.by((): string | null => {
+    const column = this.mapping.answer;
+    if (this.taskKind !== 'file' || !column || !this.filePreview) return null;
+    return answerStyleWarning(this.filePreview.rows.map((r) => String(r[column] ?? '')), this.condition);
   });
 
   /** A warning when the condition leaves the built-in model nothing to grade (null otherwise). */
-  conditionWarning = $derived(this.modelKind === 'builtin' ? boxedConditionWarning(BUILTIN_MODEL_ID, this.condition) : null);
+  conditionWarning = $derived(this.modelKind === 'builtin' ? boxedConditionWarning(this.builtinId, this.condition) : null);
 
   /** Back to the chosen task's default condition (a file: the default audit's), keeping the dtype. */
   resetCondition(): void {
@@ -260,6 +272,12 @@ export class SetupState {
     this.invalidateModel();
   }
 
+  /** Choose a built-in model (and the built-in source). */
+  chooseBuiltin(id: BuiltinModelId): void {
+    this.builtinId = id;
+    this.setModelKind('builtin');
+  }
+
   /** A model finished loading: show it, and take the dtype it really computes in (f16 runs as
    *  f32 on a WebGPU adapter without shader-f16), so the audit's condition says what ran. */
   modelLoaded(info: ModelInfo): void {
@@ -277,7 +295,7 @@ export class SetupState {
 
   /** Adopt what a permalink carries; the returned list names what it could not apply. */
   applyPermalink(link: ParsedPermalink): string[] {
-    if (link.model?.kind === 'builtin') this.setModelKind('builtin');
+    if (link.model?.kind === 'builtin') this.chooseBuiltin(link.model.id ?? BUILTIN_MODEL_ID);
     if (link.model?.kind === 'hub') {
       this.setModelKind('hub');
       this.hubRepo = link.model.repo;
