@@ -99,7 +99,9 @@ describe("ARCHITECTURE's recipes", () => {
   }, 60_000);
 
   it('the places the format recipe says follow from the registry read it', () => {
-    const followers = ['src/audit/types.ts', 'src/audit/condition.ts', 'src/store/run-file.ts', 'src/ui/lib/permalink.ts', 'src/ui/components/ConditionFields.svelte', 'src/audit/tasks/file.ts'];
+    const followers = ['src/audit/types.ts', 'src/audit/condition.ts', 'src/audit/condition-schema.ts', 'src/ui/components/ConditionFields.svelte', 'src/audit/tasks/file.ts'];
     for (const f of followers) expect(read(f), f).toMatch(/formats\/registry/);
+    // run files and permalinks check a condition only through the one condition schema
+    for (const f of ['src/store/run-file.ts', 'src/ui/lib/permalink.ts']) expect(read(f), f).toMatch(/condition-schema/);
   });
 });
