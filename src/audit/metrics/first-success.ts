@@ -40,6 +40,6 @@ export const FIRST_SUCCESS_MEDIAN: Metric = {
     const value: Estimate = { value: median(attempts), ci: medianInterval(attempts), n: attempts.length };
     return { value };
   },
-  column: ' first success (median)',
+  // not a column of the study's settings table: one more column per probe overflows it at 1280 px (the report JSON, Results, the CLI and the CSVs carry it)
   show: 'estimate',
 };
