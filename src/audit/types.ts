@@ -55,6 +55,9 @@ export interface LoadedTask {
   train: Doc[];
   /** For a task file: each question's row in it (1-based), so a problem with one names where it is. */
   rows?: Map<string, number>;
+  /** For a Hub preset that takes a split's first rows: the test split's size as the source
+   *  reported it (num_rows_total) when loaded. */
+  sourceRows?: number;
 }
 
 // ---------------------------------------------------------------- condition

@@ -6,6 +6,7 @@
 // interrupted and resumed on a fresh engine without losing a record.
 
 import { drawsRoutes, loadTask, parseTaskFile, formatFromName, selectorsFor } from '../audit/index';
+import { noteRowsRead } from './stores/task-rows.svelte';
 import type { LoadedTask, QuestionRecord, RunManifest } from '../audit/types';
 import { fetchRepoInfo } from '../engine/sources/hub';
 import { spawnEngine } from '../engine/spawn-worker';
@@ -120,7 +121,7 @@ async function taskOf(choice: TaskChoice): Promise<LoadedTask> {
     case 'builtin':
       return loadTask(`builtin:${choice.id}`, { questions: choice.count, seed: choice.seed });
     case 'hub':
-      return loadTask(`hub:${choice.preset}`, { questions: choice.count });
+      return noteRowsRead(`hub:${choice.preset}`, await loadTask(`hub:${choice.preset}`, { questions: choice.count }));
     case 'file':
       return loadTask(`file:${choice.file.name}`, {
         questions: choice.count,
@@ -234,7 +235,7 @@ export class RealBackend implements AppBackend {
         const info = await this.loadModel(studyModel(ref), { ep: 'auto', dtype: this.studyDtype }, () => {});
         return { engine: this.engine, info, source: ref };
       },
-      loadTask: (spec, plan) => loadTask(spec, studyTaskOptions(plan)),
+      loadTask: async (spec, plan) => noteRowsRead(spec, await loadTask(spec, studyTaskOptions(plan))),
       appVersion: APP_VERSION,
     });
   }

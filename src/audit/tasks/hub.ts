@@ -8,7 +8,7 @@ import { isEngineError } from '../../engine/types';
 import { AuditError } from '../errors';
 import { normalizeGold } from '../graders';
 import { formatOf, scoringFields } from '../formats/registry';
-import { COLA_EVAL_RANGE, dartMathDocs, type PageReader } from './dart-math';
+import { COLA_EVAL_RANGE, DART_LEVELS, DART_SAMPLE_SIZE, dartMathDocs, type PageReader } from './dart-math';
 import { indexLetter, MC_TEMPLATE } from '../formats/mc-letter';
 import type { AnswerFormat, Doc, LoadedTask, TaskSpec } from '../types';
 import { goldLetter, type Row } from './file';
@@ -87,8 +87,9 @@ export async function fetchRowsPage(dataset: string, config: string, split: stri
   return body as RowsPage;
 }
 
-/** Up to `limit` rows from offset 0, page by page; fewer only when the split holds fewer. */
-async function fetchRows(dataset: string, config: string, split: string, limit: number, o: HubRowsOptions = {}): Promise<RowsPage['rows']> {
+/** Up to `limit` rows from offset 0, page by page (fewer only when the split holds fewer), and the
+ *  split's num_rows_total. */
+async function fetchRows(dataset: string, config: string, split: string, limit: number, o: HubRowsOptions = {}): Promise<{ rows: RowsPage['rows']; total: number }> {
   const out: RowsPage['rows'] = [];
   let total = Infinity;
   while (out.length < Math.min(limit, total)) {
@@ -99,10 +100,14 @@ async function fetchRows(dataset: string, config: string, split: string, limit: 
     }
     out.push(...page.rows);
   }
-  return out.slice(0, limit);
+  return { rows: out.slice(0, limit), total };
 }
 
-interface HubPreset {
+/** A Hub task preset: one entry for the loader, the task registry (tasks/registry.ts) and so
+ *  Setup, the Study form and permalinks. */
+export interface HubPreset {
+  /** The name after "hub:": "gsm8k", "mmlu:all". */
+  id: string;
   dataset: string;
   config: string;
   testSplit: string;
@@ -113,6 +118,9 @@ interface HubPreset {
   /** The task's condition reads the answer only from the last \boxed{} (a boxed condition). */
   requireBoxed?: boolean;
   name: string;
+  /** The test questions the preset offers as declared when it was written (the datasets server's
+   *  num_rows_total, or a selection's size); a load reads the live count (LoadedTask.sourceRows). */
+  declaredRows?: number;
   toDoc(row: Row, id: string): Doc;
   /** Test questions chosen otherwise than the split's first rows (DART-Math's levels). */
   select?(read: PageReader, questions: number): Promise<Doc[]>;
@@ -151,30 +159,10 @@ const gsm8kDoc = (row: Row, id: string): Doc => {
   return { id, text: text(row, 'question', id), target: normalizeGold('numeric', answer), rationale: answer, raw: row };
 };
 
-export const HUB_PRESETS: Record<string, HubPreset> = {
-  gsm8k: {
-    dataset: 'openai/gsm8k',
-    config: 'main',
-    testSplit: 'test',
-    trainSplit: 'train',
-    answerFormat: 'numeric',
-    promptTemplate: 'Question: {{question}}\nAnswer:',
-    name: 'GSM8K (main, test)',
-    toDoc: gsm8kDoc,
-  },
-  // GSM8K under a boxed condition: the reasoning asked for, the answer read from its last \boxed{}
-  // and graded by equivalence (a gold "1,234" is 1234)
-  'gsm8k-boxed': { dataset: 'openai/gsm8k', config: 'main', testSplit: 'test', trainSplit: 'train', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, requireBoxed: true, name: 'GSM8K, boxed answers (main, test)', toDoc: gsm8kDoc },
-  'math-500': { dataset: 'HuggingFaceH4/MATH-500', config: 'default', testSplit: 'test', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, name: 'MATH-500 (test)', toDoc: mathRow('problem', 'answer') },
-  'aime-2024': { dataset: 'HuggingFaceH4/aime_2024', config: 'default', testSplit: 'train', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, name: 'AIME 2024', toDoc: mathRow('problem', 'answer') },
-  'arc-easy': { dataset: 'allenai/ai2_arc', config: 'ARC-Easy', testSplit: 'test', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'ARC-Easy (test)', toDoc: arcLike },
-  'arc-challenge': { dataset: 'allenai/ai2_arc', config: 'ARC-Challenge', testSplit: 'test', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'ARC-Challenge (test)', toDoc: arcLike },
-  commonsense_qa: { dataset: 'tau/commonsense_qa', config: 'default', testSplit: 'validation', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'CommonsenseQA (validation)', toDoc: arcLike },
-};
-
 function mmluPreset(subject: string): HubPreset {
   if (!/^[a-z_]+$/.test(subject)) throw new AuditError('bad-input', `MMLU subject "${subject}" must be lower-case words joined by _ (e.g. abstract_algebra)`);
   return {
+    id: `mmlu:${subject}`,
     dataset: 'cais/mmlu',
     config: subject,
     testSplit: 'test',
@@ -194,29 +182,51 @@ function mmluPreset(subject: string): HubPreset {
 
 /** dart-math:level<L>[:cola-eval]: DART-Math questions of one level as CoLa chose them
  *  (dart-math.ts), the first ones or those of CoLa's evaluation range. */
-function dartMathPreset(rest: string): HubPreset {
+function dartMathPreset(rest: string): OfferedPreset {
   const m = /^level([1-5])(:cola-eval)?$/.exec(rest);
   if (!m) throw new AuditError('bad-input', `DART-Math preset "dart-math:${rest}" must be dart-math:level1 … level5, optionally followed by :cola-eval (CoLa's questions ${COLA_EVAL_RANGE[0]}–${COLA_EVAL_RANGE[1]})`);
   const level = Number(m[1]);
   const colaEval = m[2] !== undefined;
   return {
+    id: `dart-math:${rest}`,
     dataset: 'hkust-nlp/dart-math-pool-math',
     config: 'default',
     testSplit: 'train',
     answerFormat: 'math',
     promptTemplate: MATH_TEMPLATE,
     name: `DART-Math level ${level}${colaEval ? `, CoLa's evaluation questions ${COLA_EVAL_RANGE[0]}–${COLA_EVAL_RANGE[1]}` : ''}`,
+    declaredRows: colaEval ? COLA_EVAL_RANGE[1] - COLA_EVAL_RANGE[0] : DART_SAMPLE_SIZE,
     toDoc: mathRow('query', 'gt_ans'),
     select: (read, questions) => dartMathDocs(read, { level, questions, colaEval }),
   };
 }
 
+export type OfferedPreset = HubPreset & { declaredRows: number };
+
+/** The presets offered by name, in the order Setup lists them; declared rows are the datasets
+ *  server's num_rows_total of each test split, read 2026-12-07 (DART-Math's: its selection's sizes). */
+export const HUB_PRESETS: Readonly<Record<string, OfferedPreset>> = Object.fromEntries(
+  ([
+    { id: 'gsm8k', dataset: 'openai/gsm8k', config: 'main', testSplit: 'test', trainSplit: 'train', answerFormat: 'numeric', promptTemplate: 'Question: {{question}}\nAnswer:', name: 'GSM8K (main, test)', declaredRows: 1319, toDoc: gsm8kDoc },
+    { id: 'arc-easy', dataset: 'allenai/ai2_arc', config: 'ARC-Easy', testSplit: 'test', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'ARC-Easy (test)', declaredRows: 2376, toDoc: arcLike },
+    { id: 'arc-challenge', dataset: 'allenai/ai2_arc', config: 'ARC-Challenge', testSplit: 'test', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'ARC-Challenge (test)', declaredRows: 1172, toDoc: arcLike },
+    { ...mmluPreset('all'), declaredRows: 14042 },
+    { id: 'commonsense_qa', dataset: 'tau/commonsense_qa', config: 'default', testSplit: 'validation', trainSplit: 'train', answerFormat: 'mc-letter', promptTemplate: MC_TEMPLATE, name: 'CommonsenseQA (validation)', declaredRows: 1221, toDoc: arcLike },
+    // GSM8K under a boxed condition: the reasoning asked for, the answer read from its last \boxed{}
+    // and graded by equivalence (a gold "1,234" is 1234)
+    { id: 'gsm8k-boxed', dataset: 'openai/gsm8k', config: 'main', testSplit: 'test', trainSplit: 'train', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, requireBoxed: true, name: 'GSM8K, boxed answers (main, test)', declaredRows: 1319, toDoc: gsm8kDoc },
+    { id: 'math-500', dataset: 'HuggingFaceH4/MATH-500', config: 'default', testSplit: 'test', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, name: 'MATH-500 (test)', declaredRows: 500, toDoc: mathRow('problem', 'answer') },
+    { id: 'aime-2024', dataset: 'HuggingFaceH4/aime_2024', config: 'default', testSplit: 'train', answerFormat: 'math', promptTemplate: MATH_TEMPLATE, name: 'AIME 2024', declaredRows: 30, toDoc: mathRow('problem', 'answer') },
+    ...DART_LEVELS.flatMap((l) => [dartMathPreset(`level${l}`), dartMathPreset(`level${l}:cola-eval`)]),
+  ] satisfies OfferedPreset[]).map((p) => [p.id, p]),
+);
+
 export function hubPreset(name: string): HubPreset {
+  if (Object.hasOwn(HUB_PRESETS, name)) return HUB_PRESETS[name];
   if (name.startsWith('mmlu:')) return mmluPreset(name.slice(5));
   if (name.startsWith('dart-math:')) return dartMathPreset(name.slice(10));
-  const p = Object.hasOwn(HUB_PRESETS, name) ? HUB_PRESETS[name] : undefined;
-  if (!p) throw new AuditError('bad-input', `unknown Hub task preset "${name}" (known: ${[...Object.keys(HUB_PRESETS), 'mmlu:<subject>', 'dart-math:level<1-5>[:cola-eval]'].join(', ')})`);
-  return p;
+  const known = Object.keys(HUB_PRESETS).filter((id) => !/^(mmlu|dart-math):/.test(id));
+  throw new AuditError('bad-input', `unknown Hub task preset "${name}" (known: ${[...known, 'mmlu:<subject>', 'dart-math:level<1-5>[:cola-eval]'].join(', ')})`);
 }
 
 /** The task spec of a Hub preset before its rows are read (Setup's default condition reads it). */
@@ -243,13 +253,17 @@ export interface HubTaskOptions extends HubRowsOptions {
 
 export async function hubTask(presetName: string, o: HubTaskOptions): Promise<LoadedTask> {
   const p = hubPreset(presetName);
-  const docs = async (split: string, n: number) =>
-    n <= 0 ? [] : (await fetchRows(p.dataset, p.config, split, n, o)).map((r) => p.toDoc(r.row, `${split}-${r.row_idx}`));
-  const test = p.select ? await p.select((offset, length) => fetchRowsPage(p.dataset, p.config, p.testSplit, offset, length, o), o.questions) : await docs(p.testSplit, o.questions);
+  const docs = async (split: string, n: number) => {
+    if (n <= 0) return { docs: [], total: undefined };
+    const { rows, total } = await fetchRows(p.dataset, p.config, split, n, o);
+    return { docs: rows.map((r) => p.toDoc(r.row, `${split}-${r.row_idx}`)), total };
+  };
+  // a selection's size is its own (declared), not the split's
+  const { docs: test, total: sourceRows } = p.select ? { docs: await p.select((offset, length) => fetchRowsPage(p.dataset, p.config, p.testSplit, offset, length, o), o.questions), total: undefined } : await docs(p.testSplit, o.questions);
   const trainWanted = o.trainQuestions ?? 0;
   if (trainWanted > 0 && p.trainSplit === undefined) {
     throw new AuditError('bad-input', `${p.name} has no train split to draw ${trainWanted} few-shot or calibration questions from; ask for none (0-shot, no fixed-route selector)`);
   }
-  const train = p.trainSplit === undefined ? [] : await docs(p.trainSplit, trainWanted);
-  return { spec: hubTaskSpec(presetName, test.length, train.length), test, train };
+  const train = p.trainSplit === undefined ? [] : (await docs(p.trainSplit, trainWanted)).docs;
+  return { spec: hubTaskSpec(presetName, test.length, train.length), test, train, ...(sourceRows === undefined ? {} : { sourceRows }) };
 }

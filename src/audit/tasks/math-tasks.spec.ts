@@ -73,6 +73,8 @@ describe('math Hub presets', () => {
     expect(new Set(t.test.map((d) => (d.raw as { query_id: string }).query_id)).size).toBe(10);
     expect(server.requests.length - before).toBeLessThanOrEqual(3);
     expect(t.spec.answerFormat).toBe('math');
+    // the pool's num_rows_total is not the level's size: a selection reports no source count
+    expect(t.sourceRows).toBeUndefined();
   });
 
   it("DART-Math CoLa evaluation: positions 1500–2000 of the de-duplicated first 2000 rows of the level", async () => {

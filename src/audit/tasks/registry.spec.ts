@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { generateArith } from './arith';
 import { loadTask } from './index';
-import { BUILTIN_TASKS, HUB_TASKS, taskEntry } from './registry';
+import { BUILTIN_TASKS, HUB_TASKS, rowsText, taskChoiceLabel, taskEntry, taskRows } from './registry';
+import { HUB_PRESETS, hubPreset } from './hub';
 import { startRowsServer } from '../../../test/rows-server';
 import { gsm8kRows } from '../../../test/fixtures/math-rows';
 
@@ -25,9 +26,30 @@ describe('the task registry', () => {
     }
   });
 
-  it('labels a Hub entry with its dataset, split and declared rows', () => {
-    expect(taskEntry('hub:gsm8k')).toMatchObject({ source: 'openai/gsm8k main/test', answerFormat: 'numeric' });
-    expect(HUB_TASKS.every((t) => t.label.includes(t.source) && t.label.includes(`${t.rows} rows`))).toBe(true);
+  it('labels a Hub entry with its dataset and split, its rows marked declared until a load read them', () => {
+    const gsm8k = taskEntry('hub:gsm8k')!;
+    expect(gsm8k).toMatchObject({ source: 'openai/gsm8k main/test', answerFormat: 'numeric', rows: HUB_PRESETS.gsm8k.declaredRows, rowsDeclared: true });
+    expect(HUB_TASKS.every((t) => t.label.includes(t.source) && taskChoiceLabel(t).endsWith(`, ${t.rows} rows (declared)`))).toBe(true);
+    expect([taskChoiceLabel(gsm8k, 7), taskRows(gsm8k, 7), taskRows(gsm8k)]).toEqual([`${gsm8k.label}, 7 rows`, 7, gsm8k.rows]);
+    // a built-in level's count is counted, not declared
+    expect(BUILTIN_TASKS.every((t) => !t.rowsDeclared && !rowsText(t).includes('declared'))).toBe(true);
     expect(taskEntry('hub:nope')).toBeUndefined();
+  });
+
+  it('is the preset table: one entry per offered preset, each loadable by its id', () => {
+    expect(HUB_TASKS.map((t) => t.id)).toEqual(Object.keys(HUB_PRESETS));
+    for (const t of HUB_TASKS) expect(hubPreset(t.id)).toBe(HUB_PRESETS[t.id]);
+  });
+
+  it('a Hub load reports the split\'s size as the server gives it', async () => {
+    const rows = gsm8kRows();
+    const server = await startRowsServer({ 'openai/gsm8k/main/test': rows });
+    try {
+      const task = await loadTask('hub:gsm8k', { questions: 2, rowsEndpoint: server.endpoint });
+      expect([task.test.length, task.sourceRows]).toEqual([2, rows.length]);
+      expect(rows.length).not.toBe(HUB_PRESETS.gsm8k.declaredRows);
+    } finally {
+      await server.close();
+    }
   });
 });

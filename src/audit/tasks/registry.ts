@@ -1,12 +1,11 @@
 // The tasks Setup, the Study form and permalinks offer, one entry each: its spec string, label,
 // dataset and split, answer format and row count. Built-in entries come from the generators'
-// levels (arith.ts) and count their test problems from the generator; Hub entries come from the
-// presets (hub.ts) with the one declared row count of each (below).
+// levels (arith.ts) and count their test problems from the generator; Hub entries are the offered
+// presets (hub.ts HUB_PRESETS), each with its declared row count until a load reads the live one.
 
 import type { AnswerFormat } from '../types';
 import { ARITH_LEVELS, splitOf, type ArithLevel } from './arith';
-import { COLA_EVAL_RANGE, DART_LEVELS, DART_SAMPLE_SIZE } from './dart-math';
-import { hubPreset } from './hub';
+import { HUB_PRESETS, type OfferedPreset } from './hub';
 
 export interface TaskEntry {
   /** The spec string loadTask takes: "builtin:arith-2d", "hub:gsm8k". */
@@ -18,8 +17,26 @@ export interface TaskEntry {
   /** Where its questions come from: a Hub dataset "owner/name config/split", or "generated". */
   source: string;
   answerFormat: AnswerFormat;
-  /** The test questions it holds (at most, for DART-Math: before de-duplication). */
+  /** The test questions it holds: counted from the generator (built in), or as the preset declares
+   *  them (Hub; at most, for DART-Math: before de-duplication). */
   rows: number;
+  /** `rows` is the preset's declaration, not read from the source. */
+  rowsDeclared: boolean;
+}
+
+/** The test questions an entry offers: `read` (the count a load read from the source) when known. */
+export function taskRows(t: TaskEntry, read?: number): number {
+  return read ?? t.rows;
+}
+
+/** "1319 rows", "1319 rows (declared)" while only the preset's declaration is known. */
+export function rowsText(t: TaskEntry, read?: number): string {
+  return read !== undefined ? `${read} rows` : `${t.rows} rows${t.rowsDeclared ? ' (declared)' : ''}`;
+}
+
+/** The entry as a choice: a Hub entry with its source and rows, a built-in one by its label. */
+export function taskChoiceLabel(t: TaskEntry, read?: number): string {
+  return t.kind === 'hub' ? `${t.label}, ${rowsText(t, read)}` : t.label;
 }
 
 /** Test problems of a level: every operand pair and operation whose split (splitOf) is test. */
@@ -38,6 +55,7 @@ const builtinEntry = (l: ArithLevel): TaskEntry => {
     label: l.description[0].toUpperCase() + l.description.slice(1),
     source: 'generated',
     answerFormat: 'numeric',
+    rowsDeclared: false,
     // counted on first read: the three-digit level has 1.6 million operand pairs
     get rows() {
       return (rows ??= testProblems(l));
@@ -45,29 +63,13 @@ const builtinEntry = (l: ArithLevel): TaskEntry => {
   };
 };
 
-/** Each Hub preset's test split size as the datasets server reports it (num_rows_total, read
- *  2026-12-07; no network at build time, so declared here once). DART-Math's are its selection's
- *  sizes (dart-math.ts). */
-const HUB_ROWS: Record<string, number> = {
-  gsm8k: 1319,
-  'arc-easy': 2376,
-  'arc-challenge': 1172,
-  'mmlu:all': 14042,
-  commonsense_qa: 1221,
-  'gsm8k-boxed': 1319,
-  'math-500': 500,
-  'aime-2024': 30,
-  ...Object.fromEntries(DART_LEVELS.flatMap((l) => [[`dart-math:level${l}`, DART_SAMPLE_SIZE], [`dart-math:level${l}:cola-eval`, COLA_EVAL_RANGE[1] - COLA_EVAL_RANGE[0]]])),
-};
-
-const hubEntry = (id: string, rows: number): TaskEntry => {
-  const p = hubPreset(id);
+const hubEntry = (p: OfferedPreset): TaskEntry => {
   const source = `${p.dataset} ${p.config}/${p.testSplit}`;
-  return { ref: `hub:${id}`, kind: 'hub', id, label: `${p.name} — ${source}, ${rows} rows`, source, answerFormat: p.answerFormat, rows };
+  return { ref: `hub:${p.id}`, kind: 'hub', id: p.id, label: `${p.name} — ${source}`, source, answerFormat: p.answerFormat, rows: p.declaredRows, rowsDeclared: true };
 };
 
 export const BUILTIN_TASKS: readonly TaskEntry[] = Object.values(ARITH_LEVELS).map(builtinEntry);
-export const HUB_TASKS: readonly TaskEntry[] = Object.entries(HUB_ROWS).map(([id, rows]) => hubEntry(id, rows));
+export const HUB_TASKS: readonly TaskEntry[] = Object.values(HUB_PRESETS).map(hubEntry);
 export const TASKS: readonly TaskEntry[] = [...BUILTIN_TASKS, ...HUB_TASKS];
 
 /** The entry of a spec string, or undefined when no entry offers it. */

@@ -6,7 +6,7 @@ import { DEFAULT_PROBE_CHOICE, isProbeName, probeSpecOf, routeSpaceEntry, routeS
 import { SELECTOR_NAMES } from '../../audit/selectors';
 import { normalizePlan, probeLabel, type StudyProbe } from '../../audit/study-plan';
 import { BUILTIN_MODELS, builtinRef } from '../../audit/builtin-models';
-import { TASKS } from '../../audit/tasks/registry';
+import { TASKS, taskChoiceLabel, type TaskEntry } from '../../audit/tasks/registry';
 import { parseJsonInput } from '../../util/json-input';
 
 export type RawPlan = Record<string, unknown>;
@@ -29,7 +29,10 @@ export const PLAN_DEFAULTS = normalizePlan({ models: ['-'], tasks: ['-'] });
 /** The built-in models as a plan names them ("builtin:micro-arith"). */
 export const FORM_MODELS = BUILTIN_MODELS.map((m) => ({ ref: builtinRef(m), label: `${m.id} (built in, offline)` }));
 
-export const FORM_TASKS = TASKS.map((t) => ({ ref: t.ref, label: `${t.label} (${t.kind === 'hub' ? 'Hub' : 'built in'})` }));
+export const FORM_TASKS = TASKS;
+
+/** A task as the form offers it; `read`: the test questions a load read from its source. */
+export const formTaskLabel = (t: TaskEntry, read?: number): string => `${taskChoiceLabel(t, read)} (${t.kind === 'hub' ? 'Hub' : 'built in'})`;
 
 /** Any depth: the spec a choice builds differs in kind (probe, preset, space) the same at every depth. */
 const SOME_DEPTH = 8;

@@ -8,7 +8,8 @@
 import { loadTask } from '../../audit/index';
 import { normalizePlan, type NormalizedPlan } from '../../audit/study-plan';
 import { questionsRefusal, studyTaskOptions } from '../../store/study';
-import { taskEntry } from '../../audit/tasks/registry';
+import { taskEntry, taskRows } from '../../audit/tasks/registry';
+import { rowsRead } from '../stores/task-rows.svelte';
 import { base64UrlDecode, base64UrlEncode } from './permalink';
 import { JsonInputError, parseJsonInput } from '../../util/json-input';
 
@@ -64,7 +65,7 @@ export async function questionShortfalls(plan: NormalizedPlan): Promise<string[]
   const out: string[] = [];
   for (const task of plan.tasks) {
     const preset = task.startsWith('hub:') ? taskEntry(task) : undefined;
-    const has = preset ? preset.rows : task.startsWith('builtin:') ? await loadTask(task, studyTaskOptions(plan)).then((t) => t.test.length, () => null) : null;
+    const has = preset ? taskRows(preset, rowsRead(task)) : task.startsWith('builtin:') ? await loadTask(task, studyTaskOptions(plan)).then((t) => t.test.length, () => null) : null;
     if (has !== null && has < plan.questions) out.push(questionsRefusal(plan.questions, task, has));
   }
   return out;

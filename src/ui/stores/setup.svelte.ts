@@ -10,7 +10,8 @@ import { graderVersionOf, isAnswerFormat, scoringFields } from '../../audit/form
 import { recipeOf } from '../../audit/recipes';
 import type { Condition, ProbeSpec } from '../../audit/types';
 import { FIELD_NAMES } from '../../audit/tasks/file';
-import { taskEntry } from '../../audit/tasks/registry';
+import { taskEntry, taskRows } from '../../audit/tasks/registry';
+import { rowsRead } from './task-rows.svelte';
 import { answerStyleWarning } from '../../audit/tasks/file-answers';
 import type { EngineDtype, ExecutionProvider, LoadProgress, ModelInfo } from '../../engine/types';
 import type { BuiltinModelId } from '../../audit/builtin-models';
@@ -174,9 +175,15 @@ export class SetupState {
     this.condition = { ...c, ...structuredClone(recipeOf(name).overrides) };
   }
 
+  /** The chosen Hub preset's test questions: the count a load read, else the preset's declared one. */
+  hubRows = $derived.by(() => {
+    const entry = taskEntry(`hub:${this.hubPreset}`);
+    return entry && taskRows(entry, rowsRead(entry.ref));
+  });
+
   /** The most questions the chosen task holds (a file's rows once read). */
   maxQuestions = $derived(
-    this.taskKind === 'hub' ? (taskEntry(`hub:${this.hubPreset}`)?.rows ?? MAX_QUESTIONS) : this.taskKind === 'file' ? (this.filePreview?.total ?? MAX_QUESTIONS) : MAX_QUESTIONS,
+    this.taskKind === 'hub' ? this.hubRows ?? MAX_QUESTIONS : this.taskKind === 'file' ? (this.filePreview?.total ?? MAX_QUESTIONS) : MAX_QUESTIONS,
   );
 
   /** What is wrong with the numbers and text typed in, in the form's words (the model aside). */

@@ -17,6 +17,10 @@ import { conditionKey } from '../../audit/condition';
 import { auditCondition } from '../../audit/setup';
 import { builtinTask } from '../../audit/tasks/builtin';
 import { hubPreset } from '../../audit/tasks/hub';
+import { loadTask } from '../../audit/tasks/index';
+import { noteRowsRead, rowsRead } from './task-rows.svelte';
+import { startRowsServer } from '../../../test/rows-server';
+import { math500Rows } from '../../../test/fixtures/math-rows';
 import type { LoadedTask } from '../../audit/types';
 import { toUserMessage } from '../lib/errors';
 
@@ -159,6 +163,23 @@ describe('SetupState', () => {
     s.taskKind = 'file';
     s.applyProtocol('cola-mcts');
     expect(s.runCondition).toEqual(await cli(gsm8k, 3));
+  });
+
+  it("caps a Hub preset's questions at its declared rows until a load reads the source's count", async () => {
+    const s = new SetupState();
+    s.taskKind = 'hub';
+    s.hubPreset = 'math-500';
+    expect(s.maxQuestions).toBe(hubPreset('math-500').declaredRows);
+    const rows = math500Rows().slice(0, 3);
+    const server = await startRowsServer({ 'HuggingFaceH4/MATH-500/default/test': rows });
+    try {
+      noteRowsRead('hub:math-500', await loadTask('hub:math-500', { questions: 2, rowsEndpoint: server.endpoint }));
+    } finally {
+      await server.close();
+    }
+    expect([rowsRead('hub:math-500'), s.maxQuestions]).toEqual([rows.length, rows.length]);
+    s.count = rows.length + 1;
+    expect(s.inputProblems.some((p) => p.includes(String(rows.length)))).toBe(true);
   });
 
   it("shows CoLa's condition as a warning for the built-in model, and Reset brings back the task's default condition (same key)", async () => {
