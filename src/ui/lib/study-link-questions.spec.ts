@@ -5,6 +5,8 @@ import { loadTask } from '../../audit/index';
 import { normalizePlan } from '../../audit/study-plan';
 import { studyTaskOptions, questionsRefusal } from '../../store/study';
 import { questionShortfalls } from './study-link';
+import { HUB_PRESETS, hubTaskSpec } from '../../audit/tasks/hub';
+import { noteRowsRead } from '../stores/task-rows.svelte';
 
 const plan = (questions: number, tasks: string[]) => normalizePlan({ models: ['builtin:micro-arith'], tasks, questions });
 
@@ -14,9 +16,16 @@ describe('a study link asking more questions than its task holds', () => {
     const held = (await loadTask('builtin:arith-1d', studyTaskOptions(p))).test.length;
     expect(await questionShortfalls(p)).toEqual([
       questionsRefusal(1e15, 'builtin:arith-1d', held),
-      questionsRefusal(1e15, 'hub:gsm8k', 1319),
+      questionsRefusal(1e15, 'hub:gsm8k', HUB_PRESETS.gsm8k.declaredRows),
     ]);
     expect(questionsRefusal(1e15, 'hub:gsm8k', 1319)).toBe('the plan asks for 1000000000000000 questions, but hub:gsm8k has 1319 test questions: set "questions" to at most 1319');
+  });
+
+  it("measures a Hub preset by the count a load read from the source, once one has", async () => {
+    const p = plan(6, ['hub:arc-easy']);
+    expect(await questionShortfalls(p)).toEqual([]);
+    noteRowsRead('hub:arc-easy', { spec: hubTaskSpec('arc-easy', 5), test: [], train: [], sourceRows: 5 });
+    expect(await questionShortfalls(p)).toEqual([questionsRefusal(6, 'hub:arc-easy', 5)]);
   });
 
   it('is not flagged when every task holds the questions', async () => {
