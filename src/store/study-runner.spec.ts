@@ -9,7 +9,8 @@ import { exportRunJson } from './export.ts';
 import { importRunJson } from './import.ts';
 import { MemoryRunStore } from './memory-store.ts';
 import { RunController } from './run-controller.ts';
-import { plannedRunKeys, studyTaskOptions } from './study.ts';
+import { studyTaskOptions } from './study.ts';
+import { plannedRunKeys } from './study-executor.ts';
 import { StudyRunner, type StudyProgress } from './study-runner.ts';
 import { InProcessLocks, TabLocks } from './tab-lock.ts';
 

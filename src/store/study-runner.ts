@@ -14,8 +14,8 @@ import { loadRun } from './export.ts';
 import type { RunController } from './run-controller.ts';
 import type { StoredRun, StoredStudy } from './schema.ts';
 import { manifestKey } from './keys.ts';
-import { plannedRunKeys, studyTaskOptions } from './study.ts';
-import { executePlan, type StudyBackend } from './study-executor.ts';
+import { studyTaskOptions } from './study.ts';
+import { executePlan, plannedRunKeys, type StudyBackend } from './study-executor.ts';
 import { canonicalJson } from '../util/hash.ts';
 import { errorOfRunFailure } from './run-failure.ts';
 
@@ -37,7 +37,7 @@ export interface PlannedRunState {
   model: string;
   task: string;
   label: string;
-  /** Its run key (derived from the plan, study.ts plannedRunKeys, or else the one the study
+  /** Its run key (derived from the plan, study-executor.ts plannedRunKeys, or else the one the study
    *  started), and the id of the run with that key; null while neither is known. */
   run_key: string | null;
   run_id: string | null;

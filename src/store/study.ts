@@ -4,18 +4,14 @@
 
 import type { PromptEngine } from '../audit/prompt.ts';
 import { auditCondition, taskLoadOptions } from '../audit/setup.ts';
-import { plannedRuns, scanProbe, scanQuestions, studyRunProbes, type NormalizedPlan, type StudyProbe, type StudySetting } from '../audit/study-plan.ts';
+import { scanQuestions, studyRunProbes, type NormalizedPlan, type StudyProbe, type StudySetting } from '../audit/study-plan.ts';
 import { silencingAllLayers } from '../audit/presets.ts';
 import { isDeployment } from '../audit/probes/registry.ts';
-import { manifestNumLayers } from '../audit/run-definition.ts';
 import type { LoadTaskOptions } from '../audit/tasks/index.ts';
-import type { Condition, LoadedTask, QuestionRecord, RunManifest } from '../audit/types.ts';
+import type { Condition, LoadedTask, QuestionRecord } from '../audit/types.ts';
 import type { ModelInfo } from '../engine/types.ts';
 import { coreRunRequest, type CoreAuditInput, type RunModel } from './core-audit.ts';
 import { StoreError } from './errors.ts';
-import { loadRun } from './export.ts';
-import { manifestKey } from './keys.ts';
-import type { RunStore } from './store.ts';
 import type { RunRequest } from './run-controller.ts';
 
 /** loadTask options of a study's tasks: its questions, question seed and selectors. */
@@ -70,62 +66,4 @@ export async function studyScanRequest(c: StudyRunContext, defining: QuestionRec
     docs: [...failures, ...realized].map((id) => byId.get(id)!),
   };
   return coreRunRequest(c.engine, c.info, input, { appVersion: c.appVersion, source: c.source, questionSeed: c.plan.question_seed });
-}
-
-
-/** The prompt engine of a study's key derivation: without a chat template a study's prompts, and
- *  so its run keys, need no model loaded (a chat plan's keys are derived once the model is). */
-const NO_CHAT_TEMPLATE: PromptEngine = {
-  applyChatTemplate: async () => {
-    throw new Error('internal: a study condition applies no chat template');
-  },
-};
-
-/** The models stored runs were made from under a plan's model reference (their manifest's source):
- *  each fingerprint once, with the layers its route spaces state. */
-function storedModels(manifests: readonly RunManifest[], ref: string): StudyRunContext['info'][] {
-  const out = new Map<string, StudyRunContext['info']>();
-  for (const m of manifests) {
-    const numLayers = manifestNumLayers(m);
-    if (m.model.source !== ref || !m.engine || numLayers === null || out.has(m.model.fingerprint)) continue;
-    out.set(m.model.fingerprint, { fingerprint: m.model.fingerprint, name: m.model.name, numLayers, ...m.engine });
-  }
-  return [...out.values()];
-}
-
-/** Each planned run's run key, derived from the plan before it runs, as StudyRunner.run starts it
- *  (studyProbeRequest, studyScanRequest): its model as stored runs know it (every fingerprint
- *  stored under its reference, so usually one key), its task loaded, a scan's questions from its
- *  defining run once that is finished. Empty where it cannot be derived: a model no stored run
- *  states the layers of, a task that does not load, a scan whose defining run is not done. */
-export async function plannedRunKeys(plan: NormalizedPlan, store: RunStore, loadTask: (spec: string) => Promise<LoadedTask>): Promise<string[][]> {
-  const manifests = (await store.listRuns()).map((r) => r.manifest);
-  const tasks = new Map<string, Promise<LoadedTask | null>>();
-  const taskOf = (spec: string) => tasks.get(spec) ?? tasks.set(spec, loadTask(spec).catch(() => null)).get(spec)!;
-  /** Keys by model, task, label and fingerprint: where a scan finds its defining run. */
-  const keyOf = new Map<string, string>();
-  const out: string[][] = [];
-  // a chat plan's prompts are its models' templates' renders: not derivable without the model
-  if (plan.chat) return plannedRuns(plan).map(() => []);
-  for (const run of plannedRuns(plan)) {
-    const { model, task } = run.setting;
-    const loaded = await taskOf(task);
-    const keys: string[] = [];
-    for (const info of loaded ? storedModels(manifests, model) : []) {
-      const ctx: StudyRunContext = { plan, setting: run.setting, engine: NO_CHAT_TEMPLATE, info, task: loaded!, appVersion: '', source: model };
-      let req: Awaited<ReturnType<typeof studyProbeRequest>> | null = null;
-      if (run.probe) req = await studyProbeRequest(ctx, run.probe);
-      else {
-        const defining = keyOf.get([model, task, scanProbe(plan), info.fingerprint].join('\u0000'));
-        const [done] = defining ? (await store.runsByManifestKey(defining)).filter((r) => r.manifest.status === 'finished') : [];
-        if (done) req = await studyScanRequest(ctx, (await loadRun(store, done.id)).records);
-      }
-      if (!req) continue;
-      const key = await manifestKey(req.manifest, req.questions);
-      keyOf.set([model, task, run.label, info.fingerprint].join('\u0000'), key);
-      keys.push(key);
-    }
-    out.push(keys);
-  }
-  return out;
 }

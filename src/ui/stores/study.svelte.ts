@@ -166,7 +166,7 @@ export class StudyState {
         if (progress.runsDone !== before?.runsDone && this.report?.plan_key === progress.plan_key) void this.reloadReport(progress.plan_key);
         const ended = endedStudyRate(before, progress);
         if (ended) saveRate(this.storage, ended.key, ended.rate);
-        // the overview derives every planned run's key from the store (study.ts plannedRunKeys):
+        // the overview derives every planned run's key from the store (study-executor.ts plannedRunKeys):
         // read it again when the study's standing changes, not on each question's progress
         const standing = (q: StudyProgress | null) => (q ? [q.plan_key, q.status, q.runsDone, q.current?.runId ?? ''].join('\u0000') : '');
         if (standing(before) !== standing(progress)) void this.refreshOverview();
