@@ -1,6 +1,7 @@
 // What a study report was made from, exported with it: the plan as run (loadable as a plan again),
-// its seeds, the app, and for every run cited its model, revision, fingerprint, engine, condition
-// (with its key) and probes, from the run's manifest; and the definitions of the numbers shown.
+// its seeds, the app, and for every run cited its model, revision (and Hub commit), fingerprint,
+// engine, condition (with its key) and probes, from the run's manifest; and the definitions of the
+// numbers shown.
 
 import { DEFINITIONS, type Definition } from './definitions';
 import type { StudyReport } from './study-report';
@@ -10,7 +11,8 @@ import { studyVerdicts, type StudyVerdicts } from './verdict';
 
 export interface RunProvenance {
   run_key: string;
-  model: { name: string; source: string; revision: string | null; fingerprint: string; chat_template: ChatTemplateFile | null };
+  /** `commit`: the Hub commit the revision resolved to, where the manifest knows it. */
+  model: { name: string; source: string; revision: string | null; commit?: string; fingerprint: string; chat_template: ChatTemplateFile | null };
   task: { id: string; version: number; questions: number; question_seed: number | null };
   condition_key: string;
   condition: Condition | null;
@@ -44,7 +46,7 @@ export function citedRunKeys(r: StudyReport): string[] {
 export function runProvenance(run_key: string, m: RunManifest): RunProvenance {
   return {
     run_key,
-    model: { name: m.model.name, source: m.model.source, revision: m.model.revision ?? null, fingerprint: m.model.fingerprint, chat_template: m.model.chatTemplate ?? null },
+    model: { name: m.model.name, source: m.model.source, revision: m.model.revision ?? null, ...(m.model.commit ? { commit: m.model.commit } : {}), fingerprint: m.model.fingerprint, chat_template: m.model.chatTemplate ?? null },
     task: { id: m.task.id, version: m.task.version, questions: m.task.questions, question_seed: m.task.question_seed ?? null },
     condition_key: m.condition_key,
     condition: m.condition,
