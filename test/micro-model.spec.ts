@@ -194,7 +194,7 @@ describe('shipped micro model under the audit core', () => {
       expect({ realized: res.summary.realized_count, reachable: routes.counts.reachable, ceiling: routes.counts.ceiling }).toEqual(ev.audit.random_routes.counts);
       expect(res.summary.realized).toBeGreaterThanOrEqual(0.4);
       expect(res.summary.realized).toBeLessThanOrEqual(0.85);
-      expect(routes.ceiling - res.summary.realized).toBeGreaterThanOrEqual(0.1);
+      expect((routes.ceiling as number) - res.summary.realized).toBeGreaterThanOrEqual(0.1);
     } finally {
       await engine.dispose();
     }

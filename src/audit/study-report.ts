@@ -7,6 +7,7 @@ import { compareProbes, compareRecords, guidanceComparisons, type CheckpointComp
 import { AuditError } from './errors';
 import type { Metric } from './metrics/metric';
 import { METRICS, metricValue, reportKey } from './metrics/registry';
+import { GOLD_MINUS_DECOY } from './metrics/reach';
 import type { MlpSilencingSpec } from './probes/mlp-silencing';
 import { INTERVENTION, isDeployment, isIntervention, presetOfSpec, probeOf, routeSpaceOfSpec, UNIFORM_BASELINE } from './probes/registry';
 import { withSelectorPicks } from './selectors';
@@ -235,7 +236,7 @@ export async function studyReport(plan: NormalizedPlan, results: readonly StudyR
           matched_attempts: walks.matched_attempts,
           walks_reachable: walks.a.reachable,
           walks_reachable_decoy: walks.a.reachable_decoy,
-          walks_gold_minus_decoy: walkSummary?.gold_minus_decoy ?? null,
+          walks_gold_minus_decoy: ((walkSummary && metricValue(walkSummary, GOLD_MINUS_DECOY)) ?? null) as PairedDelta | null,
           depth_profile: walkRecord?.depth_profile ?? [],
         },
       };

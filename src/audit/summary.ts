@@ -3,6 +3,7 @@
 import { AuditError } from './errors';
 import { INVALID } from './graders';
 import { computeMetrics } from './metrics/registry';
+import { CEILING } from './metrics/reach';
 import { isDeployment, probeOf } from './probes/registry';
 import { mean, passAtK, RETAINED_GAIN_BOOTSTRAP, retainedGainEstimate, retainedGainNote, type RetainedGainEstimate } from './stats';
 import type { AuditSummary, ProbeSummary, QuestionRecord, SelectorSummary } from './types';
@@ -72,7 +73,7 @@ export function summarize(records: readonly QuestionRecord[]): AuditSummary {
           const accuracy = picked.length ? correct / picked.length : 0;
           const blind = picked.every((r) => r.selectors![name].blind);
           const gain = retainedGainOf(name, pool, picked.length, realizedBy);
-          const note = retainedGainNote(gain.value, gain.reason, { selector: correct, realized: counts.realized, gained: counts.ceiling - counts.realized });
+          const note = retainedGainNote(gain.value, gain.reason, { selector: correct, realized: counts.realized, gained: counts[CEILING.id]! - counts.realized });
           return [name, { accuracy, blind, retained_gain: gain.value, retained_gain_ci: gain.ci, retained_gain_reason: gain.reason, retained_gain_note: note, n: picked.length, correct }];
         }),
       );

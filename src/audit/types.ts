@@ -5,7 +5,6 @@
 import type { ChatTemplateFile, EngineDtype, ExecutionProvider, RuntimeInfo, TemplateVars } from '../engine/types';
 import type { MctsPreset } from './probes/mcts';
 import type { ProbeName, ProbeSpec } from './probes/registry';
-import type { PairedDelta } from './stats';
 
 // ---------------------------------------------------------------- tasks
 
@@ -247,34 +246,22 @@ export interface SelectorSummary {
   correct: number;
 }
 
+/** One probe's summary. Its metrics (metrics/registry.ts METRICS: reachable@B, cover@τ, ceiling@B,
+ *  the decoy shares, mean attempts, …) are fields named by their ids, read through the registry
+ *  (metricValue, metricCount), never by name. */
 export interface ProbeSummary {
   probe: ProbeName;
   probe_key: string;
   n: number;
   budget: number;
-  /** Share of questions with a correct attempt among the first B (B = budget). */
-  reachable: number;
-  /** cover@τ (summary.ts COVER_TAU, covered): share of questions whose attempts within the budget
-   *  are correct at least a share τ of the time, over the same n questions as `reachable`. */
-  cover: number;
-  /** Share realized or reachable (questions with both a deployment and this probe's record). */
-  ceiling: number;
-  /** Realized share over the same joined questions as `ceiling`. */
+  /** Realized share over the questions with both a deployment and this probe's record (`joined`). */
   realized: number;
-  /** Questions with both this probe's record and a deployment record (the n of ceiling and realized). */
+  /** Questions with both this probe's record and a deployment record (the n of realized and of
+   *  the metrics computed over joined records). */
   joined: number;
-  /** reachable@B against the decoy answer (decoy.ts), over the same n questions as `reachable`;
-   *  null when any of them has no decoy. */
-  reachable_decoy: number | null;
-  /** ceiling@B against the decoy (the deployment attempt or a probe attempt is the decoy), over the
-   *  same joined questions as `ceiling`; null when any of them has no decoy. */
-  ceiling_decoy: number | null;
-  /** reachable − reachable_decoy paired over the same questions, with its 95% interval and McNemar p
-   *  (decoy.ts goldMinusDecoy); null when a question has no decoy. */
-  gold_minus_decoy: PairedDelta | null;
-  /** The counts behind the shares: reachable, cover and reachable_decoy over n; realized, ceiling
-   *  and ceiling_decoy over joined. */
-  counts: { reachable: number; cover: number; realized: number; ceiling: number; reachable_decoy: number | null; ceiling_decoy: number | null };
+  /** The counts behind the shares: each share metric's k by its id (null where its value is), and
+   *  realized over joined. */
+  counts: { realized: number; [metric: string]: number | null };
   /** reach_at_k[k-1] = estimated reachability@k, k = 1..B (unbiased estimator for uniform draws
    *  and sampling, empirical first-success curve for MCTS). */
   reach_at_k: number[];
@@ -292,6 +279,8 @@ export interface ProbeSummary {
    *  profile its walk lengths were drawn from. */
   depth_profile?: number[];
   selectors?: Record<string, SelectorSummary>;
+  /** Each metric's value, under its id. */
+  [metric: string]: unknown;
 }
 
 export interface AuditSummary {

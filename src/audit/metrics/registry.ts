@@ -4,6 +4,7 @@
 import { MEAN_ATTEMPTS } from './attempts';
 import { COVER } from './cover';
 import { FIRST_SUCCESS_MEDIAN } from './first-success';
+import type { ProbeSummary } from '../types';
 import type { Metric, MetricInput, MetricResult } from './metric';
 import { CEILING, CEILING_DECOY, GOLD_MINUS_DECOY, REACHABLE, REACHABLE_DECOY } from './reach';
 
@@ -25,6 +26,10 @@ export function computeMetrics(input: MetricInput): Map<string, MetricResult> {
 
 /** A metric's value in a summary (the field named by its id). */
 export const metricValue = (summary: object, m: Metric): unknown => (summary as Record<string, unknown>)[m.id];
+
+/** The count k behind a share metric in a summary; null where the share is (a decoy share without
+ *  decoys) or the metric is no share. */
+export const metricCount = (summary: Pick<ProbeSummary, 'counts'>, m: Metric): number | null => summary.counts[m.id] ?? null;
 
 /** The key a metric has in the study's setting report and in the audit CLI's headline. */
 export const reportKey = (m: Metric) => m.keys?.report ?? m.id;

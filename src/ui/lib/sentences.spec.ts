@@ -16,7 +16,7 @@ describe('the Results sentence', () => {
     );
     // the counts are the core's: realized, and ceiling minus realized
     expect(summary.realized_count).toBe(11);
-    expect(probes.map((p) => p.summary.counts.ceiling - p.summary.counts.realized)).toEqual([8, 6, 6]);
+    expect(probes.map((p) => p.summary.counts.ceiling! - p.summary.counts.realized)).toEqual([8, 6, 6]);
   });
 
   it('says one question in the singular, and no probe clause without probes', async () => {
@@ -38,7 +38,7 @@ describe('the Results sentence', () => {
     );
     const s2 = summaryOf(unreached);
     const sampling = reachProbes(s2, unreached).filter((p) => p.spec.probe === 'sampling');
-    expect(sampling[0].summary.counts.ceiling).toBeGreaterThan(sampling[0].summary.counts.reachable);
+    expect(sampling[0].summary.counts.ceiling).toBeGreaterThan(sampling[0].summary.counts.reachable!);
     expect(ceilingNotes(sampling)).toEqual([]);
   });
 

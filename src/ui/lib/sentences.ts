@@ -2,6 +2,8 @@
 // Counts only (no rounding): every count comes from the audit core's summary.
 
 import type { AuditSummary } from '../../audit';
+import { metricCount } from '../../audit/metrics/registry';
+import { CEILING, REACHABLE } from '../../audit/metrics/reach';
 import type { RunProbe } from './analysis';
 
 const UNIT: Record<string, string> = { sampling: 'samples' };
@@ -11,7 +13,8 @@ const UNIT: Record<string, string> = { sampling: 'samples' };
 export function resultsSentence(s: AuditSummary, probes: readonly RunProbe[]): string {
   const head = `${s.realized_count} of ${s.n} question${s.n === 1 ? ' was' : 's were'} answered correctly as deployed`;
   const parts = probes.map(({ summary: p, label }, i) => {
-    const more = p.counts.ceiling - p.counts.realized;
+    // ceiling@B is counted over every joined question, so its count is never null
+    const more = metricCount(p, CEILING)! - p.counts.realized;
     const within = `within ${p.budget} ${(Object.hasOwn(UNIT, p.probe) ? UNIT[p.probe] : 'attempts')}`;
     return i === 0 ? `${more} more ${more === 1 ? 'was' : 'were'} reachable with ${label} ${within}` : `${more} more with ${label} ${within}`;
   });
@@ -22,7 +25,7 @@ export function resultsSentence(s: AuditSummary, probes: readonly RunProbe[]): s
  *  too, or no question was realized. */
 export function ceilingNotes(probes: readonly RunProbe[]): string[] {
   return probes
-    .filter(({ summary: p }) => p.n === p.joined && p.counts.ceiling === p.counts.reachable)
+    .filter(({ summary: p }) => p.n === p.joined && metricCount(p, CEILING) === metricCount(p, REACHABLE))
     .map(({ summary: p, label }) =>
       p.counts.realized === 0
         ? `ceiling@${p.budget} equals reachable@${p.budget} for ${label}: no question was realized as deployed, so the ceiling is what ${label} reaches.`
