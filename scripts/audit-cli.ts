@@ -48,6 +48,7 @@ import {
   probeSpecOf,
   probeOf,
   PROBE_NAMES,
+  PROBES,
   DEPLOYMENT,
   UNIFORM_BASELINE,
   STANDALONE_REACH,
@@ -72,6 +73,7 @@ import {
 import { runProbes } from '../src/audit/run-definition.ts';
 import { RECIPE_NAMES } from '../src/audit/recipes.ts';
 import { cliKey, METRICS, metricValue } from '../src/audit/metrics/registry.ts';
+import { TASKS, taskChoiceLabel } from '../src/audit/tasks/registry.ts';
 import { answerHelp } from './lib/cli-help.ts';
 import { checkEp, engineOf, epLoad, parseEp, type CliEp } from './lib/ep-flag.ts';
 import { printErr } from './lib/terminal.ts';
@@ -409,7 +411,18 @@ export async function runCli(cmd: Command, deps: CliDeps): Promise<unknown> {
 }
 
 async function main() {
-  answerHelp(process.argv.slice(2), import.meta.url, `Answer formats:\n${FORMATS.map((f) => `  ${f.name}: ${f.label} (grader version ${f.version})`).join('\n')}\n\nProbe settings:\n${settingsUsage()}`);
+  const list = (rows: string[]) => rows.map((r) => `  ${r}`).join('\n');
+  answerHelp(
+    process.argv.slice(2),
+    import.meta.url,
+    [
+      `Answer formats:\n${list(FORMATS.map((f) => `${f.name}: ${f.label} (grader version ${f.version})`))}`,
+      `Probes (--probe; deployment always runs):\n${list(PROBES.filter((p) => !isDeployment({ probe: p.name })).map((p) => `${p.name}: ${p.label}`))}`,
+      `Probe settings:\n${settingsUsage()}`,
+      `Tasks (--task):\n${list(TASKS.map((t) => `${t.ref}: ${taskChoiceLabel(t)}`))}`,
+      `Metrics (each probe's headline):\n${list(METRICS.map((m) => `${cliKey(m)}: ${m.term}`))}`,
+    ].join('\n\n'),
+  );
   let cmd: Command;
   try {
     cmd = parseCli(process.argv.slice(2));

@@ -18,6 +18,20 @@ export const FORMAT_NAMES: readonly AnswerFormat[] = FORMATS.map((f) => f.name);
 
 const byName = new Map<string, Format>(FORMATS.map((f) => [f.name, f]));
 
+/** Adds a format of a test's own to FORMATS and the lookups below; returns its removal. Lists other
+ *  modules derive when loaded see it when it is registered before they load. Tests only: the app's
+ *  formats are FORMATS. */
+export function registerFormat(format: Format): () => void {
+  if (byName.has(format.name)) throw new AuditError('bad-input', `a format named "${format.name}" is registered already`);
+  const lists = [[FORMATS, format], [FORMAT_NAMES, format.name]] as unknown as [unknown[], unknown][];
+  byName.set(format.name, format);
+  for (const [list, x] of lists) list.push(x);
+  return () => {
+    byName.delete(format.name);
+    for (const [list, x] of lists) list.splice(list.indexOf(x), 1);
+  };
+}
+
 export const isAnswerFormat = (s: unknown): s is AnswerFormat => typeof s === 'string' && byName.has(s);
 
 /** The format a name names; throws on a name no format has. */

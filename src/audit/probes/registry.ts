@@ -29,12 +29,20 @@ export const PROBE_NAMES: readonly ProbeName[] = PROBES.map((p) => p.name);
 const ALL = PROBES as unknown as readonly Probe<ProbeSpec>[];
 const byName = new Map<string, Probe<ProbeSpec>>(ALL.map((p) => [p.name, p]));
 
-/** Adds a probe of a test's own to the lookups below (probeOf and what asks it: the driver,
- *  records, summaries, the screens); returns its removal. Tests only: the app's probes are PROBES. */
+/** Adds a probe of a test's own to PROBES and the lookups below (probeOf and what asks it: the
+ *  driver, records, summaries, the screens; its presets to Setup's); returns its removal. Lists
+ *  other modules derive when loaded (the CLI's settings) see it when it is registered before they
+ *  load. Tests only: the app's probes are PROBES. */
 export function registerProbe<S extends { probe: string }>(probe: Probe<S>): () => void {
   if (byName.has(probe.name)) throw new AuditError('bad-input', `a probe named "${probe.name}" is registered already`);
-  byName.set(probe.name, probe as unknown as Probe<ProbeSpec>);
-  return () => byName.delete(probe.name);
+  const p = probe as unknown as Probe<ProbeSpec>;
+  const lists = [[ALL, [p]], [PROBE_NAMES, [p.name]], [SETUP_PRESETS, p.presets ?? []]] as unknown as [unknown[], unknown[]][];
+  byName.set(probe.name, p);
+  for (const [list, added] of lists) list.push(...added);
+  return () => {
+    byName.delete(probe.name);
+    for (const [list, added] of lists) for (const x of added) list.splice(list.indexOf(x), 1);
+  };
 }
 
 /** The probe a name or spec names; throws on a name no probe has. */

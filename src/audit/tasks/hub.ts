@@ -221,6 +221,15 @@ export const HUB_PRESETS: Readonly<Record<string, OfferedPreset>> = Object.fromE
   ] satisfies OfferedPreset[]).map((p) => [p.id, p]),
 );
 
+/** Adds a preset of a test's own to HUB_PRESETS; returns its removal. The task registry derives its
+ *  entries when loaded, so it sees one registered before it loads. Tests only. */
+export function registerHubPreset(preset: OfferedPreset): () => void {
+  if (Object.hasOwn(HUB_PRESETS, preset.id)) throw new AuditError('bad-input', `a Hub preset "${preset.id}" is registered already`);
+  const presets = HUB_PRESETS as Record<string, OfferedPreset>;
+  presets[preset.id] = preset;
+  return () => void delete presets[preset.id];
+}
+
 export function hubPreset(name: string): HubPreset {
   if (Object.hasOwn(HUB_PRESETS, name)) return HUB_PRESETS[name];
   if (name.startsWith('mmlu:')) return mmluPreset(name.slice(5));
