@@ -1,5 +1,6 @@
 // q8 on the WASM EP: int8 projections (one scale per output feature) times int8 activations (one
-// scale per row) in MatMulInteger, the LM head f32. The bounds:
+// scale per row) in MatMulInteger, the LM head f32. On the native CPU EP: 8-bit weight blocks of 32
+// in MatMulNBits at accuracy_level 4 (int8 activations per block of a row, in the kernel). The bounds:
 //  - on the trained micro model (50 held-out questions, every position) q8's top-1 token agrees
 //    with the exact float64 model's at ≥ 99% of positions and the mean KL(exact ‖ q8) is ≤ 0.01;
 //  - on every checkpoint the exactness guarantees hold bit for bit: a row computes the same logits
@@ -17,7 +18,13 @@ import { argmax, checkConformance, klDivergence, type Expected } from './conform
 import { openCheckpoint } from './checkpoint.ts';
 import { openReader } from './sources/reader.ts';
 import { loadReference } from './reference.ts';
-import { quantizeQ8Rows, Q8_MAX } from './quantize.ts';
+import { dequantizeQ8Blocks, quantizeQ8BlockRows, quantizeQ8Rows, Q8_MAX } from './quantize.ts';
+import { GraphBuilder } from './graph/onnx.ts';
+import { linear } from './graph/linear.ts';
+import { getOrt } from './ort.ts';
+import { readMatrix } from './weights.ts';
+import { memoryRowSource } from './testing/row-source.ts';
+import { createPrng } from '../util/prng.ts';
 import { precisionOf } from './graph/linear.ts';
 import { buildLayerGraph } from './graph/layer.ts';
 import { buildHeadGraph } from './graph/head.ts';
@@ -66,6 +73,46 @@ describe('q8 graphs', () => {
     const head = onnx.ModelProto.decode(buildHeadGraph(ckpt.config, await readHeadWeights(ckpt, target), { precision: target.precision, q4Layout: q4Layout('wasm') }).bytes).graph!;
     expect(head.node!.map((n) => n.opType)).toContain('Gemm');
     expect(head.node!.map((n) => n.opType)).not.toContain('MatMulInteger');
+  });
+
+  it('on the native CPU EP run every projection through 8-bit MatMulNBits at accuracy_level 4', async () => {
+    const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: fixture('tiny-qwen2') }));
+    const target = { ep: 'cpu' as const, precision: precisionOf('q8'), maxSeqLen: 32, maxPartBytes: Infinity };
+    const layer = onnx.ModelProto.decode(buildLayerGraph(ckpt.config, 0, await readLayerWeights(ckpt, 0, target), { precision: target.precision, maxPositions: 32 }).bytes).graph!;
+    const nbits = layer.node!.filter((n) => n.opType === 'MatMulNBits');
+    expect(nbits).toHaveLength(4); // qkv, o, gate_up, down
+    const attr = (n: (typeof nbits)[0], name: string) => Number(n.attribute!.find((a) => a.name === name)!.i);
+    expect(nbits.map((n) => [attr(n, 'bits'), attr(n, 'block_size'), attr(n, 'accuracy_level')])).toEqual(Array(4).fill([8, 32, 4]));
+    expect(layer.node!.map((n) => n.opType)).not.toContain('MatMulInteger');
+  });
+});
+
+// Only the native CPU EP builds 8-bit blocks (npm --prefix native run conformance runs this there).
+describe.runIf(TEST_EP === 'cpu')('8-bit MatMulNBits on the native CPU EP', () => {
+  it('reads the blocks as dequantizeQ8Blocks does (one-hot rows of x quantize exactly)', async () => {
+    const [n, k] = [6, 80]; // k not a multiple of 32: the last block is padded
+    const rng = createPrng(5);
+    const w = Float32Array.from({ length: n * k }, () => rng.next() * 2 - 1);
+    const x = new Float32Array(k * k); // [k, k] identity: each row's int8 form is exact, so y = Wqᵀ
+    for (let i = 0; i < k; i++) x[i * k + i] = 1;
+    const matrix = await readMatrix(memoryRowSource({ w: { data: w, shape: [n, k] } }), ['w'], { kind: 'q8-blocks', act: 'float32' }, Infinity);
+    const g = new GraphBuilder('q8-blocks');
+    g.input('x', 'float32', [k, k]);
+    g.node('Identity', [linear(g, 'x', 'proj', matrix)], { outputs: ['y'] });
+    g.output('y', 'float32', [k, n]);
+    const built = g.build();
+    const ort = await getOrt('cpu');
+    const session = await ort.InferenceSession.create(built.bytes, { executionProviders: ['cpu'], externalData: built.externalData } as never);
+    const y = (await session.run({ x: new ort.Tensor('float32', x, [k, k]) })).y.data as Float32Array; // [k, n]
+    await session.release();
+    const kBlocks = Math.ceil(k / 32);
+    const packed = new Uint8Array(n * kBlocks * 32);
+    const scales = new Float32Array(n * kBlocks);
+    quantizeQ8BlockRows(w, n, k, packed, scales, 0);
+    const wq = dequantizeQ8Blocks(packed, scales, n, k);
+    for (let i = 0; i < k; i++) {
+      for (let c = 0; c < n; c++) expect(Math.abs(y[i * n + c] - wq[c * k + i]), `y[${i}][${c}]`).toBeLessThan(1e-6);
+    }
   });
 });
 
