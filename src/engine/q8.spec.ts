@@ -75,9 +75,9 @@ describe('q8 graphs', () => {
     expect(head.node!.map((n) => n.opType)).not.toContain('MatMulInteger');
   });
 
-  it('on the native CPU EP run every projection through 8-bit MatMulNBits at accuracy_level 4', async () => {
+  it('q8b: every projection through 8-bit MatMulNBits at accuracy_level 4', async () => {
     const ckpt = await openCheckpoint(openReader({ kind: 'fs', dir: fixture('tiny-qwen2') }));
-    const target = { ep: 'cpu' as const, precision: precisionOf('q8'), maxSeqLen: 32, maxPartBytes: Infinity };
+    const target = { ep: 'cpu' as const, precision: precisionOf('q8b'), maxSeqLen: 32, maxPartBytes: Infinity };
     const layer = onnx.ModelProto.decode(buildLayerGraph(ckpt.config, 0, await readLayerWeights(ckpt, 0, target), { precision: target.precision, maxPositions: 32 }).bytes).graph!;
     const nbits = layer.node!.filter((n) => n.opType === 'MatMulNBits');
     expect(nbits).toHaveLength(4); // qkv, o, gate_up, down
@@ -116,12 +116,15 @@ describe.runIf(TEST_EP === 'cpu')('8-bit MatMulNBits on the native CPU EP', () =
   });
 });
 
-describe.each(['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'])('q8 on %s', (m) => {
+/** The 8-bit dtypes TEST_EP runs: q8 everywhere on the CPU, q8b on the native CPU EP only. */
+const EIGHT_BIT: ('q8' | 'q8b')[] = TEST_EP === 'cpu' ? ['q8', 'q8b'] : ['q8'];
+
+describe.each(EIGHT_BIT.flatMap((dtype) => ['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'].map((m) => [dtype, m] as const)))('%s on %s', (dtype, m) => {
   it('a row computes the same bits alone and in a batch; cached = recomputed; a different model than f32', async () => {
     const expected = JSON.parse(readFileSync(`${fixture(m)}expected.json`, 'utf8')) as Expected;
     const engine = createEngine();
-    const info = await engine.load({ kind: 'fs', dir: fixture(m) }, { ep: TEST_EP, dtype: 'q8', maxSeqLen: 64 });
-    expect(info).toMatchObject({ dtype: 'q8', ep: TEST_EP });
+    const info = await engine.load({ kind: 'fs', dir: fixture(m) }, { ep: TEST_EP, dtype, maxSeqLen: 64 });
+    expect(info).toMatchObject({ dtype, ep: TEST_EP });
     const report = await checkConformance(engine, expected);
     await engine.dispose();
     expect(report.batchedEqualsSingle).toBe(true);
@@ -135,7 +138,7 @@ describe.each(['tiny-qwen2', 'tiny-llama', 'tiny-qwen3'])('q8 on %s', (m) => {
   });
 });
 
-describe('what 8 bits cost the trained micro model', () => {
+describe.each(EIGHT_BIT)('what %s costs the trained micro model', (dtype) => {
   it('≥ 99% of top-1 tokens and ≤ 0.01 nats of mean KL against the exact model on 50 held-out questions', async () => {
     const vocab = (JSON.parse(readFileSync(`${MICRO}tokenizer.json`, 'utf8')) as { model: { vocab: Record<string, number> } }).model.vocab;
     const L = (JSON.parse(readFileSync(`${MICRO}config.json`, 'utf8')) as { num_hidden_layers: number }).num_hidden_layers;
@@ -143,7 +146,7 @@ describe('what 8 bits cost the trained micro model', () => {
     const rows = generateArith('arith-2d', 'test', 50, 1).map((q) => ({ promptIds: Array.from(arithText(q), (ch) => vocab[ch]), route, silence: [] }));
     const ref = await loadReference(await openCheckpoint(openReader({ kind: 'fs', dir: MICRO })));
     const engine = createEngine();
-    await engine.load({ kind: 'fs', dir: MICRO }, { ep: TEST_EP, dtype: 'q8', maxSeqLen: 64 });
+    await engine.load({ kind: 'fs', dir: MICRO }, { ep: TEST_EP, dtype, maxSeqLen: 64 });
     let agree = 0;
     let kl = 0;
     let n = 0;
@@ -179,6 +182,22 @@ describe('where q8 runs and what it holds', () => {
     expect(dtypeRefusal('q8', 'webgpu')).toMatch(/^dtype q8 runs on the WebAssembly engine only: .*MatMulInteger/);
     expect(dtypeRefusal('q8', 'wasm')).toBeNull();
     expect(dtypeRefusal('q4', 'webgpu')).toBeNull();
+  });
+
+  it('q8b is refused by name everywhere but the native CPU EP, and an engine load says so', async () => {
+    for (const ep of ['wasm', 'webgpu', 'cuda'] as const) expect(dtypeRefusal('q8b', ep)).toMatch(new RegExp(`^dtype q8b runs on the native CPU engine only .*not on ${ep}: choose q8`));
+    expect(dtypeRefusal('q8b', 'cpu')).toBeNull();
+    await expect(createEngine().load({ kind: 'fs', dir: fixture('tiny-llama') }, { ep: 'wasm', dtype: 'q8b', maxSeqLen: 16 })).rejects.toMatchObject({ code: 'unsupported-dtype' });
+  });
+
+  it('q8b blocks take 36 bytes per 32 weights, against q8\'s one byte each plus a scale per row', () => {
+    const q8b = footprint(c, precisionOf('q8b'), 'cpu', 512);
+    const q8 = footprint(c, precisionOf('q8'), 'cpu', 512);
+    const H = 1536;
+    const q8bLayer = (q8b.weightBytes - q8b.headBytes) / 28;
+    const q8Layer = (q8.weightBytes - q8.headBytes) / 28;
+    // the same four projections per layer: (H/32)·36 bytes per output row against H + 4
+    expect(q8bLayer / q8Layer).toBeCloseTo(((H / 32) * 36) / (H + 4), 1);
   });
 
   it('holds Qwen2.5-1.5B in the WASM heap (int8 projections, f32 head), where f32 does not fit', () => {

@@ -121,7 +121,7 @@ export function quantizeQ8Rows(w: Float32Array, rows: number, k: number, values:
   }
 }
 
-// 8-bit blocks for com.microsoft MatMulNBits (bits=8, block_size=32), the q8 dtype on the native
+// 8-bit blocks for com.microsoft MatMulNBits (bits=8, block_size=32), the q8b dtype for the native
 // CPU provider, whose accuracy_level 4 kernel multiplies them by int8 activations quantized block
 // by block inside the kernel (about 40× MatMulInteger there: npm run bench:q8-kernels). Each block
 // of 32 along K of a row of W [N, K] gets scale = max|w| / 127 and bytes q = round(w / scale) + 128

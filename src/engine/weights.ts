@@ -7,7 +7,7 @@
 //   dense 'out-in'  [outF, inF] (as stored: the LM head for Gemm transB=1 and Gather)
 //   q4              com.microsoft MatMulNBits blocks of a [outF, inF] weight (quantize.ts)
 //   q8              int8 [inF, outF] (MatMulInteger's B) with one f32 scale per output feature
-//   q8-blocks       com.microsoft MatMulNBits 8-bit blocks of a [outF, inF] weight (q8 on the native CPU EP)
+//   q8-blocks       com.microsoft MatMulNBits 8-bit blocks of a [outF, inF] weight (q8b)
 // Dense values and q4 scales are in the activation type (f16 as bit patterns in a Uint16Array).
 
 import { f32ToF16 } from './dtype.ts';
@@ -63,13 +63,13 @@ export interface Matrix {
   parts: MatrixPart[];
 }
 
-/** How a layer's projections are stored in `p` on `ep`. 8-bit ones are MatMulNBits blocks on the
- *  native CPU EP (its int8 kernel), MatMulInteger columns elsewhere. Dense ones stay as Hugging Face stores them
+/** How a layer's projections are stored in `p` on `ep`. Dense ones stay as Hugging Face stores them
  *  on the CPU EPs (wasm, cpu) and cuda, where a transB product reads them as they are
  *  (graph/linear.ts): no transpose on load, and onnxruntime creates the session several times
  *  faster than over a transposed copy; WebGPU's MatMul takes them transposed. */
 export function projectionFormat(p: Precision, ep: ExecutionProvider): MatrixFormat {
-  if (p.q8) return ep === 'cpu' ? { kind: 'q8-blocks', act: 'float32' } : { kind: 'q8', act: 'float32' };
+  if (p.q8) return { kind: 'q8', act: 'float32' };
+  if (p.q8Blocks) return { kind: 'q8-blocks', act: 'float32' };
   if (p.q4) return { kind: 'q4', act: p.act };
   return { kind: 'dense', layout: ep === 'webgpu' ? 'in-out' : 'out-in', act: p.act };
 }

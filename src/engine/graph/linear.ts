@@ -1,23 +1,25 @@
 // A projection y = x · Wᵀ of a Hugging Face weight W [out, in], from an engine-format Matrix
 // (weights.ts): a dense MatMul over the 'in-out' (transposed) weight, over the 'out-in' one a
 // Gemm transB=1 (2-D x: the LM head, prepacked) or a com.microsoft FusedMatMul transB=1 (any x:
-// WASM projections), com.microsoft MatMulNBits (4-bit, block 32; 8-bit on the native CPU EP), or
-// MatMulInteger over int8 weights with x quantized row by row (8-bit elsewhere). A matrix stored in several
+// WASM projections), com.microsoft MatMulNBits (4-bit, block 32; 8-bit blocks for q8b), or
+// MatMulInteger over int8 weights with x quantized row by row (q8). A matrix stored in several
 // parts (buffer limits) runs one node per part and concatenates the outputs.
 import type { EngineDtype } from '../types.ts';
 import type { Matrix, Q4Part, Q8BlocksPart, Q8Part } from '../weights.ts';
 import { Q4_BLOCK, Q8_MAX } from '../quantize.ts';
 import { MS_DOMAIN, ONNX_TYPE_CODE, type FloatType, type GraphBuilder } from './onnx.ts';
 
-/** How an engine dtype computes: the activation type and whether projections are 4- or 8-bit. */
+/** How an engine dtype computes: the activation type and whether projections are 4-bit, 8-bit
+ *  columns (MatMulInteger) or 8-bit blocks (MatMulNBits). */
 export interface Precision {
   act: FloatType;
   q4: boolean;
   q8: boolean;
+  q8Blocks: boolean;
 }
 
 export function precisionOf(dtype: EngineDtype): Precision {
-  return { act: dtype === 'f16' || dtype === 'q4f16' ? 'float16' : 'float32', q4: dtype === 'q4' || dtype === 'q4f16', q8: dtype === 'q8' };
+  return { act: dtype === 'f16' || dtype === 'q4f16' ? 'float16' : 'float32', q4: dtype === 'q4' || dtype === 'q4f16', q8: dtype === 'q8', q8Blocks: dtype === 'q8b' };
 }
 
 /** The same weights with f32 activations (where f16 cannot run). */
