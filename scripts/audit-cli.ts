@@ -3,7 +3,7 @@
 //   audit --model DIR [--task builtin:arith-2d] [--questions 20] [--question-seed 1]
 //         [--probe random-routes[,mcts-routes,depth-matched-routes,...]] [probe settings, listed below]
 //         [--selectors majority,max-logprob,fixed-route]
-//         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8] [--max-new-tokens N]
+//         [--scan] [--split-seed 0] [--compare DIR2] [--dtype f32|f16|q4|q4f16|q8|q8b] [--max-new-tokens N]
 //         [--few-shot N] [--chat [--template-var enable_thinking=false|date_string="26 Jul 2024"|...]] [--boxed]
 //         [--prompt-template T] [--stop S ...] [--recipe qwen2.5-math-cot|simplerl-zoo|oat-zero|dapo]
 //         [--ep cpu|cuda|webgpu|webgpu-web|wasm]

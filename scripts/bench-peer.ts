@@ -12,7 +12,7 @@
 // Sets up .cache/peer-venv (torch, transformers, safetensors via pip) on first use. Not part of npm test.
 //
 //   npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--prefill-reps 3] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
-//                         [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized] [--runtime native,wasm]
+//                         [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8,q8b | --skip-quantized] [--runtime native,wasm]
 import { spawnSync } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -26,11 +26,15 @@ import type { RouteWork, SideRun, SideSpec } from './peer/side.ts';
 import { ceilingShares, measures, noisyDecodes, tokenMismatches, type Pair } from './peer/summary.ts';
 import { ensurePeerVenv, PeerSetupError } from './peer/venv.ts';
 import { runtimeRefusal } from '../src/engine/ort.ts';
+import { dtypeRefusal } from '../src/engine/memory.ts';
+import type { EngineDtype } from '../src/engine/types.ts';
 import type { PeerRuntime } from './peer/plan.ts';
 import { answerHelp } from './lib/cli-help.ts';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SHAPE = 'qwen2.5-0.5b' as const;
+/** The EP each runtime runs. */
+const RUNTIME_EP = { native: 'cpu', wasm: 'wasm' } as const;
 const RUN_TIMEOUT_S = 3600;
 const log = (line: string) => process.stderr.write(`bench:peer: ${line}\n`);
 
@@ -111,14 +115,19 @@ async function main(): Promise<void> {
   const results = [];
   try {
     for (const c of comparisons) {
-      // every runtime and PyTorch in each pair, the order rotating pair by pair
-      const sides: Array<PeerRuntime | 'pytorch'> = [...plan.runtimes, 'pytorch'];
+      // every runtime that runs the mode (q8b: native only) and PyTorch in each pair, the order rotating pair by pair
+      const rts = plan.runtimes.filter((rt) => !dtypeRefusal(c.reachlab as EngineDtype, RUNTIME_EP[rt]));
+      if (!rts.length) {
+        log(`${c.name}: skipped, no runtime asked for runs it (${plan.runtimes.join(', ')})`);
+        continue;
+      }
+      const sides: Array<PeerRuntime | 'pytorch'> = [...rts, 'pytorch'];
       const runs: Array<Record<string, SideRun>> = [];
       for (let i = 0; i < plan.pairs; i++) {
         const order = sides.map((_, k) => sides[(k + i) % sides.length]);
         const run: Record<string, SideRun> = {};
         for (const side of order) {
-          const spec: SideSpec = { ...base, mode: side === 'pytorch' ? c.pytorch : c.reachlab, ...(side === 'native' ? { ep: 'cpu', runtime: 'onnxruntime-node' } : side === 'wasm' ? { ep: 'wasm' } : {}) };
+          const spec: SideSpec = { ...base, mode: side === 'pytorch' ? c.pytorch : c.reachlab, ...(side === 'native' ? { ep: RUNTIME_EP.native, runtime: 'onnxruntime-node' } : side === 'wasm' ? { ep: RUNTIME_EP.wasm } : {}) };
           const file = join(tmp, `${side}.json`);
           writeFileSync(file, JSON.stringify(spec));
           log(`${c.name}: pair ${i + 1}/${plan.pairs}, ${side} ${spec.mode}…`);
@@ -128,7 +137,7 @@ async function main(): Promise<void> {
         }
         runs.push(run);
       }
-      for (const rt of plan.runtimes) {
+      for (const rt of rts) {
         const name = named(rt, c.name);
         const pairs: Pair[] = runs.map((r) => ({ reachlab: r[rt], pytorch: r.pytorch }));
         pairsOf.set(name, pairs);
@@ -150,7 +159,7 @@ async function main(): Promise<void> {
   // comparison (the same pair count and alternation, minutes apart rather than back to back)
   const cross = plan.runtimes.flatMap((rt) => {
     const f32Pairs = pairsOf.get(named(rt, 'f32'));
-    return f32Pairs ? plan.quantized.map((d) => {
+    return f32Pairs ? plan.quantized.filter((d) => pairsOf.has(named(rt, `${d} vs int8`))).map((d) => {
       const pairs = pairsOf.get(named(rt, `${d} vs int8`))!.map((p, i) => ({ reachlab: p.reachlab, pytorch: f32Pairs[i].pytorch }));
       return { comparison: named(rt, `${d} vs f32`), runtime: rt, reachlab_mode: d, pytorch_mode: 'f32', measures: measures(pairs), route_work: null, ceiling: [], noisy_decodes: noisyDecodes(pairs), token_check: { compared: false, mismatches: [] } };
     }) : [];

@@ -5,14 +5,14 @@ import { ceilingTokensPerS, firstMismatch, maxSeqLen, median, pairRatios, parseP
 
 describe('parsePeerArgs', () => {
   it('defaults to the issue workload: 4 pairs, prompts 64 and 512 (3 timed prefills each), 64 decode tokens, 32 routes × 16, 2 threads, quantized on', () => {
-    expect(parsePeerArgs([])).toEqual({ pairs: 4, prompts: [64, 512], prefillReps: 3, decodeTokens: 64, routes: 32, routeTokens: 16, threads: 2, bandwidthGiB: 1, quantized: ['q4', 'q8'], runtimes: ['wasm'] });
+    expect(parsePeerArgs([])).toEqual({ pairs: 4, prompts: [64, 512], prefillReps: 3, decodeTokens: 64, routes: 32, routeTokens: 16, threads: 2, bandwidthGiB: 1, quantized: ['q4', 'q8', 'q8b'], runtimes: ['wasm'] });
   });
 
   it('takes the shrinking options', () => {
     const p = parsePeerArgs(['--pairs', '1', '--prompt', '64', '--prefill-reps', '1', '--decode-tokens', '8', '--routes', '4', '--route-tokens', '4', '--skip-quantized', '--bandwidth-gib', '0.25']);
     expect(p).toMatchObject({ pairs: 1, prompts: [64], prefillReps: 1, decodeTokens: 8, routes: 4, routeTokens: 4, quantized: [], bandwidthGiB: 0.25 });
     expect(parsePeerArgs(['--quantized', 'q8']).quantized).toEqual(['q8']);
-    expect(() => parsePeerArgs(['--quantized', 'q8,f16'])).toThrow(/--quantized takes q4, q8, got "f16"/);
+    expect(() => parsePeerArgs(['--quantized', 'q8,f16'])).toThrow(/--quantized takes q4, q8, q8b, got "f16"/);
     expect(parsePeerArgs(['--runtime', 'native,wasm']).runtimes).toEqual(['native', 'wasm']);
     expect(() => parsePeerArgs(['--runtime', 'native,cuda'])).toThrow('--runtime takes native, wasm, got "native,cuda"');
     expect(() => parsePeerArgs(['--runtime', 'wasm,wasm'])).toThrow('--runtime lists a runtime twice');

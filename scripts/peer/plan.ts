@@ -33,7 +33,7 @@ export type PeerRuntime = (typeof PEER_RUNTIMES)[number];
 const PEER_QUANTIZED: string[] = ENGINE_DTYPES.filter((d) => d !== 'f32' && withF32Activations(d) === d);
 
 export const PEER_USAGE = `npm run -s bench:peer [-- --pairs 4] [--prompt 64,512] [--prefill-reps 3] [--decode-tokens 64] [--routes 32] [--route-tokens 16]
-                       [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8 | --skip-quantized] [--runtime native,wasm]`;
+                       [--threads 2] [--bandwidth-gib 1] [--quantized q4,q8,q8b | --skip-quantized] [--runtime native,wasm]`;
 
 /** The longest prompt the plan accepts (the checkpoint allows more; the benchmark needs no more). */
 const MAX_PROMPT = 4096;
@@ -127,6 +127,8 @@ export const WEIGHT_SCHEMES: Record<string, WeightScheme> = {
   'reachlab:q4': { linear: Q4_BYTES, head: Q4_BYTES },
   // int8 projections (one f32 scale per output feature, negligible), the head f32 (src/engine/weights.ts headFormat)
   'reachlab:q8': { linear: 1, head: 4 },
+  // 8-bit blocks of 32 with one f32 scale each (src/engine/quantize.ts), the head f32
+  'reachlab:q8b': { linear: 36 / 32, head: 4 },
   'pytorch:f32': { linear: 4, head: 4 },
   // quantize_dynamic on nn.Linear: per-tensor qint8 weights (the tied head becomes one too), f32 biases
   'pytorch:int8': { linear: 1, head: 1 },

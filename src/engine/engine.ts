@@ -104,10 +104,14 @@ export class LocalEngine implements Engine {
       if (!ENGINE_DTYPES.includes(wanted)) {
         throw new EngineError('unsupported-dtype', `engine dtype ${quote(wanted)} is unknown (supported: ${ENGINE_DTYPES.join(', ')})`);
       }
-      // a dtype WebGPU cannot run (q8): 'auto' takes WebAssembly for it, an explicit 'webgpu' is refused below
-      const { ort, ...ep } = (opts.ep ?? 'auto') === 'auto' && dtypeRefusal(wanted, 'webgpu')
-        ? { ort: await getOrt('wasm'), ep: 'wasm' as const, f16: true, fallbackReason: `dtype ${wanted} runs on WebAssembly only` }
-        : await chooseEp(opts.ep ?? 'auto', opts.runtime);
+      // a dtype WebGPU cannot run: 'auto' takes WebAssembly for q8 and the native CPU EP for q8b;
+      // an explicit EP that cannot run it is refused below
+      const auto = (opts.ep ?? 'auto') === 'auto';
+      const { ort, ...ep } = auto && wanted === 'q8b'
+        ? await chooseEp('cpu', opts.runtime)
+        : auto && dtypeRefusal(wanted, 'webgpu')
+          ? { ort: await getOrt('wasm'), ep: 'wasm' as const, f16: true, fallbackReason: `dtype ${wanted} runs on WebAssembly only` }
+          : await chooseEp(opts.ep ?? 'auto', opts.runtime);
       // f16 activations need shader-f16 on WebGPU; without it the same weights compute in f32
       const dtype = ep.f16 ? wanted : withF32Activations(wanted);
       const refusal = dtypeRefusal(dtype, ep.ep);

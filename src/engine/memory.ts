@@ -52,6 +52,10 @@ export function dtypeRefusal(dtype: EngineDtype, ep: ExecutionProvider): string 
     return 'dtype q8 runs on the WebAssembly engine only: the WebGPU runtime has no integer matrix product (MatMulInteger); '
       + `choose the WASM engine for q8, or ${GPU_DTYPES.join(', ')} on WebGPU`;
   }
+  if (dtype === 'q8b' && ep !== 'cpu') {
+    return `dtype q8b runs on the native CPU engine only (onnxruntime-node's int8 MatMulNBits kernel; --ep cpu in Node), not on ${ep}: `
+      + 'choose q8 for 8 bits on WebAssembly';
+  }
   return null;
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { dequantizeQ4, quantizeQ4 } from './quantize.ts';
+import { dequantizeQ4, dequantizeQ8Blocks, quantizeQ4, quantizeQ8BlockRows } from './quantize.ts';
 import { GraphBuilder } from './graph/onnx.ts';
 import { linear } from './graph/linear.ts';
 import { getOrt } from './ort.ts';
@@ -51,5 +51,24 @@ describe('quantizeQ4', () => {
         expect(Math.abs(y[r * n + c] - want), `y[${r}][${c}]`).toBeLessThan(1e-4);
       }
     }
+  });
+});
+
+describe('quantizeQ8BlockRows', () => {
+  it('round-trips within half a step per block of 32, padding and zero blocks exact', () => {
+    const [n, k] = [4, 70]; // the last block of each row is padded
+    const w = randomMatrix(n * k, 4);
+    w.fill(0, k, k + 32); // row 1's first block is all zero
+    const kBlocks = Math.ceil(k / 32);
+    const packed = new Uint8Array(n * kBlocks * 32);
+    const scales = new Float32Array(n * kBlocks);
+    quantizeQ8BlockRows(w.subarray(0, 2 * k), 2, k, packed, scales, 0); // two chunks, as a load reads them
+    quantizeQ8BlockRows(w.subarray(2 * k), 2, k, packed, scales, 2);
+    const back = dequantizeQ8Blocks(packed, scales, n, k);
+    for (let i = 0; i < n * k; i++) expect(Math.abs(back[i] - w[i])).toBeLessThanOrEqual(scales[Math.floor(i / k) * kBlocks + Math.floor((i % k) / 32)] / 2 + 1e-7);
+    expect(Array.from(back.subarray(k, k + 32))).toEqual(Array(32).fill(0));
+    expect(packed[kBlocks * 32 - 1]).toBe(128); // padding past k reads as zero
+    expect(Math.max(...packed)).toBeLessThanOrEqual(255);
+    expect(Math.min(...packed)).toBeGreaterThanOrEqual(1); // ±127 around 128
   });
 });

@@ -120,3 +120,44 @@ export function quantizeQ8Rows(w: Float32Array, rows: number, k: number, values:
     scales[r] = scale;
   }
 }
+
+// 8-bit blocks for com.microsoft MatMulNBits (bits=8, block_size=32), the q8b dtype for the native
+// CPU provider, whose accuracy_level 4 kernel multiplies them by int8 activations quantized block
+// by block inside the kernel (about 40× MatMulInteger there: npm run bench:q8-kernels). Each block
+// of 32 along K of a row of W [N, K] gets scale = max|w| / 127 and bytes q = round(w / scale) + 128
+// (MatMulNBits' default zero point for 8 bits, so no zero-point input), w ≈ (q - 128) · scale.
+// K that is not a multiple of 32 is zero-padded (byte 128).
+
+const Q8_BLOCK_ZERO = 128;
+
+/** Quantizes `rows` rows of `w` ([rows, k], row-major) into rows [row0, row0 + rows) of
+ *  `packed` ([N, kBlocks, 32]) and `scales` ([N, kBlocks]). */
+export function quantizeQ8BlockRows(w: Float32Array, rows: number, k: number, packed: Uint8Array, scales: Float32Array, row0: number): void {
+  const kBlocks = Math.ceil(k / Q4_BLOCK);
+  for (let r = 0; r < rows; r++) {
+    for (let b = 0; b < kBlocks; b++) {
+      const start = r * k + b * Q4_BLOCK;
+      const len = Math.min(Q4_BLOCK, k - b * Q4_BLOCK);
+      let max = 0;
+      for (let i = 0; i < len; i++) max = Math.max(max, Math.abs(w[start + i]));
+      const scale = max / Q8_MAX || 1; // an all-zero block stays exactly zero
+      const inv = 1 / scale;
+      const base = ((row0 + r) * kBlocks + b) * Q4_BLOCK;
+      for (let i = 0; i < Q4_BLOCK; i++) packed[base + i] = (i < len ? Math.round(w[start + i] * inv) : 0) + Q8_BLOCK_ZERO;
+      scales[(row0 + r) * kBlocks + b] = scale;
+    }
+  }
+}
+
+/** The f32 weight [N, K] 8-bit blocks stand for (tests and precision reports). */
+export function dequantizeQ8Blocks(packed: Uint8Array, scales: Float32Array, n: number, k: number): Float32Array {
+  const kBlocks = Math.ceil(k / Q4_BLOCK);
+  const out = new Float32Array(n * k);
+  for (let row = 0; row < n; row++) {
+    for (let i = 0; i < k; i++) {
+      const b = (i / Q4_BLOCK) | 0;
+      out[row * k + i] = (packed[(row * kBlocks + b) * Q4_BLOCK + (i % Q4_BLOCK)] - Q8_BLOCK_ZERO) * scales[row * kBlocks + b];
+    }
+  }
+  return out;
+}

@@ -26,8 +26,11 @@ export interface RuntimeInfo {
  *  shader-f16; without it f16 runs as f32 and q4f16 as q4, ModelInfo.dtypeFallbackReason says so).
  *  q4: 4-bit MatMulNBits weights (block 32) with f32 activations. q4f16: 4-bit weights, f16 activations.
  *  q8: int8 weights (one scale per output feature) times int8 activations (one scale per row) in
- *  MatMulInteger, f32 elsewhere; WASM only (the WebGPU EP has no integer matrix product). */
-export const ENGINE_DTYPES = ['f32', 'f16', 'q4', 'q4f16', 'q8'] as const;
+ *  MatMulInteger, f32 elsewhere; WASM only (the WebGPU EP has no integer matrix product).
+ *  q8b: 8-bit weights in blocks of 32 (one scale per block) in MatMulNBits at accuracy_level 4,
+ *  which quantizes activations to int8 block by block inside the kernel: another 8-bit model than
+ *  q8 (its own records), for the native CPU EP only, where it is its fast int8 kernel. */
+export const ENGINE_DTYPES = ['f32', 'f16', 'q4', 'q4f16', 'q8', 'q8b'] as const;
 export type EngineDtype = (typeof ENGINE_DTYPES)[number];
 export type ModelType = 'llama' | 'qwen2' | 'qwen3';
 

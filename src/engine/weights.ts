@@ -7,10 +7,11 @@
 //   dense 'out-in'  [outF, inF] (as stored: the LM head for Gemm transB=1 and Gather)
 //   q4              com.microsoft MatMulNBits blocks of a [outF, inF] weight (quantize.ts)
 //   q8              int8 [inF, outF] (MatMulInteger's B) with one f32 scale per output feature
+//   q8-blocks       com.microsoft MatMulNBits 8-bit blocks of a [outF, inF] weight (q8b)
 // Dense values and q4 scales are in the activation type (f16 as bit patterns in a Uint16Array).
 
 import { f32ToF16 } from './dtype.ts';
-import { allocQ4, quantizeQ4Rows, quantizeQ8Rows, Q4_BLOCK, type Q4Weight } from './quantize.ts';
+import { allocQ4, quantizeQ4Rows, quantizeQ8BlockRows, quantizeQ8Rows, Q4_BLOCK, type Q4Weight } from './quantize.ts';
 import type { RowChunk } from './checkpoint.ts';
 import type { FloatType } from './graph/onnx.ts';
 import type { Precision } from './graph/linear.ts';
@@ -22,7 +23,8 @@ export type FloatArray = Float32Array | Uint16Array;
 export type MatrixFormat =
   | { kind: 'dense'; layout: 'in-out' | 'out-in'; act: FloatType }
   | { kind: 'q4'; act: FloatType }
-  | { kind: 'q8'; act: 'float32' };
+  | { kind: 'q8'; act: 'float32' }
+  | { kind: 'q8-blocks'; act: 'float32' };
 
 export interface DensePart {
   kind: 'dense';
@@ -45,7 +47,14 @@ export interface Q8Part {
   scales: Float32Array; // [rows]
 }
 
-export type MatrixPart = DensePart | Q4Part | Q8Part;
+export interface Q8BlocksPart {
+  kind: 'q8-blocks';
+  rows: number;
+  packed: Uint8Array; // [rows, kBlocks, 32]
+  scales: Float32Array; // [rows, kBlocks]
+}
+
+export type MatrixPart = DensePart | Q4Part | Q8Part | Q8BlocksPart;
 
 export interface Matrix {
   inF: number;
@@ -60,6 +69,7 @@ export interface Matrix {
  *  faster than over a transposed copy; WebGPU's MatMul takes them transposed. */
 export function projectionFormat(p: Precision, ep: ExecutionProvider): MatrixFormat {
   if (p.q8) return { kind: 'q8', act: 'float32' };
+  if (p.q8Blocks) return { kind: 'q8-blocks', act: 'float32' };
   if (p.q4) return { kind: 'q4', act: p.act };
   return { kind: 'dense', layout: ep === 'webgpu' ? 'in-out' : 'out-in', act: p.act };
 }
@@ -83,6 +93,7 @@ export function rowBytes(inF: number, format: MatrixFormat): number {
   if (format.kind === 'dense') return inF * actBytes;
   if (format.kind === 'q8') return inF + 4;
   const kBlocks = Math.ceil(inF / Q4_BLOCK);
+  if (format.kind === 'q8-blocks') return kBlocks * (Q4_BLOCK + 4);
   return kBlocks * (Q4_BLOCK / 2) + kBlocks * actBytes + Math.ceil(kBlocks / 2);
 }
 
@@ -157,6 +168,15 @@ function partBuilder(rows: number, inF: number, format: MatrixFormat, arena?: We
         transposeInto(q, n, inF, values, rows, row);
       },
       done: () => ({ kind: 'q8', rows, values, scales }),
+    };
+  }
+  if (format.kind === 'q8-blocks') {
+    const kBlocks = Math.ceil(inF / Q4_BLOCK);
+    const packed = takeArray(arena, Uint8Array, rows * kBlocks * Q4_BLOCK);
+    const scales = takeArray(arena, Float32Array, rows * kBlocks);
+    return {
+      put: (w, n, row) => quantizeQ8BlockRows(w, n, inF, packed, scales, row),
+      done: () => ({ kind: 'q8-blocks', rows, packed, scales }),
     };
   }
   if (format.kind === 'q4') {

@@ -1,23 +1,25 @@
 // A projection y = x · Wᵀ of a Hugging Face weight W [out, in], from an engine-format Matrix
 // (weights.ts): a dense MatMul over the 'in-out' (transposed) weight, over the 'out-in' one a
 // Gemm transB=1 (2-D x: the LM head, prepacked) or a com.microsoft FusedMatMul transB=1 (any x:
-// WASM projections), com.microsoft MatMulNBits (4-bit, block 32), or
-// MatMulInteger over int8 weights with x quantized row by row (8-bit). A matrix stored in several
+// WASM projections), com.microsoft MatMulNBits (4-bit, block 32; 8-bit blocks for q8b), or
+// MatMulInteger over int8 weights with x quantized row by row (q8). A matrix stored in several
 // parts (buffer limits) runs one node per part and concatenates the outputs.
 import type { EngineDtype } from '../types.ts';
-import type { Matrix, Q4Part, Q8Part } from '../weights.ts';
+import type { Matrix, Q4Part, Q8BlocksPart, Q8Part } from '../weights.ts';
 import { Q4_BLOCK, Q8_MAX } from '../quantize.ts';
 import { MS_DOMAIN, ONNX_TYPE_CODE, type FloatType, type GraphBuilder } from './onnx.ts';
 
-/** How an engine dtype computes: the activation type and whether projections are 4- or 8-bit. */
+/** How an engine dtype computes: the activation type and whether projections are 4-bit, 8-bit
+ *  columns (MatMulInteger) or 8-bit blocks (MatMulNBits). */
 export interface Precision {
   act: FloatType;
   q4: boolean;
   q8: boolean;
+  q8Blocks: boolean;
 }
 
 export function precisionOf(dtype: EngineDtype): Precision {
-  return { act: dtype === 'f16' || dtype === 'q4f16' ? 'float16' : 'float32', q4: dtype === 'q4' || dtype === 'q4f16', q8: dtype === 'q8' };
+  return { act: dtype === 'f16' || dtype === 'q4f16' ? 'float16' : 'float32', q4: dtype === 'q4' || dtype === 'q4f16', q8: dtype === 'q8', q8Blocks: dtype === 'q8b' };
 }
 
 /** The same weights with f32 activations (where f16 cannot run). */
@@ -37,6 +39,7 @@ export function linear(g: GraphBuilder, x: string, name: string, m: Matrix, outp
     const pname = m.parts.length > 1 ? `${name}.part${i}` : name;
     const out = m.parts.length === 1 ? output : undefined;
     if (part.kind === 'q8') return matMulQ8(g, (xq ??= quantizeRows(g, x, name)), q8Inits(g, pname, part, m.inF), out);
+    if (part.kind === 'q8-blocks') return matMulQ8Blocks(g, x, q8BlockInits(g, pname, part, m.inF), m.inF, part.rows, out);
     if (part.kind === 'q4') return matMulQ4(g, x, q4Inits(g, pname, part, m.inF, m.format.act, '3d'), m.inF, part.rows, out);
     if (m.format.kind === 'dense' && m.format.layout === 'out-in') {
       const w = g.weight(`${pname}.weight`, m.format.act, [part.rows, m.inF], part.data);
@@ -142,4 +145,23 @@ function matMulQ8(g: GraphBuilder, x: QuantizedRows, w: Q8Inits, output?: string
   const acc = g.op('MatMulInteger', [x.q, w.values, x.zeroPoint]); // [..., rows] i32
   const rowScaled = g.op('Mul', [g.op('Cast', [acc], { to: ONNX_TYPE_CODE.float32 }), x.scale]);
   return g.node('Mul', [rowScaled, w.scales], { outputs: output ? [output] : 1 })[0];
+}
+
+/** MatMulNBits' 8-bit weight and scales for one part (no zero-point input: the default 128). */
+function q8BlockInits(g: GraphBuilder, name: string, part: Q8BlocksPart, inF: number): { weight: string; scales: string } {
+  const kBlocks = Math.ceil(inF / Q4_BLOCK);
+  return {
+    weight: g.weight(`${name}.q8b`, 'uint8', [part.rows, kBlocks, Q4_BLOCK], part.packed),
+    scales: g.weight(`${name}.q8b_scales`, 'float32', [part.rows, kBlocks], part.scales),
+  };
+}
+
+/** x · Wᵀ over 8-bit blocks at accuracy_level 4: the kernel quantizes x to int8 block by block
+ *  within each row (a row's result does not depend on the batch) and multiplies in int8. */
+function matMulQ8Blocks(g: GraphBuilder, x: string, w: { weight: string; scales: string }, inF: number, rows: number, output?: string): string {
+  return g.node('MatMulNBits', [x, w.weight, w.scales], {
+    outputs: output ? [output] : 1,
+    attrs: { K: inF, N: rows, bits: 8, block_size: Q4_BLOCK, accuracy_level: 4 },
+    domain: MS_DOMAIN,
+  })[0]; // [..., rows]
 }

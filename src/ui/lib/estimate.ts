@@ -29,7 +29,7 @@ export interface PastRate {
 const PRIOR_MS_PER_TOKEN: Record<ExecutionProvider, number> = { webgpu: 4, wasm: 40, cpu: 40, cuda: 4 };
 const PRIOR_BYTES = 2e9; // ~0.5B parameters in f32
 // q8: bench:peer's batched route workload runs 1.8× f32 on WASM (one sequence decodes at f32's pace)
-const DTYPE_SPEEDUP: Record<EngineDtype, number> = { f32: 1, f16: 1.6, q4: 2, q4f16: 2.5, q8: 1.8 };
+const DTYPE_SPEEDUP: Record<EngineDtype, number> = { f32: 1, f16: 1.6, q4: 2, q4f16: 2.5, q8: 1.8, q8b: 1.8 }; // q8b: Node's native CPU EP only, never estimated in the app
 
 export function estimateTime(opts: {
   attempts: number;

@@ -29,6 +29,12 @@ describe('run facts', () => {
     expect(probesText([{ probe: 'deployment' }])).toBe('deployment only');
   });
 
+  it('names a native CLI run by its provider and runtime, so it differs from a WebAssembly one', () => {
+    const native = { ...a, id: 'n', engine: { ep: 'cpu' as const, dtype: 'f32' as const, runtime: { name: 'onnxruntime-node' as const, version: '1.31.1' } } };
+    expect(runFacts(native).find((f) => f.label === 'engine')?.value).toBe('native CPU (onnxruntime-node 1.31.1)');
+    expect(differingFacts(a, native)).toEqual(['engine']);
+  });
+
   it('says condition fields in the form’s words', () => {
     expect(['engineDtype', 'maxNewTokens', 'fewShot.n', 'decoding.temperature', 'somethingNew'].map(conditionFieldLabel)).toEqual([
       'dtype', 'max new tokens', 'few-shot examples', 'temperature', 'somethingNew',

@@ -4,6 +4,7 @@
 import { isDeployment, seedOfSpec } from '../../audit';
 import { probeSpecText } from '../../audit/run-definition';
 import type { ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
+import { engineLabel } from './engine-label';
 import { modelLabel } from './model-label';
 
 export interface RunFact {
@@ -37,7 +38,7 @@ export function runFacts(m: RunManifest): RunFact[] {
     { label: 'model', value: m.model.name },
     { label: 'revision', value: m.model.revision ?? '—' },
     { label: 'dtype', value: m.engine?.dtype ?? m.condition?.engineDtype ?? 'unknown' },
-    { label: 'engine', value: m.engine ? (m.engine.ep === 'webgpu' ? 'WebGPU' : 'WebAssembly') : 'unknown' },
+    { label: 'engine', value: m.engine ? engineLabel(m.engine) : 'unknown' },
     { label: 'task', value: `${m.task.id} v${m.task.version}` },
     { label: 'questions', value: String(m.task.questions) },
     { label: 'probes and budgets', value: probesText(m.probes) },
