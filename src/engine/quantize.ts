@@ -139,11 +139,18 @@ export function quantizeQ8BlockRows(w: Float32Array, rows: number, k: number, pa
       const start = r * k + b * Q4_BLOCK;
       const len = Math.min(Q4_BLOCK, k - b * Q4_BLOCK);
       let max = 0;
-      for (let i = 0; i < len; i++) max = Math.max(max, Math.abs(w[start + i]));
+      for (let i = 0; i < len; i++) {
+        const v = w[start + i];
+        if (v > max) max = v;
+        else if (-v > max) max = -v;
+      }
       const scale = max / Q8_MAX || 1; // an all-zero block stays exactly zero
       const inv = 1 / scale;
       const base = ((row0 + r) * kBlocks + b) * Q4_BLOCK;
-      for (let i = 0; i < Q4_BLOCK; i++) packed[base + i] = (i < len ? Math.round(w[start + i] * inv) : 0) + Q8_BLOCK_ZERO;
+      // round(v / scale) + 128 with v / scale in [-127, 127]: the sum plus 0.5 is positive, so
+      // truncation rounds half up exactly as Math.round does (a load quantizes every weight here)
+      for (let i = 0; i < len; i++) packed[base + i] = (w[start + i] * inv + (Q8_BLOCK_ZERO + 0.5)) | 0;
+      packed.fill(Q8_BLOCK_ZERO, base + len, base + Q4_BLOCK);
       scales[(row0 + r) * kBlocks + b] = scale;
     }
   }
