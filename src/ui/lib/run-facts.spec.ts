@@ -8,10 +8,11 @@ describe('run facts', () => {
     a = (await auditedRun()).manifest;
   });
 
-  it('lists model, revision, dtype, engine, task, questions, probes with budgets, seeds and condition', () => {
+  it('lists model, revision, commit, dtype, engine, task, questions, probes with budgets, seeds and condition', () => {
     expect(runFacts(a)).toEqual([
       { label: 'model', value: 'fake' },
       { label: 'revision', value: '—' },
+      { label: 'commit', value: '—' },
       { label: 'dtype', value: 'f32' },
       { label: 'engine', value: 'WebAssembly' },
       { label: 'task', value: 'builtin:arith-2d v1' },
@@ -27,6 +28,14 @@ describe('run facts', () => {
     expect(differingFacts(a, b)).toEqual(['dtype', 'probes and budgets']);
     expect(differingFacts(a, { ...a, id: 'c' })).toEqual([]);
     expect(probesText([{ probe: 'deployment' }])).toBe('deployment only');
+  });
+
+  it('carries the Hub commit a run loaded (12 digits of a sha; another commit as it is), so two loads of one revision differ', () => {
+    const at = (commit: string) => ({ ...a, model: { ...a.model, name: 'org/m@main', revision: 'main', commit } });
+    const [c1, c2] = [at('1a2b3c4d5e6f'.repeat(3) + '7a8b'), at('f'.repeat(40))];
+    expect(runFacts(c1).find((f) => f.label === 'commit')!.value).toBe('1a2b3c4d5e6f');
+    expect(runFacts(at('builtin-2026-12')).find((f) => f.label === 'commit')!.value).toBe('builtin-2026-12');
+    expect(differingFacts(c1, c2)).toEqual(['commit']);
   });
 
   it('says condition fields in the form’s words', () => {
