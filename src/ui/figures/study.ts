@@ -54,6 +54,8 @@ export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
     plot: {
       ...baseOptions(style),
       height: style.large ? 600 : 420,
+      // large text: room above the frame for the y-axis label, clear of the key at the frame's top
+      ...(style.large ? { marginTop: 36 } : {}),
       marginRight: style.large ? 220 : 160,
       x: { domain: [lo, 1], label: 'random routes reachable →', tickFormat: '%', grid: true },
       y: { domain: [lo, 1], label: '↑ MCTS reachable', tickFormat: '%', grid: true },
@@ -164,10 +166,10 @@ export function f3Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   const ends = slopes.filter((s) => s.side === 'trained');
   const labelY = spreadLabels(ends, (1 - lo) * (style.large ? 0.045 : 0.05));
   const facet = report.f3.pairs.length > 1 ? { fx: 'pair' } : {};
-  // the key above the plot, one measure a line in its colour: names at the line ends took 260 px
-  // of a phone's 358 and left base and trained on one x
+  // the key above the plot, one measure a line in its colour, below the y-axis label's line: names
+  // at the line ends took 260 px of a phone's 358 and left base and trained on one x
   const line = style.large ? 24 : 17;
-  const top = 12 + line * measures.length;
+  const top = 12 + line * (measures.length + 1);
   return {
     id: 'f3-base-to-trained',
     title: 'F3: base → trained, deployed and ceiling',
@@ -187,7 +189,7 @@ export function f3Spec(report: StudyReport, style: FigureStyle): FigureSpec {
         Plot.line(slopes, { x: 'side', y: 'rate', z: (s: Slope) => `${s.pair}|${s.measure}`, stroke: 'measure', strokeWidth: 2, marker: 'circle', ...facet }),
         Plot.text(ends, { x: 'side', y: (s: Slope) => labelY.get(s)!, text: (s: Slope) => pct(s.rate), dx: 10, textAnchor: 'start', fill: 'measure', ...facet }),
         ...measures.map((m, i) =>
-          Plot.text([`━ ${m}`], { frameAnchor: 'top-left', lineAnchor: 'top', textAnchor: 'start', dx: -(style.large ? 66 : 46), dy: i * line - top, fill: palette[i], fontWeight: 600 }),
+          Plot.text([`━ ${m}`], { frameAnchor: 'top-left', lineAnchor: 'top', textAnchor: 'start', dx: -(style.large ? 66 : 46), dy: (i + 1) * line - top, fill: palette[i], fontWeight: 600 }),
         ),
       ],
     },
