@@ -68,8 +68,8 @@ export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
         Plot.ruleX(dots, { x: 'random', y1: (d: F1Dot) => d.structuredCi.lo, y2: (d: F1Dot) => d.structuredCi.hi, stroke: 'preset', strokeOpacity: 0.6, strokeWidth: style.large ? 2.5 : 1.5 }),
         Plot.dot(dots, { x: 'random', y: 'structured', fill: 'preset', symbol: 'preset', r: style.large ? 8 : 6, stroke: OKABE_ITO.black, tip: true, title: (d: F1Dot) => `${d.setting}\n${d.preset}\nrandom ${pct(d.random)} · MCTS ${pct(d.structured)}` }),
         Plot.text(dots, { x: 'random', y: 'structured', text: (d: F1Dot) => String(d.n), dx: style.large ? 13 : 10, dy: style.large ? -13 : -10, fontWeight: 700, fontSize: style.large ? 16 : 12, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' }),
-        // the settings' key, beside the plot
-        Plot.text([key], { frameAnchor: 'top-right', dx: style.large ? 210 : 150, dy: style.large ? 40 : 30, textAnchor: 'end', lineHeight: 1.3, fontSize: style.large ? 14 : 10 }),
+        // the settings' key, beside the plot and below the probes' key (at 390 px the two met)
+        Plot.text([key], { frameAnchor: 'top-right', dx: style.large ? 210 : 150, dy: style.large ? 100 : 72, textAnchor: 'end', lineAnchor: 'top', lineHeight: 1.3, fontSize: style.large ? 14 : 10 }),
         // the key, written in the plot (no colour-only legend): ● CoLa, ■ program selection
         // one entry a line: on one line it ran past a phone's width
         Plot.text(['● CoLa MCTS (blocks)\n■ program-selection MCTS\n   (neighborhood)\ndashed: random = MCTS'], { frameAnchor: 'top-left', dx: 6, dy: 6, textAnchor: 'start', lineAnchor: 'top', lineHeight: 1.2 }),

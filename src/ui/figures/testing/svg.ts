@@ -96,13 +96,16 @@ export function fitProblems(spec: FigureSpec, fitWidth: number): string[] {
     }
   }
   // an axis label under other text, tick labels aside (the F3 key was drawn over "↑ share of questions")
-  const texts = [...svg.querySelectorAll('text')].filter((t) => (t.textContent ?? '').trim() && !t.closest('g[aria-label$="tick label"]'));
-  for (const label of svg.querySelectorAll('g[aria-label$="axis label"] text')) {
+  const texts: Element[] = [...svg.querySelectorAll('text')].filter((t) => (t.textContent ?? '').trim() && !t.closest('g[aria-label$="tick label"]'));
+  // and a key (text of several lines) over another key
+  const keys = texts.filter((t) => t.querySelectorAll('tspan').length > 1);
+  for (const label of [...svg.querySelectorAll('g[aria-label$="axis label"] text'), ...keys]) {
     const b = boxOf(label, svg);
     if (!b) continue;
     for (const t of texts) {
-      const o = t === label ? null : boxOf(t, svg);
-      if (o && o.left < b.right && b.left < o.right && o.top < b.bottom && b.top < o.bottom) problems.push(`axis label "${b.text}" overlaps "${o.text}"`);
+      // each pair of keys once
+      const o = t === label || (keys.includes(label) && (!keys.includes(t) || keys.indexOf(t) < keys.indexOf(label))) ? null : boxOf(t, svg);
+      if (o && o.left < b.right && b.left < o.right && o.top < b.bottom && b.top < o.bottom) problems.push(`"${b.text}" overlaps "${o.text}"`);
     }
   }
   for (const g of svg.querySelectorAll('g[aria-label="y-axis tick label"]')) {
