@@ -85,9 +85,10 @@ interface Active<T> {
   done: Promise<void>;
 }
 
-/** The most records one transaction writes. Awaiting a transaction per record cost the app's
- *  built-in study about 8% of its time (bench:study); now the audit goes on while a write is in
- *  flight, and a tab that closes loses at most the records of that write and the next. */
+/** The most records one transaction writes. The audit waited on a transaction per record for
+ *  about 8% of the app's built-in study (timed on 2 cores, where the writes' own work still competes
+ *  with the engine's); now it goes on while a write is in flight, and a tab that closes loses at
+ *  most the records of that write and the next. */
 export const WRITE_BATCH = 64;
 
 /** Engine error codes after which the engine is gone and the run can resume on a fresh one. */
