@@ -1,6 +1,7 @@
 // Issue 44 item 5 on the production build: Reload model re-asks the Hub for the revision's commit and
 // loads anew when it moved, so Start audits the new weights (never "Reused"); Model info and the
-// Library show the commit. The test runs its own stand-in Hub so it can move main between loads.
+// Library show the commit, and Compare's facts carry it for each side. The test runs its own
+// stand-in Hub so it can move main between loads.
 import { expect, test } from '@playwright/test';
 import { startHubServer, type HubServer } from '../test/hub-server';
 import { chooseProbes, LOAD_TIMEOUT, RUN_TIMEOUT } from './helpers/app';
@@ -53,4 +54,16 @@ test('Reload after the Hub moved main loads the new commit, Start audits it anew
       await page.screenshot({ path: `${process.env.E2E_SHOTS_DIR}/library-commits-${width}.png`, fullPage: true });
     }
   }
+  // Compare's facts carry each side's commit: the two loads of main differ there
+  const selects = page.locator('[data-testid^="library-select-"]');
+  await expect(selects).toHaveCount(2);
+  await selects.nth(0).check();
+  await selects.nth(1).check();
+  await page.getByTestId('library-compare').click();
+  const commits = page.getByTestId('compare-fact-commit');
+  await expect(commits).toContainText('commit (differs)');
+  await expect(commits).toContainText(first.slice(0, 12));
+  await expect(commits).toContainText(moved.slice(0, 12));
+  await expect(page.getByTestId('compare-facts')).toContainText(/they differ in [^:]*commit/);
+  if (process.env.E2E_SHOTS_DIR) await page.screenshot({ path: `${process.env.E2E_SHOTS_DIR}/compare-commits-1280.png`, fullPage: true });
 });

@@ -60,6 +60,10 @@ export class FallbackRunStore implements RunStore {
     return this.memory.putRecord(runId, item, run);
   }
 
+  putRecords(runId: string, items: RecordItem[], run?: StoredRun): Promise<PutOutcome[]> {
+    return this.memory.putRecords(runId, items, run);
+  }
+
   linkRecords(runId: string, keys: RecordKey[], run?: StoredRun): Promise<number> {
     return this.memory.linkRecords(runId, keys, run);
   }

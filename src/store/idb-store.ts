@@ -94,6 +94,26 @@ export class IdbRunStore implements RunStore {
     });
   }
 
+  /** Its requests issued a batch at a time, as importRun's: one round trip per batch, not per record. */
+  putRecords(runId: string, items: RecordItem[], run?: StoredRun): Promise<PutOutcome[]> {
+    return this.write(`saving ${items.length} records`, ['records', 'runs'], async (tx) => {
+      const records = tx.objectStore('records');
+      const out: PutOutcome[] = [];
+      for (const batch of batches(items)) {
+        const existing = await all(batch.map((item) => () => records.get(item.key)));
+        const values: StoredRecord[] = [];
+        for (const [i, item] of batch.entries()) {
+          const { value, outcome } = placed(existing[i], runId, item);
+          if (value) values.push(value);
+          out.push(outcome);
+        }
+        await all(values.map((v) => () => records.put(v)));
+      }
+      if (run) await tx.objectStore('runs').put(run);
+      return out;
+    });
+  }
+
   linkRecords(runId: string, keys: RecordKey[], run?: StoredRun): Promise<number> {
     return this.write(`linking ${keys.length} reused records`, ['records', 'runs'], async (tx) => {
       const records = tx.objectStore('records');

@@ -101,6 +101,16 @@ export class MemoryRunStore implements RunStore {
     return outcome;
   }
 
+  async putRecords(runId: string, items: RecordItem[], run?: StoredRun): Promise<PutOutcome[]> {
+    this.check();
+    // all or nothing, like the IndexedDB transaction: every key is checked before anything is written
+    for (const item of items) compareKeys(item.key, item.key);
+    const out: PutOutcome[] = [];
+    for (const item of items) out.push(await this.putRecord(runId, item));
+    if (run) this.runs.set(run.id, structuredClone(run));
+    return out;
+  }
+
   async linkRecords(runId: string, keys: RecordKey[], run?: StoredRun): Promise<number> {
     this.check();
     let linked = 0;

@@ -72,6 +72,39 @@ describe('RunController', () => {
     expect(run?.counters).toMatchObject({ recordsDone: 10, attemptsComputed: 25, reused: 0, computeMs: 10_000 });
   });
 
+  it('writes the records that complete while a write is in flight together, in one transaction, and every one of them', async () => {
+    const store = await freshIdbStore();
+    const batches: number[] = [];
+    let gate: Promise<void> = Promise.resolve();
+    const slow = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'putRecords') {
+          return async (...args: Parameters<RunStore['putRecords']>) => {
+            batches.push(args[1].length);
+            await gate;
+            return target.putRecords(...args);
+          };
+        }
+        const v = Reflect.get(target, prop, receiver);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    let open = () => {};
+    gate = new Promise((resolve) => (open = resolve));
+    const engine = new CountingEngine();
+    const { c, progress } = controller(slow, engine);
+    const req = request(5);
+    await c.start(req);
+    // the first record's write is held: the audit goes on, and the progress counts each record
+    await expect.poll(() => progress().at(-1)?.recordsDone).toBe(10);
+    expect(batches).toEqual([1]);
+    open();
+    await c.idle();
+    expect(batches).toEqual([1, 9]);
+    await expectUniqueComplete(store, req.manifest.id, 10);
+    expect((await store.getRun(req.manifest.id))?.counters).toMatchObject({ recordsDone: 10, attemptsComputed: 25 });
+  });
+
   it('passes the audit progress within a question on, and clears it when the run ends', async () => {
     const store = await freshIdbStore();
     const engine = new CountingEngine();
@@ -282,9 +315,9 @@ describe('RunController', () => {
     let puts = 0;
     const full = new Proxy(idb, {
       get(target, prop, receiver) {
-        if (prop === 'putRecord') {
-          return (...args: Parameters<RunStore['putRecord']>) =>
-            ++puts > 3 ? Promise.reject(new StoreError('quota-exceeded', 'Browser storage is full')) : target.putRecord(...args);
+        if (prop === 'putRecords') {
+          return (...args: Parameters<RunStore['putRecords']>) =>
+            (puts += args[1].length) > 3 ? Promise.reject(new StoreError('quota-exceeded', 'Browser storage is full')) : target.putRecords(...args);
         }
         const v = Reflect.get(target, prop, receiver);
         return typeof v === 'function' ? v.bind(target) : v;

@@ -1,5 +1,6 @@
 // Run orchestration: a queue of audit runs on one engine; start, pause, resume, cancel; progress;
-// each question record persisted the moment it is complete. A lost device or a crashed worker
+// each question record persisted as it completes (records completing while a write is in flight
+// go in the next write, one transaction: WRITE_BATCH). A lost device or a crashed worker
 // marks the run interrupted (not failed): starting it again resumes where it stopped, with
 // finished and reusable records skipped, never recomputed.
 
@@ -26,7 +27,9 @@ export interface AuditCall<T> {
   /** The stored record under a key `skip` accepted (a depth-matched probe reads its MCTS
    *  probe's stored depths). */
   stored(key: string): QuestionRecord | undefined;
-  /** Persists one complete record; await it before the next so none is lost on a crash. */
+  /** Takes one complete record to persist: it is written at once, or with the others that complete
+   *  while a write is in flight. Await it: it waits while a full batch is queued, and rejects once a
+   *  write failed. */
   onRecord(record: QuestionRecord): Promise<void>;
   /** Progress within the questions being worked on (the audit's onAttempts). */
   onAttempts?(p: AttemptProgress): void;
@@ -81,6 +84,12 @@ interface Active<T> {
   stopAs?: 'paused' | 'cancelled';
   done: Promise<void>;
 }
+
+/** The most records one transaction writes. The audit waited on a transaction per record for
+ *  about 8% of the app's built-in study (timed on 2 cores, where the writes' own work still competes
+ *  with the engine's); now it goes on while a write is in flight, and a tab that closes loses at
+ *  most the records of that write and the next. */
+export const WRITE_BATCH = 64;
 
 /** Engine error codes after which the engine is gone and the run can resume on a fresh one. */
 const ENGINE_LOST = new Set(['device-lost', 'worker-crashed']);
@@ -278,8 +287,25 @@ export class RunController<T> {
     const computeMsBefore = job.run.counters.computeMs;
     const snapshot = (active.snapshot = () => this.snapshotOf(job, tracker));
     const beat = this.channel ? setInterval(() => this.channel!.publish(snapshot()), this.heartbeatMs) : undefined;
-    let writes = Promise.resolve();
     let writeError: unknown = null;
+    /** Records counted but not yet written, and the loop writing them while it runs. */
+    const pending: QuestionRecord[] = [];
+    let writer: Promise<void> | null = null;
+    const drain = (): Promise<void> => {
+      if (writeError) return Promise.reject(writeError);
+      writer ??= (async () => {
+        try {
+          while (pending.length) await this.persist(job, pending.splice(0, WRITE_BATCH), computeMsBefore, tracker);
+        } catch (e) {
+          writeError ??= e;
+          active.abort.abort();
+          throw e;
+        } finally {
+          writer = null;
+        }
+      })();
+      return writer;
+    };
     try {
       const plan = await prepareResume(this.storeRef, job.run.id, job.scope, job.req.questions, job.req.includeImported === true);
       for (const r of plan.records) tracker.add(r.stored.record, r.reused ? 'reused' : 'earlier');
@@ -297,12 +323,15 @@ export class RunController<T> {
           skip: (key) => tracker.hasKey(key),
           stored: (key) => earlier.get(key),
           onRecord: (record) => {
-            writes = writes.then(() => this.persist(job, tracker, record, computeMsBefore)).catch((e) => {
-              writeError ??= e;
-              active.abort.abort();
-              throw e;
-            });
-            return writes;
+            if (writeError) return Promise.reject(writeError);
+            if (tracker.has(record.doc_id, record.probe)) return Promise.resolve();
+            tracker.add(record, 'computed');
+            pending.push(record);
+            this.progress(job, tracker);
+            const written = drain();
+            if (pending.length >= WRITE_BATCH) return written;
+            written.catch(() => {}); // a failure stops the audit through writeError
+            return Promise.resolve();
           },
           onAttempts: (p) => {
             tracker.inFlight = { probe: p.probe, questions: p.questions, attemptsDone: p.done, attemptsOf: p.of };
@@ -310,7 +339,7 @@ export class RunController<T> {
           },
           signal: active.abort.signal,
         });
-        await writes;
+        await drain();
       }
       if (active.stopAs) throw new StoreError('internal', 'stopped');
       if (tracker.recordsDone < job.run.counters.recordsTotal) {
@@ -321,7 +350,8 @@ export class RunController<T> {
       job.run.counters.computeMs = computeMsBefore + tracker.sessionMs();
       await this.save(job.run);
     } catch (e) {
-      await writes.catch(() => {});
+      // the records completed before the stop are kept
+      await drain().catch(() => {});
       const cause = writeError ?? e;
       let status: RunManifest['status'];
       let message: string | undefined;
@@ -352,24 +382,21 @@ export class RunController<T> {
     }
   }
 
-  /** One record, one transaction; on a full quota the run moves to memory and goes on. */
-  private async persist(job: Job<T>, tracker: ProgressTracker, record: QuestionRecord, computeMsBefore: number): Promise<void> {
-    const key = recordKeyIn(job.scope, record);
-    if (tracker.has(record.doc_id, record.probe)) return;
+  /** Records of one run and its counters, one transaction; on a full quota the run moves to memory
+   *  and goes on. */
+  private async persist(job: Job<T>, records: QuestionRecord[], computeMsBefore: number, tracker: ProgressTracker): Promise<void> {
     const run: StoredRun = {
       ...job.run,
       counters: {
         ...job.run.counters,
-        recordsDone: tracker.recordsDone + 1,
-        attemptsComputed: job.run.counters.attemptsComputed + record.attempts.length,
+        recordsDone: job.run.counters.recordsDone + records.length,
+        attemptsComputed: job.run.counters.attemptsComputed + records.reduce((n, r) => n + r.attempts.length, 0),
         computeMs: computeMsBefore + tracker.sessionMs(),
       },
       updatedAt: new Date().toISOString(),
     };
-    await this.onDisk(() => this.storeRef.putRecord(run.id, { key, record }, run));
-    tracker.add(record, 'computed');
+    await this.onDisk(() => this.storeRef.putRecords(run.id, records.map((record) => ({ key: recordKeyIn(job.scope, record), record })), run));
     job.run = run;
-    this.progress(job, tracker);
   }
 
   /** A run status write; on a full quota the store moves to memory and the write goes there. */

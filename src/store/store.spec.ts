@@ -62,6 +62,19 @@ describe.each(makers)('RunStore (%s)', (_name, make) => {
     store.close();
   });
 
+  it('writes several records and the run in one call, each stored or linked as putRecord would', async () => {
+    const store = await make();
+    const a = await runOf('run-a');
+    await store.putRun(a);
+    const [q0, q1] = [await item(a, 'q0', 'deployment'), await item(a, 'q1', 'deployment')];
+    await store.putRecord('run-b', q1);
+    const next = { ...a, counters: { ...a.counters, recordsDone: 2 } };
+    expect(await store.putRecords('run-a', [q0, q1, q0], next)).toEqual(['stored', 'linked', 'present']);
+    expect((await store.recordsForRun('run-a')).map((r) => r.record.doc_id).sort()).toEqual(['q0', 'q1']);
+    expect((await store.getRun('run-a'))?.counters.recordsDone).toBe(2);
+    store.close();
+  });
+
   it('finds keys by probe range and by run, and lists runs by manifest key', async () => {
     const store = await make();
     const a = await runOf('run-a');

@@ -47,6 +47,9 @@ export interface RunStore {
    * written in the same transaction so counters never disagree with records.
    */
   putRecord(runId: string, item: RecordItem, run?: StoredRun): Promise<PutOutcome>;
+  /** putRecord for several records of one run (in order), and `run`, in one transaction: all or
+   *  nothing. */
+  putRecords(runId: string, items: RecordItem[], run?: StoredRun): Promise<PutOutcome[]>;
   /** Links existing records to a run in one transaction; returns how many were newly linked. */
   linkRecords(runId: string, keys: RecordKey[], run?: StoredRun): Promise<number>;
   /** Primary keys of the records in [lower, upper] (record-key order). */

@@ -282,6 +282,13 @@ describe('what the screens explain', () => {
     expect(body).toMatch(/data-testid="compare-refused"[^>]*>Not compared. The runs were audited under different conditions: dtype differs\./);
   });
 
+  it('shows each side\'s Hub commit in Compare\'s facts, marked when the two loads differ', () => {
+    const at = (id: string, commit: string): StoredRun => ({ ...run, manifest: { ...run.manifest, id, model: { ...run.manifest.model, revision: 'main', commit } } });
+    const body = render(CompareScreen, { props: { app, pair: [at('c1', 'ab'.repeat(20)), at('c2', 'cd'.repeat(20))] } }).body;
+    expect(body).toMatch(/<caption>The two runs side by side: they differ in commit<\/caption>/);
+    expect(body).toMatch(/data-testid="compare-fact-commit"[^>]*><th scope="row">commit \(differs\)<\/th><td>abababababab<\/td><td>cdcdcdcdcdcd<\/td>/);
+  });
+
   it('lists dtype, engine, probes with budgets and seeds in the Library', () => {
     const lib = new AppState(new TestBackend(), null);
     lib.library.runs = [{ ...run.manifest, legacy: false }];

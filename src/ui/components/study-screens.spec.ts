@@ -7,6 +7,7 @@ import { normalizePlan } from '../../audit/study-plan';
 import { AppState } from '../stores/app.svelte';
 import { TestBackend } from '../testing/test-backend';
 import ReportScreen from './ReportScreen.svelte';
+import SetupScreen from './SetupScreen.svelte';
 import StudyScreen from './StudyScreen.svelte';
 
 const TRANSITIONS = {
@@ -75,6 +76,20 @@ describe('study screens', () => {
     for (const id of ['screen-study', 'study-preset-builtin', 'study-preset-finding1', 'study-preset-finding3', 'study-plan', 'study-start', 'study-plan-summary']) expect(body).toContain(`data-testid="${id}"`);
     app.study.planText = JSON.stringify({ models: [EVIL], tasks: ['builtin:arith-2d'] });
     expect(render(StudyScreen, { props: { app } }).body).not.toContain('<img');
+  });
+
+  it('the home card states the built-in study\'s measured time, and the Study screen\'s estimate of it agrees within 2×', () => {
+    const home = new AppState(new TestBackend(), null);
+    const card = /data-testid="home-reproduce-box"[^>]*>([\s\S]*?)<button/.exec(render(SetupScreen, { props: { app: home } }).body)![1];
+    const minutes = Number(/in about (\d+) minutes? on a 2-core laptop \(WebAssembly\)/.exec(card)![1]);
+    home.study.usePreset('builtin');
+    const estimate = /<p[^>]*data-testid="study-estimate"[^>]*>/.exec(render(StudyScreen, { props: { app: home } }).body)![0];
+    const seconds = Number(/data-seconds="(\d+)"/.exec(estimate)![1]);
+    expect(seconds / (minutes * 60)).toBeGreaterThanOrEqual(0.5);
+    expect(seconds / (minutes * 60)).toBeLessThanOrEqual(2);
+    // a plan of its own has no measured time here: no estimate before its first run is timed
+    home.study.planText = JSON.stringify({ ...JSON.parse(home.study.planText), questions: 20 });
+    expect(render(StudyScreen, { props: { app: home } }).body).not.toContain('data-testid="study-estimate"');
   });
 
   it('a plan the app cannot run (an unknown probe, a model or task named like an Object member) is drawn with its problem', () => {

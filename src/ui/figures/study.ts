@@ -54,6 +54,8 @@ export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
     plot: {
       ...baseOptions(style),
       height: style.large ? 600 : 420,
+      // large text: room above the frame for the y-axis label, clear of the key at the frame's top
+      ...(style.large ? { marginTop: 36 } : {}),
       marginRight: style.large ? 220 : 160,
       x: { domain: [lo, 1], label: 'random routes reachable →', tickFormat: '%', grid: true },
       y: { domain: [lo, 1], label: '↑ MCTS reachable', tickFormat: '%', grid: true },
@@ -66,8 +68,8 @@ export function f1Spec(report: StudyReport, style: FigureStyle): FigureSpec {
         Plot.ruleX(dots, { x: 'random', y1: (d: F1Dot) => d.structuredCi.lo, y2: (d: F1Dot) => d.structuredCi.hi, stroke: 'preset', strokeOpacity: 0.6, strokeWidth: style.large ? 2.5 : 1.5 }),
         Plot.dot(dots, { x: 'random', y: 'structured', fill: 'preset', symbol: 'preset', r: style.large ? 8 : 6, stroke: OKABE_ITO.black, tip: true, title: (d: F1Dot) => `${d.setting}\n${d.preset}\nrandom ${pct(d.random)} · MCTS ${pct(d.structured)}` }),
         Plot.text(dots, { x: 'random', y: 'structured', text: (d: F1Dot) => String(d.n), dx: style.large ? 13 : 10, dy: style.large ? -13 : -10, fontWeight: 700, fontSize: style.large ? 16 : 12, stroke: 'white', strokeWidth: 3, paintOrder: 'stroke' }),
-        // the settings' key, beside the plot
-        Plot.text([key], { frameAnchor: 'top-right', dx: style.large ? 210 : 150, dy: style.large ? 40 : 30, textAnchor: 'end', lineHeight: 1.3, fontSize: style.large ? 14 : 10 }),
+        // the settings' key, beside the plot and below the probes' key (at 390 px the two met)
+        Plot.text([key], { frameAnchor: 'top-right', dx: style.large ? 210 : 150, dy: style.large ? 100 : 72, textAnchor: 'end', lineAnchor: 'top', lineHeight: 1.3, fontSize: style.large ? 14 : 10 }),
         // the key, written in the plot (no colour-only legend): ● CoLa, ■ program selection
         // one entry a line: on one line it ran past a phone's width
         Plot.text(['● CoLa MCTS (blocks)\n■ program-selection MCTS\n   (neighborhood)\ndashed: random = MCTS'], { frameAnchor: 'top-left', dx: 6, dy: 6, textAnchor: 'start', lineAnchor: 'top', lineHeight: 1.2 }),
@@ -164,10 +166,10 @@ export function f3Spec(report: StudyReport, style: FigureStyle): FigureSpec {
   const ends = slopes.filter((s) => s.side === 'trained');
   const labelY = spreadLabels(ends, (1 - lo) * (style.large ? 0.045 : 0.05));
   const facet = report.f3.pairs.length > 1 ? { fx: 'pair' } : {};
-  // the key above the plot, one measure a line in its colour: names at the line ends took 260 px
-  // of a phone's 358 and left base and trained on one x
+  // the key above the plot, one measure a line in its colour, below the y-axis label's line: names
+  // at the line ends took 260 px of a phone's 358 and left base and trained on one x
   const line = style.large ? 24 : 17;
-  const top = 12 + line * measures.length;
+  const top = 12 + line * (measures.length + 1);
   return {
     id: 'f3-base-to-trained',
     title: 'F3: base → trained, deployed and ceiling',
@@ -187,7 +189,7 @@ export function f3Spec(report: StudyReport, style: FigureStyle): FigureSpec {
         Plot.line(slopes, { x: 'side', y: 'rate', z: (s: Slope) => `${s.pair}|${s.measure}`, stroke: 'measure', strokeWidth: 2, marker: 'circle', ...facet }),
         Plot.text(ends, { x: 'side', y: (s: Slope) => labelY.get(s)!, text: (s: Slope) => pct(s.rate), dx: 10, textAnchor: 'start', fill: 'measure', ...facet }),
         ...measures.map((m, i) =>
-          Plot.text([`━ ${m}`], { frameAnchor: 'top-left', lineAnchor: 'top', textAnchor: 'start', dx: -(style.large ? 66 : 46), dy: i * line - top, fill: palette[i], fontWeight: 600 }),
+          Plot.text([`━ ${m}`], { frameAnchor: 'top-left', lineAnchor: 'top', textAnchor: 'start', dx: -(style.large ? 66 : 46), dy: (i + 1) * line - top, fill: palette[i], fontWeight: 600 }),
         ),
       ],
     },

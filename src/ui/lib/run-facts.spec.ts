@@ -8,10 +8,11 @@ describe('run facts', () => {
     a = (await auditedRun()).manifest;
   });
 
-  it('lists model, revision, dtype, engine, task, questions, probes with budgets, seeds and condition', () => {
+  it('lists model, revision, commit, dtype, engine, task, questions, probes with budgets, seeds and condition', () => {
     expect(runFacts(a)).toEqual([
       { label: 'model', value: 'fake' },
       { label: 'revision', value: '—' },
+      { label: 'commit', value: '—' },
       { label: 'dtype', value: 'f32' },
       { label: 'engine', value: 'WebAssembly' },
       { label: 'task', value: 'builtin:arith-2d v1' },
@@ -33,6 +34,14 @@ describe('run facts', () => {
     const native = { ...a, id: 'n', engine: { ep: 'cpu' as const, dtype: 'f32' as const, runtime: { name: 'onnxruntime-node' as const, version: '1.31.1' } } };
     expect(runFacts(native).find((f) => f.label === 'engine')?.value).toBe('native CPU (onnxruntime-node 1.31.1)');
     expect(differingFacts(a, native)).toEqual(['engine']);
+  });
+
+  it('carries the Hub commit a run loaded (12 digits of a sha; another commit as it is), so two loads of one revision differ', () => {
+    const at = (commit: string) => ({ ...a, model: { ...a.model, name: 'org/m@main', revision: 'main', commit } });
+    const [c1, c2] = [at('1a2b3c4d5e6f'.repeat(3) + '7a8b'), at('f'.repeat(40))];
+    expect(runFacts(c1).find((f) => f.label === 'commit')!.value).toBe('1a2b3c4d5e6f');
+    expect(runFacts(at('builtin-2026-12')).find((f) => f.label === 'commit')!.value).toBe('builtin-2026-12');
+    expect(differingFacts(c1, c2)).toEqual(['commit']);
   });
 
   it('says condition fields in the form’s words', () => {

@@ -1,11 +1,11 @@
-// What tells runs apart, as the Library and Compare show it: model and revision, engine and dtype,
+// What tells runs apart, as the Library and Compare show it: model, revision and commit, engine and dtype,
 // probes with their budgets, seeds, questions, condition. And condition fields in the form's words.
 
 import { isDeployment, seedOfSpec } from '../../audit';
 import { probeSpecText } from '../../audit/run-definition';
 import type { ProbeSpec, QuestionRecord, RunManifest } from '../../audit/types';
 import { engineLabel } from './engine-label';
-import { modelLabel } from './model-label';
+import { commitLabel, modelLabel } from './model-label';
 
 export interface RunFact {
   label: string;
@@ -37,6 +37,7 @@ export function runFacts(m: RunManifest): RunFact[] {
   return [
     { label: 'model', value: m.model.name },
     { label: 'revision', value: m.model.revision ?? '—' },
+    { label: 'commit', value: m.model.commit ? commitLabel(m.model.commit) : '—' },
     { label: 'dtype', value: m.engine?.dtype ?? m.condition?.engineDtype ?? 'unknown' },
     { label: 'engine', value: m.engine ? engineLabel(m.engine) : 'unknown' },
     { label: 'task', value: `${m.task.id} v${m.task.version}` },

@@ -13,6 +13,7 @@ import { studyTables } from '../lib/study-tables';
 import { encodeStudyLink, parseStudyLink } from '../lib/study-link';
 import { setField, toggleProbe } from '../lib/study-form';
 import { measuredRate, probeMix } from '../lib/rates';
+import { BUILTIN_STUDY_SECONDS } from '../lib/study-estimate';
 
 /** One engine that loads each model under its own fingerprint (the repo it is given), as the
  *  worker does; right on routes longer than 4 layers and with layer 1's MLP silenced. */
@@ -138,6 +139,30 @@ describe('StudyState', () => {
     const firstKnown = etas.findIndex((x) => x !== null);
     expect(firstKnown).toBeGreaterThanOrEqual(0);
     expect(etas.slice(firstKnown).every((x) => x !== null)).toBe(true);
+  });
+
+  it('counts bench:study\'s time down, as a guess, until the built-in study has timed a run here', async () => {
+    let t = 0;
+    const backend = new TestBackend();
+    const s = new StudyState(backend, null, new Clock(() => t));
+    s.usePreset('builtin');
+    const prior = s.estimateSec!;
+    expect(prior).toBe(BUILTIN_STUDY_SECONDS);
+    const seen: ({ sec: number; guess: string | null } | null)[] = [];
+    const at = { plan_key: 'k', runsDone: 0, runsTotal: 12, status: 'running' as const };
+    backend.runStudy = async (_plan, onProgress) => {
+      onProgress({ ...at, current: null, etaSec: null });
+      t += 60_000;
+      s.clock.tick(); // the wall clock's tick, a minute on
+      seen.push(s.timeLeft);
+      onProgress({ ...at, runsDone: 1, current: null, etaSec: 300 });
+      seen.push(s.timeLeft);
+      throw new Error('stop here');
+    };
+    await s.start();
+    expect(seen[0]!.sec).toBe(prior - 60);
+    expect(seen[0]!.guess).toMatch(/^bench:study's time on a 2-core laptop \(WebAssembly\), until a run here is timed$/);
+    expect(seen[1]).toEqual({ sec: 300, guess: null });
   });
 
   it('counts the plan on screen: an edited plan has its own progress and its own report, or none', async () => {

@@ -15,6 +15,7 @@ import { rawPlan, writePlan, type RawPlan } from '../lib/study-form';
 import { encodeStudyLink, questionShortfalls, type StudyLink } from '../lib/study-link';
 import { countdown, nextCountdown, type Countdown, type TimeLeft } from '../lib/run-clock';
 import { Clock } from './clock.svelte';
+import { BUILTIN_STUDY_MACHINE, studyPriorSeconds } from '../lib/study-estimate';
 
 export const STUDY_PRESETS = [
   { id: 'builtin', label: 'Built-in study (offline, micro models)', plan: builtinPlan },
@@ -46,6 +47,9 @@ export class StudyState {
   /** The study's latest time left, counted down by the wall clock; when this tab started it. */
   private eta = $state.raw<Countdown | null>(null);
   private startedAt = $state<number | null>(null);
+  /** bench:study's time for the runs left when this tab started the study (lib/study-estimate.ts),
+   *  counted down until the study times a run of its own. */
+  private prior = $state.raw<Countdown | null>(null);
 
   constructor(
     private readonly backend: AppBackend,
@@ -56,7 +60,17 @@ export class StudyState {
 
   /** Time left for the study, ticking with the wall clock between progress messages. */
   get timeLeft(): TimeLeft | null {
-    return countdown(this.eta, this.clock.now);
+    const measured = countdown(this.eta, this.clock.now);
+    if (measured || !this.prior) return measured;
+    return { sec: countdown(this.prior, this.clock.now)!.sec, guess: `bench:study's time on ${BUILTIN_STUDY_MACHINE}, until a run here is timed` };
+  }
+
+  /** The plan on screen's time on the bench machine, for the runs it has left; null where unknown. */
+  get estimateSec(): number | null {
+    const p = this.parsed;
+    const whole = 'plan' in p ? studyPriorSeconds(p.plan) : null;
+    const o = this.shown;
+    return whole === null ? null : o && o.runsTotal > 0 ? (whole * (o.runsTotal - o.runsDone)) / o.runsTotal : whole;
   }
 
   get elapsedMs(): number {
@@ -155,7 +169,9 @@ export class StudyState {
     this.running = true;
     this.report = null;
     this.eta = null;
+    const prior = this.estimateSec;
     this.startedAt = this.clock.tick();
+    this.prior = prior === null ? null : { sec: prior, at: this.startedAt, stale: false };
     this.clock.start();
     try {
       this.report = await this.backend.runStudy(p.plan, (progress) => {

@@ -73,7 +73,8 @@ function boxOf(t: Element, outer: Element): Box | null {
 }
 
 /** What does not fit a figure drawn at `fitWidth`: text reaching outside the drawing (clipped),
- *  axis tick labels overlapping their neighbours or repeating (a collapsed axis). */
+ *  an axis label over other text, axis tick labels overlapping their neighbours or repeating (a
+ *  collapsed axis). */
 export function fitProblems(spec: FigureSpec, fitWidth: number): string[] {
   const svg = renderFigure(spec, document, { fitWidth });
   const width = Number(svg.getAttribute('width'));
@@ -92,6 +93,19 @@ export function fitProblems(spec: FigureSpec, fitWidth: number): string[] {
       for (let i = 1; i < boxes.length; i++) {
         if (boxes[i].left < boxes[i - 1].right - 1) problems.push(`${axis} labels "${boxes[i - 1].text}" and "${boxes[i].text}" overlap`);
       }
+    }
+  }
+  // an axis label under other text, tick labels aside (the F3 key was drawn over "↑ share of questions")
+  const texts: Element[] = [...svg.querySelectorAll('text')].filter((t) => (t.textContent ?? '').trim() && !t.closest('g[aria-label$="tick label"]'));
+  // and a key (text of several lines) over another key
+  const keys = texts.filter((t) => t.querySelectorAll('tspan').length > 1);
+  for (const label of [...svg.querySelectorAll('g[aria-label$="axis label"] text'), ...keys]) {
+    const b = boxOf(label, svg);
+    if (!b) continue;
+    for (const t of texts) {
+      // each pair of keys once
+      const o = t === label || (keys.includes(label) && (!keys.includes(t) || keys.indexOf(t) < keys.indexOf(label))) ? null : boxOf(t, svg);
+      if (o && o.left < b.right && b.left < o.right && o.top < b.bottom && b.top < o.bottom) problems.push(`"${b.text}" overlaps "${o.text}"`);
     }
   }
   for (const g of svg.querySelectorAll('g[aria-label="y-axis tick label"]')) {
