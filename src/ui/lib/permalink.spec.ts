@@ -77,7 +77,7 @@ describe('validateCondition', () => {
     expect(errs).toEqual([
       'promptTemplate: expected a string of at most 20000 characters containing {{question}}, got "no slot"',
       'maxNewTokens: expected an integer ≥ 1 ≤ 32768, got number 0',
-      'engineDtype: expected one of "f32", "f16", "q4", "q4f16", "q8", got "f64"',
+      'engineDtype: expected one of "f32", "f16", "q4", "q4f16", "q8", "q8b", got "f64"',
     ]);
   });
   it('drops unknown members, and the few-shot pool (a run binds its own task\'s)', () => {
