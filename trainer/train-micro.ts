@@ -10,6 +10,8 @@ import { join, resolve } from 'node:path';
 import { Tokenizer } from '@huggingface/tokenizers';
 import { generateArith, arithText } from '../src/audit/tasks/arith';
 import { auditModel } from './micro/audit-pair';
+import { metricCount, shareValue } from '../src/audit/metrics/registry';
+import { CEILING, REACHABLE } from '../src/audit/metrics/reach';
 import { parameterCount, validateConfig, type MicroConfig } from './micro/config';
 import { modelCard } from './micro/card';
 import { roundParamsToF16, writeCheckpoint } from './micro/export';
@@ -82,9 +84,10 @@ async function main(): Promise<void> {
   const probeOf = (r: typeof audit.routes, probe: string) => r.summary.probes.find((p) => p.probe === probe)!;
   const auditJson = (r: typeof audit.routes, probe: string) => {
     const p = probeOf(r, probe);
-    return { run_key: r.run_key, probe: p.probe_key, n: r.summary.n, realized: r.summary.realized, reachable: p.reachable, ceiling: p.ceiling, counts: { realized: p.counts.realized, reachable: p.counts.reachable, ceiling: p.counts.ceiling } };
+    return { run_key: r.run_key, probe: p.probe_key, n: r.summary.n, realized: r.summary.realized, reachable: shareValue(p, REACHABLE), ceiling: shareValue(p, CEILING), counts: { realized: p.counts.realized, reachable: metricCount(p, REACHABLE), ceiling: metricCount(p, CEILING) } };
   };
-  console.log(`audit (${audit.questions} questions, budget ${audit.budget}): realized ${(100 * audit.routes.summary.realized).toFixed(1)}%  random routes reachable ${(100 * probeOf(audit.routes, 'random-routes').reachable).toFixed(1)}%  ceiling ${(100 * probeOf(audit.routes, 'random-routes').ceiling).toFixed(1)}%  sampling reachable ${(100 * probeOf(audit.sampling, 'sampling').reachable).toFixed(1)}%  ceiling ${(100 * probeOf(audit.sampling, 'sampling').ceiling).toFixed(1)}%`);
+  const pctOf = (r: typeof audit.routes, probe: string, m: typeof REACHABLE) => (100 * shareValue(probeOf(r, probe), m)!).toFixed(1);
+  console.log(`audit (${audit.questions} questions, budget ${audit.budget}): realized ${(100 * audit.routes.summary.realized).toFixed(1)}%  random routes reachable ${pctOf(audit.routes, 'random-routes', REACHABLE)}%  ceiling ${pctOf(audit.routes, 'random-routes', CEILING)}%  sampling reachable ${pctOf(audit.sampling, 'sampling', REACHABLE)}%  ceiling ${pctOf(audit.sampling, 'sampling', CEILING)}%`);
   const files = ['config.json', 'generation_config.json', 'model.safetensors', 'tokenizer.json', 'tokenizer_config.json'];
   const evalResults = {
     task: { generator: 'src/audit/tasks/arith.ts', level: o.level, split: 'test', seed: o.seed, questions: testSet.length },

@@ -1,11 +1,17 @@
 // The model card (README.md, Hugging Face style) written beside the checkpoint from the run's numbers.
 
 import type { AuditSummary, ProbeSummary } from '../../src/audit/index';
+import { metricCount, shareValue } from '../../src/audit/metrics/registry';
+import type { Metric } from '../../src/audit/metrics/metric';
+import { CEILING, REACHABLE } from '../../src/audit/metrics/reach';
 import type { ModelAudit } from './audit-pair';
 import type { MicroConfig } from './config';
 import type { TrainOptions } from './options';
 import type { ReachResult } from './heldout';
 import type { CurvePoint } from './train';
+
+/** A probe's share metric, which the audit always has for these probes. */
+const share = (p: ProbeSummary, m: Metric): number => shareValue(p, m)!;
 
 export interface CardFacts {
   config: MicroConfig;
@@ -129,10 +135,10 @@ ${curveRows.join('\n')}
 npm run -s audit -- --model ${o.out} --task builtin:arith-2d --questions ${a.questions} --probe random-routes --space blocks --budget ${a.budget} --seed 1
 \`\`\`
 
-prints realized **${pct(a.routes.summary.realized)}** (${count(a.routes.summary.realized_count, a.routes.summary.n)}), reachable@${routes.budget} **${pct(routes.reachable)}** (${count(routes.counts.reachable, routes.n)}), ceiling@${routes.budget} ${pct(routes.ceiling)} (${count(routes.counts.ceiling, routes.joined)})
+prints realized **${pct(a.routes.summary.realized)}** (${count(a.routes.summary.realized_count, a.routes.summary.n)}), reachable@${routes.budget} **${pct(share(routes, REACHABLE))}** (${count(metricCount(routes, REACHABLE)!, routes.n)}), ceiling@${routes.budget} ${pct(share(routes, CEILING))} (${count(metricCount(routes, CEILING)!, routes.joined)})
 on the first ${a.questions} test questions (question seed 1; blocks route space with up to two edits, routes drawn per
 question, seed 1; WASM EP, f32). With \`--probe sampling\` instead (pass@${sampling.budget} at T = 0.6, top-p 0.95, seed 1):
-reachable@${sampling.budget} ${pct(sampling.reachable)} (${count(sampling.counts.reachable, sampling.n)}), ceiling@${sampling.budget} ${pct(sampling.ceiling)} (${count(sampling.counts.ceiling, sampling.joined)}).
+reachable@${sampling.budget} ${pct(share(sampling, REACHABLE))} (${count(metricCount(sampling, REACHABLE)!, sampling.n)}), ceiling@${sampling.budget} ${pct(share(sampling, CEILING))} (${count(metricCount(sampling, CEILING)!, sampling.joined)}).
 \`eval_results.json\` (\`audit\`) holds these counts and the run keys; \`test/micro-model.spec.ts\` reruns the
 random-routes audit and checks that it gives the same counts.
 

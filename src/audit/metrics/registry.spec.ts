@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { DEFINITIONS } from '../definitions';
 import { summarize } from '../summary';
 import { gradedRecord } from '../testing/graded-records';
-import { METRICS, metricValue, reportKey } from './registry';
+import { METRICS, metricValue, reportKey, shareValue } from './registry';
+import { GOLD_MINUS_DECOY, REACHABLE } from './reach';
 
 // q1 realized and reached at attempt 2; q2 reached at attempt 1 only; q3 never reached
 const records = [
@@ -36,5 +37,13 @@ describe('metric registry', () => {
       ['mean_attempts', 4],
     ]);
     expect(p.counts).toMatchObject({ reachable: 2, cover: 1, ceiling: 2, realized: 1, reachable_decoy: 0, ceiling_decoy: 0 });
+  });
+});
+
+describe('shareValue', () => {
+  it('reads a share metric as a number, and what is no number (a paired delta, a missing decoy share) as null', () => {
+    expect(shareValue({ reachable: 0.25 }, REACHABLE)).toBe(0.25);
+    expect(shareValue({ reachable: null }, REACHABLE)).toBeNull();
+    expect(shareValue({ gold_minus_decoy: { delta: 0.1 } }, GOLD_MINUS_DECOY)).toBeNull();
   });
 });

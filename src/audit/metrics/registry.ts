@@ -35,6 +35,12 @@ export function computeMetrics(input: MetricInput): Map<string, MetricResult> {
 /** A metric's value in a summary (the field named by its id). */
 export const metricValue = (summary: object, m: Metric): unknown => (summary as Record<string, unknown>)[m.id];
 
+/** A share metric's value in a summary (a number in [0, 1]); null where it is none (no decoys). */
+export const shareValue = (summary: object, m: Metric): number | null => {
+  const v = metricValue(summary, m);
+  return typeof v === 'number' ? v : null;
+};
+
 /** The count k behind a share metric in a summary; null where the share is (a decoy share without
  *  decoys) or the metric is no share. */
 export const metricCount = (summary: Pick<ProbeSummary, 'counts'>, m: Metric): number | null => summary.counts[m.id] ?? null;
